@@ -1,0 +1,63 @@
+package agent
+
+import (
+	"time"
+
+	"parley/retry"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of event a run emits, in the order they can occur. A run emits exactly one
+// terminal event (Finished, Failed or Cancelled) and then closes its channel.
+const (
+	// EventStarted: an attempt is being sent. Attempt counts from 1.
+	EventStarted EventKind = iota
+	// EventRetrying: Tier 1 is waiting Wait before attempt Attempt of MaxAttempts, because of Class.
+	EventRetrying
+	// EventDelta: content text the model produced.
+	EventDelta
+	// EventUsage: token usage reported by the endpoint.
+	EventUsage
+	// EventFinished: the run succeeded.
+	EventFinished
+	// EventFailed: the run failed; Class says why and whether retrying can help.
+	EventFailed
+	// EventCancelled: the run's context was cancelled. Not a failure.
+	EventCancelled
+)
+
+// Usage is the token count an endpoint reports for one request.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Event is one step of a run.
+type Event struct {
+	Kind EventKind
+	// Text is the content of an EventDelta.
+	Text string
+	// Attempt and MaxAttempts number the attempt of EventStarted and EventRetrying.
+	Attempt, MaxAttempts int
+	// Wait is how long Tier 1 waits before the next attempt (EventRetrying).
+	Wait time.Duration
+	// Usage is set on EventUsage.
+	Usage Usage
+	// Class is set on EventFailed, and on EventRetrying for the failure being retried.
+	Class retry.Classification
+	// FinishReason is the endpoint's finish_reason on EventFinished ("stop", "length", …).
+	FinishReason string
+}
+
+// Terminal reports whether e ends its run.
+func (e Event) Terminal() bool {
+	return e.Kind == EventFinished || e.Kind == EventFailed || e.Kind == EventCancelled
+}
+
+// Message is one entry of the transcript sent to the model.
+type Message struct {
+	Role    string `json:"role"` // "system", "user" or "assistant"
+	Content string `json:"content"`
+}
