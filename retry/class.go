@@ -2,7 +2,10 @@
 // and when. It is pure policy and classification: it performs no I/O and never sleeps.
 package retry
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Class names why a run failed. The set is closed; every failed run carries exactly one.
 type Class string
@@ -35,7 +38,8 @@ type Classification struct {
 	// Class is the reason for the failure.
 	Class Class `json:"retry_class"`
 	// RetryAfterUntil is the earliest time the provider advised retrying at; zero when it gave none.
-	RetryAfterUntil time.Time `json:"retry_after_until,omitzero"`
+	// It is kept even when Retryable is false, so a hard quota can say when it resets.
+	RetryAfterUntil time.Time `json:"retry_after_until"`
 	// Label is a short human name for the class, such as "Provider overloaded".
 	Label string `json:"label"`
 	// Message is the provider's own message, or a description of the local failure.
@@ -58,3 +62,80 @@ func (SystemClock) Now() time.Time { return time.Now() }
 
 // After waits for d on the real clock.
 func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Retryable reports whether a failure of class c can succeed if the same request is sent again.
+// Interrupted is retryable, but only by hand: nothing arms a retry for it automatically.
+func (c Class) Retryable() bool {
+	switch c {
+	case RateLimited, Overloaded, ServerError, Network, Timeout, Interrupted:
+		return true
+	}
+	return false
+}
+
+var labels = map[Class]string{
+	RateLimited:           "Rate limited",
+	Overloaded:            "Provider overloaded",
+	ServerError:           "Server error",
+	Network:               "Network error",
+	Timeout:               "Timed out",
+	QuotaExhausted:        "Quota exhausted",
+	AuthFailed:            "Authentication failed",
+	CredentialsUnresolved: "API key not set",
+	SpendLimitExceeded:    "Spend limit reached",
+	ContextOverflow:       "Context too long",
+	ModelNotFound:         "Model not found",
+	BadRequest:            "Bad request",
+	ContentFilter:         "Content filtered",
+	EmptyResponse:         "Empty response",
+	Cancelled:             "Cancelled",
+	Interrupted:           "Interrupted",
+}
+
+// Label returns the short human name of c, such as "Provider overloaded". An unknown class,
+// read from a newer database perhaps, is labelled with its own name.
+func Label(c Class) string {
+	if l, ok := labels[c]; ok {
+		return l
+	}
+	return string(c)
+}
+
+// classificationJSON is the wire form of a Classification: retry_after_until is always
+// present, as an RFC 3339 string or null.
+type classificationJSON struct {
+	Retryable       bool    `json:"retryable"`
+	Class           Class   `json:"retry_class"`
+	RetryAfterUntil *string `json:"retry_after_until"`
+	Label           string  `json:"label"`
+	Message         string  `json:"message"`
+}
+
+// MarshalJSON encodes c with retry_after_until as an RFC 3339 time in UTC, or null when zero.
+// Fractional seconds are kept so that a decoded time is never earlier than the advice.
+func (c Classification) MarshalJSON() ([]byte, error) {
+	w := classificationJSON{Retryable: c.Retryable, Class: c.Class, Label: c.Label, Message: c.Message}
+	if !c.RetryAfterUntil.IsZero() {
+		s := c.RetryAfterUntil.UTC().Format(time.RFC3339Nano)
+		w.RetryAfterUntil = &s
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes the form MarshalJSON writes; a null or missing retry_after_until
+// leaves RetryAfterUntil zero.
+func (c *Classification) UnmarshalJSON(data []byte) error {
+	var w classificationJSON
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*c = Classification{Retryable: w.Retryable, Class: w.Class, Label: w.Label, Message: w.Message}
+	if w.RetryAfterUntil != nil && *w.RetryAfterUntil != "" {
+		t, err := time.Parse(time.RFC3339Nano, *w.RetryAfterUntil)
+		if err != nil {
+			return err
+		}
+		c.RetryAfterUntil = t
+	}
+	return nil
+}
