@@ -122,7 +122,7 @@ func scanStream(body []byte) (content, finished, onlyComments bool) {
 				Delta        struct{ Content string } `json:"delta"`
 				FinishReason *string                  `json:"finish_reason"`
 			} `json:"choices"`
-			Type  string `json:"type"`
+			Type  string                `json:"type"`
 			Delta struct{ Text string } `json:"delta"`
 		}
 		if json.Unmarshal(payload, &chunk) != nil {

@@ -1,0 +1,81 @@
+package retry
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func header(kv ...string) http.Header {
+	h := http.Header{}
+	for i := 0; i < len(kv); i += 2 {
+		h.Set(kv[i], kv[i+1])
+	}
+	return h
+}
+
+func TestParseAdviceSources(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		body   string
+		want   time.Duration // from testNow; 0 means no advice
+	}{
+		{"retry-after seconds", header("Retry-After", "3000"), "", 3000 * time.Second},
+		{"retry-after http date", header("Retry-After", "Sun, 01 Mar 2026 12:00:45 GMT"), "", 45 * time.Second},
+		{"retry-after date in the past", header("Retry-After", "Sun, 01 Mar 2026 11:00:00 GMT"), "", 0},
+		{"retry-after garbage", header("Retry-After", "soon"), "", 0},
+		{"retry-after-ms fractional", header("retry-after-ms", "1500.5"), "", 1500500 * time.Microsecond},
+		{"openai reset requests, exhausted", header("x-ratelimit-reset-requests", "45m0s",
+			"x-ratelimit-remaining-requests", "0"), "", 45 * time.Minute},
+		{"openai reset tokens, remaining not sent", header("x-ratelimit-reset-tokens", "6m0s"), "", 6 * time.Minute},
+		{"openai reset with room left is not advice", header("x-ratelimit-reset-requests", "23h47m36.648s",
+			"x-ratelimit-remaining-requests", "9999"), "", 0},
+		{"only the exhausted limit counts", header(
+			"x-ratelimit-reset-requests", "23h47m36.648s", "x-ratelimit-remaining-requests", "5",
+			"x-ratelimit-reset-tokens", "1ms", "x-ratelimit-remaining-tokens", "0"), "", time.Millisecond},
+		{"anthropic reset, exhausted", header(
+			"anthropic-ratelimit-tokens-reset", "2026-03-01T12:01:30Z", "anthropic-ratelimit-tokens-remaining", "0",
+			"anthropic-ratelimit-input-tokens-reset", "2026-03-01T12:05:00Z", "anthropic-ratelimit-input-tokens-remaining", "800"),
+			"", 90 * time.Second},
+		{"anthropic output tokens reset", header("anthropic-ratelimit-output-tokens-reset", "2026-03-01T12:00:07Z"), "", 7 * time.Second},
+		{"gemini retryDelay in an array", nil,
+			`[{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"1.5s"}]}}]`,
+			1500 * time.Millisecond},
+		{"message: try again in Go duration", nil, `{"error":{"message":"Please try again in 6m0s."}}`, 6 * time.Minute},
+		{"message: try again in ms", nil, `Rate limit reached. Please try again in 20ms.`, 20 * time.Millisecond},
+		{"message: try again in seconds", nil, `try again in 1.98s`, 1980 * time.Millisecond},
+		{"message: retry after N seconds", nil, `Please retry after 37 seconds.`, 37 * time.Second},
+		{"message: retry in", nil, `Please retry in 45.5s`, 45500 * time.Millisecond},
+		{"message: minutes in words", nil, `try again in 2 minutes`, 2 * time.Minute},
+		{"message: no time", nil, `The server had an error. You can retry your request.`, 0},
+		{"message: try again later", nil, `Please try again later.`, 0},
+		{"anthropic regain time", nil,
+			`{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC."}}`,
+			time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC).Sub(testNow)},
+		{"latest source wins", header("Retry-After", "2", "retry-after-ms", "2500"),
+			`{"error":{"message":"Please try again in 18s"}}`, 18 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := ParseAdvice(tc.header, []byte(tc.body), testNow)
+			var want time.Time
+			if tc.want != 0 {
+				want = testNow.Add(tc.want)
+			}
+			if !a.NotBefore.Equal(want) {
+				t.Errorf("NotBefore = %v, want %v", a.NotBefore, want)
+			}
+		})
+	}
+}
+
+func TestParseAdviceShouldRetry(t *testing.T) {
+	for v, want := range map[string]*bool{"true": new(true), "false": new(false), "": nil, "perhaps": nil} {
+		got := ParseAdvice(header("x-should-retry", v), nil, testNow).ShouldRetry
+		if (got == nil) != (want == nil) || (got != nil && *got != *want) {
+			t.Errorf("x-should-retry %q: got %v, want %v", v, got, want)
+		}
+	}
+}
