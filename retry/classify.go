@@ -52,6 +52,7 @@ const (
 
 // Failure is everything known about one failed attempt.
 type Failure struct {
+	// Phase is where in the request the failure happened.
 	Phase Phase
 	// Status is the HTTP status; 0 when no response arrived.
 	Status int
@@ -105,7 +106,13 @@ func Classify(f Failure) Classification {
 }
 
 func classify(f Failure) (Class, string) {
-	pe, found := parseProviderError(f.Body)
+	var (
+		pe    providerError
+		found bool
+	)
+	if f.Phase != BeforeHeaders { // without a response there is no body to read
+		pe, found = parseProviderError(f.Body)
+	}
 	if f.Phase == Status || found {
 		status := f.Status
 		if f.Phase != Status && pe.status != 0 {
@@ -120,13 +127,13 @@ func classify(f Failure) (Class, string) {
 	}
 	switch f.Kind {
 	case NetTimeoutHeaders:
-		return Timeout, errText(f.Err, "no response headers before the timeout")
+		return Timeout, describe("no response headers before the timeout", f.Err)
 	case NetTimeoutFirstDelta:
-		return Timeout, errText(f.Err, "no reply text before the timeout")
+		return Timeout, describe("no reply text before the timeout", f.Err)
 	case NetCut:
-		return Network, errText(f.Err, "the stream ended before the reply was complete")
+		return Network, describe("the stream ended before the reply was complete", f.Err)
 	case NetEmpty:
-		return EmptyResponse, errText(f.Err, "the stream ended without any reply text")
+		return EmptyResponse, describe("the stream ended without any reply text", f.Err)
 	}
 	if errors.Is(f.Err, context.Canceled) {
 		// Checked after Kind: the agent may end a timed-out attempt by cancelling it.
@@ -141,11 +148,13 @@ func classify(f Failure) (Class, string) {
 	return ServerError, "the stream failed"
 }
 
-func errText(err error, fallback string) string {
-	if err != nil {
-		return err.Error()
+// describe words what the agent observed, with the error when it adds anything: a cancelled
+// context only says how the attempt was stopped.
+func describe(what string, err error) string {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return what
 	}
-	return fallback
+	return what + ": " + err.Error()
 }
 
 // providerError is the part of a provider's error object that classification reads.
@@ -236,6 +245,7 @@ func httpStatus(s string) int {
 	return n
 }
 
+// truncate trims s and cuts it to n runes, marking the cut.
 func truncate(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if utf8.RuneCountInString(s) <= n {
@@ -263,8 +273,8 @@ var (
 	overloadMarks  = []string{"overloaded", "server busy", "loading model", "unavailable"}
 
 	// limitRequested reads "Limit 30000, … Requested 36536" from a per-minute limit message.
-	limitRequested = regexp.MustCompile(`(?i)\blimit (\d+),.*?\brequested (\d+)`)
-	modelMissing   = regexp.MustCompile(`model\b.*\b(not found|does not exist|not_found)`)
+	limitRequested = regexp.MustCompile(`\blimit (\d+),.*?\brequested (\d+)`)
+	modelMissing   = regexp.MustCompile(`\bmodels?\b.*\b(not found|does not exist|not_found)`)
 )
 
 // classifyResponse classifies an error response or error frame from its effective status and

@@ -102,6 +102,9 @@ func TestClassifyMessage(t *testing.T) {
 		{Failure{Phase: Status, Status: 500, Body: []byte(`{"error":"model runner crashed"}`)}, "model runner crashed"},
 		{Failure{Phase: BeforeHeaders, Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")},
 			"dial tcp 127.0.0.1:1: connect: connection refused"},
+		{Failure{Phase: InStreamBeforeDelta, Kind: NetTimeoutFirstDelta, Err: context.Canceled}, "no reply text before the timeout"},
+		{Failure{Phase: InStreamAfterDelta, Kind: NetCut, Err: io.ErrUnexpectedEOF},
+			"the stream ended before the reply was complete: unexpected EOF"},
 	} {
 		if got := Classify(tc.f).Message; got != tc.want {
 			t.Errorf("message %q, want %q", got, tc.want)
@@ -129,6 +132,8 @@ func TestClassifyInStream(t *testing.T) {
 		{"numeric code 500 in a frame", "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n", ServerError, true},
 		{"string code 503 in a frame", "data: {\"error\":{\"message\":\"busy\",\"code\":\"503\"}}\n\n", Overloaded, true},
 		{"responses api rate limit line", "{\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}\n", RateLimited, true},
+		{"gemini array frame, model missing", "data: [{\"error\":{\"code\":404,\"message\":\"models/gemini-9 is not found\",\"status\":\"NOT_FOUND\"}}]\n\n",
+			ModelNotFound, false},
 		{"frame that says nothing specific", "data: {\"error\":{\"message\":\"something went wrong\"}}\n\n", ServerError, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +187,9 @@ func TestClassifyNetworkErrors(t *testing.T) {
 		{"no error at all", nil, NetUnknown, Network},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Classify(Failure{Phase: BeforeHeaders, Err: tc.err, Kind: tc.kind, Now: testNow})
+			// A body cannot exist before headers; a stray one must not sway the class.
+			stray := []byte(`{"error":{"message":"invalid api key","code":401}}`)
+			c := Classify(Failure{Phase: BeforeHeaders, Err: tc.err, Kind: tc.kind, Body: stray, Now: testNow})
 			if c.Class != tc.class || !c.Retryable {
 				t.Errorf("got %s retryable=%v, want %s retryable", c.Class, c.Retryable, tc.class)
 			}

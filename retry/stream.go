@@ -45,8 +45,15 @@ func StreamError(sse []byte) (frame []byte, ok bool) {
 
 // errorPayload reports whether a JSON payload is an error frame.
 func errorPayload(p []byte) bool {
-	var obj map[string]any
-	if json.Unmarshal(p, &obj) != nil {
+	var v any
+	if json.Unmarshal(p, &v) != nil {
+		return false
+	}
+	if arr, ok := v.([]any); ok && len(arr) > 0 {
+		v = arr[0] // Gemini wraps its error object in an array
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
 		return false
 	}
 	if e, ok := obj["error"]; ok && e != nil {
