@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/history"
+)
+
+// slashHelp lists the slash commands for /help and the full key list.
+const slashHelp = "/new  /sessions  /model NAME  /demo …  /help  /quit"
+
+// command runs a slash command typed in the input.
+func (m *Model) command(line string) tea.Cmd {
+	name, args, _ := strings.Cut(strings.TrimSpace(line), " ")
+	args = strings.TrimSpace(args)
+	switch name {
+	case "/quit", "/exit":
+		if m.run != nil {
+			m.quitAfterRun = true
+			m.cancelRun()
+			return nil
+		}
+		return m.quit()
+	case "/help":
+		m.help.ShowAll = true
+		m.setNotice("commands: "+slashHelp, false)
+	case "/model":
+		if args == "" {
+			m.setNotice("model: "+m.model()+" (/model NAME changes it)", false)
+			return nil
+		}
+		if m.client == nil {
+			m.setNotice("no endpoint to change the model of", true)
+			return nil
+		}
+		m.client = m.client.WithModel(args)
+		m.setNotice("model: "+args+" for the next messages", false)
+	case "/new":
+		return m.switchTo(func(db *history.DB) (history.Session, error) { return db.CreateSession() })
+	case "/sessions":
+		db := m.db
+		return func() tea.Msg {
+			s, err := db.Sessions()
+			return sessionsMsg{sessions: s, err: err}
+		}
+	case "/demo":
+		if m.demo == nil {
+			m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
+			return nil
+		}
+		d := m.demo
+		return func() tea.Msg {
+			out, err := d.Command(args)
+			if err != nil {
+				return noticeMsg{text: "demo: " + err.Error(), err: true}
+			}
+			return noticeMsg{text: "demo: " + out}
+		}
+	default:
+		m.setNotice(fmt.Sprintf("unknown command %s; %s", Sanitize(name), slashHelp), true)
+	}
+	return nil
+}
+
+// switchTo leaves the current session, cancelling its active and queued runs, and opens the
+// session that open returns.
+func (m *Model) switchTo(open func(*history.DB) (history.Session, error)) tea.Cmd {
+	if m.run != nil {
+		m.run.cancel() // stored as cancelled by its recorder; its events are drained unseen
+		m.run = nil
+	}
+	queue := m.queue
+	m.queue = nil
+	m.sessionGen++
+	m.outbox, m.posting = nil, false
+	gen, db := m.sessionGen, m.db
+	return func() tea.Msg {
+		if err := cancelQueued(db, queue); err != nil {
+			return sessionLoadedMsg{gen: gen, err: err}
+		}
+		s, err := open(db)
+		if err != nil {
+			return sessionLoadedMsg{gen: gen, err: err}
+		}
+		msgs, err := db.Transcript(s.ID)
+		return sessionLoadedMsg{gen: gen, session: s, msgs: msgs, err: err}
+	}
+}
+
+// loadSession reads session id and its transcript.
+func (m *Model) loadSession(id string) tea.Cmd {
+	gen, db := m.sessionGen, m.db
+	return func() tea.Msg {
+		s, err := db.Session(id)
+		if err != nil {
+			return sessionLoadedMsg{gen: gen, err: err}
+		}
+		msgs, err := db.Transcript(id)
+		return sessionLoadedMsg{gen: gen, session: s, msgs: msgs, err: err}
+	}
+}
+
+// handleSessionLoaded shows a session's transcript.
+func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) {
+	if msg.gen != m.sessionGen {
+		return
+	}
+	if msg.err != nil {
+		m.setNotice("could not open the session: "+msg.err.Error(), true)
+		return
+	}
+	m.session = msg.session
+	m.transcript.Reset(msg.msgs)
+	m.focus = focusInput
+	m.input.Focus()
+}
+
+// picker is the session list opened by /sessions.
+type picker struct {
+	sessions []history.Session
+	cursor   int
+}
+
+// handleSessions opens the picker on the newest session.
+func (m *Model) handleSessions(msg sessionsMsg) {
+	if msg.err != nil {
+		m.setNotice("could not list sessions: "+msg.err.Error(), true)
+		return
+	}
+	if len(msg.sessions) == 0 {
+		m.setNotice("no stored sessions", false)
+		return
+	}
+	m.picker = picker{sessions: msg.sessions}
+	for i, s := range msg.sessions {
+		if s.ID == m.session.ID {
+			m.picker.cursor = i
+		}
+	}
+	m.focus = focusPicker
+	m.input.Blur()
+}
+
+// pickerKey handles a key while the picker is open.
+func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := &m.picker
+	switch msg.String() {
+	case "up", "k":
+		p.cursor = max(0, p.cursor-1)
+	case "down", "j":
+		p.cursor = min(len(p.sessions)-1, p.cursor+1)
+	case "enter":
+		s := p.sessions[p.cursor]
+		m.closePicker()
+		if s.ID == m.session.ID {
+			return nil
+		}
+		return m.switchTo(func(db *history.DB) (history.Session, error) { return db.Session(s.ID) })
+	case "esc", "q":
+		m.closePicker()
+	}
+	return nil
+}
+
+func (m *Model) closePicker() {
+	m.picker = picker{}
+	m.focus = focusInput
+	m.input.Focus()
+}
+
+// pickerView draws the session list in the transcript's place.
+func (m *Model) pickerView(height int) []string {
+	st := m.styles
+	lines := []string{st.ReplyLabel.Render("Sessions") + st.Muted.Render("  ↑/↓ choose · enter open · esc close"), ""}
+	rows := max(1, height-len(lines))
+	first := max(0, min(m.picker.cursor-rows/2, len(m.picker.sessions)-rows))
+	for i := first; i < len(m.picker.sessions) && len(lines) < height; i++ {
+		s := m.picker.sessions[i]
+		title := s.Title
+		if title == "" {
+			title = "(empty)"
+		}
+		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Format("2006-01-02 15:04"),
+			Sanitize(title), s.Messages, shortID(s.ID))
+		if i == m.picker.cursor {
+			lines = append(lines, st.PickerFocus.Render("› "+row))
+		} else {
+			lines = append(lines, st.PickerItem.Render(row))
+		}
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	return lines[:height]
+}
+
+// shortID is the first characters of a session id, enough to tell sessions apart.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

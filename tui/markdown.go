@@ -1,0 +1,229 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// markdown renders reply text with glamour. It keeps one renderer for the current width and
+// background: creating one parses a whole style, so it is done once per width, never per frame.
+// A TermRenderer is not safe for concurrent use; the Bubble Tea loop is single-threaded.
+type markdown struct {
+	width int
+	dark  bool
+	r     *glamour.TermRenderer
+}
+
+// raw renders text and returns glamour's lines as they are, with the blank lines glamour puts
+// before and after the document, each line cut to width.
+func (md *markdown) raw(text string, width int, dark bool) []string {
+	if md.r == nil || md.width != width || md.dark != dark {
+		style := "dark"
+		if !dark {
+			style = "light"
+		}
+		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+		if err != nil {
+			// Only a bad style fails here, and both styles are built in.
+			return plainLines(text, width)
+		}
+		md.r, md.width, md.dark = r, width, dark
+	}
+	out, err := md.r.Render(text)
+	if err != nil {
+		return plainLines(text, width)
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		// Long code lines and URLs are not wrapped by glamour.
+		if ansi.StringWidth(l) > width {
+			lines[i] = ansi.Truncate(l, width, "…")
+		}
+	}
+	return lines
+}
+
+// full renders text in one piece, without the surrounding blank lines.
+func (md *markdown) full(text string, width int, dark bool) []string {
+	return trimBlank(md.raw(text, width, dark))
+}
+
+// plainLines wraps text without markdown, for when glamour cannot render it.
+func plainLines(text string, width int) []string {
+	return strings.Split(ansi.Wrap(text, width, ""), "\n")
+}
+
+// trimBlank drops leading and trailing lines that show nothing.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// streamMD renders a reply that is still growing in time linear in its length: the text up to
+// the last safe block boundary (the stable prefix) is rendered once, in chunks, and only the
+// tail after it is rendered again on each frame. Glamour renders each chunk as a document of
+// its own, with one blank line before it and two after; gluing drops those so the result
+// matches one render of the whole text (the golden test checks this on a corpus). Whenever the
+// text holds something whose meaning can reach across a blank line (HTML blocks, link
+// reference definitions), the stream gives up gluing and renders in full.
+type streamMD struct {
+	width int
+	dark  bool
+	// off is set once gluing is not known to be safe for this text: render it in full.
+	off bool
+	// stableEnd is the length of the text covered by stable; it is always a line start after
+	// a blank line, outside any code fence.
+	stableEnd int
+	// stable holds the glued lines of text[:stableEnd], without the trailing blank lines of
+	// its last chunk.
+	stable []string
+	// scanned is how far the text has been scanned for boundaries; always a line start.
+	scanned int
+	// fence is the open code fence ("```", "~~~~", …), empty when none is open.
+	fence string
+	// blank reports whether the last scanned line was blank.
+	blank bool
+	// boundary is the newest safe boundary found, at most the text's length.
+	boundary int
+}
+
+// refDef matches a link reference definition, which can change how earlier text renders.
+var refDef = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:`)
+
+// render returns the lines of text, which must extend the text of the previous call unless
+// the width or background changed.
+func (s *streamMD) render(md *markdown, text string, width int, dark bool) []string {
+	if s.width != width || s.dark != dark || s.scanned > len(text) {
+		*s = streamMD{width: width, dark: dark}
+	}
+	if s.off {
+		return md.full(text, width, dark)
+	}
+	s.scan(text)
+	if s.off {
+		return md.full(text, width, dark)
+	}
+	if s.boundary > s.stableEnd {
+		chunk := md.raw(text[s.stableEnd:s.boundary], width, dark)
+		if !glueable(chunk) {
+			s.off = true
+			return md.full(text, width, dark)
+		}
+		if len(s.stable) == 0 {
+			s.stable = append(s.stable, chunk[:len(chunk)-2]...)
+		} else {
+			s.stable = append(s.stable, chunk[1:len(chunk)-2]...)
+		}
+		s.stableEnd = s.boundary
+	}
+	if s.stableEnd == 0 {
+		return md.full(text, width, dark)
+	}
+	tail := md.raw(text[s.stableEnd:], width, dark)
+	if len(tail) == 0 || tail[0] != "" {
+		s.off = true
+		return md.full(text, width, dark)
+	}
+	out := make([]string, 0, len(s.stable)+len(tail))
+	out = append(out, s.stable...)
+	out = append(out, tail[1:]...)
+	return trimBlank(out)
+}
+
+// glueable reports whether a chunk's render has the shape gluing relies on.
+func glueable(lines []string) bool {
+	n := len(lines)
+	return n >= 3 && lines[0] == "" && lines[n-1] == "" && lines[n-2] == ""
+}
+
+// scan reads the complete lines of text after s.scanned, tracking code fences, and records the
+// newest boundary: the start of a line that follows a blank line, outside a fence, and that
+// begins a block which cannot continue what came before (no indent, list item, quote, table,
+// setext underline or HTML).
+func (s *streamMD) scan(text string) {
+	for {
+		nl := strings.IndexByte(text[s.scanned:], '\n')
+		if nl < 0 {
+			return
+		}
+		start := s.scanned
+		line := text[start : start+nl]
+		s.scanned = start + nl + 1
+		if s.fence != "" {
+			if closesFence(line, s.fence) {
+				s.fence = ""
+			}
+			s.blank = false
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			s.blank = true
+			continue
+		}
+		if refDef.MatchString(line) || strings.HasPrefix(strings.TrimLeft(line, " "), "<") {
+			s.off = true
+			return
+		}
+		if s.blank && safeStart(line) {
+			s.boundary = start
+		}
+		s.blank = false
+		s.fence = opensFence(line)
+	}
+}
+
+// safeStart reports whether a line after a blank line starts a new top-level block that
+// ends whatever block came before it.
+func safeStart(line string) bool {
+	switch c := line[0]; {
+	case c == ' ' || c == '\t' || c == '>' || c == '|' || c == '=' || c == '<' || c == '[':
+		return false
+	case c == '-' || c == '*' || c == '+':
+		return len(line) > 1 && line[1] != ' ' && line[1] != '\t' && c != '-'
+	case c >= '0' && c <= '9':
+		// "1. item" and "1) item" continue or start a list.
+		i := 0
+		for i < len(line) && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+		return i >= len(line) || (line[i] != '.' && line[i] != ')')
+	}
+	return true
+}
+
+// opensFence returns the fence a line opens, or "".
+func opensFence(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 || (t[0] == '`' && strings.ContainsRune(t[n:], '`')) {
+		return ""
+	}
+	return t[:n]
+}
+
+// closesFence reports whether line closes the given fence.
+func closesFence(line, fence string) bool {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return false
+	}
+	n := 0
+	for n < len(t) && t[n] == fence[0] {
+		n++
+	}
+	return n >= len(fence) && strings.TrimSpace(t[n:]) == ""
+}

@@ -1,0 +1,159 @@
+// Package tui is parley's chat screen: a Bubble Tea program that streams replies from an
+// OpenAI-compatible endpoint into a scrollable transcript, stores every message as it goes,
+// and says plainly when a run is waiting, retrying, cancelled or failed.
+package tui
+
+import (
+	"context"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent"
+	"parley/agent/demo"
+	"parley/history"
+	"parley/retry"
+)
+
+// Options is what the screen needs to run.
+type Options struct {
+	// DB stores sessions, messages and runs.
+	DB *history.DB
+	// Client sends requests to the endpoint.
+	Client *agent.Client
+	// Session is the session to open.
+	Session history.Session
+	// Demo is the built-in demo endpoint when it is the one in use, for /demo commands; nil
+	// otherwise.
+	Demo *demo.Server
+	// Clock times runs and their storage. Nil means the system clock.
+	Clock retry.Clock
+}
+
+// focus is the part of the screen that receives typed keys.
+type focus int
+
+const (
+	focusInput      focus = iota // the message being written
+	focusTranscript              // selecting replies
+	focusPicker                  // choosing a session
+)
+
+// maxInputHeight is the most lines the input grows to before it scrolls.
+const maxInputHeight = 8
+
+// Model is parley's chat screen, the program's only tea.Model.
+type Model struct {
+	db      *history.DB
+	client  *agent.Client
+	demo    *demo.Server
+	clock   retry.Clock
+	session history.Session
+	// sessionGen counts session switches; answers for an earlier session are dropped.
+	sessionGen int
+
+	width, height int
+	dark          bool
+	styles        *Styles
+	keys          KeyMap
+	help          help.Model
+	input         textarea.Model
+	spinner       spinner.Model
+	transcript    *Transcript
+	focus         focus
+	picker        picker
+
+	// run is the active run, nil when none is active.
+	run *run
+	// runSeq numbers runs; a run's number tags all of its messages.
+	runSeq int
+	// queue holds stored runs waiting for the active one to end, oldest first.
+	queue []history.Receipt
+	// outbox holds messages typed while an earlier one is being stored; posting one at a
+	// time keeps them in the order they were typed.
+	outbox  []string
+	posting bool
+	// framePending is set while a frameMsg is on its way.
+	framePending bool
+
+	notice       string
+	noticeErr    bool
+	quitAfterRun bool
+}
+
+// run is the run whose reply is streaming (or about to).
+type run struct {
+	id   int
+	rcpt history.Receipt
+	// cancel cancels the run's context; the run then ends with EventCancelled, which is
+	// stored before it reaches the screen.
+	cancel     context.CancelFunc
+	cancelling bool
+	// attempt and max number the current attempt; retrying describes a Tier 1 wait.
+	attempt, max int
+	retrying     string
+	gotDelta     bool
+}
+
+// New returns the screen for o.Session. Its stored messages are read by Init's command, so
+// the first frame does not wait for the database.
+func New(o Options) Model {
+	if o.Clock == nil {
+		o.Clock = retry.SystemClock{}
+	}
+	styles := newStyles(true)
+	m := Model{
+		db:      o.DB,
+		client:  o.Client,
+		demo:    o.Demo,
+		clock:   o.Clock,
+		session: o.Session,
+		dark:    true,
+		styles:  &styles,
+		keys:    DefaultKeyMap(),
+		help:    help.New(),
+		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+	}
+	m.transcript = newTranscript(m.styles)
+	m.input = newInput()
+	m.applyStyles()
+	m.updateKeys()
+	return m
+}
+
+// newInput returns the message box: enter sends (the model handles it), shift+enter,
+// alt+enter and ctrl+j insert a newline, and pgup/pgdown belong to the transcript.
+func newInput() textarea.Model {
+	ta := textarea.New()
+	ta.Placeholder = "Ask anything — enter sends, ? lists keys"
+	ta.ShowLineNumbers = false
+	ta.Prompt = "┃ "
+	ta.CharLimit = 0
+	ta.DynamicHeight = true
+	ta.MinHeight = 1
+	ta.MaxHeight = maxInputHeight
+	// Without this the textarea stops taking newlines at MaxHeight lines; the height is
+	// only how much of the message shows at once.
+	ta.MaxContentHeight = 1 << 20
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"))
+	ta.KeyMap.PageUp = key.NewBinding()
+	ta.KeyMap.PageDown = key.NewBinding()
+	ta.SetVirtualCursor(false)
+	ta.Focus()
+	return ta
+}
+
+// Init reads the session's messages and asks the terminal for its background color.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.loadSession(m.session.ID), tea.RequestBackgroundColor)
+}
+
+// applyStyles hands the current styles to the components.
+func (m *Model) applyStyles() {
+	m.help.Styles = m.styles.Help
+	m.input.SetStyles(m.styles.Input)
+	m.spinner.Style = m.styles.Muted
+}

@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Sanitize returns s with every terminal control sequence removed, so that text from a model
+// or a provider can be shown without letting it move the cursor, set the window title, write
+// the clipboard (OSC 52) or change the terminal's state. It removes CSI, OSC, DCS, SOS, PM and
+// APC sequences, other escape sequences, lone ESC bytes, C0 controls other than \n and \t,
+// DEL, C1 controls and invalid UTF-8. Printable text, \n and \t are kept.
+func Sanitize(s string) string {
+	var sn sanitizer
+	var b strings.Builder
+	b.Grow(len(s))
+	sn.write(&b, s)
+	return b.String()
+}
+
+// sanState is where the sanitizer is inside an escape sequence.
+type sanState uint8
+
+const (
+	sanGround    sanState = iota // plain text
+	sanEsc                       // after ESC
+	sanEscInter                  // after ESC and intermediate bytes (ESC ( B and the like)
+	sanCSI                       // inside a control sequence (ESC [ or C1 CSI)
+	sanString                    // inside OSC, DCS, SOS, PM or APC, until BEL or ST
+	sanStringEsc                 // ESC seen inside a string: ST if '\' follows
+)
+
+// sanitizer is Sanitize as a state machine that keeps its state between writes, so a reply
+// streamed in pieces is cleaned in O(new text) even when a sequence is split across deltas.
+type sanitizer struct {
+	state sanState
+	// partial holds the first bytes of a UTF-8 rune split across writes (at most 3).
+	partial []byte
+}
+
+// write appends the printable part of s to b.
+func (sn *sanitizer) write(b *strings.Builder, s string) {
+	if len(sn.partial) > 0 {
+		s = string(sn.partial) + s // only when a rune was split, which is rare
+		sn.partial = sn.partial[:0]
+	}
+	// Keep a rune cut at the end of s for the next write.
+	if i := lastRuneStart(s); i >= 0 && !utf8.FullRuneInString(s[i:]) {
+		sn.partial = append(sn.partial, s[i:]...)
+		s = s[:i]
+	}
+	sn.run(b, s)
+}
+
+// lastRuneStart returns the index of the last byte of s that can start a rune, looking at most
+// utf8.UTFMax bytes back, or -1.
+func lastRuneStart(s string) int {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (sn *sanitizer) run(b *strings.Builder, s string) {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError && size == 1 {
+			continue // invalid UTF-8: a stray 0x80–0x9F byte may be read as C1 by some terminals
+		}
+		switch sn.state {
+		case sanGround:
+			sn.ground(b, r)
+		case sanEsc:
+			switch {
+			case r == '[':
+				sn.state = sanCSI
+			case r == ']' || r == 'P' || r == 'X' || r == '^' || r == '_':
+				sn.state = sanString
+			case r >= 0x20 && r <= 0x2f:
+				sn.state = sanEscInter
+			case r >= 0x30 && r <= 0x7e:
+				sn.state = sanGround
+			default:
+				// Not an escape sequence: drop the ESC, keep what follows.
+				sn.state = sanGround
+				sn.ground(b, r)
+			}
+		case sanEscInter:
+			switch {
+			case r >= 0x20 && r <= 0x2f:
+			case r >= 0x30 && r <= 0x7e:
+				sn.state = sanGround
+			default:
+				sn.state = sanGround
+				sn.ground(b, r)
+			}
+		case sanCSI:
+			switch {
+			case r >= 0x20 && r <= 0x3f: // parameters and intermediates
+			case r >= 0x40 && r <= 0x7e: // final byte
+				sn.state = sanGround
+			default:
+				sn.state = sanGround
+				sn.ground(b, r)
+			}
+		case sanString:
+			switch r {
+			case 0x07, 0x9c: // BEL, ST
+				sn.state = sanGround
+			case 0x1b:
+				sn.state = sanStringEsc
+			}
+		case sanStringEsc:
+			if r == '\\' {
+				sn.state = sanGround
+				continue
+			}
+			// An ESC inside a string ends it and starts a new sequence.
+			sn.state = sanEsc
+			i -= size
+		}
+	}
+}
+
+// ground handles r outside any sequence.
+func (sn *sanitizer) ground(b *strings.Builder, r rune) {
+	switch {
+	case r == '\n' || r == '\t':
+		b.WriteRune(r)
+	case r == 0x1b:
+		sn.state = sanEsc
+	case r == 0x9b:
+		sn.state = sanCSI
+	case r == 0x90 || r == 0x98 || r == 0x9d || r == 0x9e || r == 0x9f:
+		sn.state = sanString
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+		// other controls are dropped
+	default:
+		b.WriteRune(r)
+	}
+}

@@ -1,0 +1,430 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/history"
+	"parley/retry"
+)
+
+// gutter is the width of the column left of every transcript line that marks the selected
+// reply.
+const gutter = 2
+
+// entry is one message of the transcript and its render cache.
+type entry struct {
+	msg history.Message // as stored; msg.Content is not kept up to date while streaming
+	// text is the sanitized content. While streaming it only grows.
+	text strings.Builder
+	san  sanitizer // state for streamed deltas, which may split an escape sequence
+	// version counts changes of text and status; a cached render of another version is stale.
+	version int
+	// streaming is set while a run writes to this reply: its render is refreshed per frame,
+	// not per change.
+	streaming bool
+	md        streamMD
+	cache     struct {
+		width, version int
+		dark           bool
+		lines          []string // nil until rendered
+	}
+}
+
+// linePos is a line of the transcript: line number line of entry entry's render.
+type linePos struct{ entry, line int }
+
+// Transcript is the scrollable list of messages. It renders each message once per width and
+// keeps the render; finished messages never render again. Nothing it does costs more than
+// the lines on screen: the window is found by walking entries from the top line (or back
+// from the end when following), rendering only those it passes, so a session of thousands of
+// messages opens and scrolls as fast as a short one.
+type Transcript struct {
+	entries []*entry
+	byID    map[int64]*entry
+	width   int // total width, gutter included
+	height  int
+	dark    bool
+	styles  *Styles
+	md      markdown
+	// follow keeps the window at the bottom as text arrives; scrolling up clears it and
+	// reaching the bottom again (or end) sets it.
+	follow bool
+	// top is the first line on screen when not following.
+	top linePos
+	// sel is the index of the selected reply, or -1.
+	sel int
+	// stream is the reply a run is writing to, or nil.
+	stream *entry
+}
+
+// newTranscript returns an empty transcript that follows its end.
+func newTranscript(styles *Styles) *Transcript {
+	return &Transcript{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true}
+}
+
+// Reset replaces the messages and goes back to following the end.
+func (t *Transcript) Reset(msgs []history.Message) {
+	t.entries = t.entries[:0]
+	clear(t.byID)
+	t.stream = nil
+	for _, m := range msgs {
+		t.Append(m)
+	}
+	t.follow, t.top, t.sel = true, linePos{}, -1
+}
+
+// Append adds a message at the end.
+func (t *Transcript) Append(m history.Message) {
+	e := &entry{msg: m}
+	e.text.WriteString(Sanitize(m.Content))
+	t.entries = append(t.entries, e)
+	t.byID[m.ID] = e
+}
+
+// Len returns the number of messages.
+func (t *Transcript) Len() int { return len(t.entries) }
+
+// SetSize sets the width and height of the window.
+func (t *Transcript) SetSize(width, height int) {
+	t.width, t.height = max(width, gutter+10), max(height, 0)
+	t.clampTop()
+}
+
+// SetDark chooses the styles for a dark or light background; renders are redone lazily.
+func (t *Transcript) SetDark(dark bool) { t.dark = dark }
+
+// SetStatus records a new run status for message id (and its failure, if any).
+func (t *Transcript) SetStatus(id int64, st history.RunStatus, fail *retry.Classification) {
+	if e := t.byID[id]; e != nil {
+		e.msg.Status, e.msg.Retry = st, fail
+		e.version++
+	}
+}
+
+// StartStreaming marks reply id as being written by a running run.
+func (t *Transcript) StartStreaming(id int64) {
+	if e := t.byID[id]; e != nil {
+		e.streaming = true
+		e.msg.Status = history.StatusRunning
+		t.stream = e
+		e.version++
+	}
+}
+
+// AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
+func (t *Transcript) AppendDelta(id int64, text string) {
+	if e := t.byID[id]; e != nil {
+		e.san.write(&e.text, text)
+		e.version++
+	}
+}
+
+// Refresh renders again the replies that are streaming and have changed since their last
+// render. It is called once per frame, so a burst of deltas costs one render.
+func (t *Transcript) Refresh() {
+	if e := t.stream; e != nil && e.cache.version != e.version {
+		e.cache.lines = nil
+	}
+}
+
+// Finish ends the streaming of reply id with its final status; it renders in full once more
+// and is then frozen.
+func (t *Transcript) Finish(id int64, st history.RunStatus, fail *retry.Classification) {
+	if e := t.byID[id]; e != nil {
+		e.streaming = false
+		e.md = streamMD{}
+		if t.stream == e {
+			t.stream = nil
+		}
+		e.msg.Status, e.msg.Retry = st, fail
+		e.version++
+	}
+}
+
+// Text returns the sanitized text of message id.
+func (t *Transcript) Text(id int64) string {
+	if e := t.byID[id]; e != nil {
+		return e.text.String()
+	}
+	return ""
+}
+
+// Status returns the run status shown for message id.
+func (t *Transcript) Status(id int64) history.RunStatus {
+	if e := t.byID[id]; e != nil {
+		return e.msg.Status
+	}
+	return ""
+}
+
+// lines returns the render of entry i, rendering it if its cache is stale. A streaming
+// entry keeps its render until Refresh drops it.
+func (t *Transcript) lines(i int) []string {
+	e := t.entries[i]
+	c := &e.cache
+	if c.lines != nil && c.width == t.width && c.dark == t.dark && (c.version == e.version || e.streaming) {
+		return c.lines
+	}
+	c.lines, c.width, c.dark, c.version = t.render(e), t.width, t.dark, e.version
+	return c.lines
+}
+
+// render draws one message: a label line, the text, the run's outcome, and a blank line.
+func (t *Transcript) render(e *entry) []string {
+	st := t.styles
+	w := t.width - gutter
+	var out []string
+	if e.msg.Role == history.RoleUser {
+		out = append(out, st.UserLabel.Render("You"))
+		for _, l := range strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n") {
+			out = append(out, "  "+st.UserText.Render(l))
+		}
+		return append(out, "")
+	}
+	label := st.ReplyLabel.Render("Assistant")
+	if e.msg.Model != "" {
+		label += st.Muted.Render(" · " + e.msg.Model)
+	}
+	out = append(out, label)
+	if text := e.text.String(); text != "" {
+		if e.streaming {
+			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
+		} else {
+			out = append(out, t.md.full(text, w, t.dark)...)
+		}
+	}
+	out = append(out, t.outcome(e, w)...)
+	return append(out, "")
+}
+
+// outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
+func (t *Transcript) outcome(e *entry, w int) []string {
+	st := t.styles
+	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
+	var lines []string
+	switch e.msg.Status {
+	case history.StatusQueued:
+		lines = wrap("queued: sends when the current reply ends")
+		return indent(lines, st.Muted)
+	case history.StatusRunning:
+		if e.text.Len() == 0 {
+			return indent([]string{"…"}, st.Muted)
+		}
+	case history.StatusCancelled:
+		return indent([]string{"cancelled"}, st.Muted)
+	case history.StatusInterrupted:
+		return indent(wrap("interrupted: parley stopped while this reply was streaming"), st.Warn)
+	case history.StatusFailed:
+		msg := "failed"
+		if c := e.msg.Retry; c != nil {
+			msg = Sanitize(c.Label)
+			if c.Message != "" {
+				msg += " — " + Sanitize(c.Message)
+			}
+		}
+		return indent(wrap("✗ "+msg), st.Error)
+	}
+	return nil
+}
+
+// indent styles lines and sets them two columns in, under the label.
+func indent(lines []string, style interface{ Render(...string) string }) []string {
+	for i, l := range lines {
+		lines[i] = "  " + style.Render(l)
+	}
+	return lines
+}
+
+// View returns exactly height lines: the visible window, each behind its gutter.
+func (t *Transcript) View() []string {
+	start, lines := t.window()
+	out := make([]string, 0, t.height)
+	pos := start
+	for _, l := range lines {
+		for pos.line >= len(t.lines(pos.entry)) {
+			pos = linePos{pos.entry + 1, 0}
+		}
+		mark := "  "
+		if pos.entry == t.sel {
+			mark = t.styles.Selected.Render("▌ ")
+		}
+		out = append(out, mark+l)
+		pos.line++
+	}
+	for len(out) < t.height {
+		out = append(out, "")
+	}
+	return out
+}
+
+// window returns the first visible line and the visible lines, at most height of them.
+func (t *Transcript) window() (linePos, []string) {
+	if t.height == 0 || len(t.entries) == 0 {
+		return linePos{}, nil
+	}
+	start := t.top
+	if t.follow {
+		start = t.bottomTop()
+	}
+	out := make([]string, 0, t.height)
+	for i, off := start.entry, start.line; i < len(t.entries) && len(out) < t.height; i, off = i+1, 0 {
+		ls := t.lines(i)
+		out = append(out, ls[min(off, len(ls)):min(len(ls), off+t.height-len(out))]...)
+	}
+	return start, out
+}
+
+// bottomTop returns the top line of the window that ends at the last line.
+func (t *Transcript) bottomTop() linePos {
+	need := t.height
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		n := len(t.lines(i))
+		if n >= need {
+			return linePos{i, n - need}
+		}
+		need -= n
+	}
+	return linePos{}
+}
+
+// current returns the top line of the window as it is shown now.
+func (t *Transcript) current() linePos {
+	if t.follow {
+		return t.bottomTop()
+	}
+	return t.top
+}
+
+// back returns the line n lines above p, stopping at the first line.
+func (t *Transcript) back(p linePos, n int) linePos {
+	for n > 0 {
+		if p.line >= n {
+			p.line -= n
+			return p
+		}
+		n -= p.line
+		if p.entry == 0 {
+			return linePos{}
+		}
+		p.entry--
+		p.line = len(t.lines(p.entry))
+	}
+	return p
+}
+
+// forward returns the line n lines below p; past the last line it returns {Len(), 0}.
+func (t *Transcript) forward(p linePos, n int) linePos {
+	for n > 0 && p.entry < len(t.entries) {
+		rest := len(t.lines(p.entry)) - p.line
+		if rest > n {
+			p.line += n
+			return p
+		}
+		n -= rest
+		p = linePos{p.entry + 1, 0}
+	}
+	return p
+}
+
+// setTop shows the window from p, and follows when that window reaches the last line.
+func (t *Transcript) setTop(p linePos) {
+	end := t.forward(p, t.height)
+	if end.entry >= len(t.entries) {
+		t.follow = true
+		return
+	}
+	t.follow, t.top = false, p
+}
+
+// clampTop keeps the top line inside its entry after a change of width.
+func (t *Transcript) clampTop() {
+	if t.follow || len(t.entries) == 0 || t.width == 0 {
+		return
+	}
+	if t.top.entry >= len(t.entries) {
+		t.follow = true
+		return
+	}
+	if n := len(t.lines(t.top.entry)); t.top.line >= n {
+		t.top.line = n - 1
+	}
+}
+
+// ScrollUp moves the window n lines up and stops following.
+func (t *Transcript) ScrollUp(n int) {
+	p := t.back(t.current(), n)
+	t.setTop(p)
+}
+
+// ScrollDown moves the window n lines down; reaching the end follows again.
+func (t *Transcript) ScrollDown(n int) {
+	if t.follow {
+		return
+	}
+	t.setTop(t.forward(t.top, n))
+}
+
+// GotoTop shows the first message.
+func (t *Transcript) GotoTop() { t.setTop(linePos{}) }
+
+// GotoBottom shows the end and follows it.
+func (t *Transcript) GotoBottom() { t.follow = true }
+
+// Following reports whether the window sticks to the end.
+func (t *Transcript) Following() bool { return t.follow }
+
+// Selected returns the selected reply's message id, or 0.
+func (t *Transcript) Selected() int64 {
+	if t.sel < 0 || t.sel >= len(t.entries) {
+		return 0
+	}
+	return t.entries[t.sel].msg.ID
+}
+
+// SelectLast selects the newest reply.
+func (t *Transcript) SelectLast() {
+	t.sel = -1
+	t.selectFrom(len(t.entries)-1, -1)
+}
+
+// SelectPrev selects the reply before the selected one, if any.
+func (t *Transcript) SelectPrev() { t.selectFrom(t.sel-1, -1) }
+
+// SelectNext selects the reply after the selected one, if any.
+func (t *Transcript) SelectNext() { t.selectFrom(t.sel+1, 1) }
+
+// ClearSelection selects nothing.
+func (t *Transcript) ClearSelection() { t.sel = -1 }
+
+// selectFrom selects the first reply from index i in direction dir and scrolls it into view.
+func (t *Transcript) selectFrom(i, dir int) {
+	for ; i >= 0 && i < len(t.entries); i += dir {
+		if t.entries[i].msg.Role == history.RoleAssistant {
+			t.sel = i
+			t.reveal(i)
+			return
+		}
+	}
+}
+
+// reveal scrolls so that entry i is on screen, its top first when it is taller than the window.
+func (t *Transcript) reveal(i int) {
+	start := t.current()
+	end := t.forward(start, t.height)
+	if (start.entry < i || start == linePos{i, 0}) && end.entry > i {
+		return // fully visible
+	}
+	if start.entry >= i {
+		t.setTop(linePos{i, 0})
+		return
+	}
+	// Below the window: bring its last line to the bottom, unless it is taller than the window.
+	p := t.back(linePos{i + 1, 0}, t.height)
+	if p.entry < i {
+		t.setTop(p)
+	} else {
+		t.setTop(linePos{i, 0})
+	}
+}

@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// View draws the screen: header, transcript (or the session picker), status line, input and
+// key help. It costs O(lines on screen).
+func (m Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "parley"
+	if m.width == 0 || m.height == 0 {
+		return v // no size yet
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.headerView())
+	if m.focus == focusPicker {
+		lines = append(lines, m.pickerView(m.transcript.height)...)
+	} else {
+		lines = append(lines, m.transcript.View()...)
+	}
+	lines = append(lines, m.statusView())
+	inputTop := len(lines)
+	lines = append(lines, m.input.View(), m.help.View(m.keys))
+	v.SetContent(strings.Join(lines, "\n"))
+	if m.focus == focusInput {
+		if c := m.input.Cursor(); c != nil {
+			c.Y += inputTop
+			v.Cursor = c
+		}
+	}
+	return v
+}
+
+// layout sizes the transcript to what the header, status line, input and help leave.
+func (m *Model) layout() {
+	if m.width == 0 {
+		return
+	}
+	m.input.SetWidth(m.width)
+	m.help.SetWidth(m.width)
+	helpLines := lipgloss.Height(m.help.View(m.keys))
+	rest := m.height - 1 /* header */ - 1 /* status */ - m.input.Height() - helpLines
+	m.transcript.SetSize(m.width, max(rest, 1))
+}
+
+// headerView is the title bar: the session, the endpoint and model, whether it is the demo,
+// and the run state.
+func (m *Model) headerView() string {
+	st := m.styles
+	title := Sanitize(m.session.Title)
+	if title == "" {
+		title = "new session"
+	}
+	where := ""
+	demo := false
+	if m.client != nil {
+		ep := m.client.Endpoint()
+		demo = ep.Demo
+		where = ep.Model
+		if ep.Name != "" && !ep.Demo {
+			where = ep.Name + " · " + ep.Model
+		}
+	}
+	badge := ""
+	if demo {
+		badge = st.HeaderDemo.Render(" demo ")
+	}
+	state := " " + m.runState() + " "
+	room := m.width - lipgloss.Width(badge) - lipgloss.Width(state)
+	left := ansi.Truncate(" parley · "+title+" · "+where+" ", max(room, 0), "… ")
+	gap := max(0, room-lipgloss.Width(left))
+	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)) + st.HeaderState.Render(state)
+}
+
+// runState names what the active run is doing, and how many messages wait.
+func (m *Model) runState() string {
+	var s string
+	switch r := m.run; {
+	case r == nil:
+		s = "idle"
+	case r.cancelling:
+		s = "cancelling"
+	case r.retrying != "":
+		s = "reconnecting"
+	case !r.gotDelta:
+		s = "waiting"
+	default:
+		s = "streaming"
+	}
+	if n := len(m.queue) + len(m.outbox); n > 0 {
+		s += fmt.Sprintf(" · %d queued", n)
+	}
+	return s
+}
+
+// statusView is the line above the input: a notice, or what the active run is doing, and
+// whether the transcript is scrolled away from the end.
+func (m *Model) statusView() string {
+	st := m.styles
+	var left string
+	switch r := m.run; {
+	case m.notice != "":
+		style := st.Notice
+		if m.noticeErr {
+			style = st.Error
+		}
+		left = style.Render(m.notice)
+	case r == nil:
+	case r.cancelling:
+		left = st.Muted.Render("cancelling…")
+	case r.retrying != "":
+		left = m.spinner.View() + " " + st.Warn.Render(r.retrying)
+	case !r.gotDelta:
+		left = m.spinner.View() + " " + st.Muted.Render("waiting for the reply · esc cancels")
+	default:
+		left = st.Muted.Render("streaming · esc cancels")
+	}
+	right := ""
+	if !m.transcript.Following() {
+		right = st.Muted.Render("scrolled up · end follows")
+	}
+	room := m.width - lipgloss.Width(right) - 1
+	left = ansi.Truncate(left, max(room, 0), "…")
+	gap := max(1, m.width-lipgloss.Width(left)-lipgloss.Width(right))
+	return left + strings.Repeat(" ", gap) + right
+}
