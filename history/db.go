@@ -1,0 +1,215 @@
+// Package history stores parley's sessions, messages and runs in an embedded SQLite database,
+// so that nothing the operator typed or the model sent is lost, even when parley crashes.
+//
+// Operator messages are immutable: SQL triggers refuse to update or delete them. A reply grows
+// as its run streams. Regenerating supersedes messages by recording them in a table of their
+// own, never by changing them. Several parley processes may share one database; each open
+// handle holds a lock file so that the others can tell a crashed run from a live one.
+package history
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+var (
+	// ErrNewerSchema means the database was written by a newer parley, whose schema this build
+	// does not know. The file is left untouched.
+	ErrNewerSchema = errors.New("database was written by a newer parley")
+	// ErrNotDatabase means the file exists but is not an SQLite database. It is left untouched.
+	ErrNotDatabase = errors.New("not an SQLite database")
+	// ErrNotFound means the session, message or run asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguous means a session id prefix matches more than one session.
+	ErrAmbiguous = errors.New("ambiguous session id prefix")
+	// ErrTransition means a run was asked to change state in a way its life cycle forbids, or
+	// by a handle that does not own it.
+	ErrTransition = errors.New("run state change not allowed")
+)
+
+// sqliteHeader opens every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// DB is an open history database. Its methods are safe for concurrent use.
+type DB struct {
+	sql   *sql.DB
+	path  string
+	owner *ownerLock
+}
+
+// Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
+// missing or empty, migrating it to this build's schema, and marking interrupted any run left
+// running by a parley process that is gone. A file that is not an SQLite database, or one
+// written by a newer parley, is refused before anything is written to it.
+func Open(path string) (*DB, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	if err := checkFile(path); err != nil {
+		return nil, err
+	}
+	// Create the file ourselves so its mode is 0600; SQLite gives -wal and -shm the same mode.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+
+	u := url.URL{Scheme: "file", Path: path}
+	dsn := u.String() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db := &DB{sql: sdb, path: path}
+	if err := db.setUp(); err != nil {
+		sdb.Close()
+		return nil, fileError(path, err)
+	}
+	if db.owner, err = lockOwner(path); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	if _, err := db.RecoverInterrupted(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// checkFile refuses, without writing anything, a file that is not an SQLite database or whose
+// header records a schema version newer than this build's. A missing or empty file passes.
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// The header is 100 bytes; user_version is the big-endian integer at offset 60.
+	head := make([]byte, 100)
+	n, err := io.ReadFull(f, head)
+	if n == 0 {
+		return nil
+	}
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	// Bytes 21-23 are fixed by the file format; checking them keeps a file that merely starts
+	// with the magic string from being taken for a database of a newer parley.
+	if n < len(head) || !bytes.HasPrefix(head, sqliteHeader) || head[21] != 64 || head[22] != 32 || head[23] != 32 {
+		return fileError(path, ErrNotDatabase)
+	}
+	if int(binary.BigEndian.Uint32(head[60:])) > len(migrations) {
+		return fileError(path, ErrNewerSchema)
+	}
+	return nil
+}
+
+// fileError names the file and the fix for errors about the database file as a whole.
+func fileError(path string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB {
+		err = ErrNotDatabase
+	}
+	switch {
+	case errors.Is(err, ErrNewerSchema):
+		return fmt.Errorf("%s: %w; upgrade parley or set PARLEY_HOME to another directory", path, err)
+	case errors.Is(err, ErrNotDatabase):
+		return fmt.Errorf("%s: %w; move it aside or set PARLEY_HOME to another directory", path, err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// setUp checks the schema version before anything is written, then switches to WAL mode and
+// applies the migrations this database has not seen.
+func (db *DB) setUp() error {
+	var version int
+	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return ErrNewerSchema
+	}
+	var mode string
+	if err := db.sql.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+		return err
+	}
+	if mode != "wal" {
+		return fmt.Errorf("cannot switch to WAL mode (journal mode is %q)", mode)
+	}
+	return db.migrate()
+}
+
+// migrate applies the pending migrations in one transaction. It reads the version again inside
+// the transaction because another parley process may have migrated in the meantime.
+func (db *DB) migrate() error {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	if version > len(migrations) {
+		return ErrNewerSchema
+	}
+	if version == len(migrations) {
+		return nil
+	}
+	for i := version; i < len(migrations); i++ {
+		if _, err := tx.Exec(migrations[i]); err != nil {
+			return fmt.Errorf("migration %d: %w", i+1, err)
+		}
+	}
+	// PRAGMA takes no parameters; the value is a trusted integer.
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Close closes the database and releases this handle's owner lock, deleting its lock file.
+func (db *DB) Close() error {
+	err := db.sql.Close()
+	if db.owner != nil {
+		err = errors.Join(err, db.owner.release())
+	}
+	return err
+}
+
+// Path returns the absolute path of the database file.
+func (db *DB) Path() string { return db.path }
+
+// nanos is how times are stored: Unix nanoseconds, so that rows written in quick succession
+// still sort by time.
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+// fromNanos turns a stored time back into a time.Time; NULL and 0 give the zero time.
+func fromNanos(n sql.NullInt64) time.Time {
+	if !n.Valid || n.Int64 == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64)
+}

@@ -1,0 +1,272 @@
+package history
+
+import (
+	"crypto/sha256"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func TestOpenCreatesPrivateFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home", "parley")
+	path := filepath.Join(dir, "history.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.Path() != path {
+		t.Errorf("Path() = %q, want %q", db.Path(), path)
+	}
+	// A write makes sure the WAL and its index exist.
+	post(t, db, newSession(t, db).ID, "hello")
+
+	lock := lockPath(path, db.owner.token)
+	for _, c := range []struct {
+		path string
+		want os.FileMode
+	}{
+		{dir, 0o700},
+		{path, 0o600},
+		{path + "-wal", 0o600},
+		{path + "-shm", 0o600},
+		{ownersDir(path), 0o700},
+		{lock, 0o600},
+	} {
+		if got := mode(t, c.path); got != c.want {
+			t.Errorf("mode of %s = %v, want %v", c.path, got, c.want)
+		}
+	}
+
+	var journal string
+	if err := db.sql.QueryRow("PRAGMA journal_mode").Scan(&journal); err != nil || journal != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", journal, err)
+	}
+	var fk, timeout int
+	if err := db.sql.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
+	}
+	if err := db.sql.QueryRow("PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout != 5000 {
+		t.Errorf("busy_timeout = %d, %v; want 5000", timeout, err)
+	}
+
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file after Close: %v, want it gone", err)
+	}
+}
+
+func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := newSession(t, db)
+	post(t, db, s.ID, "first")
+	var version int
+	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+		t.Errorf("user_version = %d, %v; want %d", version, err, len(migrations))
+	}
+}
+
+func TestReopenKeepsData(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	r := post(t, db, s.ID, "remember me")
+	answer(t, db, r, "I will")
+	path := db.Path()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Content != "remember me" || got[1].Content != "I will" || got[1].Status != StatusSucceeded {
+		t.Errorf("transcript after reopening = %+v", got)
+	}
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+func assertMissing(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists (%v), want it never created", p, err)
+		}
+	}
+}
+
+// lockFiles lists the lock files of the database at path.
+func lockFiles(t *testing.T, path string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(ownersDir(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestOpenRefusesNewerSchema(t *testing.T) {
+	cases := []struct {
+		name string
+		// make writes a database from a newer parley at path. It returns a function that ends
+		// whatever it left running.
+		make func(t *testing.T, path string) func()
+	}{
+		{"rollback journal", func(t *testing.T, path string) func() {
+			r := rawSQL(t, path)
+			if _, err := r.Exec("CREATE TABLE future (x); PRAGMA user_version = 99"); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			return func() {}
+		}},
+		{"WAL database closed cleanly", func(t *testing.T, path string) func() {
+			db, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			post(t, db, newSession(t, db).ID, "old message")
+			db.Close()
+			r := rawSQL(t, path)
+			if _, err := r.Exec("PRAGMA user_version = 99"); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			return func() {}
+		}},
+		{"newer parley still running", func(t *testing.T, path string) func() {
+			// The newer version lives only in the WAL while its writer has the file open, so
+			// the header on disk still shows the old one.
+			db, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			r := rawSQL(t, path)
+			r.SetMaxOpenConns(1)
+			if _, err := r.Exec("PRAGMA user_version = 99"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(path + "-wal"); err != nil {
+				t.Fatalf("want the newer version in the WAL: %v", err)
+			}
+			return func() { r.Close() }
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history.db")
+			stop := c.make(t, path)
+			defer stop()
+			_, walErr := os.Stat(path + "-wal")
+			hadWAL := walErr == nil
+			var walSum [32]byte
+			if hadWAL {
+				walSum = fileSum(t, path+"-wal")
+			}
+			sum := fileSum(t, path)
+			locks := lockFiles(t, path)
+
+			db, err := Open(path)
+			if err == nil {
+				db.Close()
+				t.Fatal("Open succeeded on a newer database")
+			}
+			if !errors.Is(err, ErrNewerSchema) {
+				t.Fatalf("Open error = %v, want ErrNewerSchema", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, path) ||
+				!strings.Contains(msg, "upgrade parley or set PARLEY_HOME to another directory") {
+				t.Errorf("error %q does not name the file and the fix", msg)
+			}
+			if fileSum(t, path) != sum {
+				t.Error("database file changed")
+			}
+			if hadWAL {
+				if fileSum(t, path+"-wal") != walSum {
+					t.Error("WAL file changed")
+				}
+			} else {
+				assertMissing(t, path+"-wal", path+"-shm")
+			}
+			if got := lockFiles(t, path); len(got) != len(locks) {
+				t.Errorf("lock files %v, want %v", got, locks)
+			}
+		})
+	}
+}
+
+func TestOpenRefusesNonDatabase(t *testing.T) {
+	for name, content := range map[string]string{
+		"text":         "milk\neggs\nflour\n",
+		"short":        "SQLite",
+		"magic only":   "SQLite format 3\x00" + strings.Repeat("\xff", 200),
+		"long garbage": strings.Repeat("not a database ", 400),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "history.db")
+			if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sum := fileSum(t, path)
+			db, err := Open(path)
+			if err == nil {
+				db.Close()
+				t.Fatal("Open succeeded on a file that is not a database")
+			}
+			if !errors.Is(err, ErrNotDatabase) {
+				t.Fatalf("Open error = %v, want ErrNotDatabase", err)
+			}
+			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "PARLEY_HOME") {
+				t.Errorf("error %q does not name the file and the fix", err)
+			}
+			if fileSum(t, path) != sum {
+				t.Error("file changed")
+			}
+			if got := mode(t, path); got != 0o644 {
+				t.Errorf("mode changed to %v", got)
+			}
+			assertMissing(t, path+"-wal", path+"-shm", path+"-journal", ownersDir(path))
+		})
+	}
+}

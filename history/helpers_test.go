@@ -1,0 +1,125 @@
+package history
+
+import (
+	"database/sql"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// openTemp opens a new database in a temporary directory, closed when the test ends.
+func openTemp(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openAgain opens a second handle on the database of db, as a second parley would.
+func openAgain(t *testing.T, db *DB) *DB {
+	t.Helper()
+	db2, err := Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db2.Close() })
+	return db2
+}
+
+// rawSQL opens the file with the bare driver, bypassing this package.
+func rawSQL(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// newSession creates a session or fails the test.
+func newSession(t *testing.T, db *DB) Session {
+	t.Helper()
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// post posts content or fails the test.
+func post(t *testing.T, db *DB, sessionID, content string) Receipt {
+	t.Helper()
+	r, err := db.Post(sessionID, content, "test-model", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// answer runs r to success with reply text.
+func answer(t *testing.T, db *DB, r Receipt, text string) {
+	t.Helper()
+	if err := db.StartRun(r.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendReply(r.RunID, text); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishRun(r.RunID, Finish{Status: StatusSucceeded, Attempts: 1}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeClock is a retry.Clock that moves only when the test advances it.
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []fakeWaiter
+	// asked receives every duration After is called with.
+	asked chan time.Duration
+}
+
+type fakeWaiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), asked: make(chan time.Duration, 100)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	ch := make(chan time.Time, 1)
+	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
+	c.mu.Unlock()
+	c.asked <- d
+	return ch
+}
+
+// Advance moves the clock on by d and fires every wait that is due.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+			continue
+		}
+		w.ch <- c.now
+	}
+	c.waiters = kept
+}

@@ -1,0 +1,281 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"parley/agent"
+	"parley/retry"
+)
+
+// Role says who wrote a message.
+type Role string
+
+// The roles of a message.
+const (
+	// RoleUser is the operator. Operator messages are never changed or deleted.
+	RoleUser Role = "user"
+	// RoleAssistant is a reply, written by exactly one run.
+	RoleAssistant Role = "assistant"
+	// RoleSystem is a message from parley itself.
+	RoleSystem Role = "system"
+)
+
+// Message is one stored message, with the run that produced it when it is a reply.
+type Message struct {
+	ID        int64
+	SessionID string
+	Role      Role
+	Content   string
+	// AnchorID is, for a reply, the operator message it answers; 0 otherwise.
+	AnchorID int64
+	// RunID is, for a reply, the run that produced it; 0 otherwise.
+	RunID int64
+	// Status is, for a reply, its run's status; empty otherwise.
+	Status RunStatus
+	// Superseded reports whether a regeneration replaced this message. Superseded messages
+	// are kept but never sent to the model again.
+	Superseded bool
+	CreatedAt  time.Time
+	// Retry is the classification of a failed or interrupted run; nil otherwise.
+	Retry *retry.Classification
+	// Attempts and Model are those of the reply's run.
+	Attempts int
+	Model    string
+}
+
+// Receipt is what posting or regenerating returns.
+type Receipt struct {
+	// AnchorID is the operator message the new run answers.
+	AnchorID int64
+	// RunID is the new run, queued.
+	RunID int64
+	// ReplyID is the new run's reply, empty for now.
+	ReplyID int64
+	// Superseded lists, in ascending order, the messages a regeneration superseded.
+	Superseded []int64
+	// Queued echoes the caller: the run waits behind another that is active.
+	Queued bool
+}
+
+// ErrEmptyMessage means an operator message had nothing but white space.
+var ErrEmptyMessage = errors.New("empty message")
+
+// Post stores an operator message in the session, with a queued run to answer it and the run's
+// empty reply, in one transaction that is committed before Post returns: once it has, nothing
+// the operator typed can be lost.
+func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, error) {
+	if strings.TrimSpace(content) == "" {
+		return Receipt{}, ErrEmptyMessage
+	}
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return Receipt{}, err
+	}
+	defer tx.Rollback()
+	now := nanos(time.Now())
+	res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
+		title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
+		sessionID, now, title(content))
+	if err != nil {
+		return Receipt{}, err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return Receipt{}, err
+	} else if n == 0 {
+		return Receipt{}, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
+	}
+	res, err = tx.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'user', ?, ?)`,
+		sessionID, content, now)
+	if err != nil {
+		return Receipt{}, err
+	}
+	r := Receipt{Queued: queued}
+	if r.AnchorID, err = res.LastInsertId(); err != nil {
+		return Receipt{}, err
+	}
+	if r.RunID, r.ReplyID, err = newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
+		return Receipt{}, err
+	}
+	return r, tx.Commit()
+}
+
+// Regenerate starts a new reply to the live operator message anchorID, in one transaction:
+// every live message of its session after the anchor (replies and later operator messages
+// alike) is superseded, and a queued run with an empty reply is created. The anchor itself is
+// not touched and no operator message is added.
+func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, error) {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return Receipt{}, err
+	}
+	defer tx.Rollback()
+	var sessionID string
+	err = tx.QueryRow(`SELECT session_id FROM messages m WHERE id = ? AND role = 'user'
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, anchorID).Scan(&sessionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Receipt{}, fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
+	}
+	if err != nil {
+		return Receipt{}, err
+	}
+	r := Receipt{AnchorID: anchorID, Queued: queued}
+	rows, err := tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id > ?
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id) ORDER BY id`,
+		sessionID, anchorID)
+	if err != nil {
+		return Receipt{}, err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return Receipt{}, err
+		}
+		r.Superseded = append(r.Superseded, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Receipt{}, err
+	}
+	now := nanos(time.Now())
+	if r.RunID, r.ReplyID, err = newRun(tx, sessionID, anchorID, model, now); err != nil {
+		return Receipt{}, err
+	}
+	for _, id := range r.Superseded {
+		if _, err := tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, id, r.RunID); err != nil {
+			return Receipt{}, err
+		}
+	}
+	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID); err != nil {
+		return Receipt{}, err
+	}
+	return r, tx.Commit()
+}
+
+// newRun creates a queued run answering anchorID, with its empty reply.
+func newRun(tx *sql.Tx, sessionID string, anchorID int64, model string, now int64) (runID, replyID int64, err error) {
+	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, anchor_id, created_at)
+		VALUES (?, 'assistant', '', ?, ?)`, sessionID, anchorID, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	if replyID, err = res.LastInsertId(); err != nil {
+		return 0, 0, err
+	}
+	res, err = tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, model, created_at)
+		VALUES (?, ?, ?, 'queued', ?, ?)`, sessionID, anchorID, replyID, model, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	runID, err = res.LastInsertId()
+	return runID, replyID, err
+}
+
+const messageQuery = `SELECT m.id, m.session_id, m.role, m.content, coalesce(m.anchor_id, 0),
+	coalesce(r.id, 0), coalesce(r.status, ''), x.message_id IS NOT NULL, m.created_at,
+	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message,
+	coalesce(r.attempts, 0), coalesce(r.model, '')
+FROM messages m
+LEFT JOIN runs r ON r.reply_id = m.id
+LEFT JOIN supersessions x ON x.message_id = m.id
+`
+
+// queryMessages runs messageQuery with a WHERE clause and returns the messages in id order.
+func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
+	rows, err := db.sql.Query(messageQuery+where+` ORDER BY m.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var created sql.NullInt64
+		var c storedClass
+		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
+			&m.RunID, &m.Status, &m.Superseded, &created,
+			&c.retryable, &c.class, &c.after, &c.label, &c.message,
+			&m.Attempts, &m.Model); err != nil {
+			return nil, err
+		}
+		m.CreatedAt = fromNanos(created)
+		m.Retry = c.classification()
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// sessionMessages returns the messages of an existing session matching extra.
+func (db *DB) sessionMessages(sessionID, extra string) ([]Message, error) {
+	var one int
+	err := db.sql.QueryRow(`SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return db.queryMessages(`WHERE m.session_id = ?`+extra, sessionID)
+}
+
+// Transcript returns the live messages of a session (none superseded), in id order.
+func (db *DB) Transcript(sessionID string) ([]Message, error) {
+	return db.sessionMessages(sessionID, ` AND x.message_id IS NULL`)
+}
+
+// AllMessages returns every message of a session, superseded ones too, in id order.
+func (db *DB) AllMessages(sessionID string) ([]Message, error) {
+	return db.sessionMessages(sessionID, "")
+}
+
+// Versions returns every reply ever made to the operator message anchorID, superseded ones
+// too, oldest first.
+func (db *DB) Versions(anchorID int64) ([]Message, error) {
+	out, err := db.queryMessages(`WHERE m.anchor_id = ? AND m.role = 'assistant'`, anchorID)
+	if err == nil && len(out) == 0 {
+		// Every operator message has at least the reply Post made for it.
+		return nil, fmt.Errorf("operator message %d: %w", anchorID, ErrNotFound)
+	}
+	return out, err
+}
+
+// Context returns what a run answering anchorID sends to the model: the live transcript of
+// the anchor's session up to and including the anchor, leaving out empty replies and replies
+// whose run is still queued or running. The anchor must be a live operator message.
+func (db *DB) Context(anchorID int64) ([]agent.Message, error) {
+	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
+	// is itself in the result, so an empty result means it is not a live operator message.
+	rows, err := db.sql.Query(`
+		SELECT m.role, m.content FROM messages m
+		LEFT JOIN runs r ON r.reply_id = m.id
+		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
+				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
+			AND m.id <= ?1
+			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
+			AND NOT (m.role = 'assistant'
+				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+		ORDER BY m.id`, anchorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []agent.Message
+	for rows.Next() {
+		var m agent.Message
+		if err := rows.Scan(&m.Role, &m.Content); err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
+	}
+	return out, nil
+}

@@ -1,0 +1,310 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"parley/agent"
+)
+
+func TestPostCommitsBeforeReturning(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	r, err := db.Post(s.ID, "is this saved?", "model-a", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Queued || r.AnchorID == 0 || r.RunID == 0 || r.ReplyID == 0 || r.Superseded != nil {
+		t.Errorf("receipt = %+v", r)
+	}
+
+	// A separate connection sees everything at once: it was committed before Post returned.
+	raw := rawSQL(t, db.Path())
+	var role, content, session string
+	if err := raw.QueryRow(`SELECT role, content, session_id FROM messages WHERE id = ?`, r.AnchorID).
+		Scan(&role, &content, &session); err != nil {
+		t.Fatal(err)
+	}
+	if role != "user" || content != "is this saved?" || session != s.ID {
+		t.Errorf("operator row = %q %q %q", role, content, session)
+	}
+	var status, model string
+	var reply, anchor int64
+	if err := raw.QueryRow(`SELECT status, model, reply_id, anchor_id FROM runs WHERE id = ?`, r.RunID).
+		Scan(&status, &model, &reply, &anchor); err != nil {
+		t.Fatal(err)
+	}
+	if status != "queued" || model != "model-a" || reply != r.ReplyID || anchor != r.AnchorID {
+		t.Errorf("run row = %q %q reply %d anchor %d", status, model, reply, anchor)
+	}
+
+	got, err := openAgain(t, db).Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{
+		{ID: r.AnchorID, SessionID: s.ID, Role: RoleUser, Content: "is this saved?"},
+		{ID: r.ReplyID, SessionID: s.ID, Role: RoleAssistant, AnchorID: r.AnchorID, RunID: r.RunID,
+			Status: StatusQueued, Model: "model-a"},
+	}
+	for i := range got {
+		if got[i].CreatedAt.IsZero() {
+			t.Errorf("message %d has no time", got[i].ID)
+		}
+		got[i].CreatedAt = want[i].CreatedAt
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("second handle's transcript =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestPostRefusals(t *testing.T) {
+	db := openTemp(t)
+	if _, err := db.Post("deadbeef", "hello", "m", false); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Post to a missing session: %v, want ErrNotFound", err)
+	}
+	s := newSession(t, db)
+	if _, err := db.Post(s.ID, " \n\t", "m", false); !errors.Is(err, ErrEmptyMessage) {
+		t.Errorf("Post of white space: %v, want ErrEmptyMessage", err)
+	}
+	if got, err := db.AllMessages(s.ID); err != nil || len(got) != 0 {
+		t.Errorf("refused posts left %v, %v", got, err)
+	}
+}
+
+func TestOperatorRowsAreImmutable(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	r := post(t, db, s.ID, "original words")
+	raw := rawSQL(t, db.Path())
+	for _, stmt := range []string{
+		`UPDATE messages SET content = 'edited' WHERE id = ?`,
+		`UPDATE messages SET role = 'assistant' WHERE id = ?`,
+		`UPDATE messages SET created_at = 0 WHERE id = ?`,
+		`DELETE FROM messages WHERE id = ?`,
+	} {
+		if _, err := raw.Exec(stmt, r.AnchorID); err == nil || !strings.Contains(err.Error(), "immutable") {
+			t.Errorf("%s: err = %v, want the trigger to refuse", stmt, err)
+		}
+	}
+	// Nor can a reply be turned into an operator message.
+	if _, err := raw.Exec(`UPDATE messages SET role = 'user' WHERE id = ?`, r.ReplyID); err == nil {
+		t.Error("a reply row was turned into an operator row")
+	}
+	// Reply rows are written as runs stream.
+	if _, err := raw.Exec(`UPDATE messages SET content = 'streamed' WHERE id = ?`, r.ReplyID); err != nil {
+		t.Errorf("updating a reply: %v", err)
+	}
+	msgs, err := db.AllMessages(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[0].Content != "original words" || msgs[0].Role != RoleUser || msgs[1].Content != "streamed" {
+		t.Errorf("messages = %+v", msgs)
+	}
+}
+
+// rowOf returns every column of a message row, as stored.
+func rowOf(t *testing.T, raw *sql.DB, id int64) []any {
+	t.Helper()
+	rows, err := raw.Query(`SELECT * FROM messages WHERE id = ?`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if !rows.Next() {
+		t.Fatalf("no message %d", id)
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		t.Fatal(err)
+	}
+	return vals
+}
+
+func ids(msgs []Message) []int64 {
+	var out []int64
+	for _, m := range msgs {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+func TestRegenerate(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	other := newSession(t, db)
+	r1 := post(t, db, s.ID, "one")
+	answer(t, db, r1, "reply one")
+	r2 := post(t, db, s.ID, "two")
+	answer(t, db, r2, "reply two")
+	r3 := post(t, db, s.ID, "three")
+	answer(t, db, r3, "reply three")
+	ro := post(t, db, other.ID, "elsewhere")
+	raw := rawSQL(t, db.Path())
+
+	// The newest reply.
+	g3, err := db.Regenerate(r3.AnchorID, "model-b", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g3.AnchorID != r3.AnchorID || g3.RunID == r3.RunID || g3.Queued ||
+		!reflect.DeepEqual(g3.Superseded, []int64{r3.ReplyID}) {
+		t.Errorf("regenerating the newest reply: receipt %+v, want only %d superseded", g3, r3.ReplyID)
+	}
+	answer(t, db, g3, "reply three, again")
+
+	// An earlier reply: everything after its anchor goes, operator messages included.
+	ctxBefore, err := db.Context(r2.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchorBefore := rowOf(t, raw, r2.AnchorID)
+	g2, err := db.Regenerate(r2.AnchorID, "model-c", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{r2.ReplyID, r3.AnchorID, g3.ReplyID}; !reflect.DeepEqual(g2.Superseded, want) {
+		t.Errorf("superseded = %v, want %v", g2.Superseded, want)
+	}
+	if !g2.Queued || g2.AnchorID != r2.AnchorID {
+		t.Errorf("receipt = %+v", g2)
+	}
+	if got := rowOf(t, raw, r2.AnchorID); !reflect.DeepEqual(got, anchorBefore) {
+		t.Errorf("anchor row changed: %v, was %v", got, anchorBefore)
+	}
+	var users int
+	if err := raw.QueryRow(`SELECT count(*) FROM messages WHERE role = 'user'`).Scan(&users); err != nil || users != 4 {
+		t.Errorf("%d operator rows (%v), want 4: regenerating adds none", users, err)
+	}
+	var by int64
+	if err := raw.QueryRow(`SELECT run_id FROM supersessions WHERE message_id = ?`, r3.AnchorID).Scan(&by); err != nil || by != g2.RunID {
+		t.Errorf("message %d superseded by run %d (%v), want %d", r3.AnchorID, by, err, g2.RunID)
+	}
+
+	ctxAfter, err := db.Context(r2.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCtx := []agent.Message{{Role: "user", Content: "one"}, {Role: "assistant", Content: "reply one"}, {Role: "user", Content: "two"}}
+	if !reflect.DeepEqual(ctxBefore, wantCtx) || !reflect.DeepEqual(ctxAfter, ctxBefore) {
+		t.Errorf("context before %v, after %v; want both %v", ctxBefore, ctxAfter, wantCtx)
+	}
+
+	live, err := db.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{r1.AnchorID, r1.ReplyID, r2.AnchorID, g2.ReplyID}; !reflect.DeepEqual(ids(live), want) {
+		t.Errorf("live transcript %v, want %v", ids(live), want)
+	}
+	if m := live[3]; m.Status != StatusQueued || m.Model != "model-c" || m.RunID != g2.RunID || m.AnchorID != r2.AnchorID {
+		t.Errorf("new reply = %+v", m)
+	}
+
+	all, err := db.AllMessages(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	superseded := map[int64]bool{r2.ReplyID: true, r3.AnchorID: true, r3.ReplyID: true, g3.ReplyID: true}
+	if len(all) != 8 {
+		t.Fatalf("all messages %v, want 8", ids(all))
+	}
+	for _, m := range all {
+		if m.Superseded != superseded[m.ID] {
+			t.Errorf("message %d superseded = %v", m.ID, m.Superseded)
+		}
+	}
+	if oth, err := db.Transcript(other.ID); err != nil || !reflect.DeepEqual(ids(oth), []int64{ro.AnchorID, ro.ReplyID}) {
+		t.Errorf("other session touched: %v, %v", ids(oth), err)
+	}
+
+	v2, err := db.Versions(r2.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ids(v2), []int64{r2.ReplyID, g2.ReplyID}) || v2[0].Content != "reply two" || !v2[0].Superseded {
+		t.Errorf("versions of %d = %+v", r2.AnchorID, v2)
+	}
+	v3, err := db.Versions(r3.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ids(v3), []int64{r3.ReplyID, g3.ReplyID}) || v3[1].Content != "reply three, again" {
+		t.Errorf("versions of %d = %+v", r3.AnchorID, v3)
+	}
+
+	// Only a live operator message can be regenerated from or sent.
+	for _, id := range []int64{r3.AnchorID, r1.ReplyID, 9999} {
+		if _, err := db.Regenerate(id, "m", false); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Regenerate(%d): %v, want ErrNotFound", id, err)
+		}
+		if _, err := db.Context(id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Context(%d): %v, want ErrNotFound", id, err)
+		}
+	}
+	if _, err := db.Versions(r1.ReplyID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Versions of a reply: %v, want ErrNotFound", err)
+	}
+}
+
+func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	sys := func(content string) {
+		if _, err := db.sql.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'system', ?, 1)`,
+			s.ID, content); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sys("older turns were left out")
+	r1 := post(t, db, s.ID, "q1")
+	answer(t, db, r1, "a1")
+	r2 := post(t, db, s.ID, "q2") // fails before any text
+	if err := db.FinishRun(r2.RunID, Finish{Status: StatusFailed, Retry: &interruptedClass}); err != nil {
+		t.Fatal(err)
+	}
+	r3 := post(t, db, s.ID, "q3") // cancelled with partial text
+	if err := db.StartRun(r3.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendReply(r3.RunID, "partial"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishRun(r3.RunID, Finish{Status: StatusCancelled}); err != nil {
+		t.Fatal(err)
+	}
+	r4 := post(t, db, s.ID, "q4") // still running, with text
+	if err := db.StartRun(r4.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendReply(r4.RunID, "streaming"); err != nil {
+		t.Fatal(err)
+	}
+	r5 := post(t, db, s.ID, "q5") // queued behind it
+	post(t, db, s.ID, "q6")       // after the anchor: not part of its context
+
+	got, err := db.Context(r5.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []agent.Message{
+		{Role: "system", Content: "older turns were left out"},
+		{Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
+		{Role: "user", Content: "q2"},
+		{Role: "user", Content: "q3"}, {Role: "assistant", Content: "partial"},
+		{Role: "user", Content: "q4"},
+		{Role: "user", Content: "q5"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("context =\n%v\nwant\n%v", got, want)
+	}
+}

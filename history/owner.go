@@ -1,0 +1,162 @@
+package history
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"parley/retry"
+)
+
+// ownerLock is an open handle's claim on the runs it starts: an exclusive flock on
+// <db>.owners/<token>.lock, held until Close. The kernel drops the lock when the process dies,
+// which is how another process tells a crashed run from a live one.
+type ownerLock struct {
+	token string
+	file  *os.File
+}
+
+// ownersDir is where the lock files of the database at dbPath live.
+func ownersDir(dbPath string) string { return dbPath + ".owners" }
+
+// lockPath is the lock file of owner token.
+func lockPath(dbPath, token string) string {
+	return filepath.Join(ownersDir(dbPath), token+".lock")
+}
+
+// lockOwner creates and locks a lock file under a fresh random token.
+func lockOwner(dbPath string) (*ownerLock, error) {
+	if err := os.MkdirAll(ownersDir(dbPath), 0o700); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	token := hex.EncodeToString(b)
+	f, err := os.OpenFile(lockPath(dbPath, token), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return &ownerLock{token: token, file: f}, nil
+}
+
+// release deletes the lock file, then drops the lock. Deleting first means no other process
+// can find the file unlocked while this one still owns it.
+func (l *ownerLock) release() error {
+	err := os.Remove(l.file.Name())
+	return errors.Join(err, l.file.Close())
+}
+
+// interruptedClass is stored on a run whose process died while it streamed.
+var interruptedClass = retry.Classification{
+	Retryable: true,
+	Class:     retry.Interrupted,
+	Label:     "Interrupted",
+	Message:   "parley stopped while this reply was streaming",
+}
+
+// RecoverInterrupted marks interrupted every running run whose owner is gone, keeping the text
+// it had streamed, and returns their ids in ascending order. A run whose owner still holds its
+// lock, in this process or another, is left alone. Open calls it.
+func (db *DB) RecoverInterrupted() ([]int64, error) {
+	rows, err := db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status = 'running'`)
+	if err != nil {
+		return nil, err
+	}
+	var owners []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		owners = append(owners, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	var recovered []int64
+	for _, o := range owners {
+		if db.owner != nil && o == db.owner.token {
+			continue
+		}
+		ids, err := db.recoverOwner(o)
+		if err != nil {
+			return recovered, err
+		}
+		recovered = append(recovered, ids...)
+	}
+	slices.Sort(recovered)
+	return recovered, nil
+}
+
+// recoverOwner interrupts the running runs of owner if its lock can be taken, then removes
+// its stale lock file.
+func (db *DB) recoverOwner(owner string) ([]int64, error) {
+	path := lockPath(db.path, owner)
+	// A token that is not a plain hex name cannot have come from lockOwner; never let it steer
+	// a path. Such a run has no live owner.
+	if _, err := hex.DecodeString(owner); err != nil || owner == "" {
+		return db.interruptOwner(owner)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		// Its owner closed (or its lock file was cleaned up) without finishing the run.
+		return db.interruptOwner(owner)
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, nil // the owner is alive
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	ids, err := db.interruptOwner(owner)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return ids, err
+	}
+	return ids, nil
+}
+
+// interruptOwner marks interrupted the running runs of owner.
+func (db *DB) interruptOwner(owner string) ([]int64, error) {
+	c := interruptedClass
+	rows, err := db.sql.Query(`
+		UPDATE runs SET status = 'interrupted', finished_at = ?,
+			retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?, retry_message = ?
+		WHERE status = 'running' AND owner = ?
+		RETURNING id`,
+		nanos(time.Now()), c.Retryable, string(c.Class), c.Label, c.Message, owner)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

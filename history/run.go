@@ -1,0 +1,197 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"parley/agent"
+	"parley/retry"
+)
+
+// RunStatus is where a run is in its life:
+//
+//	queued → running → succeeded | failed | cancelled
+//	queued → cancelled | failed   (failed before any request, e.g. credentials_unresolved)
+//	running → interrupted         (only by recovery, when its process died)
+type RunStatus string
+
+// The states of a run.
+const (
+	StatusQueued      RunStatus = "queued"
+	StatusRunning     RunStatus = "running"
+	StatusSucceeded   RunStatus = "succeeded"
+	StatusFailed      RunStatus = "failed"
+	StatusCancelled   RunStatus = "cancelled"
+	StatusInterrupted RunStatus = "interrupted"
+)
+
+// Run is one attempt to produce a reply to an anchor.
+type Run struct {
+	ID int64
+	// AnchorID is the operator message answered; ReplyID the reply the run writes.
+	AnchorID, ReplyID int64
+	SessionID         string
+	Status            RunStatus
+	// Owner is the token of the database handle that started the run; empty while queued.
+	Owner string
+	Model string
+	// Retry is the classification of a failed or interrupted run; nil otherwise.
+	Retry *retry.Classification
+	// Attempts counts the requests sent.
+	Attempts int
+	// Usage sums the token usage the endpoint reported.
+	Usage     agent.Usage
+	CreatedAt time.Time
+	// StartedAt and FinishedAt are zero until the run starts and ends.
+	StartedAt, FinishedAt time.Time
+}
+
+// Finish is how a run ended.
+type Finish struct {
+	// Status is StatusSucceeded, StatusFailed or StatusCancelled.
+	Status RunStatus
+	// Retry is required when Status is StatusFailed, and refused otherwise.
+	Retry    *retry.Classification
+	Attempts int
+	Usage    agent.Usage
+}
+
+// storedClass is a retry.Classification as its nullable columns.
+type storedClass struct {
+	retryable             sql.NullBool
+	class, label, message sql.NullString
+	after                 sql.NullInt64
+}
+
+func (c storedClass) classification() *retry.Classification {
+	if !c.class.Valid {
+		return nil
+	}
+	return &retry.Classification{
+		Retryable:       c.retryable.Bool,
+		Class:           retry.Class(c.class.String),
+		RetryAfterUntil: fromNanos(c.after),
+		Label:           c.label.String,
+		Message:         c.message.String,
+	}
+}
+
+// Run returns the run with the given id, or ErrNotFound.
+func (db *DB) Run(id int64) (Run, error) {
+	var r Run
+	var created, started, finished sql.NullInt64
+	var c storedClass
+	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
+		retryable, retry_class, retry_after_until, retry_label, retry_message,
+		attempts, prompt_tokens, completion_tokens, created_at, started_at, finished_at
+		FROM runs WHERE id = ?`, id).Scan(&r.ID, &r.AnchorID, &r.ReplyID, &r.SessionID, &r.Status,
+		&r.Owner, &r.Model, &c.retryable, &c.class, &c.after, &c.label, &c.message,
+		&r.Attempts, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &created, &started, &finished)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Run{}, fmt.Errorf("run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Run{}, err
+	}
+	r.Retry = c.classification()
+	r.CreatedAt, r.StartedAt, r.FinishedAt = fromNanos(created), fromNanos(started), fromNanos(finished)
+	return r, nil
+}
+
+// StartRun moves a queued run to running and makes this handle its owner: only this handle
+// may then append to its reply or finish it, and recovery leaves it alone while this handle
+// is open.
+func (db *DB) StartRun(id int64) error {
+	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
+		WHERE id = ? AND status = 'queued'`, db.owner.token, nanos(time.Now()), id)
+	if err != nil {
+		return err
+	}
+	return db.checkChanged(res, id, StatusRunning)
+}
+
+// AppendReply appends text to the reply of a running run owned by this handle.
+func (db *DB) AppendReply(runID int64, text string) error {
+	res, err := db.sql.Exec(`UPDATE messages SET content = content || ?
+		WHERE id = (SELECT reply_id FROM runs WHERE id = ? AND status = 'running' AND owner = ?)`,
+		text, runID, db.owner.token)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	r, err := db.Run(runID)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("run %d is %s (owner %q), cannot append to its reply: %w", runID, r.Status, r.Owner, ErrTransition)
+}
+
+// FinishRun ends a run: a queued run may become cancelled or failed, a running run owned by
+// this handle succeeded, failed or cancelled. A failed run must carry its classification.
+func (db *DB) FinishRun(id int64, f Finish) error {
+	switch f.Status {
+	case StatusSucceeded, StatusFailed, StatusCancelled:
+	default:
+		return fmt.Errorf("run %d cannot finish as %q: %w", id, f.Status, ErrTransition)
+	}
+	if (f.Retry != nil) != (f.Status == StatusFailed) {
+		return fmt.Errorf("run %d: a classification goes with a failed run, and only with one", id)
+	}
+	var c storedClass
+	if f.Retry != nil {
+		c = storedClass{
+			retryable: sql.NullBool{Bool: f.Retry.Retryable, Valid: true},
+			class:     sql.NullString{String: string(f.Retry.Class), Valid: true},
+			label:     sql.NullString{String: f.Retry.Label, Valid: true},
+			message:   sql.NullString{String: f.Retry.Message, Valid: true},
+		}
+		if !f.Retry.RetryAfterUntil.IsZero() {
+			c.after = sql.NullInt64{Int64: nanos(f.Retry.RetryAfterUntil), Valid: true}
+		}
+	}
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := nanos(time.Now())
+	// A queued run has no owner yet, and cannot have succeeded without starting; a running run
+	// may only be finished by its owner.
+	res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
+		completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
+		retry_label = ?8, retry_message = ?9, finished_at = ?10
+		WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
+		f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
+		c.retryable, c.class, c.after, c.label, c.message, now,
+		id, db.owner.token)
+	if err != nil {
+		return err
+	}
+	if err := db.checkChanged(res, id, f.Status); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,
+		now, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// checkChanged turns an update that matched no run into ErrNotFound or ErrTransition.
+func (db *DB) checkChanged(res sql.Result, id int64, to RunStatus) error {
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	r, err := db.Run(id)
+	if err != nil {
+		return err
+	}
+	if r.Status == StatusRunning && r.Owner != db.owner.token {
+		return fmt.Errorf("run %d belongs to another parley (owner %q): %w", id, r.Owner, ErrTransition)
+	}
+	return fmt.Errorf("run %d cannot go from %s to %s: %w", id, r.Status, to, ErrTransition)
+}

@@ -1,0 +1,199 @@
+package history
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"parley/agent"
+	"parley/retry"
+)
+
+func TestRunTransitions(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	failed := &retry.Classification{Class: retry.CredentialsUnresolved, Label: "API key not set"}
+
+	// fresh returns a queued run; running a started one.
+	fresh := func() int64 { return post(t, db, s.ID, "q").RunID }
+	running := func() int64 {
+		id := fresh()
+		if err := db.StartRun(id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	finished := func(f Finish) func() int64 {
+		return func() int64 {
+			id := running()
+			if err := db.FinishRun(id, f); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+	}
+
+	type step struct {
+		name string
+		do   func(id int64) error
+	}
+	start := step{"start", db.StartRun}
+	finish := func(st RunStatus) step {
+		return step{"finish " + string(st), func(id int64) error {
+			f := Finish{Status: st}
+			if st == StatusFailed {
+				f.Retry = failed
+			}
+			return db.FinishRun(id, f)
+		}}
+	}
+	for _, c := range []struct {
+		from  string
+		run   func() int64
+		step  step
+		allow bool
+	}{
+		{"queued", fresh, start, true},
+		{"queued", fresh, finish(StatusFailed), true},
+		{"queued", fresh, finish(StatusCancelled), true},
+		{"queued", fresh, finish(StatusSucceeded), false},
+		{"queued", fresh, finish(StatusInterrupted), false},
+		{"queued", fresh, finish(StatusRunning), false},
+		{"running", running, start, false},
+		{"running", running, finish(StatusSucceeded), true},
+		{"running", running, finish(StatusFailed), true},
+		{"running", running, finish(StatusCancelled), true},
+		{"running", running, finish(StatusInterrupted), false},
+		{"succeeded", finished(Finish{Status: StatusSucceeded}), finish(StatusFailed), false},
+		{"succeeded", finished(Finish{Status: StatusSucceeded}), start, false},
+		{"cancelled", finished(Finish{Status: StatusCancelled}), finish(StatusSucceeded), false},
+		{"failed", finished(Finish{Status: StatusFailed, Retry: failed}), finish(StatusCancelled), false},
+	} {
+		id := c.run()
+		before, err := db.Run(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.step.do(id)
+		after, _ := db.Run(id)
+		if c.allow {
+			if err != nil {
+				t.Errorf("%s → %s: %v", c.from, c.step.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrTransition) {
+			t.Errorf("%s → %s: err = %v, want ErrTransition", c.from, c.step.name, err)
+		}
+		if after.Status != before.Status || !after.FinishedAt.Equal(before.FinishedAt) {
+			t.Errorf("%s → %s refused but the run changed: %+v", c.from, c.step.name, after)
+		}
+	}
+
+	if err := db.StartRun(9999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("StartRun of a missing run: %v, want ErrNotFound", err)
+	}
+	if _, err := db.Run(9999); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Run(9999): %v, want ErrNotFound", err)
+	}
+	// A classification goes with a failed run and only with one.
+	if err := db.FinishRun(running(), Finish{Status: StatusFailed}); err == nil {
+		t.Error("a failed run was stored without its classification")
+	}
+	if err := db.FinishRun(running(), Finish{Status: StatusCancelled, Retry: failed}); err == nil {
+		t.Error("a cancelled run was stored with a classification")
+	}
+	// Text goes only into a running run's reply.
+	if err := db.AppendReply(fresh(), "early"); !errors.Is(err, ErrTransition) {
+		t.Errorf("AppendReply to a queued run: %v, want ErrTransition", err)
+	}
+	if err := db.AppendReply(finished(Finish{Status: StatusSucceeded})(), "late"); !errors.Is(err, ErrTransition) {
+		t.Errorf("AppendReply to a finished run: %v, want ErrTransition", err)
+	}
+}
+
+func TestFinishRunStoresOutcome(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	r := post(t, db, s.ID, "hello")
+	if err := db.StartRun(r.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendReply(r.RunID, "Hel"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.AppendReply(r.RunID, "lo"); err != nil {
+		t.Fatal(err)
+	}
+	until := time.Date(2025, 3, 1, 14, 50, 0, 123456789, time.UTC)
+	class := retry.Classification{
+		Retryable: true, Class: retry.RateLimited, RetryAfterUntil: until,
+		Label: "Rate limited", Message: "Rate limit reached; try again in 50m",
+	}
+	f := Finish{Status: StatusFailed, Retry: &class, Attempts: 3, Usage: agent.Usage{PromptTokens: 12, CompletionTokens: 2}}
+	if err := db.FinishRun(r.RunID, f); err != nil {
+		t.Fatal(err)
+	}
+
+	run, err := db.Run(r.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.ID != r.RunID || run.AnchorID != r.AnchorID || run.ReplyID != r.ReplyID || run.SessionID != s.ID ||
+		run.Status != StatusFailed || run.Owner != db.owner.token || run.Model != "test-model" ||
+		run.Attempts != 3 || run.Usage != f.Usage {
+		t.Errorf("run = %+v", run)
+	}
+	if run.CreatedAt.IsZero() || run.StartedAt.Before(run.CreatedAt) || run.FinishedAt.Before(run.StartedAt) {
+		t.Errorf("run times: created %v started %v finished %v", run.CreatedAt, run.StartedAt, run.FinishedAt)
+	}
+	if run.Retry == nil || !run.Retry.RetryAfterUntil.Equal(until) {
+		t.Fatalf("classification = %+v, want %+v", run.Retry, class)
+	}
+	got := *run.Retry
+	got.RetryAfterUntil = until
+	if got != class {
+		t.Errorf("classification = %+v, want %+v", got, class)
+	}
+
+	msgs, err := db.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := msgs[1]
+	if m.Content != "Hello" || m.Status != StatusFailed || m.Attempts != 3 || m.Model != "test-model" ||
+		m.Retry == nil || m.Retry.Class != retry.RateLimited {
+		t.Errorf("reply = %+v", m)
+	}
+	if msgs[0].Retry != nil || msgs[0].Status != "" {
+		t.Errorf("operator message carries run details: %+v", msgs[0])
+	}
+}
+
+func TestRunBelongsToItsOwner(t *testing.T) {
+	db := openTemp(t)
+	other := openAgain(t, db)
+	s := newSession(t, db)
+	r := post(t, db, s.ID, "mine")
+	if err := db.StartRun(r.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.AppendReply(r.RunID, "stolen"); !errors.Is(err, ErrTransition) {
+		t.Errorf("another handle appended: %v", err)
+	}
+	if err := other.FinishRun(r.RunID, Finish{Status: StatusCancelled}); !errors.Is(err, ErrTransition) {
+		t.Errorf("another handle finished the run: %v", err)
+	}
+	run, err := other.Run(r.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != StatusRunning {
+		t.Errorf("status = %s, want running", run.Status)
+	}
+	// A queued run has no owner yet: any parley may cancel it.
+	q := post(t, db, s.ID, "queued")
+	if err := other.FinishRun(q.RunID, Finish{Status: StatusCancelled}); err != nil {
+		t.Errorf("cancelling a queued run from another handle: %v", err)
+	}
+}

@@ -1,0 +1,73 @@
+package history
+
+// migrations brings a database from schema version i (its PRAGMA user_version) to i+1. Append
+// only: a released migration is never edited, since databases in the field have run it.
+//
+// Times are Unix nanoseconds. Ids only grow (AUTOINCREMENT), which Regenerate relies on: what
+// comes after an anchor has a larger id. There is deliberately no column for an API key.
+var migrations = []string{
+	`
+CREATE TABLE sessions (
+	id         TEXT PRIMARY KEY,
+	title      TEXT NOT NULL DEFAULT '',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+CREATE INDEX sessions_updated ON sessions (updated_at);
+
+CREATE TABLE messages (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id TEXT NOT NULL REFERENCES sessions (id),
+	role       TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+	content    TEXT NOT NULL,
+	anchor_id  INTEGER REFERENCES messages (id), -- assistant rows: the operator message answered
+	created_at INTEGER NOT NULL
+);
+CREATE INDEX messages_session ON messages (session_id, id);
+CREATE INDEX messages_anchor ON messages (anchor_id);
+
+-- Operator messages are immutable, whoever runs the SQL. Turning another row into an operator
+-- row counts as changing one.
+CREATE TRIGGER operator_messages_no_update BEFORE UPDATE ON messages
+WHEN OLD.role = 'user' OR NEW.role = 'user'
+BEGIN
+	SELECT RAISE(ABORT, 'operator messages are immutable');
+END;
+CREATE TRIGGER operator_messages_no_delete BEFORE DELETE ON messages
+WHEN OLD.role = 'user'
+BEGIN
+	SELECT RAISE(ABORT, 'operator messages are immutable');
+END;
+
+CREATE TABLE runs (
+	id                INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id        TEXT NOT NULL REFERENCES sessions (id),
+	anchor_id         INTEGER NOT NULL REFERENCES messages (id),
+	reply_id          INTEGER NOT NULL UNIQUE REFERENCES messages (id),
+	status            TEXT NOT NULL CHECK (status IN
+		('queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted')),
+	owner             TEXT NOT NULL DEFAULT '', -- token of the handle that started it
+	model             TEXT NOT NULL,
+	attempts          INTEGER NOT NULL DEFAULT 0,
+	prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	completion_tokens INTEGER NOT NULL DEFAULT 0,
+	-- The retry classification: NULL unless the run failed or was interrupted.
+	retryable         INTEGER,
+	retry_class       TEXT,
+	retry_after_until INTEGER,
+	retry_label       TEXT,
+	retry_message     TEXT,
+	created_at        INTEGER NOT NULL,
+	started_at        INTEGER,
+	finished_at       INTEGER
+);
+CREATE INDEX runs_anchor ON runs (anchor_id);
+CREATE INDEX runs_status ON runs (status);
+
+-- A superseded message stays where it is; this table says which regeneration run replaced it.
+CREATE TABLE supersessions (
+	message_id INTEGER PRIMARY KEY REFERENCES messages (id),
+	run_id     INTEGER NOT NULL REFERENCES runs (id)
+);
+`,
+}

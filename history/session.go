@@ -1,0 +1,143 @@
+package history
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Session is one conversation.
+type Session struct {
+	// ID is 8 lowercase hex characters, chosen at random.
+	ID string
+	// Title is the first line of the session's first operator message, at most 60 runes;
+	// empty until the operator posts.
+	Title     string
+	CreatedAt time.Time
+	// UpdatedAt is when a message was last posted or a run last ended.
+	UpdatedAt time.Time
+	// Messages counts the live (not superseded) messages.
+	Messages int
+}
+
+// minPrefix is the shortest session id prefix Session accepts.
+const minPrefix = 4
+
+// titleRunes is the longest a session title gets.
+const titleRunes = 60
+
+const sessionColumns = `s.id, s.title, s.created_at, s.updated_at,
+	(SELECT count(*) FROM messages m WHERE m.session_id = s.id
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id))`
+
+func scanSession(row interface{ Scan(...any) error }) (Session, error) {
+	var s Session
+	var created, updated sql.NullInt64
+	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages); err != nil {
+		return Session{}, err
+	}
+	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return s, nil
+}
+
+// CreateSession creates an empty session with a new random id.
+func (db *DB) CreateSession() (Session, error) {
+	now := nanos(time.Now())
+	// Ids are random: retry the rare collision rather than hand out a shared one.
+	for range 16 {
+		b := make([]byte, 4)
+		rand.Read(b)
+		id := hex.EncodeToString(b)
+		res, err := db.sql.Exec(`INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, ?, ?)`,
+			id, now, now)
+		if err != nil {
+			return Session{}, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return Session{}, err
+		} else if n == 1 {
+			return db.Session(id)
+		}
+	}
+	return Session{}, errors.New("no free session id after 16 tries")
+}
+
+// Session returns the session whose id is id, or whose id alone starts with id when id has at
+// least 4 characters. It returns ErrNotFound when none matches and ErrAmbiguous when several do.
+func (db *DB) Session(id string) (Session, error) {
+	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
+	if err == nil || !errors.Is(err, sql.ErrNoRows) {
+		return s, err
+	}
+	if len(id) < minPrefix {
+		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	rows, err := db.sql.Query(`SELECT `+sessionColumns+` FROM sessions s
+		WHERE substr(s.id, 1, length(?1)) = ?1 LIMIT 2`, id)
+	if err != nil {
+		return Session{}, err
+	}
+	defer rows.Close()
+	var found []Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return Session{}, err
+		}
+		found = append(found, s)
+	}
+	if err := rows.Err(); err != nil {
+		return Session{}, err
+	}
+	switch len(found) {
+	case 0:
+		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	return Session{}, fmt.Errorf("session %q: %w; give more of the id", id, ErrAmbiguous)
+}
+
+// LatestSession returns the most recently updated session, or ErrNotFound when there is none.
+func (db *DB) LatestSession() (Session, error) {
+	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
+		ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
+	}
+	return s, err
+}
+
+// Sessions returns every session, the most recently updated first.
+func (db *DB) Sessions() ([]Session, error) {
+	rows, err := db.sql.Query(`SELECT ` + sessionColumns + ` FROM sessions s
+		ORDER BY s.updated_at DESC, s.rowid DESC`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// title makes a session title from an operator message: its first non-blank line, trimmed, cut
+// to 60 runes.
+func title(content string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	line = strings.TrimSpace(line)
+	if r := []rune(line); len(r) > titleRunes {
+		line = strings.TrimSpace(string(r[:titleRunes]))
+	}
+	return line
+}

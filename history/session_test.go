@@ -1,0 +1,152 @@
+package history
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestCreateSession(t *testing.T) {
+	db := openTemp(t)
+	seen := map[string]bool{}
+	for range 20 {
+		s := newSession(t, db)
+		if !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(s.ID) {
+			t.Errorf("session id %q is not 8 lowercase hex characters", s.ID)
+		}
+		if seen[s.ID] {
+			t.Errorf("session id %q handed out twice", s.ID)
+		}
+		seen[s.ID] = true
+		if s.Title != "" || s.Messages != 0 || s.CreatedAt.IsZero() || !s.UpdatedAt.Equal(s.CreatedAt) {
+			t.Errorf("new session = %+v", s)
+		}
+	}
+}
+
+func TestSessionPrefixLookup(t *testing.T) {
+	db := openTemp(t)
+	tx, err := db.sql.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range []string{"abcd1234", "abcd5678", "abce0000", "0123abcd"} {
+		if _, err := tx.Exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES (?, ?, ?)`, id, i+1, i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, c := range []struct {
+		query, want string
+		err         error
+	}{
+		{"abcd1234", "abcd1234", nil},
+		{"abcd5", "abcd5678", nil},
+		{"abce", "abce0000", nil},
+		{"0123", "0123abcd", nil},
+		{"abcd", "", ErrAmbiguous},
+		{"abc", "", ErrNotFound},   // unique, but shorter than 4
+		{"abcd9", "", ErrNotFound}, // no such session
+		{"bcd1", "", ErrNotFound},  // a prefix, not a substring
+		{"abcd1234ff", "", ErrNotFound},
+		{"ab%d", "", ErrNotFound},
+		{"____", "", ErrNotFound},
+		{"", "", ErrNotFound},
+	} {
+		s, err := db.Session(c.query)
+		if c.err != nil {
+			if !errors.Is(err, c.err) {
+				t.Errorf("Session(%q) = %+v, %v; want %v", c.query, s, err, c.err)
+			}
+			continue
+		}
+		if err != nil || s.ID != c.want {
+			t.Errorf("Session(%q) = %q, %v; want %q", c.query, s.ID, err, c.want)
+		}
+	}
+}
+
+func TestLatestSessionAndOrdering(t *testing.T) {
+	db := openTemp(t)
+	if _, err := db.LatestSession(); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("LatestSession on an empty database: %v, want ErrNotFound", err)
+	}
+	if ss, err := db.Sessions(); err != nil || len(ss) != 0 {
+		t.Fatalf("Sessions on an empty database = %v, %v", ss, err)
+	}
+	a := newSession(t, db)
+	b := newSession(t, db)
+	c := newSession(t, db)
+	ids := func() []string {
+		ss, err := db.Sessions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	latest := func() string {
+		s, err := db.LatestSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.ID
+	}
+	if got := latest(); got != c.ID {
+		t.Errorf("latest = %s, want the newest session %s", got, c.ID)
+	}
+	ra := post(t, db, a.ID, "to a")
+	if got, want := ids(), []string{a.ID, c.ID, b.ID}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("after posting to a: sessions %v, want %v", got, want)
+	}
+	post(t, db, b.ID, "to b")
+	if got := latest(); got != b.ID {
+		t.Errorf("after posting to b: latest = %s, want %s", got, b.ID)
+	}
+	// A run ending counts as an update too.
+	answer(t, db, ra, "answer in a")
+	if got, want := ids(), []string{a.ID, b.ID, c.ID}; strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("after a's run ended: sessions %v, want %v", got, want)
+	}
+	s, err := db.Session(a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Messages != 2 || s.Title != "to a" || !s.UpdatedAt.After(s.CreatedAt) {
+		t.Errorf("session a = %+v, want 2 live messages, title \"to a\", updated after created", s)
+	}
+}
+
+func TestTitle(t *testing.T) {
+	long := strings.Repeat("é", 70)
+	for _, c := range []struct{ in, want string }{
+		{"hello", "hello"},
+		{"  first line  \nsecond line", "first line"},
+		{"\n\n  \r\nafter blanks\r\nmore", "after blanks"},
+		{long, strings.Repeat("é", 60)},
+		{strings.Repeat("a", 59) + " b", strings.Repeat("a", 59)},
+	} {
+		if got := title(c.in); got != c.want {
+			t.Errorf("title(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+
+	db := openTemp(t)
+	s := newSession(t, db)
+	post(t, db, s.ID, "  What is a monad?\nAsking for a friend.")
+	post(t, db, s.ID, "Second question")
+	got, err := db.Session(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Title != "What is a monad?" {
+		t.Errorf("title = %q, want the first message's first line", got.Title)
+	}
+}
