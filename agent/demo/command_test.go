@@ -1,0 +1,185 @@
+package demo
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func queued(s *Server) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, f := range s.faults {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+func TestCommand(t *testing.T) {
+	tests := []struct {
+		args    string
+		queue   []string
+		confirm string
+	}{
+		{"overload", []string{"HTTP 503 overloaded", "HTTP 503 overloaded", "HTTP 503 overloaded"}, "next 3 requests"},
+		{"overload 2", []string{"HTTP 503 overloaded", "HTTP 503 overloaded"}, "next 2 requests"},
+		{"/demo overload 1", []string{"HTTP 503 overloaded"}, "next 1 requests"},
+		{"ratelimit 50m", []string{"HTTP 429 rate_limit_exceeded"}, "retry after 50m0s"},
+		{"  ratelimit   20s ", []string{"HTTP 429 rate_limit_exceeded"}, "retry after 20s"},
+		{"quota", []string{"HTTP 429 insufficient_quota"}, "insufficient_quota"},
+		{"badkey", []string{"HTTP 401 invalid_api_key"}, "401"},
+		{"overflow", []string{"HTTP 400 context_length_exceeded"}, "context_length_exceeded"},
+		{"error", []string{"raw stream"}, "error event"},
+		{"cut", []string{"cut after 20 chunks"}, "after 20 chunks"},
+		{"cut 7", []string{"cut after 7 chunks"}, "after 7 chunks"},
+		{"stall", []string{"stall"}, "stalls"},
+		{"help", nil, "usage: /demo overload"},
+		{"", nil, "usage: /demo overload"},
+		{"status", nil, "no faults queued · 0 requests so far"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			s, _ := start(t, Options{})
+			out, err := s.Command(tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tt.confirm) || strings.Contains(out, "\n") {
+				t.Errorf("confirmation %q, want one line with %q", out, tt.confirm)
+			}
+			if got := queued(s); strings.Join(got, "|") != strings.Join(tt.queue, "|") {
+				t.Errorf("queue %q, want %q", got, tt.queue)
+			}
+		})
+	}
+}
+
+func TestCommandQueuesFaultsThatWork(t *testing.T) {
+	s, c := start(t, Options{})
+	for _, args := range []string{"ratelimit 90s", "quota", "badkey", "overflow"} {
+		if _, err := s.Command(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, want := range []int{429, 429, 401, 400, 200} {
+		resp := chat(t, s, c, chatBody(t, false, false, hello...))
+		if resp.StatusCode != want {
+			t.Fatalf("request %d: %d, want %d", i, resp.StatusCode, want)
+		}
+		if i == 0 && resp.Header.Get("Retry-After") != "90" {
+			t.Errorf("Retry-After %q", resp.Header.Get("Retry-After"))
+		}
+	}
+}
+
+func TestCommandRejectsBadInput(t *testing.T) {
+	s, _ := start(t, Options{})
+	for _, args := range []string{
+		"overload x", "overload 0", "overload -1", "overload 1001", "overload 1 2",
+		"ratelimit", "ratelimit soon", "ratelimit -5s", "ratelimit 0s", "ratelimit 1m 2m",
+		"cut 0", "cut many", "quota now", "stall 3", "reset all", "status now", "frobnicate",
+	} {
+		out, err := s.Command(args)
+		if err == nil {
+			t.Errorf("%q accepted: %q", args, out)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "usage: /demo ") || strings.Contains(msg, "\n") {
+			t.Errorf("%q: error %q has no one-line usage", args, msg)
+		}
+	}
+	if q := queued(s); len(q) != 0 {
+		t.Errorf("bad commands queued %q", q)
+	}
+}
+
+func TestCommandResetAndStatus(t *testing.T) {
+	s, c := start(t, Options{})
+	chat(t, s, c, chatBody(t, false, false, hello...))
+	s.Command("overload 2")
+	s.Push(Fault{Delay: time.Second, CutAfter: 4})
+	out, _ := s.Command("status")
+	if want := "demo: 3 queued: HTTP 503 overloaded, HTTP 503 overloaded, delay 1s, cut after 4 chunks · 1 requests so far"; out != want {
+		t.Errorf("status %q\nwant   %q", out, want)
+	}
+	if out, _ := s.Command("reset"); !strings.Contains(out, "cleared 3") {
+		t.Errorf("reset: %q", out)
+	}
+	if q := queued(s); len(q) != 0 {
+		t.Errorf("queue after reset: %q", q)
+	}
+}
+
+func TestControlEndpoints(t *testing.T) {
+	s, c := start(t, Options{})
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	do := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(b)
+	}
+
+	code, out := do("POST", "/_demo/faults", `[{"status":418,"body":"teapot"},{"cut_after":2},{"delay":1000000,"status":502,"body":"bad gateway"}]`)
+	if code != 200 || out != "queued 3 faults\n" {
+		t.Fatalf("faults: %d %q", code, out)
+	}
+	if q := strings.Join(queued(s), "|"); q != "HTTP 418|cut after 2 chunks|delay 1ms, HTTP 502" {
+		t.Fatalf("queue %q", q)
+	}
+	resp := chat(t, s, c, chatBody(t, true, false, conversation...))
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 418 || string(b) != "teapot" {
+		t.Fatalf("pushed fault: %d %q", resp.StatusCode, b)
+	}
+	if code, out := do("POST", "/_demo/faults", `{"status":500}`); code != 400 {
+		t.Errorf("a non-array was accepted: %d %q", code, out)
+	}
+
+	code, out = do("POST", "/_demo/command", "reset")
+	if code != 200 || out != "demo: cleared 2 queued faults\n" {
+		t.Fatalf("command: %d %q", code, out)
+	}
+	code, out = do("POST", "/_demo/command", "overload zero")
+	if code != 400 || !strings.Contains(out, "usage: /demo") {
+		t.Fatalf("bad command: %d %q", code, out)
+	}
+
+	code, out = do("GET", "/_demo/requests", "")
+	if code != 200 {
+		t.Fatalf("requests: %d %q", code, out)
+	}
+	if strings.Contains(out, "sk-test-key") {
+		t.Fatal("the control endpoint shows the API key")
+	}
+	var got struct {
+		Count    int `json:"count"`
+		Requests []struct {
+			Time     string    `json:"time"`
+			Messages []Message `json:"messages"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Count != 1 || len(got.Requests) != 1 || len(got.Requests[0].Messages) != len(conversation) || got.Requests[0].Messages[3] != conversation[3] {
+		t.Fatalf("requests %+v", got)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, got.Requests[0].Time); err != nil {
+		t.Errorf("time: %v", err)
+	}
+}

@@ -1,0 +1,181 @@
+package demo
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// manualClock is a retry.Clock whose waits the test releases one by one.
+type manualClock struct {
+	now   time.Time
+	waits chan clockWait
+}
+
+type clockWait struct {
+	d    time.Duration
+	fire chan time.Time
+}
+
+func newManualClock() *manualClock {
+	return &manualClock{now: time.Date(2025, 3, 14, 15, 9, 26, 535000000, time.UTC), waits: make(chan clockWait, 64)}
+}
+
+func (c *manualClock) Now() time.Time { return c.now }
+
+func (c *manualClock) After(d time.Duration) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	c.waits <- clockWait{d, ch}
+	return ch
+}
+
+// next returns the next wait the server started.
+func (c *manualClock) next(t *testing.T) clockWait {
+	t.Helper()
+	select {
+	case w := <-c.waits:
+		return w
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server never waited on the clock")
+		return clockWait{}
+	}
+}
+
+// start runs a demo server for the test and an HTTP client of its own.
+func start(t *testing.T, opts Options) (*Server, *http.Client) {
+	t.Helper()
+	s, err := Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &http.Transport{}
+	t.Cleanup(func() {
+		tr.CloseIdleConnections()
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s, &http.Client{Transport: tr}
+}
+
+// chatBody is a chat completion request body.
+func chatBody(t *testing.T, stream, usage bool, msgs ...Message) string {
+	t.Helper()
+	req := map[string]any{"model": DefaultModel, "messages": msgs, "stream": stream}
+	if usage {
+		req["stream_options"] = map[string]bool{"include_usage": true}
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func post(t *testing.T, ctx context.Context, c *http.Client, url, body string) (*http.Response, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer sk-test-key")
+	return c.Do(req)
+}
+
+// chat posts a chat completion request and fails the test on a transport error.
+func chat(t *testing.T, s *Server, c *http.Client, body string) *http.Response {
+	t.Helper()
+	resp, err := post(t, context.Background(), c, s.URL()+"/chat/completions", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// readEvent reads one server-sent event: its lines up to the blank line that ends it.
+func readEvent(br *bufio.Reader) (string, error) {
+	var lines []string
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			if err == io.EOF && (line != "" || len(lines) > 0) {
+				err = io.ErrUnexpectedEOF // a partial event is a cut stream
+			}
+			return "", err
+		}
+		line = strings.TrimSuffix(line, "\n")
+		if line == "" {
+			return strings.Join(lines, "\n"), nil
+		}
+		lines = append(lines, line)
+	}
+}
+
+// readEvents reads events until the body ends, returning them and the error that ended the
+// read (io.EOF for a clean end).
+func readEvents(r io.Reader) ([]string, error) {
+	br := bufio.NewReader(r)
+	var events []string
+	for {
+		ev, err := readEvent(br)
+		if err != nil {
+			return events, err
+		}
+		events = append(events, ev)
+	}
+}
+
+// chunk is a decoded chat.completion.chunk; pointers tell absent fields from empty ones.
+type chunk struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Index        int             `json:"index"`
+		Delta        json.RawMessage `json:"delta"`
+		FinishReason *string         `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	} `json:"usage"`
+}
+
+func decodeChunk(t *testing.T, event string) chunk {
+	t.Helper()
+	payload, ok := strings.CutPrefix(event, "data: ")
+	if !ok || strings.Contains(payload, "\n") {
+		t.Fatalf("event %q is not one data line", event)
+	}
+	var c chunk
+	if err := json.Unmarshal([]byte(payload), &c); err != nil {
+		t.Fatalf("event %q: %v", event, err)
+	}
+	return c
+}
+
+// contentOf returns the content of a chunk that is a content delta.
+func contentOf(t *testing.T, c chunk) (string, bool) {
+	t.Helper()
+	if len(c.Choices) != 1 || c.Choices[0].FinishReason != nil {
+		return "", false
+	}
+	var d map[string]string
+	if err := json.Unmarshal(c.Choices[0].Delta, &d); err != nil {
+		t.Fatal(err)
+	}
+	text, ok := d["content"]
+	if !ok || len(d) != 1 {
+		return "", false
+	}
+	return text, true
+}
