@@ -55,9 +55,9 @@ func (m *Model) command(line string) tea.Cmd {
 		return func() tea.Msg {
 			out, err := d.Command(args)
 			if err != nil {
-				return noticeMsg{text: "demo: " + err.Error(), err: true}
+				return noticeMsg{text: err.Error(), err: true}
 			}
-			return noticeMsg{text: "demo: " + out}
+			return noticeMsg{text: out}
 		}
 	default:
 		m.setNotice(fmt.Sprintf("unknown command %s; %s", Sanitize(name), slashHelp), true)

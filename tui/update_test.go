@@ -1,0 +1,413 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/agent"
+	"parley/history"
+	"parley/retry"
+)
+
+// storedExchanges returns n finished question/answer pairs as the database would return them.
+func storedExchanges(n int) []history.Message {
+	var msgs []history.Message
+	for i := range n {
+		id := int64(2*i + 1)
+		msgs = append(msgs,
+			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
+			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
+				Status: history.StatusSucceeded, Model: "test-model",
+				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
+	}
+	return msgs
+}
+
+// loaded returns a model showing msgs, without a database.
+func loaded(t testing.TB, msgs []history.Message, w, h int) Model {
+	t.Helper()
+	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
+	m, _ = step(m, tea.WindowSizeMsg{Width: w, Height: h})
+	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: msgs})
+	return m
+}
+
+// streaming returns a model whose last reply is being written by an active run.
+func streaming(t testing.TB, msgs []history.Message, w, h int) Model {
+	t.Helper()
+	m := loaded(t, msgs, w, h)
+	next := int64(len(msgs) + 1)
+	m, _ = step(m, postedMsg{text: "and now?", model: "test-model", session: m.session,
+		rcpt: history.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
+	if m.run == nil {
+		t.Fatal("no run started")
+	}
+	return m
+}
+
+// deliver hands the active run a batch of events.
+func deliver(m Model, evs ...agent.Event) (Model, tea.Cmd) {
+	return step(m, runEventsMsg{run: m.run.id, events: evs, ch: make(chan agent.Event)})
+}
+
+func delta(s string) agent.Event { return agent.Event{Kind: agent.EventDelta, Text: s} }
+
+func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
+	m := loaded(t, storedExchanges(3), 80, 24)
+	if m.focus != focusInput {
+		t.Fatal("the input should have the focus at start")
+	}
+	m, _ = step(m, press("esc"))
+	if m.focus != focusTranscript {
+		t.Fatal("esc without a run should move the focus to the transcript")
+	}
+	if got := m.transcript.Selected(); got != 6 {
+		t.Fatalf("selected %d, want the newest reply 6", got)
+	}
+	for _, k := range []string{"up", "k"} {
+		before := m.transcript.Selected()
+		m, _ = step(m, press(k))
+		if got := m.transcript.Selected(); got != before-2 {
+			t.Fatalf("%s: selected %d, want the previous reply %d", k, got, before-2)
+		}
+	}
+	m, _ = step(m, press("k")) // already the first reply: stays
+	if got := m.transcript.Selected(); got != 2 {
+		t.Fatalf("selected %d, want 2", got)
+	}
+	m, _ = step(m, press("j"))
+	m, _ = step(m, press("down"))
+	if got := m.transcript.Selected(); got != 6 {
+		t.Fatalf("selected %d, want 6", got)
+	}
+	// Letters typed in the transcript never reach the input.
+	m, _ = step(m, press("x"))
+	m, _ = step(m, press("q"))
+	if v := m.input.Value(); v != "" {
+		t.Fatalf("typed keys leaked into the input: %q", v)
+	}
+	if !strings.Contains(plain(m), "▌ Assistant") {
+		t.Fatalf("the selected reply is not marked:\n%s", plain(m))
+	}
+	for _, k := range []string{"i", "tab", "enter"} {
+		m, _ = step(m, press(k))
+		if m.focus != focusInput || m.transcript.Selected() != 0 {
+			t.Fatalf("%s should return to the input and clear the selection", k)
+		}
+		m, _ = step(m, press("esc"))
+	}
+}
+
+func TestInputKeys(t *testing.T) {
+	m := loaded(t, nil, 80, 24)
+	m = typeText(m, "one")
+	for i, k := range []string{"shift+enter", "alt+enter", "ctrl+j"} {
+		m, _ = step(m, press(k))
+		m = typeText(m, fmt.Sprint(i))
+	}
+	if got, want := m.input.Value(), "one\n0\n1\n2"; got != want {
+		t.Fatalf("input %q, want %q", got, want)
+	}
+	// ? and ctrl+d are text or editing keys while the input holds text.
+	m = typeText(m, "?")
+	if m.help.ShowAll || !strings.HasSuffix(m.input.Value(), "?") {
+		t.Fatal("? should be typed into a non-empty input")
+	}
+	m, _ = step(m, press("home"))
+	m, cmd := step(m, press("ctrl+d"))
+	if msgs := execCmd(cmd, 100*time.Millisecond); len(msgs) > 0 {
+		if _, quit := msgs[0].(tea.QuitMsg); quit {
+			t.Fatal("ctrl+d quit with text in the input")
+		}
+	}
+	// A large bracketed paste arrives whole.
+	m.input.Reset()
+	big := strings.Repeat("pasted line with some words\n", 3000)
+	m, _ = step(m, tea.PasteMsg{Content: big})
+	if m.input.Value() != big {
+		t.Fatalf("paste kept %d of %d bytes", len(m.input.Value()), len(big))
+	}
+	if h := strings.Count(m.View().Content, "\n") + 1; h != 24 {
+		t.Fatalf("screen is %d lines with a large input, want 24", h)
+	}
+}
+
+func TestHelpToggle(t *testing.T) {
+	m := loaded(t, nil, 100, 24)
+	short := plain(m)
+	if !strings.Contains(short, "enter send") || strings.Contains(short, "previous reply") {
+		t.Fatalf("short help should list the input's keys only:\n%s", short)
+	}
+	m, _ = step(m, press("?"))
+	if !m.help.ShowAll || m.input.Value() != "" {
+		t.Fatal("? on an empty input should open the full help")
+	}
+	full := plain(m)
+	for _, want := range []string{"newline", "scroll up", "follow"} {
+		if !strings.Contains(full, want) {
+			t.Fatalf("full help lacks %q:\n%s", want, full)
+		}
+	}
+	if h := strings.Count(m.View().Content, "\n") + 1; h != 24 {
+		t.Fatalf("screen is %d lines with the full help, want 24", h)
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	db := openDB(t)
+	m := newModel(t, db, offlineClient(), nil, 80, 24)
+	_, cmd := step(m, press("ctrl+c"))
+	if !quits(cmd) {
+		t.Fatal("ctrl+c without a run should quit")
+	}
+	_, cmd = step(m, press("ctrl+d"))
+	if !quits(cmd) {
+		t.Fatal("ctrl+d on an empty input should quit")
+	}
+	m = streaming(t, storedExchanges(1), 80, 24)
+	m, cmd = step(m, press("ctrl+c"))
+	if quits(cmd) || !m.run.cancelling {
+		t.Fatal("ctrl+c during a run should cancel it, not quit")
+	}
+}
+
+// quits reports whether cmd ends the program.
+func quits(cmd tea.Cmd) bool {
+	for _, msg := range execCmd(cmd, time.Second) {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestStreamingRendersPerFrame(t *testing.T) {
+	m := streaming(t, storedExchanges(2), 80, 24)
+	m, cmd := deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3})
+	if !strings.Contains(plain(m), "waiting for the reply") {
+		t.Fatalf("no waiting status:\n%s", plain(m))
+	}
+	m, cmd = deliver(m, delta("Hello "), delta("**world**"))
+	if cmd == nil || !m.framePending {
+		t.Fatal("a delta should schedule a frame")
+	}
+	if strings.Contains(plain(m), "Hello") {
+		t.Fatal("deltas should wait for the frame before rendering")
+	}
+	m, _ = step(m, frameMsg{run: m.run.id})
+	if !strings.Contains(plain(m), "Hello world") {
+		t.Fatalf("frame did not render the reply:\n%s", plain(m))
+	}
+	if !strings.Contains(plain(m), "streaming") {
+		t.Fatal("header should say streaming")
+	}
+	// A frame of another run is ignored but clears the pending flag.
+	m, _ = deliver(m, delta(" again"))
+	m, _ = step(m, frameMsg{run: m.run.id + 7})
+	if strings.Contains(plain(m), "again") || m.framePending {
+		t.Fatal("stale frame handled wrongly")
+	}
+	m, _ = deliver(m, agent.Event{Kind: agent.EventFinished, FinishReason: "stop"})
+	if m.run != nil {
+		t.Fatal("run still active after EventFinished")
+	}
+	if !strings.Contains(plain(m), "Hello world again") || strings.Contains(plain(m), "**") {
+		t.Fatalf("finished reply not rendered as markdown:\n%s", plain(m))
+	}
+}
+
+func TestModelOutputIsSanitized(t *testing.T) {
+	m := streaming(t, nil, 80, 24)
+	m, _ = deliver(m, delta("safe \x1b]0;evil title\x07text \x1b]52;c;cHduZWQ=\x1b\\and \x1b[2J\x1b[31mred\u009b1m"),
+		agent.Event{Kind: agent.EventFinished})
+	out := m.View().Content
+	for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "evil", "cHduZWQ", "\u009b"} {
+		if strings.Contains(out, bad) {
+			t.Fatalf("screen contains %q", bad)
+		}
+	}
+	if !strings.Contains(ansi.Strip(out), "safe text and red") {
+		t.Fatalf("text lost:\n%s", plain(m))
+	}
+}
+
+func TestTier1StatusAndFailure(t *testing.T) {
+	m := streaming(t, nil, 100, 24)
+	over := retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded",
+		Message: "The service may be temporarily overloaded, please try again later"}
+	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
+		agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: over})
+	if s := plain(m); !strings.Contains(s, "Provider overloaded: reconnecting, attempt 2/3 in 1.2s") || !strings.Contains(s, "reconnecting") {
+		t.Fatalf("no Tier 1 status:\n%s", s)
+	}
+	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3},
+		agent.Event{Kind: agent.EventFailed, Class: over})
+	s := plain(m)
+	if !strings.Contains(s, "✗ Provider overloaded — The service may be temporarily overloaded") {
+		t.Fatalf("failure not shown with label and message:\n%s", s)
+	}
+	if strings.Contains(s, "reconnecting") || m.run != nil {
+		t.Fatal("status not cleared after the run ended")
+	}
+}
+
+func TestStaleRunEventsAreIgnored(t *testing.T) {
+	m := streaming(t, nil, 80, 24)
+	id := m.run.id
+	ch := make(chan agent.Event)
+	m, cmd := step(m, runEventsMsg{run: id + 1, events: []agent.Event{delta("ghost")}, ch: ch})
+	if cmd == nil {
+		t.Fatal("a stale run that has not ended should still be drained")
+	}
+	m, cmd = step(m, runEventsMsg{run: id + 1, events: []agent.Event{{Kind: agent.EventCancelled}}, ch: ch})
+	if cmd != nil {
+		t.Fatal("an ended stale run should not be read again")
+	}
+	m, _ = step(m, frameMsg{run: id})
+	if strings.Contains(plain(m), "ghost") || m.run == nil || m.run.id != id {
+		t.Fatal("a stale run's events changed the screen")
+	}
+}
+
+func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
+	ch := make(chan agent.Event, 2000)
+	var want strings.Builder
+	for i := range 1200 {
+		ch <- delta(fmt.Sprint(i, " "))
+		want.WriteString(fmt.Sprint(i, " "))
+	}
+	ch <- agent.Event{Kind: agent.EventFinished}
+	ch <- delta("after the end")
+	var got strings.Builder
+	batches, terminal := 0, false
+	for !terminal {
+		msg := readEvents(3, ch)().(runEventsMsg)
+		batches++
+		if msg.run != 3 || msg.closed {
+			t.Fatalf("bad batch %+v", msg)
+		}
+		for i, ev := range msg.events {
+			if ev.Terminal() {
+				terminal = true
+				if i != len(msg.events)-1 {
+					t.Fatal("a batch went on past its terminal event")
+				}
+				continue
+			}
+			got.WriteString(ev.Text)
+		}
+	}
+	if got.String() != want.String() {
+		t.Fatal("deltas lost or reordered")
+	}
+	if batches != 3 {
+		t.Fatalf("%d batches, want 3 (512+512+177)", batches)
+	}
+	if len(ch) != 1 {
+		t.Fatal("the reader took events after the terminal one")
+	}
+	close(ch)
+	<-ch
+	if msg := readEvents(3, ch)().(runEventsMsg); !msg.closed || len(msg.events) != 0 {
+		t.Fatalf("closed channel: %+v", msg)
+	}
+}
+
+func TestFollowModeAndScrolling(t *testing.T) {
+	m := streaming(t, storedExchanges(20), 80, 20)
+	m, _ = deliver(m, delta("first words"))
+	m, _ = step(m, frameMsg{run: m.run.id})
+	if !strings.Contains(plain(m), "first words") {
+		t.Fatal("follow mode should show the streaming reply")
+	}
+	m, _ = step(m, press("pgup"))
+	if m.transcript.Following() {
+		t.Fatal("pgup should stop following")
+	}
+	before := plain(m)
+	if strings.Contains(before, "first words") || !strings.Contains(before, "scrolled up") {
+		t.Fatalf("pgup did not scroll away:\n%s", before)
+	}
+	m, _ = deliver(m, delta("\n\nmore and more\n\nand more"))
+	m, _ = step(m, frameMsg{run: m.run.id})
+	if plain(m) != before {
+		t.Fatal("new text moved the window while scrolled up")
+	}
+	m, _ = step(m, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if plain(m) == before {
+		t.Fatal("the mouse wheel did not scroll")
+	}
+	m, _ = step(m, press("home"))
+	if !strings.Contains(plain(m), "question 1") {
+		t.Fatalf("home should show the first message:\n%s", plain(m))
+	}
+	for range 50 {
+		m, _ = step(m, press("pgdown"))
+	}
+	if !m.transcript.Following() || !strings.Contains(plain(m), "and more") {
+		t.Fatal("scrolling to the bottom should follow again")
+	}
+	m, _ = step(m, press("pgup"))
+	m, _ = step(m, press("end"))
+	if !m.transcript.Following() {
+		t.Fatal("end should follow")
+	}
+}
+
+func TestResizeRelaysOut(t *testing.T) {
+	m := loaded(t, storedExchanges(5), 80, 24)
+	for _, size := range [][2]int{{40, 12}, {120, 40}, {60, 30}} {
+		m, _ = step(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(m.View().Content, "\n")
+		if len(lines) != size[1] {
+			t.Fatalf("%v: %d lines", size, len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Fatalf("%v: line %d is %d wide: %q", size, i, w, ansi.Strip(l))
+			}
+		}
+		if !strings.Contains(plain(m), "Answer 5") {
+			t.Fatalf("%v: newest reply not shown", size)
+		}
+	}
+}
+
+func TestCopySelectedReply(t *testing.T) {
+	m := loaded(t, storedExchanges(2), 80, 24)
+	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
+	m, cmd := step(m, press("y"))
+	msgs := execCmd(cmd, time.Second)
+	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
+		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
+	}
+	if !strings.Contains(plain(m), "copied") {
+		t.Fatal("no notice after copying")
+	}
+}
+
+func TestLightBackground(t *testing.T) {
+	m := loaded(t, storedExchanges(1), 80, 24)
+	dark := m.View().Content
+	m, _ = step(m, tea.BackgroundColorMsg{Color: ansiWhite{}})
+	if m.dark {
+		t.Fatal("a white background should select the light styles")
+	}
+	if m.View().Content == dark {
+		t.Fatal("the screen did not change for a light background")
+	}
+	if ansi.Strip(m.View().Content) != ansi.Strip(dark) {
+		t.Fatal("the text should not depend on the background")
+	}
+}
+
+// ansiWhite is a white terminal background.
+type ansiWhite struct{}
+
+func (ansiWhite) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
