@@ -28,10 +28,10 @@ func openDB(t testing.TB) *history.DB {
 	return db
 }
 
-// startDemo starts a demo endpoint that sends one chunk every pace.
-func startDemo(t testing.TB, pace time.Duration) (*demo.Server, *agent.Client) {
+// startDemo starts a demo endpoint on 127.0.0.1 and a client for it.
+func startDemo(t testing.TB, opts demo.Options) (*demo.Server, *agent.Client) {
 	t.Helper()
-	srv, err := demo.Start(demo.Options{Pace: pace})
+	srv, err := demo.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

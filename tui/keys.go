@@ -58,8 +58,16 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp returns every binding, grouped in columns, for the `?` view.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Send, k.Newline, k.Cancel, k.Interrupt, k.Quit},
-		{k.PageUp, k.PageDown, k.Top, k.Bottom, k.Help},
-		{k.Up, k.Down, k.Copy, k.Input, k.Choose, k.Close},
+		{k.Send, k.Newline, k.Quit, k.Help},
+		{k.Cancel, k.Interrupt, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Up, k.Down, k.Copy, k.Input},
 	}
+}
+
+// fullKeys is the key map for the full list: every binding, named for every state.
+func fullKeys() KeyMap {
+	k := DefaultKeyMap()
+	k.Cancel.SetHelp("esc", "stop reply / select")
+	k.Interrupt.SetHelp("ctrl+c", "stop reply / quit")
+	return k
 }

@@ -28,7 +28,7 @@ func (m Model) View() tea.View {
 	}
 	lines = append(lines, m.statusView())
 	inputTop := len(lines)
-	lines = append(lines, m.input.View(), m.help.View(m.keys))
+	lines = append(lines, m.input.View(), m.helpView())
 	v.SetContent(strings.Join(lines, "\n"))
 	if m.focus == focusInput {
 		if c := m.input.Cursor(); c != nil {
@@ -46,9 +46,18 @@ func (m *Model) layout() {
 	}
 	m.input.SetWidth(m.width)
 	m.help.SetWidth(m.width)
-	helpLines := lipgloss.Height(m.help.View(m.keys))
+	helpLines := lipgloss.Height(m.helpView())
 	rest := m.height - 1 /* header */ - 1 /* status */ - m.input.Height() - helpLines
 	m.transcript.SetSize(m.width, max(rest, 1))
+}
+
+// helpView is the one-line help of the keys that apply now, or with ? the full list and the
+// slash commands.
+func (m *Model) helpView() string {
+	if !m.help.ShowAll {
+		return m.help.View(m.keys)
+	}
+	return m.help.View(fullKeys()) + "\n" + m.styles.Muted.Render("commands: "+slashHelp)
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,

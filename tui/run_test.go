@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+	"parley/history"
+)
+
+// These tests run the model against a real demo endpoint on 127.0.0.1 and a real database.
+
+func TestSendStreamsAndStoresReply(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("what are the keys?")
+	d.until("the reply to finish", func(m Model) bool {
+		return m.run == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).msg.ID) == history.StatusSucceeded
+	})
+	reply := lastReply(t, d.m)
+	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	if stored.Status != history.StatusSucceeded || stored.Content == "" {
+		t.Fatalf("stored reply: %+v", stored)
+	}
+	if Sanitize(stored.Content) != reply.text.String() {
+		t.Fatal("the screen's text differs from the stored reply")
+	}
+	if d.m.session.Title == "" || !strings.Contains(plain(d.m), d.m.session.Title) {
+		t.Fatalf("header should show the session's title %q", d.m.session.Title)
+	}
+	if !strings.Contains(plain(d.m), "demo") {
+		t.Fatal("header should say it is the demo")
+	}
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1", srv.Requests())
+	}
+}
+
+func TestEscCancelsRunKeepingPartialText(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("tell me a long story")
+	d.until("some text", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.send(press("esc"))
+	if d.m.focus != focusInput {
+		t.Fatal("esc during a run should cancel, not move the focus")
+	}
+	d.until("the run to end", func(m Model) bool { return m.run == nil })
+	reply := lastReply(t, d.m)
+	if reply.msg.Status != history.StatusCancelled {
+		t.Fatalf("reply status %q, want cancelled", reply.msg.Status)
+	}
+	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	if stored.Status != history.StatusCancelled || stored.Retry != nil {
+		t.Fatalf("stored %q with %+v, want cancelled and no failure", stored.Status, stored.Retry)
+	}
+	if stored.Content == "" || Sanitize(stored.Content) != reply.text.String() {
+		t.Fatalf("partial text not kept: stored %q, shown %q", stored.Content, reply.text.String())
+	}
+	if !strings.Contains(plain(d.m), "cancelled") {
+		t.Fatalf("screen does not say cancelled:\n%s", plain(d.m))
+	}
+	time.Sleep(100 * time.Millisecond)
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests after a cancel, want 1", srv.Requests())
+	}
+}
+
+func TestSendingDuringARunQueues(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 40})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("first question")
+	d.until("the first run to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.typeAndSend("second question")
+	d.typeAndSend("third question")
+	d.until("both to be queued", func(m Model) bool { return len(m.queue) == 2 })
+	if !strings.Contains(plain(d.m), "queued: sends when the current reply ends") || !strings.Contains(plain(d.m), "2 queued") {
+		t.Fatalf("queued messages not shown as queued:\n%s", plain(d.m))
+	}
+	msgs, err := db.Transcript(d.m.session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 6 || msgs[3].Status != history.StatusQueued || msgs[5].Status != history.StatusQueued {
+		t.Fatalf("stored transcript: %+v", msgs)
+	}
+	if msgs[2].Content != "second question" || msgs[4].Content != "third question" {
+		t.Fatal("queued messages stored out of order")
+	}
+	d.until("every run to finish", func(m Model) bool {
+		return m.run == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == history.StatusSucceeded
+	})
+	msgs, _ = db.Transcript(d.m.session.ID)
+	for _, i := range []int{1, 3, 5} {
+		if msgs[i].Status != history.StatusSucceeded {
+			t.Fatalf("reply %d: %q", i, msgs[i].Status)
+		}
+	}
+	if srv.Requests() != 3 {
+		t.Fatalf("%d requests, want 3", srv.Requests())
+	}
+	// The second run was sent after the first reply, so it carries it as context.
+	got := srv.Received()[1].Messages
+	if len(got) < 3 || got[len(got)-1].Content != "second question" || got[len(got)-2].Role != "assistant" {
+		t.Fatalf("second request's messages: %+v", got)
+	}
+}
+
+func TestQuitCancelsQueuedRuns(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("first")
+	d.until("streaming", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.typeAndSend("second")
+	d.until("queued", func(m Model) bool { return len(m.queue) == 1 })
+	queued := d.m.queue[0]
+	d.send(press("ctrl+d")) // empty input, run active: cancel, then quit
+	d.until("quit", func(Model) bool { return d.quit })
+	r, err := db.Run(queued.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != history.StatusCancelled {
+		t.Fatalf("queued run left %q, want cancelled", r.Status)
+	}
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1", srv.Requests())
+	}
+}
+
+func TestFailedRunShowsLabelAndMessage(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{})
+	srv.Push(demo.Quota())
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("hello")
+	d.until("the run to end", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	reply := lastReply(t, d.m)
+	if reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Retryable {
+		t.Fatalf("reply: %+v", reply.msg)
+	}
+	want := "✗ " + reply.msg.Retry.Label + " — "
+	if !strings.Contains(plain(d.m), want) {
+		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	first := d.m.session.ID
+
+	d.typeAndSend("/model other-model")
+	if d.m.model() != "other-model" || !strings.Contains(plain(d.m), "other-model") {
+		t.Fatalf("/model did not switch:\n%s", plain(d.m))
+	}
+	d.typeAndSend("hi")
+	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	if r := storedReply(t, db, first, lastReply(t, d.m).msg.ID); r.Model != "other-model" {
+		t.Fatalf("run stored with model %q", r.Model)
+	}
+
+	d.typeAndSend("/demo overload 2")
+	d.until("the demo's answer", func(m Model) bool { return strings.Contains(m.notice, "503") })
+
+	d.typeAndSend("/demo nonsense")
+	d.until("the demo's error", func(m Model) bool { return m.noticeErr && strings.Contains(m.notice, "usage") })
+	srv.Reset()
+
+	d.typeAndSend("/bogus")
+	if !d.m.noticeErr || !strings.Contains(d.m.notice, "unknown command /bogus") {
+		t.Fatalf("notice %q", d.m.notice)
+	}
+
+	d.typeAndSend("/new")
+	d.until("a new session", func(m Model) bool { return m.session.ID != first })
+	if d.m.transcript.Len() != 0 {
+		t.Fatal("new session should be empty")
+	}
+
+	d.typeAndSend("/sessions")
+	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
+	if !strings.Contains(plain(d.m), "Sessions") || !strings.Contains(plain(d.m), "hi") {
+		t.Fatalf("picker:\n%s", plain(d.m))
+	}
+	// Sessions are listed newest first: the first session is below the new one.
+	for d.m.picker.sessions[d.m.picker.cursor].ID != first {
+		d.send(press("down"))
+	}
+	d.send(press("enter"))
+	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 2 })
+	if !strings.Contains(plain(d.m), "hi") {
+		t.Fatalf("stored history not shown:\n%s", plain(d.m))
+	}
+
+	d.typeAndSend("/quit")
+	d.until("quit", func(Model) bool { return d.quit })
+}
+
+func TestContinueShowsStoredHistory(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{})
+	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d.typeAndSend("remember this question")
+	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	s, err := db.LatestSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := openModel(t, db, client, srv, s, 100, 30)
+	if m.transcript.Len() != 2 || !strings.Contains(plain(m), "remember this question") {
+		t.Fatalf("continued session:\n%s", plain(m))
+	}
+}
