@@ -93,6 +93,8 @@ type streamMD struct {
 	blank bool
 	// boundary is the newest safe boundary found, at most the text's length.
 	boundary int
+	// failed is a boundary whose chunk could not be glued, so it is not tried again.
+	failed int
 }
 
 // refDef matches a link reference definition, which can change how earlier text renders.
@@ -108,40 +110,74 @@ func (s *streamMD) render(md *markdown, text string, width int, dark bool) []str
 		return md.full(text, width, dark)
 	}
 	s.scan(text)
+	if refDef.MatchString(text[s.scanned:]) {
+		// A definition still being written already changes links above it.
+		s.off = true
+	}
 	if s.off {
 		return md.full(text, width, dark)
 	}
-	if s.boundary > s.stableEnd {
-		chunk := md.raw(text[s.stableEnd:s.boundary], width, dark)
-		if !glueable(chunk) {
-			s.off = true
-			return md.full(text, width, dark)
-		}
-		if len(s.stable) == 0 {
-			s.stable = append(s.stable, chunk[:len(chunk)-2]...)
+	if s.boundary > s.stableEnd && s.boundary != s.failed {
+		var chunk []string
+		var ok bool
+		if s.stableEnd == 0 {
+			chunk, ok = md.first(text[:s.boundary], width, dark)
 		} else {
-			s.stable = append(s.stable, chunk[1:len(chunk)-2]...)
+			chunk, ok = md.next(text[s.stableEnd:s.boundary], width, dark)
 		}
-		s.stableEnd = s.boundary
+		if ok {
+			s.stable = append(s.stable, chunk...)
+			s.stableEnd = s.boundary
+		} else {
+			// Some blocks (code) end differently when more follows: wait for a later boundary.
+			s.failed = s.boundary
+		}
 	}
 	if s.stableEnd == 0 {
 		return md.full(text, width, dark)
 	}
-	tail := md.raw(text[s.stableEnd:], width, dark)
-	if len(tail) == 0 || tail[0] != "" {
+	tail, ok := md.tail(text[s.stableEnd:], width, dark)
+	if !ok {
 		s.off = true
 		return md.full(text, width, dark)
 	}
 	out := make([]string, 0, len(s.stable)+len(tail))
 	out = append(out, s.stable...)
-	out = append(out, tail[1:]...)
-	return trimBlank(out)
+	return trimBlank(append(out, tail...))
 }
 
-// glueable reports whether a chunk's render has the shape gluing relies on.
-func glueable(lines []string) bool {
-	n := len(lines)
-	return n >= 3 && lines[0] == "" && lines[n-1] == "" && lines[n-2] == ""
+// first renders the first chunk of a document: glamour's lines without the blank line it
+// puts before the document and the two after it. ok is false if the render has another shape.
+func (md *markdown) first(chunk string, width int, dark bool) (lines []string, ok bool) {
+	r := md.raw(chunk, width, dark)
+	n := len(r)
+	if n < 3 || r[0] != "" || r[n-1] != "" || r[n-2] != "" {
+		return nil, false
+	}
+	return r[1 : n-2], true
+}
+
+// next renders a chunk that follows other blocks and is followed by more. ok is false if the
+// render has another shape than the one gluing relies on.
+func (md *markdown) next(chunk string, width int, dark bool) (lines []string, ok bool) {
+	r, ok := md.tail(chunk, width, dark)
+	n := len(r)
+	if !ok || n < 2 || r[n-1] != "" || r[n-2] != "" {
+		return nil, false
+	}
+	return r[:n-2], true
+}
+
+// tail renders the last chunk of a document, which follows other blocks. Glamour draws some
+// blocks differently when they are not the first of the document (a paragraph or heading then
+// starts with a blank line), so the chunk is rendered behind a one-line paragraph, which is
+// then cut off.
+func (md *markdown) tail(chunk string, width int, dark bool) (lines []string, ok bool) {
+	r := md.raw("x\n\n"+chunk, width, dark)
+	if len(r) < 2 || r[0] != "" || strings.TrimSpace(ansi.Strip(r[1])) != "x" {
+		return nil, false
+	}
+	return r[2:], true
 }
 
 // scan reads the complete lines of text after s.scanned, tracking code fences, and records the

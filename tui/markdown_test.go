@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"parley/agent/demo"
+)
+
+// mdCorpus holds documents with the constructs that make gluing renders risky: blocks that
+// continue across blank lines, fences holding blank lines, lists that turn loose, tables.
+var mdCorpus = map[string]string{
+	"paragraphs": "First paragraph with **bold**, _emphasis_ and `code` that runs long enough to wrap at the narrow width.\n\nSecond paragraph.\n\nThird one, ending without a newline",
+	"headings":   "# Title\n\nIntro text.\n\n## Section\n\nBody.\n\nSetext heading\n==============\n\nMore.\n\n### Deep\n\nEnd.\n",
+	"lists":      "Steps:\n\n- one\n- two\n\n- three after a blank line\n  continued\n\n  a second paragraph in the item\n\nAfter the list.\n\n1. first\n2. second\n\n3. third\n\n10) other style\n\nDone.\n",
+	"nested":     "- outer\n  - inner\n\n    inner paragraph\n\n  - inner two\n- outer two\n\nText.\n",
+	"fences":     "Code:\n\n```go\nfunc main() {\n\n\tfmt.Println(\"x\")\n\n}\n```\n\nAfter.\n\n~~~~\n```\nnot closed by this\n\n~~~~\n\nEnd.\n",
+	"quotes":     "> quoted\n> more\n\n> another quote\n\nplain\n\n> a\n\n> b\n",
+	"table":      "| a | b |\n|---|---|\n| 1 | 2 |\n\nText between.\n\nx | y\n--|--\n3 | 4\n\nend\n",
+	"rules":      "Above\n\n---\n\nBelow\n\n***\n\n* star list\n* more\n\nfin\n",
+	"indented":   "Para.\n\n    indented code\n\n    still code\n\nback to text\n",
+	"html":       "<div>\n\nhtml block\n\n</div>\n\ntext\n",
+	"refs":       "See [the docs][d].\n\nMore text.\n\n[d]: http://example.com\n",
+	"emphasis":   "*starts with emphasis* and goes on.\n\n**bold start** too.\n\n+ plus list\n+ item\n\nend\n",
+	"code then text": "Run:\n\n```\nmake\n```\nright after the fence\n\n```\nagain\n```\n\n## Heading after code\n\n```\nlast\n```\n",
+	"long": strings.Repeat("A paragraph of streamed words, long enough to wrap over two lines at this width.\n\n"+
+		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 12),
+}
+
+func init() {
+	mdCorpus["demo reply"] = demo.Reply([]demo.Message{{Role: "user", Content: "what are the keys?"}})
+}
+
+// The glued render of a growing reply equals a full render of the same text at every step,
+// at several widths.
+func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
+	for name, doc := range mdCorpus {
+		t.Run(name, func(t *testing.T) {
+			for _, width := range []int{30, 78} {
+				var s streamMD
+				var md, ref markdown
+				for _, end := range steps(doc) {
+					text := doc[:end]
+					got := s.render(&md, text, width, true)
+					want := ref.full(text, width, true)
+					if strings.Join(got, "\n") != strings.Join(want, "\n") {
+						t.Fatalf("width %d, after %d bytes %q:\nglued:\n%s\nfull:\n%s",
+							width, end, text[max(0, end-40):], strings.Join(got, "\n"), strings.Join(want, "\n"))
+					}
+				}
+			}
+		})
+	}
+}
+
+// steps returns the lengths at which a streamed doc is rendered: after every few bytes, and
+// at every line end.
+func steps(doc string) []int {
+	var out []int
+	for i := 1; i <= len(doc); i++ {
+		if (i%7 == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Gluing moves the stable prefix forward, so only the tail is rendered per frame.
+func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
+	var s streamMD
+	var md markdown
+	doc := mdCorpus["long"]
+	s.render(&md, doc, 78, true)
+	if s.off || s.stableEnd == 0 {
+		t.Fatalf("no stable prefix: off=%v end=%d", s.off, s.stableEnd)
+	}
+	if tail := len(doc) - s.stableEnd; tail > 200 {
+		t.Fatalf("tail of %d bytes left to render per frame", tail)
+	}
+	// Text that gluing cannot handle turns it off.
+	var h streamMD
+	h.render(&md, mdCorpus["html"], 78, true)
+	if !h.off {
+		t.Fatal("an HTML block should turn gluing off")
+	}
+	// A width change starts over.
+	s.render(&md, doc, 40, true)
+	if s.width != 40 || s.stableEnd == 0 {
+		t.Fatal("width change not handled")
+	}
+}
