@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -88,5 +89,35 @@ func TestResizeMatchesFreshRender(t *testing.T) {
 	m, _ = step(m, tea.WindowSizeMsg{Width: 50, Height: 20})
 	if got, want := m.View().Content, loaded(t, msgs, 50, 20).View().Content; got != want {
 		t.Fatalf("resized:\n%s\nfresh:\n%s", got, want)
+	}
+}
+
+// Opening and scrolling a long session renders only the messages that reach the screen.
+func TestViewRendersOnlyVisibleMessages(t *testing.T) {
+	m := loaded(t, storedExchanges(5000), 100, 40)
+	rendered := func() int {
+		n := 0
+		for _, e := range m.transcript.entries {
+			if e.cache.lines != nil {
+				n++
+			}
+		}
+		return n
+	}
+	m.View()
+	if n := rendered(); n == 0 || n > 40 {
+		t.Fatalf("first frame rendered %d of 10000 messages", n)
+	}
+	for range 10 {
+		m, _ = step(m, press("pgup"))
+		m.View()
+	}
+	m, _ = step(m, press("home"))
+	m.View()
+	if n := rendered(); n > 200 {
+		t.Fatalf("scrolling rendered %d messages", n)
+	}
+	if !strings.Contains(plain(m), "question 1\n") {
+		t.Fatalf("home does not show the first message:\n%s", plain(m))
 	}
 }
