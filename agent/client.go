@@ -1,0 +1,280 @@
+// Package agent talks to OpenAI-compatible chat endpoints. A run is one request for a reply,
+// streamed as an ordered channel of typed events, with Tier 1's automatic retries inside it:
+// only before the first content delta, within retry.Policy, honouring the server's advice.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"parley/retry"
+)
+
+// Default timeouts, used when an Endpoint leaves one zero.
+const (
+	DefaultConnectTimeout    = 10 * time.Second
+	DefaultHeaderTimeout     = 60 * time.Second
+	DefaultFirstDeltaTimeout = 90 * time.Second
+)
+
+// Endpoint is a resolved OpenAI-compatible endpoint: where to send, with what model and key.
+type Endpoint struct {
+	// Name is the profile or preset the endpoint came from, or "demo".
+	Name    string
+	BaseURL string
+	Model   string
+	// APIKey is the resolved key; empty when the endpoint is called without one.
+	APIKey string
+	// KeyEnv names the environment variable the key is read from.
+	KeyEnv string
+	// KeyErr, when set, says why the key could not be resolved. Every run then fails as
+	// credentials_unresolved without sending anything.
+	KeyErr string
+	// Headers are extra request headers (for example OpenRouter's X-Title).
+	Headers map[string]string
+	// Demo is set for parley's built-in offline demo endpoint.
+	Demo bool
+	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response
+	// headers; FirstDeltaTimeout the wait from sending until the first content delta.
+	ConnectTimeout, HeaderTimeout, FirstDeltaTimeout time.Duration
+}
+
+// Client runs requests against one Endpoint. It is safe for concurrent use.
+type Client struct {
+	ep     Endpoint
+	clock  retry.Clock
+	policy retry.Policy
+	api    *openai.Client
+}
+
+// NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
+func NewClient(ep Endpoint, clock retry.Clock, policy retry.Policy) *Client {
+	if ep.ConnectTimeout <= 0 {
+		ep.ConnectTimeout = DefaultConnectTimeout
+	}
+	if ep.HeaderTimeout <= 0 {
+		ep.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if ep.FirstDeltaTimeout <= 0 {
+		ep.FirstDeltaTimeout = DefaultFirstDeltaTimeout
+	}
+	base := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: ep.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   ep.ConnectTimeout,
+		ResponseHeaderTimeout: ep.HeaderTimeout,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	cfg := openai.DefaultConfig(ep.APIKey)
+	cfg.BaseURL = ep.BaseURL
+	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers}}
+	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
+	cfg.EmptyMessagesLimit = math.MaxUint32
+	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg)}
+}
+
+// Endpoint returns the endpoint the client sends to.
+func (c *Client) Endpoint() Endpoint { return c.ep }
+
+// WithModel returns a client for the same endpoint with another model.
+func (c *Client) WithModel(model string) *Client {
+	cc := *c
+	cc.ep.Model = model
+	return &cc
+}
+
+// Stream sends msgs and streams the reply. The channel carries EventStarted for each attempt,
+// EventRetrying before each Tier 1 wait, the deltas and usage, and exactly one terminal event,
+// then closes. Cancelling ctx cancels the run at once, including a Tier 1 wait, and ends it
+// with EventCancelled.
+func (c *Client) Stream(ctx context.Context, msgs []Message) <-chan Event {
+	out := make(chan Event, 64)
+	go c.run(ctx, msgs, out)
+	return out
+}
+
+func (c *Client) run(ctx context.Context, msgs []Message, out chan<- Event) {
+	defer close(out)
+	maxAttempts := c.policy.MaxAttempts
+	if c.ep.KeyErr != "" {
+		out <- Event{Kind: EventFailed, Class: retry.Classification{
+			Class: retry.CredentialsUnresolved, Label: retry.Label(retry.CredentialsUnresolved), Message: c.ep.KeyErr,
+		}}
+		return
+	}
+	for attempt := 1; ; attempt++ {
+		out <- Event{Kind: EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
+		res := c.attempt(ctx, msgs, out)
+		switch {
+		case ctx.Err() != nil:
+			out <- Event{Kind: EventCancelled}
+			return
+		case res.failure == nil:
+			out <- Event{Kind: EventFinished, FinishReason: res.finishReason}
+			return
+		}
+		cls := retry.Classify(*res.failure)
+		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
+		if !d.Retry {
+			out <- Event{Kind: EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
+			return
+		}
+		out <- Event{Kind: EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}
+		select {
+		case <-ctx.Done():
+			out <- Event{Kind: EventCancelled}
+			return
+		case <-c.clock.After(d.Wait):
+		}
+	}
+}
+
+// result is how one attempt ended: failure is nil when the reply finished.
+type result struct {
+	failure      *retry.Failure
+	delivered    bool
+	finishReason string
+}
+
+// chunk is the part of a streamed chat.completion.chunk parley reads. Error and Type catch
+// error frames that arrive as ordinary data lines.
+type chunk struct {
+	Choices []struct {
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Type    string          `json:"type"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+}
+
+// isError reports whether a data payload is an error frame rather than a chunk: an "error"
+// member, an error event type, or a bare error object (a message and no choices).
+func (ch *chunk) isError() bool {
+	return len(ch.Error) > 0 && string(ch.Error) != "null" || ch.Type == "error" || ch.Object == "error" ||
+		ch.Choices == nil && ch.Usage == nil && ch.Message != ""
+}
+
+func (c *Client) attempt(ctx context.Context, msgs []Message, out chan<- Event) result {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var capt capture
+	actx = withCapture(actx, &capt)
+
+	// The first-delta deadline runs from the send until the first content delta; comments and
+	// role-only chunks do not extend it. It is a network deadline, so it runs on real time.
+	var expired atomic.Bool
+	deadline := time.AfterFunc(c.ep.FirstDeltaTimeout, func() {
+		expired.Store(true)
+		cancel()
+	})
+	defer deadline.Stop()
+	timedOut := expired.Load
+
+	req := openai.ChatCompletionRequest{
+		Model:         c.ep.Model,
+		Messages:      toOpenAI(msgs),
+		Stream:        true,
+		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+	}
+	stream, err := c.api.CreateChatCompletionStream(actx, req)
+	if err != nil {
+		f := &retry.Failure{Now: c.clock.Now(), Err: err}
+		switch {
+		case capt.status != 0:
+			f.Phase, f.Status, f.Header, f.Body = retry.Status, capt.status, capt.header, capt.body.Bytes()
+		case timedOut():
+			f.Phase, f.Kind = retry.BeforeHeaders, retry.NetTimeoutFirstDelta
+		default:
+			f.Phase = retry.BeforeHeaders
+		}
+		return result{failure: f}
+	}
+	defer stream.Close()
+
+	var res result
+	inStream := func(kind retry.NetKind, body []byte, err error) result {
+		phase := retry.InStreamBeforeDelta
+		if res.delivered {
+			phase = retry.InStreamAfterDelta
+		}
+		res.failure = &retry.Failure{Phase: phase, Status: capt.status, Header: capt.header, Body: body, Err: err, Kind: kind, Now: c.clock.Now()}
+		return res
+	}
+	for {
+		raw, err := stream.RecvRaw()
+		if err != nil {
+			if ctx.Err() != nil {
+				return res
+			}
+			if frame, ok := retry.StreamError(capt.frames.Bytes()); ok {
+				return inStream(retry.NetUnknown, frame, err)
+			}
+			switch {
+			case timedOut():
+				return inStream(retry.NetTimeoutFirstDelta, nil, err)
+			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
+				if !res.delivered {
+					return inStream(retry.NetEmpty, nil, nil)
+				}
+				return res
+			case errors.Is(err, io.EOF):
+				// Neither [DONE] nor a finish_reason: the stream was cut.
+				return inStream(retry.NetCut, nil, io.ErrUnexpectedEOF)
+			default:
+				return inStream(retry.NetCut, nil, err)
+			}
+		}
+		var ch chunk
+		if err := json.Unmarshal(raw, &ch); err != nil {
+			continue
+		}
+		if ch.isError() {
+			return inStream(retry.NetUnknown, raw, nil)
+		}
+		for _, choice := range ch.Choices {
+			if text := choice.Delta.Content; text != "" {
+				if !res.delivered {
+					res.delivered = true
+					deadline.Stop()
+				}
+				out <- Event{Kind: EventDelta, Text: text}
+			}
+			if choice.FinishReason != "" {
+				res.finishReason = choice.FinishReason
+				if choice.FinishReason == "content_filter" {
+					return inStream(retry.NetUnknown, raw, nil)
+				}
+			}
+		}
+		if ch.Usage != nil {
+			out <- Event{Kind: EventUsage, Usage: Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}}
+		}
+	}
+}
+
+func toOpenAI(msgs []Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+	}
+	return out
+}

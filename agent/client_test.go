@@ -1,0 +1,257 @@
+package agent
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+	"parley/retry"
+)
+
+// fakeClock records every wait and lets it pass at once, advancing its time.
+type fakeClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waits = append(c.waits, d)
+	c.now = c.now.Add(d)
+	ch := make(chan time.Time, 1)
+	ch <- c.now
+	return ch
+}
+
+func (c *fakeClock) Waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.waits...)
+}
+
+// stuckClock's waits never end: only cancellation can stop them.
+type stuckClock struct{ waiting chan struct{} }
+
+func (stuckClock) Now() time.Time { return time.Now() }
+func (c stuckClock) After(time.Duration) <-chan time.Time {
+	close(c.waiting)
+	return nil
+}
+
+func startDemo(t *testing.T) *demo.Server {
+	t.Helper()
+	srv, err := demo.Start(demo.Options{Pace: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// collect runs one request and returns its events.
+func collect(t *testing.T, c *Client, ctx context.Context) []Event {
+	t.Helper()
+	var events []Event
+	for ev := range c.Stream(ctx, []Message{{Role: "user", Content: "hello"}}) {
+		events = append(events, ev)
+	}
+	if len(events) == 0 || !events[len(events)-1].Terminal() {
+		t.Fatalf("run did not end with a terminal event: %+v", events)
+	}
+	return events
+}
+
+func text(events []Event) string {
+	var b strings.Builder
+	for _, ev := range events {
+		if ev.Kind == EventDelta {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func count(events []Event, kind EventKind) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func TestStreamsAReplyWithUsage(t *testing.T) {
+	srv := startDemo(t)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, newFakeClock(), retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	last := events[len(events)-1]
+	if last.Kind != EventFinished || last.FinishReason != "stop" {
+		t.Fatalf("last event %+v, want finished with stop", last)
+	}
+	if text(events) == "" || count(events, EventUsage) != 1 || count(events, EventStarted) != 1 {
+		t.Fatalf("want text, one usage and one attempt; got %+v", events)
+	}
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1", srv.Requests())
+	}
+}
+
+func TestTier1RecoversFromTwoOverloads(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.Overloaded(), demo.Overloaded())
+	clock := newFakeClock()
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	if events[len(events)-1].Kind != EventFinished || srv.Requests() != 3 {
+		t.Fatalf("want success after 3 requests, got %d requests, last %+v", srv.Requests(), events[len(events)-1])
+	}
+	if n := count(events, EventRetrying); n != 2 {
+		t.Fatalf("%d retry notices, want 2", n)
+	}
+	for i, w := range clock.Waits() {
+		if w < 0 || w > time.Duration(1<<i)*time.Second {
+			t.Errorf("wait %d = %v, outside full jitter [0, %v]", i+1, w, time.Duration(1<<i)*time.Second)
+		}
+	}
+}
+
+func TestTier1StopsAfterThreeAttempts(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	last := collect(t, c, context.Background())
+	ev := last[len(last)-1]
+	if ev.Kind != EventFailed || ev.Class.Class != retry.Overloaded || !ev.Class.Retryable {
+		t.Fatalf("last event %+v, want failed overloaded retryable", ev)
+	}
+	if srv.Requests() != 3 {
+		t.Fatalf("%d requests, want exactly 3", srv.Requests())
+	}
+}
+
+func TestTier1HandsLongWaitsToTier2(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.RateLimited(50 * time.Minute))
+	clock := newFakeClock()
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	ev := events[len(events)-1]
+	if ev.Kind != EventFailed || ev.Class.Class != retry.RateLimited || srv.Requests() != 1 || len(clock.Waits()) != 0 {
+		t.Fatalf("want one request, no wait, failed rate_limited; got %d requests, waits %v, %+v", srv.Requests(), clock.Waits(), ev)
+	}
+	if got := ev.Class.RetryAfterUntil.Sub(clock.Now()); got < 50*time.Minute-time.Second || got > 50*time.Minute+time.Second {
+		t.Fatalf("retry_after_until is now+%v, want now+50m", got)
+	}
+}
+
+func TestNoRetryAfterTheFirstDelta(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.Fault{CutAfter: 4})
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	ev := events[len(events)-1]
+	if ev.Kind != EventFailed || ev.Class.Class != retry.Network || srv.Requests() != 1 {
+		t.Fatalf("want one request failed as network; got %d requests, %+v", srv.Requests(), ev)
+	}
+	if n := count(events, EventDelta); n != 4 {
+		t.Fatalf("%d deltas kept, want the 4 sent", n)
+	}
+}
+
+func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.ErrorEvent())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	if events[len(events)-1].Kind != EventFinished || srv.Requests() != 2 {
+		t.Fatalf("want success on the second request; got %d requests, %+v", srv.Requests(), events[len(events)-1])
+	}
+}
+
+func TestNotRetryable(t *testing.T) {
+	for name, f := range map[string]demo.Fault{"quota": demo.Quota(), "badkey": demo.BadKey()} {
+		t.Run(name, func(t *testing.T) {
+			srv := startDemo(t)
+			srv.Push(f, f)
+			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			events := collect(t, c, context.Background())
+			ev := events[len(events)-1]
+			if ev.Kind != EventFailed || ev.Class.Retryable || srv.Requests() != 1 {
+				t.Fatalf("want one request, failed, not retryable; got %d requests, %+v", srv.Requests(), ev)
+			}
+		})
+	}
+}
+
+func TestUnresolvedKeySendsNothing(t *testing.T) {
+	srv := startDemo(t)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, newFakeClock(), retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	ev := events[len(events)-1]
+	if ev.Kind != EventFailed || ev.Class.Class != retry.CredentialsUnresolved || srv.Requests() != 0 {
+		t.Fatalf("want credentials_unresolved and no request; got %d requests, %+v", srv.Requests(), ev)
+	}
+}
+
+func TestCancelAbortsATier1Wait(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.Overloaded(), demo.Overloaded())
+	clock := stuckClock{waiting: make(chan struct{})}
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+	ctx, cancel := context.WithCancel(context.Background())
+	events := c.Stream(ctx, []Message{{Role: "user", Content: "hi"}})
+	<-clock.waiting
+	cancel()
+	var last Event
+	for ev := range events {
+		last = ev
+	}
+	if last.Kind != EventCancelled || srv.Requests() != 1 {
+		t.Fatalf("want cancelled after one request; got %d requests, %+v", srv.Requests(), last)
+	}
+}
+
+func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"choices":[{"delta":{"role":"assistant","content":""}}]}` + "\n\n"))
+		for {
+			w.Write([]byte(": keep-alive\n\n"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", FirstDeltaTimeout: 200 * time.Millisecond}, newFakeClock(), oneAttempt())
+	start := time.Now()
+	events := collect(t, c, context.Background())
+	ev := events[len(events)-1]
+	if ev.Kind != EventFailed || ev.Class.Class != retry.Timeout {
+		t.Fatalf("want a timeout failure, got %+v", ev)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("took %v: keep-alive comments extended the deadline", took)
+	}
+}

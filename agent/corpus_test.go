@@ -1,0 +1,138 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/retry"
+)
+
+// corpusEntry is one real provider error response from ../shared/errors/corpus.json.
+type corpusEntry struct {
+	ID            string            `json:"id"`
+	Provider      string            `json:"provider"`
+	Scenario      string            `json:"scenario"`
+	Phase         string            `json:"phase"`
+	Status        int               `json:"status"`
+	Headers       map[string]string `json:"headers"`
+	Body          string            `json:"body"`
+	ExpectedClass string            `json:"expected_class"`
+	Retryable     bool              `json:"retryable"`
+}
+
+func loadCorpus(t *testing.T) []corpusEntry {
+	t.Helper()
+	b, err := os.ReadFile("../../shared/errors/corpus.json")
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skip("../shared/errors/corpus.json is not beside the repository")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []corpusEntry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// sseBody gives a corpus stream body SSE framing where the fixture stripped it (one JSON
+// object per line).
+func sseBody(body string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "{") || strings.HasPrefix(line, "[") {
+			b.WriteString("data: " + line + "\n\n")
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// replay serves one corpus entry exactly as written: status, headers and body, or the stream
+// body after a 200, or a connection failure.
+func replay(e corpusEntry) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// Reading the request lets the server notice when the client goes away.
+		io.Copy(io.Discard, r.Body)
+		switch e.Phase {
+		case "connect":
+			if strings.Contains(e.Body, "awaiting headers") || strings.Contains(e.Body, "timeout") {
+				<-r.Context().Done()
+				return
+			}
+			hijackReset(w)
+		case "in_stream":
+			for k, v := range e.Headers {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(sseBody(e.Body)))
+			w.(http.Flusher).Flush()
+			if !strings.Contains(e.Body, "data:") && !strings.Contains(e.Body, "{") {
+				// Only keep-alive comments: the server holds the request open.
+				<-r.Context().Done()
+			}
+		default:
+			for k, v := range e.Headers {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(e.Status)
+			w.Write([]byte(e.Body))
+		}
+	}
+}
+
+// hijackReset closes the connection with a TCP reset before any response is sent.
+func hijackReset(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// oneAttempt is a policy that never retries, so the first failure's classification is seen.
+func oneAttempt() retry.Policy {
+	p := retry.DefaultPolicy()
+	p.MaxAttempts = 1
+	return p
+}
+
+func TestCorpusReplayedOverHTTP(t *testing.T) {
+	for _, e := range loadCorpus(t) {
+		t.Run(e.ID, func(t *testing.T) {
+			srv := httptest.NewServer(replay(e))
+			defer srv.Close()
+			c := NewClient(Endpoint{
+				BaseURL: srv.URL + "/v1", Model: "m",
+				HeaderTimeout: 300 * time.Millisecond, FirstDeltaTimeout: 500 * time.Millisecond,
+			}, retry.SystemClock{}, oneAttempt())
+			var last Event
+			for ev := range c.Stream(context.Background(), []Message{{Role: "user", Content: "hi"}}) {
+				last = ev
+			}
+			if last.Kind != EventFailed {
+				t.Fatalf("%s (%s): run ended with event %d, want failed", e.ID, e.Scenario, last.Kind)
+			}
+			if string(last.Class.Class) != e.ExpectedClass || last.Class.Retryable != e.Retryable {
+				t.Errorf("%s (%s): got %s retryable=%v (%q), want %s retryable=%v",
+					e.ID, e.Scenario, last.Class.Class, last.Class.Retryable, last.Class.Message, e.ExpectedClass, e.Retryable)
+			}
+		})
+	}
+}
