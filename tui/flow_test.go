@@ -1,0 +1,119 @@
+package tui
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"parley/agent/demo"
+	"parley/history"
+)
+
+// These flows run the whole Bubble Tea program against a demo endpoint and a real database.
+
+func startProgram(t *testing.T, m Model) *teatest.TestModel {
+	t.Helper()
+	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+}
+
+// eventually polls cond until it holds, failing after a few seconds. The flows wait on the
+// database rather than on screen words, which the renderer may send in pieces.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// replyStatus returns the status and text of the stored reply number n (from 0) of session id.
+func replyStatus(db *history.DB, id string, n int) (history.RunStatus, string) {
+	msgs, err := db.Transcript(id)
+	if err != nil || len(msgs) < 2*n+2 {
+		return "", ""
+	}
+	return msgs[2*n+1].Status, msgs[2*n+1].Content
+}
+
+// waitFor waits until the program's output, from the last wait on, contains marker.
+func waitFor(t *testing.T, tm *teatest.TestModel, marker string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(marker)) },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
+func TestFlowSendCancelQuit(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
+	waitFor(t, tm, "idle")
+	tm.Type("tell me a story")
+	tm.Send(press("enter"))
+	eventually(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
+	tm.Send(press("esc"))
+	eventually(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == history.StatusCancelled })
+	waitFor(t, tm, "cancelled")
+	tm.Send(press("ctrl+c"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+
+	reply := lastReply(t, final)
+	if reply.msg.Status != history.StatusCancelled || reply.text.Len() == 0 {
+		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.msg.Status, reply.text.Len())
+	}
+	if got := storedReply(t, db, s.ID, reply.msg.ID); got.Status != history.StatusCancelled {
+		t.Fatalf("stored %q", got.Status)
+	}
+}
+
+func TestFlowQueueAndContinue(t *testing.T) {
+	db := openDB(t)
+	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 60})
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
+	waitFor(t, tm, "idle")
+	tm.Type("first")
+	tm.Send(press("enter"))
+	eventually(t, "the first request", func() bool { return srv.Requests() == 1 })
+	tm.Type("second")
+	tm.Send(press("enter"))
+	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == history.StatusQueued })
+	waitFor(t, tm, "queued")
+	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == history.StatusSucceeded })
+	tm.Send(press("ctrl+d"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	if final.transcript.Len() != 4 {
+		t.Fatalf("%d messages on screen, want 4", final.transcript.Len())
+	}
+	msgs, err := db.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 4 || msgs[2].Content != "second" || msgs[1].Status != history.StatusSucceeded || msgs[3].Status != history.StatusSucceeded {
+		t.Fatalf("stored: %+v", msgs)
+	}
+
+	// Continuing the session shows the earlier exchange.
+	s, err = db.LatestSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm = startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
+	waitFor(t, tm, "second")
+	tm.Send(press("ctrl+c"))
+	if got := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model); got.transcript.Len() != 4 {
+		t.Fatalf("continued session shows %d messages", got.transcript.Len())
+	}
+}
