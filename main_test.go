@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+)
+
+// parleyBin is the built binary, driven as a user drives it.
+var parleyBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "parley-bin")
+	if err != nil {
+		panic(err)
+	}
+	parleyBin = filepath.Join(dir, "parley")
+	if out, err := exec.Command("go", "build", "-o", parleyBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building parley: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is one run of the binary.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// user is a person at a shell: a PARLEY_HOME of their own and a clean environment.
+type user struct {
+	t    *testing.T
+	home string
+	env  []string
+}
+
+func newUser(t *testing.T, env ...string) *user {
+	home := t.TempDir()
+	base := []string{"PARLEY_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	return &user{t: t, home: home, env: append(base, env...)}
+}
+
+func (u *user) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(parleyBin, args...)
+	cmd.Env = u.env
+	cmd.Stdin = strings.NewReader("")
+	return cmd
+}
+
+func (u *user) run(args ...string) result {
+	u.t.Helper()
+	cmd := u.command(args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		u.t.Fatal(err)
+	}
+	return result{stdout.String(), stderr.String(), code}
+}
+
+// printJSON is print mode's --json object as a user's script reads it.
+type printJSON struct {
+	SessionID string `json:"session_id"`
+	RunID     int64  `json:"run_id"`
+	Status    string `json:"status"`
+	Text      string `json:"text"`
+	Attempts  int    `json:"attempts"`
+	Error     *string
+	Retry     *struct {
+		Retryable       bool    `json:"retryable"`
+		RetryClass      string  `json:"retry_class"`
+		RetryAfterUntil *string `json:"retry_after_until"`
+	} `json:"retry"`
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+	return v
+}
+
+type exportJSON struct {
+	Session struct {
+		ID string `json:"id"`
+	} `json:"session"`
+	Messages []struct {
+		ID         int64  `json:"id"`
+		Role       string `json:"role"`
+		Content    string `json:"content"`
+		Status     string `json:"status"`
+		RunID      *int64 `json:"run_id"`
+		Superseded bool   `json:"superseded"`
+		Retry      *struct {
+			Retryable  bool   `json:"retryable"`
+			RetryClass string `json:"retry_class"`
+		} `json:"retry"`
+	} `json:"messages"`
+}
+
+func startFake(t *testing.T, opts demo.Options) *demo.Server {
+	t.Helper()
+	srv, err := demo.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
+	u := newUser(t)
+	r := u.run("-p", "hello")
+	if r.code != 0 || r.stdout == "" || !strings.Contains(r.stderr, "demo") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = u.run("-p", "hello", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 0 || out.Status != "succeeded" || out.Text == "" || out.SessionID == "" || out.RunID == 0 || out.Attempts != 1 || out.Retry != nil || out.Error != nil {
+		t.Fatalf("exit %d, %+v", r.code, out)
+	}
+	for _, key := range []string{"session_id", "run_id", "status", "text", "attempts", "error", "retry"} {
+		if !strings.Contains(r.stdout, `"`+key+`":`) {
+			t.Errorf("--json lacks %q: %s", key, r.stdout)
+		}
+	}
+}
+
+func TestPrintModeAgainstAServerThenExport(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	u := newUser(t)
+	r := u.run("-p", "what are the keys?", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if got := srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "what are the keys?" {
+		t.Fatalf("server received %+v", got)
+	}
+	list := u.run("sessions", "--json")
+	sessions := decode[[]struct{ ID string }](t, list.stdout)
+	if list.code != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions: exit %d, %s", list.code, list.stdout)
+	}
+	exp := u.run("export", sessions[0].ID, "--json")
+	e := decode[exportJSON](t, exp.stdout)
+	if len(e.Messages) != 2 || e.Messages[0].Role != "user" || e.Messages[0].Content != "what are the keys?" ||
+		e.Messages[1].Role != "assistant" || e.Messages[1].Status != "succeeded" || e.Messages[1].RunID == nil ||
+		strings.TrimSpace(e.Messages[1].Content) != strings.TrimSpace(r.stdout) {
+		t.Fatalf("export: %s", exp.stdout)
+	}
+	md := u.run("export", sessions[0].ID, "--markdown")
+	if md.code != 0 || !strings.Contains(md.stdout, "what are the keys?") {
+		t.Fatalf("markdown export: %d %s", md.code, md.stdout)
+	}
+	err := filepath.Walk(u.home, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && info.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", path, info.Mode().Perm())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPrintModeContinuesASession(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	u := newUser(t)
+	first := decode[printJSON](t, u.run("-p", "first", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	second := decode[printJSON](t, u.run("-p", "second", "-c", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	third := decode[printJSON](t, u.run("-p", "third", "--session", first.SessionID, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	if second.SessionID != first.SessionID || third.SessionID != first.SessionID {
+		t.Fatalf("sessions %s, %s, %s: want one session", first.SessionID, second.SessionID, third.SessionID)
+	}
+	msgs := srv.Received()[2].Messages
+	if len(msgs) != 5 || msgs[0].Content != "first" || msgs[2].Content != "second" || msgs[4].Content != "third" {
+		t.Fatalf("third request carried %+v, want the whole conversation", msgs)
+	}
+}
+
+func TestPrintModeReadsStdin(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	u := newUser(t)
+	cmd := u.command("--base-url", srv.URL(), "--model", "m")
+	cmd.Stdin = strings.NewReader("from a pipe")
+	if out, err := cmd.Output(); err != nil || len(out) == 0 {
+		t.Fatalf("%v %q", err, out)
+	}
+	if got := srv.Received()[0].Messages[0].Content; got != "from a pipe" {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	srv.Push(demo.Fault{CutAfter: 4})
+	u := newUser(t)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 3 || out.Status != "failed" || out.Retry == nil || out.Retry.RetryClass != "network" || out.Text == "" || srv.Requests() != 1 {
+		t.Fatalf("exit %d, %d requests, %+v", r.code, srv.Requests(), out)
+	}
+	e := decode[exportJSON](t, u.run("export", out.SessionID, "--json").stdout)
+	reply := e.Messages[1]
+	if reply.Status != "failed" || reply.Content != out.Text || reply.Retry == nil || reply.Retry.RetryClass != "network" {
+		t.Fatalf("stored reply %+v, want failed with the partial text %q", reply, out.Text)
+	}
+}
+
+func TestPrintModeBadKeyFailsOnce(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	srv.Push(demo.BadKey(), demo.BadKey())
+	r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 1 || srv.Requests() != 1 || !strings.Contains(r.stderr, "Authentication failed") {
+		t.Fatalf("exit %d, %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
+	}
+}
+
+// waitFor polls until cond holds, failing the test after a few seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a process writes it.
+type syncBuffer struct {
+	mu  chan struct{}
+	buf bytes.Buffer
+}
+
+func newSyncBuffer() *syncBuffer { return &syncBuffer{mu: make(chan struct{}, 1)} }
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.Write(p)
+}
+func (b *syncBuffer) String() string {
+	b.mu <- struct{}{}
+	defer func() { <-b.mu }()
+	return b.buf.String()
+}
+
+func TestSIGINTWhileStreamingCancels(t *testing.T) {
+	srv := startFake(t, demo.Options{Pace: 20 * time.Millisecond})
+	u := newUser(t)
+	cmd := u.command("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--json")
+	stdout := newSyncBuffer()
+	cmd.Stdout = stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	out := decode[printJSON](t, stdout.String())
+	if out.Status != "cancelled" || out.Text == "" {
+		t.Fatalf("%+v, want cancelled with partial text", out)
+	}
+	e := decode[exportJSON](t, u.run("export", out.SessionID, "--json").stdout)
+	if e.Messages[1].Status != "cancelled" || e.Messages[1].Content != out.Text {
+		t.Fatalf("stored %+v, want cancelled with the partial text", e.Messages[1])
+	}
+}
+
+func TestBadConfigurationExits2AndChangesNothing(t *testing.T) {
+	u := newUser(t)
+	cfg := filepath.Join(u.home, "config.toml")
+	bad := []byte("[profiles.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \n")
+	if err := os.WriteFile(cfg, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := sha256.Sum256(bad)
+	r := u.run("-p", "hello")
+	after, _ := os.ReadFile(cfg)
+	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "config.toml line 3") || sha256.Sum256(after) != before {
+		t.Fatalf("exit %d, stderr %q, file changed: %v", r.code, r.stderr, sha256.Sum256(after) != before)
+	}
+
+	r = newUser(t).run("-p", "hello", "--base-url", "ftp//nowhere", "--model", "m")
+	if r.code != 2 || !strings.Contains(r.stderr, "invalid base URL") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("bad URL: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestMissingNamedKeySendsNothing(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	u := newUser(t)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "credentials_unresolved" ||
+		!strings.Contains(r.stderr, "PARLEY_TEST_UNSET_KEY is not set") {
+		t.Fatalf("exit %d, %d requests, %+v, stderr %q", r.code, srv.Requests(), out, r.stderr)
+	}
+	// A remote endpoint with no key at all fails the same way, before anything is sent.
+	r = u.run("-p", "hello", "--base-url", "https://llm.invalid/v1", "--model", "m", "--json")
+	if r.code != 1 || !strings.Contains(r.stdout, "credentials_unresolved") {
+		t.Fatalf("remote without key: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The scenarios of Tier 1, against a request-counting fault server.
+func TestTier1Scenarios(t *testing.T) {
+	// An HTTP date has whole seconds: the retry must come no sooner than that second.
+	dateAdvice := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	scenarios := []struct {
+		name      string
+		faults    []demo.Fault
+		code      int
+		requests  int
+		minGap    time.Duration // least time between the first and last request
+		notBefore time.Time     // the last request comes no sooner than this
+		class     string
+		untilSoon time.Duration // retry_after_until expected about this far ahead
+	}{
+		{name: "503,503,ok", faults: []demo.Fault{demo.Overloaded(), demo.Overloaded()}, code: 0, requests: 3},
+		{name: "503 forever", faults: []demo.Fault{demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded()}, code: 3, requests: 3, class: "overloaded"},
+		{name: "429 Retry-After 2 then ok", faults: []demo.Fault{{Status: 429, Header: map[string]string{"Retry-After": "2"}, Body: `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`}}, code: 0, requests: 2, minGap: 2 * time.Second},
+		{name: "retry-after-ms", faults: []demo.Fault{{Status: 429, Header: map[string]string{"retry-after-ms": "1500"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`}}, code: 0, requests: 2, minGap: 1500 * time.Millisecond},
+		{name: "HTTP-date Retry-After", faults: []demo.Fault{{Status: 503, Header: map[string]string{"Retry-After": dateAdvice.UTC().Format(http.TimeFormat)}, Body: `{"error":{"message":"overloaded"}}`}}, code: 0, requests: 2, notBefore: dateAdvice},
+		{name: "429 Retry-After 3000", faults: []demo.Fault{{Status: 429, Header: map[string]string{"Retry-After": "3000"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`}}, code: 3, requests: 1, class: "rate_limited", untilSoon: 3000 * time.Second},
+		{name: "reset 45m0s", faults: []demo.Fault{{Status: 429, Header: map[string]string{"x-ratelimit-reset-requests": "45m0s", "x-ratelimit-remaining-requests": "0"}, Body: `{"error":{"message":"Rate limit reached for requests","code":"rate_limit_exceeded"}}`}}, code: 3, requests: 1, class: "rate_limited", untilSoon: 45 * time.Minute},
+		{name: "insufficient_quota", faults: []demo.Fault{demo.Quota(), demo.Quota()}, code: 1, requests: 1, class: "quota_exhausted"},
+		{name: "401", faults: []demo.Fault{demo.BadKey(), demo.BadKey()}, code: 1, requests: 1, class: "auth_failed"},
+		{name: "error event then ok", faults: []demo.Fault{demo.ErrorEvent()}, code: 0, requests: 2},
+		{name: "reset before headers then ok", faults: []demo.Fault{{Reset: true}}, code: 0, requests: 2},
+		{name: "cut after 4 deltas", faults: []demo.Fault{{CutAfter: 4}}, code: 3, requests: 1, class: "network"},
+		{name: "x-should-retry false", faults: []demo.Fault{{Status: 503, Header: map[string]string{"x-should-retry": "false"}, Body: `{"error":{"message":"overloaded"}}`}, demo.Overloaded()}, code: 1, requests: 1, class: "overloaded"},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startFake(t, demo.Options{})
+			srv.Push(sc.faults...)
+			start := time.Now()
+			r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
+			out := decode[printJSON](t, r.stdout)
+			if r.code != sc.code || srv.Requests() != sc.requests {
+				t.Fatalf("exit %d after %d requests, want exit %d after %d; %+v %s", r.code, srv.Requests(), sc.code, sc.requests, out, r.stderr)
+			}
+			if sc.class != "" && (out.Retry == nil || out.Retry.RetryClass != sc.class) {
+				t.Fatalf("classified %+v, want %s", out.Retry, sc.class)
+			}
+			if got := srv.Received(); sc.minGap > 0 && got[len(got)-1].Time.Sub(got[0].Time) < sc.minGap {
+				t.Fatalf("retried after %v, sooner than the advised %v", got[len(got)-1].Time.Sub(got[0].Time), sc.minGap)
+			}
+			if got := srv.Received(); !sc.notBefore.IsZero() && got[len(got)-1].Time.Before(sc.notBefore) {
+				t.Fatalf("retried at %v, before the advised %v", got[len(got)-1].Time, sc.notBefore)
+			}
+			if sc.untilSoon > 0 {
+				until, err := time.Parse(time.RFC3339, *out.Retry.RetryAfterUntil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ahead := until.Sub(start); ahead < sc.untilSoon-5*time.Second || ahead > sc.untilSoon+5*time.Second {
+					t.Fatalf("retry_after_until is %v ahead, want about %v", ahead, sc.untilSoon)
+				}
+			}
+			if sc.code == 0 && out.Attempts != sc.requests {
+				t.Fatalf("attempts %d, want %d", out.Attempts, sc.requests)
+			}
+		})
+	}
+}
+
+func TestSIGINTDuringATier1Wait(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
+	u := newUser(t)
+	cmd := u.command("-p", "hello", "--base-url", srv.URL(), "--model", "m")
+	stderr := newSyncBuffer()
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	if took := time.Since(sent); took > time.Second {
+		t.Fatalf("took %v to stop after SIGINT", took)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1: nothing more after SIGINT", srv.Requests())
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"parley/agent"
+	"parley/history"
+	"parley/retry"
+	"parley/tui"
+)
+
+// printResult is print mode's --json object.
+type printResult struct {
+	SessionID string                `json:"session_id"`
+	RunID     int64                 `json:"run_id"`
+	Status    history.RunStatus     `json:"status"`
+	Text      string                `json:"text"`
+	Attempts  int                   `json:"attempts"`
+	Error     *string               `json:"error"`
+	Retry     *retry.Classification `json:"retry"`
+	Model     string                `json:"model"`
+	Endpoint  string                `json:"endpoint"`
+	Demo      bool                  `json:"demo"`
+	Usage     agent.Usage           `json:"usage"`
+}
+
+// printReply is print mode: one run, its text streamed to stdout (raw to a pipe, with control
+// sequences neutralised to a terminal), Tier 1 only, and an exit status that says whether
+// trying again can help.
+func printReply(ctx context.Context, a *app, sess history.Session, prompt string, jsonOut bool, stdout, stderr *os.File) int {
+	ep := a.client.Endpoint()
+	if ep.Demo {
+		fmt.Fprintln(stderr, "parley: using the offline demo endpoint (no provider configured; see README \"Endpoints\")")
+	}
+	rcpt, err := a.db.Post(sess.ID, prompt, ep.Model, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "parley: cannot store the message: %v\n", err)
+		return exitFailed
+	}
+	msgs, err := a.db.Context(rcpt.AnchorID)
+	if err != nil {
+		fmt.Fprintf(stderr, "parley: cannot read the session: %v\n", err)
+		return exitFailed
+	}
+	res := printResult{SessionID: sess.ID, RunID: rcpt.RunID, Model: ep.Model, Endpoint: ep.BaseURL, Demo: ep.Demo}
+	toTerminal := term.IsTerminal(stdout.Fd())
+	var text strings.Builder
+	var last agent.Event
+	for ev := range a.db.Record(rcpt.RunID, a.client.Stream(ctx, msgs), retry.SystemClock{}) {
+		switch ev.Kind {
+		case agent.EventStarted:
+			res.Attempts = ev.Attempt
+		case agent.EventRetrying:
+			fmt.Fprintf(stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n", ev.Class.Label, ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
+		case agent.EventDelta:
+			text.WriteString(ev.Text)
+			if !jsonOut {
+				writeText(stdout, ev.Text, toTerminal)
+			}
+		case agent.EventUsage:
+			res.Usage = ev.Usage
+		}
+		last = ev
+	}
+	res.Text = text.String()
+	if !jsonOut && toTerminal && text.Len() > 0 && !strings.HasSuffix(res.Text, "\n") {
+		fmt.Fprintln(stdout)
+	}
+	code := exitOK
+	switch last.Kind {
+	case agent.EventFinished:
+		res.Status = history.StatusSucceeded
+	case agent.EventCancelled:
+		res.Status = history.StatusCancelled
+		code = exitInterrupted
+	default:
+		res.Status = history.StatusFailed
+		cls := last.Class
+		res.Retry = &cls
+		msg := cls.Label
+		if cls.Message != "" {
+			msg += " — " + cls.Message
+		}
+		res.Error = &msg
+		code = exitFailed
+		if cls.Retryable {
+			code = exitRetryable
+		}
+		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", tui.Sanitize(msg), retryWord(cls), rcpt.RunID)
+	}
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(res)
+	}
+	return code
+}
+
+func retryWord(c retry.Classification) string {
+	if !c.Retryable {
+		return "not retryable"
+	}
+	if !c.RetryAfterUntil.IsZero() {
+		return "retryable after " + c.RetryAfterUntil.Local().Format("15:04:05")
+	}
+	return "retryable"
+}
+
+// writeText writes model output: raw to a pipe or file, neutralised to a terminal.
+func writeText(w io.Writer, s string, toTerminal bool) {
+	if toTerminal {
+		s = tui.Sanitize(s)
+	}
+	io.WriteString(w, s)
+}
