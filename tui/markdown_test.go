@@ -24,7 +24,7 @@ var mdCorpus = map[string]string{
 	"emphasis":       "*starts with emphasis* and goes on.\n\n**bold start** too.\n\n+ plus list\n+ item\n\nend\n",
 	"code then text": "Run:\n\n```\nmake\n```\nright after the fence\n\n```\nagain\n```\n\n## Heading after code\n\n```\nlast\n```\n",
 	"long": strings.Repeat("A paragraph of streamed words, long enough to wrap over two lines at this width.\n\n"+
-		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 12),
+		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 4),
 }
 
 func init() {
