@@ -31,21 +31,30 @@ var (
 	ErrNotDatabase = errors.New("not an SQLite database")
 	// ErrNotFound means the session, message or run asked for does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrAmbiguous means a session id prefix matches more than one session.
-	ErrAmbiguous = errors.New("ambiguous session id prefix")
+	// ErrAmbiguous means a session id prefix matches more than one session. It is also an
+	// ErrNotFound: no single session was found.
+	ErrAmbiguous error = ambiguousError{}
 	// ErrTransition means a run was asked to change state in a way its life cycle forbids, or
 	// by a handle that does not own it.
 	ErrTransition = errors.New("run state change not allowed")
 )
+
+// ambiguousError is the type of ErrAmbiguous, which also matches ErrNotFound.
+type ambiguousError struct{}
+
+func (ambiguousError) Error() string        { return "matches more than one session; give more of the id" }
+func (ambiguousError) Is(target error) bool { return target == ErrNotFound }
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
 
 // DB is an open history database. Its methods are safe for concurrent use.
 type DB struct {
-	sql   *sql.DB
-	path  string
-	owner *ownerLock
+	sql  *sql.DB
+	path string
+	// token names this handle as the owner of the runs it starts; lock holds its lock file.
+	token string
+	lock  *os.File
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -83,7 +92,7 @@ func Open(path string) (*DB, error) {
 		sdb.Close()
 		return nil, fileError(path, err)
 	}
-	if db.owner, err = lockOwner(path); err != nil {
+	if db.token, db.lock, err = lockOwner(path); err != nil {
 		sdb.Close()
 		return nil, err
 	}
@@ -193,8 +202,9 @@ func (db *DB) migrate() error {
 // Close closes the database and releases this handle's owner lock, deleting its lock file.
 func (db *DB) Close() error {
 	err := db.sql.Close()
-	if db.owner != nil {
-		err = errors.Join(err, db.owner.release())
+	if db.lock != nil {
+		err = errors.Join(err, releaseLock(db.lock))
+		db.lock = nil
 	}
 	return err
 }

@@ -32,7 +32,7 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 	// A write makes sure the WAL and its index exist.
 	post(t, db, newSession(t, db).ID, "hello")
 
-	lock := lockPath(path, db.owner.token)
+	lock := lockPath(path, db.token)
 	for _, c := range []struct {
 		path string
 		want os.FileMode
@@ -66,6 +66,12 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file after Close: %v, want it gone", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := db.StartRun(1); err == nil {
+		t.Error("StartRun on a closed database succeeded")
 	}
 }
 
@@ -268,5 +274,31 @@ func TestOpenRefusesNonDatabase(t *testing.T) {
 			}
 			assertMissing(t, path+"-wal", path+"-shm", path+"-journal", ownersDir(path))
 		})
+	}
+}
+
+func TestOpenPathWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "odd ?#% name")
+	path := filepath.Join(dir, "history.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	post(t, db, newSession(t, db).ID, "hello")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := "history.db history.db-shm history.db-wal history.db.owners"
+	if strings.Join(names, " ") != want {
+		t.Errorf("files in %s: %v, want %s", dir, names, want)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		t.Errorf("database file: %v, %v", fi, err)
 	}
 }

@@ -108,6 +108,18 @@ func (c *fakeClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
+// waitAsked returns the duration of the next call to After, failing the test if none comes soon.
+func (c *fakeClock) waitAsked(t *testing.T) time.Duration {
+	t.Helper()
+	select {
+	case d := <-c.asked:
+		return d
+	case <-time.After(5 * time.Second):
+		t.Fatal("no timer was started")
+	}
+	return 0
+}
+
 // Advance moves the clock on by d and fires every wait that is due.
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()

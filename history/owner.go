@@ -14,14 +14,6 @@ import (
 	"parley/retry"
 )
 
-// ownerLock is an open handle's claim on the runs it starts: an exclusive flock on
-// <db>.owners/<token>.lock, held until Close. The kernel drops the lock when the process dies,
-// which is how another process tells a crashed run from a live one.
-type ownerLock struct {
-	token string
-	file  *os.File
-}
-
 // ownersDir is where the lock files of the database at dbPath live.
 func ownersDir(dbPath string) string { return dbPath + ".owners" }
 
@@ -30,38 +22,40 @@ func lockPath(dbPath, token string) string {
 	return filepath.Join(ownersDir(dbPath), token+".lock")
 }
 
-// lockOwner creates and locks a lock file under a fresh random token.
-func lockOwner(dbPath string) (*ownerLock, error) {
+// lockOwner creates a lock file under a fresh random token and takes an exclusive flock on
+// it, held until Close. The kernel drops the lock when the process dies, which is how another
+// process tells a crashed run from a live one.
+func lockOwner(dbPath string) (token string, f *os.File, err error) {
 	if err := os.MkdirAll(ownersDir(dbPath), 0o700); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	b := make([]byte, 8)
 	rand.Read(b)
-	token := hex.EncodeToString(b)
-	f, err := os.OpenFile(lockPath(dbPath, token), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	token = hex.EncodeToString(b)
+	f, err = os.OpenFile(lockPath(dbPath, token), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, fmt.Errorf("locking %s: %w", f.Name(), err)
+		return "", nil, fmt.Errorf("locking %s: %w", f.Name(), err)
 	}
-	return &ownerLock{token: token, file: f}, nil
+	return token, f, nil
 }
 
-// release deletes the lock file, then drops the lock. Deleting first means no other process
+// releaseLock deletes a lock file, then drops its lock. Deleting first means no other process
 // can find the file unlocked while this one still owns it.
-func (l *ownerLock) release() error {
-	err := os.Remove(l.file.Name())
-	return errors.Join(err, l.file.Close())
+func releaseLock(f *os.File) error {
+	err := os.Remove(f.Name())
+	return errors.Join(err, f.Close())
 }
 
 // interruptedClass is stored on a run whose process died while it streamed.
 var interruptedClass = retry.Classification{
 	Retryable: true,
 	Class:     retry.Interrupted,
-	Label:     "Interrupted",
+	Label:     retry.Label(retry.Interrupted),
 	Message:   "parley stopped while this reply was streaming",
 }
 
@@ -89,7 +83,7 @@ func (db *DB) RecoverInterrupted() ([]int64, error) {
 
 	var recovered []int64
 	for _, o := range owners {
-		if db.owner != nil && o == db.owner.token {
+		if o == db.token {
 			continue
 		}
 		ids, err := db.recoverOwner(o)

@@ -16,7 +16,7 @@ const flushDelay = 250 * time.Millisecond
 var endedWithoutResult = retry.Classification{
 	Retryable: true,
 	Class:     retry.Network,
-	Label:     "Network error",
+	Label:     retry.Label(retry.Network),
 	Message:   "the run ended without a result",
 }
 

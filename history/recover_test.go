@@ -51,7 +51,7 @@ func runHelper(path string) error {
 	if err := db.AppendReply(r.RunID, "half an answer"); err != nil {
 		return err
 	}
-	fmt.Println(r.RunID, db.owner.token)
+	fmt.Println(r.RunID, db.token)
 	io.Copy(io.Discard, os.Stdin)
 	return nil
 }
@@ -141,10 +141,10 @@ func TestRecoveryAfterOwnerCrashed(t *testing.T) {
 	a := openTemp(t)
 	r1 := startRunning(t, a, "first")
 	r2 := startRunning(t, a, "second")
-	lock := lockPath(a.Path(), a.owner.token)
+	lock := lockPath(a.Path(), a.token)
 	// A crash: the kernel drops the lock, the lock file stays and nothing is finished.
-	a.owner.file.Close()
-	a.owner = nil
+	a.lock.Close()
+	a.lock = nil
 
 	b, err := Open(a.Path()) // Open recovers
 	if err != nil {

@@ -105,7 +105,7 @@ func (db *DB) Run(id int64) (Run, error) {
 // is open.
 func (db *DB) StartRun(id int64) error {
 	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
-		WHERE id = ? AND status = 'queued'`, db.owner.token, nanos(time.Now()), id)
+		WHERE id = ? AND status = 'queued'`, db.token, nanos(time.Now()), id)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (db *DB) StartRun(id int64) error {
 func (db *DB) AppendReply(runID int64, text string) error {
 	res, err := db.sql.Exec(`UPDATE messages SET content = content || ?
 		WHERE id = (SELECT reply_id FROM runs WHERE id = ? AND status = 'running' AND owner = ?)`,
-		text, runID, db.owner.token)
+		text, runID, db.token)
 	if err != nil {
 		return err
 	}
@@ -167,7 +167,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 		WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
 		f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
 		c.retryable, c.class, c.after, c.label, c.message, now,
-		id, db.owner.token)
+		id, db.token)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (db *DB) checkChanged(res sql.Result, id int64, to RunStatus) error {
 	if err != nil {
 		return err
 	}
-	if r.Status == StatusRunning && r.Owner != db.owner.token {
+	if r.Status == StatusRunning && r.Owner != db.token {
 		return fmt.Errorf("run %d belongs to another parley (owner %q): %w", id, r.Owner, ErrTransition)
 	}
 	return fmt.Errorf("run %d cannot go from %s to %s: %w", id, r.Status, to, ErrTransition)

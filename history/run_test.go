@@ -140,7 +140,7 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	if run.ID != r.RunID || run.AnchorID != r.AnchorID || run.ReplyID != r.ReplyID || run.SessionID != s.ID ||
-		run.Status != StatusFailed || run.Owner != db.owner.token || run.Model != "test-model" ||
+		run.Status != StatusFailed || run.Owner != db.token || run.Model != "test-model" ||
 		run.Attempts != 3 || run.Usage != f.Usage {
 		t.Errorf("run = %+v", run)
 	}

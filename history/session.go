@@ -67,7 +67,8 @@ func (db *DB) CreateSession() (Session, error) {
 }
 
 // Session returns the session whose id is id, or whose id alone starts with id when id has at
-// least 4 characters. It returns ErrNotFound when none matches and ErrAmbiguous when several do.
+// least 4 characters. It returns ErrNotFound when none matches, and ErrAmbiguous (which is also
+// an ErrNotFound) when several do.
 func (db *DB) Session(id string) (Session, error) {
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
@@ -99,7 +100,7 @@ func (db *DB) Session(id string) (Session, error) {
 	case 1:
 		return found[0], nil
 	}
-	return Session{}, fmt.Errorf("session %q: %w; give more of the id", id, ErrAmbiguous)
+	return Session{}, fmt.Errorf("session id prefix %q %w", id, ErrAmbiguous)
 }
 
 // LatestSession returns the most recently updated session, or ErrNotFound when there is none.

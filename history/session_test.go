@@ -49,6 +49,7 @@ func TestSessionPrefixLookup(t *testing.T) {
 		{"abce", "abce0000", nil},
 		{"0123", "0123abcd", nil},
 		{"abcd", "", ErrAmbiguous},
+		{"abcd", "", ErrNotFound},  // callers that only ask "found?" get no for an ambiguous prefix
 		{"abc", "", ErrNotFound},   // unique, but shorter than 4
 		{"abcd9", "", ErrNotFound}, // no such session
 		{"bcd1", "", ErrNotFound},  // a prefix, not a substring
@@ -58,6 +59,9 @@ func TestSessionPrefixLookup(t *testing.T) {
 		{"", "", ErrNotFound},
 	} {
 		s, err := db.Session(c.query)
+		if errors.Is(err, ErrAmbiguous) != (c.query == "abcd") {
+			t.Errorf("Session(%q): %v; ambiguous only for abcd", c.query, err)
+		}
 		if c.err != nil {
 			if !errors.Is(err, c.err) {
 				t.Errorf("Session(%q) = %+v, %v; want %v", c.query, s, err, c.err)
