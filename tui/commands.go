@@ -75,7 +75,11 @@ func (m *Model) switchTo(open func(*history.DB) (history.Session, error)) tea.Cm
 	queue := m.queue
 	m.queue = nil
 	m.sessionGen++
-	m.outbox, m.posting = nil, false
+	if len(m.outbox) > 0 && m.input.Value() == "" {
+		// Typed for the session being left and not stored yet: give it back, unsent.
+		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
+	}
+	m.outbox = nil
 	gen, db := m.sessionGen, m.db
 	return func() tea.Msg {
 		if err := cancelQueued(db, queue); err != nil {

@@ -218,3 +218,26 @@ func TestContinueShowsStoredHistory(t *testing.T) {
 		t.Fatalf("continued session:\n%s", plain(m))
 	}
 }
+
+func TestUnstoredMessageIsGivenBack(t *testing.T) {
+	db := openDB(t)
+	m := newModel(t, db, offlineClient(), nil, 80, 24)
+	db.Close()
+	m = typeText(m, "do not lose me")
+	m, cmd := step(m, press("enter"))
+	if m.input.Value() != "" {
+		t.Fatal("input not cleared on send")
+	}
+	for _, msg := range execCmd(cmd, 5*time.Second) {
+		m, _ = step(m, msg)
+	}
+	if m.input.Value() != "do not lose me" {
+		t.Fatalf("input %q, want the unsent message back", m.input.Value())
+	}
+	if !m.noticeErr || !strings.Contains(plain(m), "could not store the message") {
+		t.Fatalf("no error shown:\n%s", plain(m))
+	}
+	if m.run != nil || m.transcript.Len() != 0 {
+		t.Fatal("an unstored message must not start a run")
+	}
+}

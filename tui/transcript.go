@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
@@ -203,11 +204,9 @@ func (t *Transcript) render(e *entry) []string {
 func (t *Transcript) outcome(e *entry, w int) []string {
 	st := t.styles
 	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
-	var lines []string
 	switch e.msg.Status {
 	case history.StatusQueued:
-		lines = wrap("queued: sends when the current reply ends")
-		return indent(lines, st.Muted)
+		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
 	case history.StatusRunning:
 		if e.text.Len() == 0 {
 			return indent([]string{"…"}, st.Muted)
@@ -230,7 +229,7 @@ func (t *Transcript) outcome(e *entry, w int) []string {
 }
 
 // indent styles lines and sets them two columns in, under the label.
-func indent(lines []string, style interface{ Render(...string) string }) []string {
+func indent(lines []string, style lipgloss.Style) []string {
 	for i, l := range lines {
 		lines[i] = "  " + style.Render(l)
 	}
