@@ -187,7 +187,7 @@ func (m *Model) pickerView(height int) []string {
 		if title == "" {
 			title = "(empty)"
 		}
-		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Format("2006-01-02 15:04"),
+		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Local().Format("2006-01-02 15:04"),
 			Sanitize(title), s.Messages, shortID(s.ID))
 		if i == m.picker.cursor {
 			lines = append(lines, st.PickerFocus.Render("› "+row))

@@ -5,6 +5,7 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -79,6 +80,9 @@ type Model struct {
 	// framePending is set while a frameMsg is on its way.
 	framePending bool
 
+	// now is the clock's time at the last run event or spinner tick, for countdowns.
+	now time.Time
+
 	notice       string
 	noticeErr    bool
 	quitAfterRun bool
@@ -92,9 +96,11 @@ type run struct {
 	// stored before it reaches the screen.
 	cancel     context.CancelFunc
 	cancelling bool
-	// attempt and max number the current attempt; retrying describes a Tier 1 wait.
+	// attempt and max number the current attempt; retrying describes a Tier 1 retry, and
+	// retryAt is when its wait ends (zero when it is not waiting).
 	attempt, max int
 	retrying     string
+	retryAt      time.Time
 	gotDelta     bool
 }
 

@@ -174,17 +174,19 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		return readEvents(msg.run, msg.ch)
 	}
 	r := m.run
+	m.now = m.clock.Now()
 	delta := false
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case agent.EventStarted:
 			r.attempt, r.max = ev.Attempt, ev.MaxAttempts
+			r.retryAt = time.Time{}
 			if ev.Attempt > 1 {
 				r.retrying = fmt.Sprintf("reconnecting, attempt %d/%d", ev.Attempt, ev.MaxAttempts)
 			}
 		case agent.EventRetrying:
-			r.retrying = fmt.Sprintf("%s: reconnecting, attempt %d/%d in %s",
-				Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Round(100*time.Millisecond))
+			r.retrying = fmt.Sprintf("%s: reconnecting, attempt %d/%d", Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
+			r.retryAt = m.now.Add(ev.Wait)
 		case agent.EventDelta:
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
 			r.gotDelta, r.retrying, delta = true, "", true

@@ -28,6 +28,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleWheel(msg)
 	case spinner.TickMsg:
 		if m.waiting() {
+			m.now = m.clock.Now() // moves the Tier 1 countdown
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
 	case sessionLoadedMsg:

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -242,7 +243,7 @@ func TestTier1StatusAndFailure(t *testing.T) {
 		Message: "The service may be temporarily overloaded, please try again later"}
 	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
 		agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: over})
-	if s := plain(m); !strings.Contains(s, "Provider overloaded: reconnecting, attempt 2/3 in 1.2s") || !strings.Contains(s, "reconnecting") {
+	if s := plain(m); !strings.Contains(s, "Provider overloaded: reconnecting, attempt 2/3 in 2s") || !strings.Contains(s, "reconnecting") {
 		t.Fatalf("no Tier 1 status:\n%s", s)
 	}
 	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3},
@@ -411,3 +412,29 @@ func TestLightBackground(t *testing.T) {
 type ansiWhite struct{}
 
 func (ansiWhite) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time                       { return c.now }
+func (c *fakeClock) After(time.Duration) <-chan time.Time { return make(chan time.Time) }
+
+func TestTier1CountdownFollowsTheClock(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+	m := streaming(t, nil, 100, 24)
+	m.clock = clock
+	over := retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded"}
+	m, _ = deliver(m, agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 5 * time.Second, Class: over})
+	if !strings.Contains(plain(m), "attempt 2/3 in 5s") {
+		t.Fatalf("no countdown:\n%s", plain(m))
+	}
+	clock.now = clock.now.Add(3 * time.Second)
+	m, _ = step(m, spinner.TickMsg{ID: m.spinner.ID()})
+	if !strings.Contains(plain(m), "attempt 2/3 in 2s") {
+		t.Fatalf("countdown did not move:\n%s", plain(m))
+	}
+	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3})
+	if s := plain(m); !strings.Contains(s, "reconnecting, attempt 2/3") || strings.Contains(s, " in ") {
+		t.Fatalf("attempt 2 started, the wait should be gone:\n%s", s)
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -126,7 +127,11 @@ func (m *Model) statusView() string {
 	case r.cancelling:
 		left = st.Muted.Render("cancelling…")
 	case r.retrying != "":
-		left = m.spinner.View() + " " + st.Warn.Render(r.retrying)
+		text := r.retrying
+		if wait := r.retryAt.Sub(m.now); wait > 0 {
+			text += fmt.Sprintf(" in %ds", int(math.Ceil(wait.Seconds())))
+		}
+		left = m.spinner.View() + " " + st.Warn.Render(text)
 	case !r.gotDelta:
 		left = m.spinner.View() + " " + st.Muted.Render("waiting for the reply · esc cancels")
 	default:
