@@ -58,12 +58,12 @@ type Model struct {
 
 	width, height int
 	dark          bool
-	styles        *Styles
+	styles        *theme
 	keys          KeyMap
 	help          help.Model
 	input         textarea.Model
 	spinner       spinner.Model
-	transcript    *Transcript
+	transcript    *transcriptView
 	focus         focus
 	picker        picker
 
@@ -110,7 +110,7 @@ func New(o Options) Model {
 	if o.Clock == nil {
 		o.Clock = retry.SystemClock{}
 	}
-	styles := newStyles(true)
+	styles := newTheme(true)
 	m := Model{
 		db:      o.DB,
 		client:  o.Client,

@@ -6,8 +6,8 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// Styles holds every style of the screen for one terminal background.
-type Styles struct {
+// theme holds every style of the screen for one terminal background.
+type theme struct {
 	Header      lipgloss.Style // the title bar
 	HeaderDemo  lipgloss.Style // the "demo" badge
 	HeaderState lipgloss.Style // the run state at the right of the title bar
@@ -25,9 +25,9 @@ type Styles struct {
 	Input       textarea.Styles
 }
 
-// newStyles builds the styles for a dark or a light background. Every color is a light/dark
+// newTheme builds the styles for a dark or a light background. Every color is a light/dark
 // pair so the screen stays readable on both.
-func newStyles(dark bool) Styles {
+func newTheme(dark bool) theme {
 	ld := lipgloss.LightDark(dark)
 	accent := ld(lipgloss.Color("#5A3FC0"), lipgloss.Color("#A995FF"))
 	user := ld(lipgloss.Color("#006B8F"), lipgloss.Color("#5FD7FF"))
@@ -37,7 +37,7 @@ func newStyles(dark bool) Styles {
 	barFg := ld(lipgloss.Color("#1C1C1C"), lipgloss.Color("#EEEEEE"))
 	barBg := ld(lipgloss.Color("#DADAF5"), lipgloss.Color("#35305A"))
 
-	s := Styles{
+	s := theme{
 		Header:      lipgloss.NewStyle().Foreground(barFg).Background(barBg).Bold(true),
 		HeaderDemo:  lipgloss.NewStyle().Foreground(barBg).Background(yellow).Bold(true),
 		HeaderState: lipgloss.NewStyle().Foreground(barFg).Background(barBg),

@@ -36,18 +36,18 @@ type entry struct {
 // linePos is a line of the transcript: line number line of entry entry's render.
 type linePos struct{ entry, line int }
 
-// Transcript is the scrollable list of messages. It renders each message once per width and
+// transcriptView is the scrollable list of messages. It renders each message once per width and
 // keeps the render; finished messages never render again. Nothing it does costs more than
 // the lines on screen: the window is found by walking entries from the top line (or back
 // from the end when following), rendering only those it passes, so a session of thousands of
 // messages opens and scrolls as fast as a short one.
-type Transcript struct {
+type transcriptView struct {
 	entries []*entry
 	byID    map[int64]*entry
 	width   int // total width, gutter included
 	height  int
 	dark    bool
-	styles  *Styles
+	styles  *theme
 	md      markdown
 	// follow keeps the window at the bottom as text arrives; scrolling up clears it and
 	// reaching the bottom again (or end) sets it.
@@ -61,12 +61,12 @@ type Transcript struct {
 }
 
 // newTranscript returns an empty transcript that follows its end.
-func newTranscript(styles *Styles) *Transcript {
-	return &Transcript{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true}
+func newTranscript(styles *theme) *transcriptView {
+	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true}
 }
 
 // Reset replaces the messages and goes back to following the end.
-func (t *Transcript) Reset(msgs []history.Message) {
+func (t *transcriptView) Reset(msgs []history.Message) {
 	t.entries = t.entries[:0]
 	clear(t.byID)
 	t.stream = nil
@@ -77,7 +77,7 @@ func (t *Transcript) Reset(msgs []history.Message) {
 }
 
 // Append adds a message at the end.
-func (t *Transcript) Append(m history.Message) {
+func (t *transcriptView) Append(m history.Message) {
 	e := &entry{msg: m}
 	e.text.WriteString(Sanitize(m.Content))
 	t.entries = append(t.entries, e)
@@ -85,19 +85,19 @@ func (t *Transcript) Append(m history.Message) {
 }
 
 // Len returns the number of messages.
-func (t *Transcript) Len() int { return len(t.entries) }
+func (t *transcriptView) Len() int { return len(t.entries) }
 
 // SetSize sets the width and height of the window.
-func (t *Transcript) SetSize(width, height int) {
+func (t *transcriptView) SetSize(width, height int) {
 	t.width, t.height = max(width, gutter+10), max(height, 0)
 	t.clampTop()
 }
 
 // SetDark chooses the styles for a dark or light background; renders are redone lazily.
-func (t *Transcript) SetDark(dark bool) { t.dark = dark }
+func (t *transcriptView) SetDark(dark bool) { t.dark = dark }
 
 // SetStatus records a new run status for message id (and its failure, if any).
-func (t *Transcript) SetStatus(id int64, st history.RunStatus, fail *retry.Classification) {
+func (t *transcriptView) SetStatus(id int64, st history.RunStatus, fail *retry.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.msg.Status, e.msg.Retry = st, fail
 		e.version++
@@ -105,7 +105,7 @@ func (t *Transcript) SetStatus(id int64, st history.RunStatus, fail *retry.Class
 }
 
 // StartStreaming marks reply id as being written by a running run.
-func (t *Transcript) StartStreaming(id int64) {
+func (t *transcriptView) StartStreaming(id int64) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = true
 		e.msg.Status = history.StatusRunning
@@ -115,7 +115,7 @@ func (t *Transcript) StartStreaming(id int64) {
 }
 
 // AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
-func (t *Transcript) AppendDelta(id int64, text string) {
+func (t *transcriptView) AppendDelta(id int64, text string) {
 	if e := t.byID[id]; e != nil {
 		e.san.write(&e.text, text)
 		e.version++
@@ -124,7 +124,7 @@ func (t *Transcript) AppendDelta(id int64, text string) {
 
 // Refresh renders again the replies that are streaming and have changed since their last
 // render. It is called once per frame, so a burst of deltas costs one render.
-func (t *Transcript) Refresh() {
+func (t *transcriptView) Refresh() {
 	if e := t.stream; e != nil && e.cache.version != e.version {
 		e.cache.lines = nil
 	}
@@ -132,7 +132,7 @@ func (t *Transcript) Refresh() {
 
 // Finish ends the streaming of reply id with its final status; it renders in full once more
 // and is then frozen.
-func (t *Transcript) Finish(id int64, st history.RunStatus, fail *retry.Classification) {
+func (t *transcriptView) Finish(id int64, st history.RunStatus, fail *retry.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = false
 		e.md = streamMD{}
@@ -145,7 +145,7 @@ func (t *Transcript) Finish(id int64, st history.RunStatus, fail *retry.Classifi
 }
 
 // Text returns the sanitized text of message id.
-func (t *Transcript) Text(id int64) string {
+func (t *transcriptView) Text(id int64) string {
 	if e := t.byID[id]; e != nil {
 		return e.text.String()
 	}
@@ -153,7 +153,7 @@ func (t *Transcript) Text(id int64) string {
 }
 
 // Status returns the run status shown for message id.
-func (t *Transcript) Status(id int64) history.RunStatus {
+func (t *transcriptView) Status(id int64) history.RunStatus {
 	if e := t.byID[id]; e != nil {
 		return e.msg.Status
 	}
@@ -162,7 +162,7 @@ func (t *Transcript) Status(id int64) history.RunStatus {
 
 // lines returns the render of entry i, rendering it if its cache is stale. A streaming
 // entry keeps its render until Refresh drops it.
-func (t *Transcript) lines(i int) []string {
+func (t *transcriptView) lines(i int) []string {
 	e := t.entries[i]
 	c := &e.cache
 	if c.lines != nil && c.width == t.width && c.dark == t.dark && (c.version == e.version || e.streaming) {
@@ -173,7 +173,7 @@ func (t *Transcript) lines(i int) []string {
 }
 
 // render draws one message: a label line, the text, the run's outcome, and a blank line.
-func (t *Transcript) render(e *entry) []string {
+func (t *transcriptView) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
 	var out []string
@@ -201,7 +201,7 @@ func (t *Transcript) render(e *entry) []string {
 }
 
 // outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
-func (t *Transcript) outcome(e *entry, w int) []string {
+func (t *transcriptView) outcome(e *entry, w int) []string {
 	st := t.styles
 	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
 	switch e.msg.Status {
@@ -237,7 +237,7 @@ func indent(lines []string, style lipgloss.Style) []string {
 }
 
 // View returns exactly height lines: the visible window, each behind its gutter.
-func (t *Transcript) View() []string {
+func (t *transcriptView) View() []string {
 	start, lines := t.window()
 	out := make([]string, 0, t.height)
 	pos := start
@@ -259,7 +259,7 @@ func (t *Transcript) View() []string {
 }
 
 // window returns the first visible line and the visible lines, at most height of them.
-func (t *Transcript) window() (linePos, []string) {
+func (t *transcriptView) window() (linePos, []string) {
 	if t.height == 0 || len(t.entries) == 0 {
 		return linePos{}, nil
 	}
@@ -276,7 +276,7 @@ func (t *Transcript) window() (linePos, []string) {
 }
 
 // bottomTop returns the top line of the window that ends at the last line.
-func (t *Transcript) bottomTop() linePos {
+func (t *transcriptView) bottomTop() linePos {
 	need := t.height
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		n := len(t.lines(i))
@@ -289,7 +289,7 @@ func (t *Transcript) bottomTop() linePos {
 }
 
 // current returns the top line of the window as it is shown now.
-func (t *Transcript) current() linePos {
+func (t *transcriptView) current() linePos {
 	if t.follow {
 		return t.bottomTop()
 	}
@@ -297,7 +297,7 @@ func (t *Transcript) current() linePos {
 }
 
 // back returns the line n lines above p, stopping at the first line.
-func (t *Transcript) back(p linePos, n int) linePos {
+func (t *transcriptView) back(p linePos, n int) linePos {
 	for n > 0 {
 		if p.line >= n {
 			p.line -= n
@@ -314,7 +314,7 @@ func (t *Transcript) back(p linePos, n int) linePos {
 }
 
 // forward returns the line n lines below p; past the last line it returns {Len(), 0}.
-func (t *Transcript) forward(p linePos, n int) linePos {
+func (t *transcriptView) forward(p linePos, n int) linePos {
 	for n > 0 && p.entry < len(t.entries) {
 		rest := len(t.lines(p.entry)) - p.line
 		if rest > n {
@@ -328,7 +328,7 @@ func (t *Transcript) forward(p linePos, n int) linePos {
 }
 
 // setTop shows the window from p, and follows when that window reaches the last line.
-func (t *Transcript) setTop(p linePos) {
+func (t *transcriptView) setTop(p linePos) {
 	end := t.forward(p, t.height)
 	if end.entry >= len(t.entries) {
 		t.follow = true
@@ -338,7 +338,7 @@ func (t *Transcript) setTop(p linePos) {
 }
 
 // clampTop keeps the top line inside its entry after a change of width.
-func (t *Transcript) clampTop() {
+func (t *transcriptView) clampTop() {
 	if t.follow || len(t.entries) == 0 || t.width == 0 {
 		return
 	}
@@ -352,13 +352,13 @@ func (t *Transcript) clampTop() {
 }
 
 // ScrollUp moves the window n lines up and stops following.
-func (t *Transcript) ScrollUp(n int) {
+func (t *transcriptView) ScrollUp(n int) {
 	p := t.back(t.current(), n)
 	t.setTop(p)
 }
 
 // ScrollDown moves the window n lines down; reaching the end follows again.
-func (t *Transcript) ScrollDown(n int) {
+func (t *transcriptView) ScrollDown(n int) {
 	if t.follow {
 		return
 	}
@@ -366,16 +366,16 @@ func (t *Transcript) ScrollDown(n int) {
 }
 
 // GotoTop shows the first message.
-func (t *Transcript) GotoTop() { t.setTop(linePos{}) }
+func (t *transcriptView) GotoTop() { t.setTop(linePos{}) }
 
 // GotoBottom shows the end and follows it.
-func (t *Transcript) GotoBottom() { t.follow = true }
+func (t *transcriptView) GotoBottom() { t.follow = true }
 
 // Following reports whether the window sticks to the end.
-func (t *Transcript) Following() bool { return t.follow }
+func (t *transcriptView) Following() bool { return t.follow }
 
 // Selected returns the selected reply's message id, or 0.
-func (t *Transcript) Selected() int64 {
+func (t *transcriptView) Selected() int64 {
 	if t.sel < 0 || t.sel >= len(t.entries) {
 		return 0
 	}
@@ -383,22 +383,22 @@ func (t *Transcript) Selected() int64 {
 }
 
 // SelectLast selects the newest reply.
-func (t *Transcript) SelectLast() {
+func (t *transcriptView) SelectLast() {
 	t.sel = -1
 	t.selectFrom(len(t.entries)-1, -1)
 }
 
 // SelectPrev selects the reply before the selected one, if any.
-func (t *Transcript) SelectPrev() { t.selectFrom(t.sel-1, -1) }
+func (t *transcriptView) SelectPrev() { t.selectFrom(t.sel-1, -1) }
 
 // SelectNext selects the reply after the selected one, if any.
-func (t *Transcript) SelectNext() { t.selectFrom(t.sel+1, 1) }
+func (t *transcriptView) SelectNext() { t.selectFrom(t.sel+1, 1) }
 
 // ClearSelection selects nothing.
-func (t *Transcript) ClearSelection() { t.sel = -1 }
+func (t *transcriptView) ClearSelection() { t.sel = -1 }
 
 // selectFrom selects the first reply from index i in direction dir and scrolls it into view.
-func (t *Transcript) selectFrom(i, dir int) {
+func (t *transcriptView) selectFrom(i, dir int) {
 	for ; i >= 0 && i < len(t.entries); i += dir {
 		if t.entries[i].msg.Role == history.RoleAssistant {
 			t.sel = i
@@ -409,7 +409,7 @@ func (t *Transcript) selectFrom(i, dir int) {
 }
 
 // reveal scrolls so that entry i is on screen, its top first when it is taller than the window.
-func (t *Transcript) reveal(i int) {
+func (t *transcriptView) reveal(i int) {
 	start := t.current()
 	end := t.forward(start, t.height)
 	if (start.entry < i || start == linePos{i, 0}) && end.entry > i {

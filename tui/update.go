@@ -195,7 +195,7 @@ func (m *Model) setDark(dark bool) {
 		return
 	}
 	m.dark = dark
-	s := newStyles(dark)
+	s := newTheme(dark)
 	*m.styles = s
 	m.applyStyles()
 	m.transcript.SetDark(dark)
