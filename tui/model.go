@@ -96,12 +96,12 @@ type run struct {
 	// stored before it reaches the screen.
 	cancel     context.CancelFunc
 	cancelling bool
-	// attempt and max number the current attempt; retrying describes a Tier 1 retry, and
-	// retryAt is when its wait ends (zero when it is not waiting).
-	attempt, max int
-	retrying     string
-	retryAt      time.Time
-	gotDelta     bool
+	// retrying describes a Tier 1 retry, and retryAt is when its wait ends (zero when it is
+	// not waiting).
+	retrying string
+	retryAt  time.Time
+	// gotDelta is set once text has arrived: from then on nothing is retried automatically.
+	gotDelta bool
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so

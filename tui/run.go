@@ -179,7 +179,6 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case agent.EventStarted:
-			r.attempt, r.max = ev.Attempt, ev.MaxAttempts
 			r.retryAt = time.Time{}
 			if ev.Attempt > 1 {
 				r.retrying = fmt.Sprintf("reconnecting, attempt %d/%d", ev.Attempt, ev.MaxAttempts)
