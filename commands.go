@@ -182,7 +182,7 @@ func serveDemo(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "")
-	pace := fs.Duration("pace", 25*time.Millisecond, "")
+	pace := fs.Duration("pace", demo.DefaultPace, "")
 	tokens := fs.Int("tokens", 0, "")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return exitUsage, usagef("usage: parley demo-server [--addr 127.0.0.1:PORT] [--pace 25ms] [--tokens N]")

@@ -177,7 +177,7 @@ func openApp(fl endpointFlags, getenv func(string) string) (*app, error) {
 	ep, err := resolveEndpoint(cfg, p.config, fl, getenv)
 	a := &app{paths: p}
 	if errors.Is(err, errUseDemo) {
-		if a.demo, err = demo.Start(demo.Options{}); err != nil {
+		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace}); err != nil {
 			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
 		}
 		ep = agent.Endpoint{Name: "demo", BaseURL: a.demo.URL(), Model: "parley-demo", Demo: true}
