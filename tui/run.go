@@ -179,12 +179,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case agent.EventStarted:
+			// The attempt announced by EventRetrying is now being sent: keep its words, drop
+			// the countdown.
 			r.retryAt = time.Time{}
-			if ev.Attempt > 1 {
-				r.retrying = fmt.Sprintf("reconnecting, attempt %d/%d", ev.Attempt, ev.MaxAttempts)
-			}
 		case agent.EventRetrying:
-			r.retrying = fmt.Sprintf("%s: reconnecting, attempt %d/%d", Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
+			r.retrying = fmt.Sprintf("%s — reconnecting, attempt %d/%d", Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
 			r.retryAt = m.now.Add(ev.Wait)
 		case agent.EventDelta:
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)

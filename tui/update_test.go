@@ -243,7 +243,7 @@ func TestTier1StatusAndFailure(t *testing.T) {
 		Message: "The service may be temporarily overloaded, please try again later"}
 	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
 		agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: over})
-	if s := plain(m); !strings.Contains(s, "Provider overloaded: reconnecting, attempt 2/3 in 2s") || !strings.Contains(s, "reconnecting") {
+	if s := plain(m); !strings.Contains(s, "Provider overloaded — reconnecting, attempt 2/3 in 2s") || !strings.Contains(s, "reconnecting") {
 		t.Fatalf("no Tier 1 status:\n%s", s)
 	}
 	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3},
