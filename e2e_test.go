@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+)
+
+func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	srv.Push(demo.Fault{Delay: 2 * time.Second})
+	u := newUser(t)
+	cmd := u.command("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
+	// While the request is still unanswered, a second parley process finds the message stored.
+	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions while the request is open: %+v", sessions)
+	}
+	e := decode[exportJSON](t, u.run("export", sessions[0].ID, "--json").stdout)
+	if len(e.Messages) != 2 || e.Messages[0].Content != "remember this" || e.Messages[1].Status != "running" {
+		t.Fatalf("stored while the request is open: %+v", e.Messages)
+	}
+}
+
+// hostileStream is a reply carrying a clipboard write, a title change and colours.
+const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+	"data: [DONE]\n\n"
+
+func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
+	u := newUser(t)
+
+	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
+	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {
+		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
+	}
+
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed: cannot give parley a terminal")
+	}
+	cmd := exec.Command("script", "-qfec", parleyBin+" -p hi --base-url "+srv.URL()+" --model m", "/dev/null")
+	cmd.Env = u.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
+		t.Fatalf("the visible text is missing: %q", s)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
+		if strings.Contains(s, seq) {
+			t.Errorf("terminal output carries %q: %q", seq, s)
+		}
+	}
+}
