@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +65,33 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 		if strings.Contains(s, seq) {
 			t.Errorf("terminal output carries %q: %q", seq, s)
 		}
+	}
+}
+
+func TestAPIKeyNeverStored(t *testing.T) {
+	srv := startFake(t, demo.Options{})
+	const key = "sk-parley-test-secret-4242"
+	u := newUser(t, "PARLEY_TEST_KEY="+key)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := srv.Received()[0].Header.Get("Authorization"); got != "Bearer "+key {
+		t.Fatalf("the key was not sent: Authorization %q", got)
+	}
+	out := decode[printJSON](t, r.stdout)
+	exp := u.run("export", out.SessionID, "--json")
+	files, err := filepath.Glob(filepath.Join(u.home, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files under PARLEY_HOME: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), key) {
+			t.Errorf("%s contains the API key", f)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr+exp.stdout, key) {
+		t.Error("the API key was printed")
 	}
 }
