@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
@@ -126,6 +127,8 @@ func (c *Client) run(ctx context.Context, msgs []Message, out chan<- Event) {
 		}
 		cls := retry.Classify(*res.failure)
 		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
+		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
+			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry {
 			out <- Event{Kind: EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
