@@ -16,9 +16,10 @@ import (
 // between cost no rendering at all.
 const frameInterval = time.Second / 30
 
-// maxBatch bounds how many ready events one runEventsMsg carries, so the screen keeps
-// drawing during a flood.
-const maxBatch = 512
+// batchWindow is how long the reader gathers a run's deltas before handing them to the model
+// in one message. The screen shows deltas only once per frame, so a fast stream then costs
+// one Update and View per window instead of one per delta, and shows no later.
+const batchWindow = frameInterval / 2
 
 // model returns the model name that new runs use.
 func (m *Model) model() string {
@@ -130,8 +131,9 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	return tea.Batch(start, m.spinner.Tick)
 }
 
-// readEvents waits for the next event of a run, then takes whatever else is ready at once,
-// stopping after a terminal event so that it is never left behind in the channel.
+// readEvents waits for the next event of a run. After a delta it goes on gathering deltas
+// until batchWindow has passed; any other event ends the batch at once, so that retries and
+// the end of the run show without delay, and a terminal event is never left behind.
 func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
@@ -139,19 +141,25 @@ func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
 			return runEventsMsg{run: id, ch: ch, closed: true}
 		}
 		batch := []agent.Event{ev}
-		for !ev.Terminal() && len(batch) < maxBatch {
+		if ev.Kind != agent.EventDelta {
+			return runEventsMsg{run: id, events: batch, ch: ch}
+		}
+		window := time.NewTimer(batchWindow)
+		defer window.Stop()
+		for {
 			select {
 			case ev, ok = <-ch:
 				if !ok {
 					return runEventsMsg{run: id, events: batch, ch: ch, closed: true}
 				}
 				batch = append(batch, ev)
-				continue
-			default:
+				if ev.Kind != agent.EventDelta {
+					return runEventsMsg{run: id, events: batch, ch: ch}
+				}
+			case <-window.C:
+				return runEventsMsg{run: id, events: batch, ch: ch}
 			}
-			break
 		}
-		return runEventsMsg{run: id, events: batch, ch: ch}
 	}
 }
 

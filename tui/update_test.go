@@ -284,30 +284,17 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	}
 	ch <- agent.Event{Kind: agent.EventFinished}
 	ch <- delta("after the end")
+	// Everything up to the terminal event is ready: one message carries it all.
+	msg := readEvents(3, ch)().(runEventsMsg)
+	if msg.run != 3 || msg.closed || len(msg.events) != 1201 {
+		t.Fatalf("batch of %d events (closed %v), want the 1200 deltas and the end", len(msg.events), msg.closed)
+	}
 	var got strings.Builder
-	batches, terminal := 0, false
-	for !terminal {
-		msg := readEvents(3, ch)().(runEventsMsg)
-		batches++
-		if msg.run != 3 || msg.closed {
-			t.Fatalf("bad batch %+v", msg)
-		}
-		for i, ev := range msg.events {
-			if ev.Terminal() {
-				terminal = true
-				if i != len(msg.events)-1 {
-					t.Fatal("a batch went on past its terminal event")
-				}
-				continue
-			}
-			got.WriteString(ev.Text)
-		}
+	for _, ev := range msg.events[:1200] {
+		got.WriteString(ev.Text)
 	}
-	if got.String() != want.String() {
-		t.Fatal("deltas lost or reordered")
-	}
-	if batches != 3 {
-		t.Fatalf("%d batches, want 3 (512+512+177)", batches)
+	if got.String() != want.String() || !msg.events[1200].Terminal() {
+		t.Fatal("deltas lost or reordered, or the end missing")
 	}
 	if len(ch) != 1 {
 		t.Fatal("the reader took events after the terminal one")
@@ -316,6 +303,33 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	<-ch
 	if msg := readEvents(3, ch)().(runEventsMsg); !msg.closed || len(msg.events) != 0 {
 		t.Fatalf("closed channel: %+v", msg)
+	}
+}
+
+// A batch of deltas ends when its window has passed, though the stream goes on; any other
+// event is handed over at once.
+func TestReadEventsWindow(t *testing.T) {
+	ch := make(chan agent.Event)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for _, ev := range []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, delta("a"), delta("b")} {
+			ch <- ev
+		}
+		<-stop // the stream stays open and silent
+	}()
+	if msg := readEvents(1, ch)().(runEventsMsg); len(msg.events) != 1 || msg.events[0].Kind != agent.EventStarted {
+		t.Fatalf("first batch %+v, want EventStarted alone", msg.events)
+	}
+	done := make(chan runEventsMsg)
+	go func() { done <- readEvents(1, ch)().(runEventsMsg) }()
+	select {
+	case msg := <-done:
+		if len(msg.events) != 2 || msg.events[0].Text != "a" || msg.events[1].Text != "b" || msg.closed {
+			t.Fatalf("second batch %+v, want the two deltas", msg.events)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a batch of deltas waited for more than its window")
 	}
 }
 
