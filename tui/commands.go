@@ -2,15 +2,17 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 )
 
 // slashHelp lists the slash commands for /help and the full key list.
-const slashHelp = "/new  /sessions  /model NAME  /demo …  /help  /quit"
+const slashHelp = "/new  /sessions  /regen  /model NAME  /demo …  /help  /quit"
 
 // command runs a slash command typed in the input.
 func (m *Model) command(line string) tea.Cmd {
@@ -38,6 +40,8 @@ func (m *Model) command(line string) tea.Cmd {
 		}
 		m.client = m.client.WithModel(args)
 		m.setNotice("model: "+args+" for the next messages", false)
+	case "/regen":
+		return m.regenerateReply(m.transcript.LastReply())
 	case "/new":
 		return m.switchTo(func(db *history.DB) (history.Session, error) { return db.CreateSession() })
 	case "/sessions":
@@ -75,6 +79,7 @@ func (m *Model) switchTo(open func(*history.DB) (history.Session, error)) tea.Cm
 	queue := m.queue
 	m.queue = nil
 	m.sessionGen++
+	m.tier2.Disarm()
 	if len(m.outbox) > 0 && m.input.Value() == "" {
 		// Typed for the session being left and not stored yet: give it back, unsent.
 		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
@@ -120,6 +125,11 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) {
 	m.transcript.Reset(msg.msgs)
 	m.focus = focusInput
 	m.input.Focus()
+	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
+	// to the operator instead.
+	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == history.StatusInterrupted {
+		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
+	}
 }
 
 // picker is the session list opened by /sessions.
@@ -207,4 +217,99 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// versionView shows the versions of one reply, oldest first, in the transcript's place.
+type versionView struct {
+	versions []history.Message
+	idx      int
+	view     *transcriptView
+}
+
+// showVersions asks for the versions of reply id, to show the one before it (dir -1) or
+// after it (+1).
+func (m *Model) showVersions(id int64, dir int) tea.Cmd {
+	anchor := m.transcript.Anchor(id)
+	if anchor == 0 {
+		return nil
+	}
+	db, gen := m.db, m.sessionGen
+	return func() tea.Msg {
+		v, err := db.Versions(anchor)
+		return versionsMsg{gen: gen, reply: id, dir: dir, versions: v, err: err}
+	}
+}
+
+// handleVersions opens the version view on the version next to the selected reply.
+func (m *Model) handleVersions(msg versionsMsg) {
+	if msg.gen != m.sessionGen || m.focus != focusTranscript {
+		return
+	}
+	if msg.err != nil {
+		m.setNotice("could not read the versions: "+msg.err.Error(), true)
+		return
+	}
+	at := slices.IndexFunc(msg.versions, func(v history.Message) bool { return v.ID == msg.reply })
+	i := at + msg.dir
+	switch {
+	case len(msg.versions) < 2:
+		m.setNotice("this reply has only one version", false)
+		return
+	case at < 0 || i < 0:
+		m.setNotice("no earlier version of this reply", false)
+		return
+	case i >= len(msg.versions):
+		m.setNotice("no later version of this reply", false)
+		return
+	}
+	m.versions = versionView{versions: msg.versions, view: newTranscript(m.styles)}
+	m.versions.view.SetDark(m.dark)
+	m.focus = focusVersions
+	m.showVersion(i)
+}
+
+// showVersion shows version i of the version view.
+func (m *Model) showVersion(i int) {
+	v := &m.versions
+	v.idx = max(0, min(i, len(v.versions)-1))
+	v.view.Reset(v.versions[v.idx : v.idx+1])
+	v.view.GotoTop()
+}
+
+// versionsKey handles a key while the version view is open.
+func (m *Model) versionsKey(msg tea.KeyPressMsg) tea.Cmd {
+	v := &m.versions
+	switch msg.String() {
+	case "[":
+		m.showVersion(v.idx - 1)
+	case "]":
+		m.showVersion(v.idx + 1)
+	case "up", "k":
+		v.view.ScrollUp(1)
+	case "down", "j":
+		v.view.ScrollDown(1)
+	case "pgup":
+		v.view.ScrollUp(max(1, v.view.height-1))
+	case "pgdown", "space":
+		v.view.ScrollDown(max(1, v.view.height-1))
+	case "esc", "q":
+		m.versions = versionView{}
+		m.focus = focusTranscript
+	}
+	return nil
+}
+
+// versionsView draws the version view in the transcript's place: a title line, then the
+// version as the transcript would show it.
+func (m *Model) versionsView(height int) []string {
+	st := m.styles
+	v := m.versions
+	cur := v.versions[v.idx]
+	title := st.ReplyLabel.Render(fmt.Sprintf("Version %d/%d", v.idx+1, len(v.versions)))
+	state := " · live"
+	if cur.Superseded {
+		state = " · superseded"
+	}
+	title += st.Muted.Render(state + "  [ older · ] newer · ↑/↓ scroll · esc close")
+	return append([]string{ansi.Truncate(title, m.width, "…")}, v.view.View()...)
 }

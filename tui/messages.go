@@ -54,3 +54,36 @@ type noticeMsg struct {
 	text string
 	err  bool
 }
+
+// regeneratedMsg reports a regeneration stored by history, or why it was not. auto marks a
+// Tier 2 retry, sent in Tier 2 generation tier2; the operator's own (r, /regen) are not.
+type regeneratedMsg struct {
+	gen   int
+	tier2 int
+	auto  bool
+	model string
+	rcpt  history.Receipt
+	err   error
+}
+
+// storedRunMsg carries a failed run as the database stored it, read back so that Tier 2
+// arms from the stored classification. tier2 is the Tier 2 generation when it was asked for.
+type storedRunMsg struct {
+	gen   int
+	tier2 int
+	run   history.Run
+	err   error
+}
+
+// tier2TickMsg is a tick of the Tier 2 countdown of generation gen.
+type tier2TickMsg struct{ gen int }
+
+// versionsMsg carries every version of reply's answer to its anchor, oldest first, for the
+// version view; dir is -1 to show the one before reply, +1 the one after.
+type versionsMsg struct {
+	gen      int
+	reply    int64
+	dir      int
+	versions []history.Message
+	err      error
+}

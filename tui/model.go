@@ -41,6 +41,7 @@ const (
 	focusInput      focus = iota // the message being written
 	focusTranscript              // selecting replies
 	focusPicker                  // choosing a session
+	focusVersions                // reading the versions of a reply
 )
 
 // maxInputHeight is the most lines the input grows to before it scrolls.
@@ -66,6 +67,7 @@ type Model struct {
 	transcript    *transcriptView
 	focus         focus
 	picker        picker
+	versions      versionView
 
 	// run is the active run, nil when none is active.
 	run *run
@@ -74,11 +76,14 @@ type Model struct {
 	// queue holds stored runs waiting for the active one to end, oldest first.
 	queue []history.Receipt
 	// outbox holds messages typed while an earlier one is being stored; posting one at a
-	// time keeps them in the order they were typed.
+	// time keeps them in the order they were typed. posting is set while a message or a
+	// regeneration is being stored: the two never race in the database.
 	outbox  []string
 	posting bool
 	// framePending is set while a frameMsg is on its way.
 	framePending bool
+	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
+	tier2 tier2
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -30,8 +31,9 @@ func (m *Model) model() string {
 }
 
 // send stores text as an operator message and starts or queues its run. Messages are stored
-// one at a time, in the order typed.
+// one at a time, in the order typed. A new message disarms Tier 2: the operator moved on.
 func (m *Model) send(text string) tea.Cmd {
+	m.tier2.Disarm()
 	m.outbox = append(m.outbox, text)
 	return m.postNext()
 }
@@ -115,7 +117,13 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	start := func() tea.Msg {
 		var events <-chan agent.Event
 		msgs, err := db.Context(rcpt.AnchorID)
-		if err != nil {
+		if ctx.Err() != nil {
+			// Cancelled before its request was sent: it is stored cancelled and never sent.
+			ch := make(chan agent.Event, 1)
+			ch <- agent.Event{Kind: agent.EventCancelled}
+			close(ch)
+			events = ch
+		} else if err != nil {
 			// Stored through Record like any failed run, so the database says why.
 			ch := make(chan agent.Event, 1)
 			ch <- agent.Event{Kind: agent.EventFailed, Class: retry.Classification{
@@ -184,6 +192,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	r := m.run
 	m.now = m.clock.Now()
 	delta := false
+	var final history.RunStatus
 	for _, ev := range msg.events {
 		switch ev.Kind {
 		case agent.EventStarted:
@@ -197,7 +206,8 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
 			r.gotDelta, r.retrying, delta = true, "", true
 		case agent.EventFinished:
-			m.transcript.Finish(r.rcpt.ReplyID, history.StatusSucceeded, nil)
+			final = history.StatusSucceeded
+			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
 			ended = true
 		case agent.EventFailed:
 			c := ev.Class
@@ -206,18 +216,20 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 				st = history.StatusCancelled
 			}
 			m.transcript.Finish(r.rcpt.ReplyID, st, &c)
-			ended = true
+			final, ended = st, true
 		case agent.EventCancelled:
-			m.transcript.Finish(r.rcpt.ReplyID, history.StatusCancelled, nil)
+			final = history.StatusCancelled
+			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
 			ended = true
 		}
 	}
 	if ended {
-		if msg.closed && m.transcript.Status(r.rcpt.ReplyID) == history.StatusRunning {
+		if final == "" {
 			// Record always ends with a terminal event; this only guards the screen.
-			m.transcript.Finish(r.rcpt.ReplyID, history.StatusInterrupted, nil)
+			final = history.StatusInterrupted
+			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
 		}
-		return m.endRun()
+		return m.endRun(final)
 	}
 	cmds := []tea.Cmd{readEvents(r.id, msg.ch)}
 	if delta && !m.framePending {
@@ -228,14 +240,26 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// endRun forgets the ended run and starts the next queued one, or quits if asked to.
-func (m *Model) endRun() tea.Cmd {
+// endRun forgets the ended run, which ended with status st, and starts the next queued one,
+// or quits if asked to. A failed run is read back from the database, for Tier 2 to decide
+// from its stored classification.
+func (m *Model) endRun(st history.RunStatus) tea.Cmd {
+	rcpt := m.run.rcpt
 	m.run.cancel() // releases the context's resources
 	m.run = nil
+	m.tier2.Ended(rcpt.RunID, st)
 	if m.quitAfterRun {
 		return m.quit()
 	}
-	return m.dispatchNext()
+	var read tea.Cmd
+	if st == history.StatusFailed {
+		db, gen, t2 := m.db, m.sessionGen, m.tier2.gen
+		read = func() tea.Msg {
+			r, err := db.Run(rcpt.RunID)
+			return storedRunMsg{gen: gen, tier2: t2, run: r, err: err}
+		}
+	}
+	return tea.Batch(m.dispatchNext(), read)
 }
 
 // handleFrame renders the streaming reply again.
@@ -277,4 +301,174 @@ func (m *Model) quit() tea.Cmd {
 		_ = cancelQueued(db, queue)
 		return tea.Quit()
 	}
+}
+
+// regenerateReply regenerates reply id by hand (r, /regen): it supersedes the reply and
+// everything after it and runs its anchor again, queued behind an active run. It disarms
+// Tier 2.
+func (m *Model) regenerateReply(id int64) tea.Cmd {
+	anchor := m.transcript.Anchor(id)
+	if anchor == 0 {
+		m.setNotice("no reply to regenerate", true)
+		return nil
+	}
+	if m.posting {
+		m.setNotice("a message is being stored; regenerate again in a moment", true)
+		return nil
+	}
+	m.tier2.Disarm()
+	return m.regenerate(anchor, false)
+}
+
+// regenerate stores a regeneration from the operator message anchor: the path of r, /regen
+// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 generation.
+// Like a posted message it holds back other messages until it is stored, so the two never
+// supersede each other by racing.
+func (m *Model) regenerate(anchor int64, auto bool) tea.Cmd {
+	m.posting = true
+	queued := m.run != nil || len(m.queue) > 0
+	db, model, gen, t2 := m.db, m.model(), m.sessionGen, m.tier2.gen
+	return func() tea.Msg {
+		rcpt, err := db.Regenerate(anchor, model, queued)
+		return regeneratedMsg{gen: gen, tier2: t2, auto: auto, model: model, rcpt: rcpt, err: err}
+	}
+}
+
+// handleRegenerated shows a stored regeneration: the superseded messages leave the
+// transcript, the new reply joins it, and its run starts or queues. A Tier 2 retry cancelled
+// (or replaced) while it was being stored is stored cancelled instead, and never sent.
+func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
+	m.posting = false
+	db := m.db
+	if msg.gen != m.sessionGen {
+		// The session was left meanwhile; its run must not wait forever.
+		if msg.err == nil {
+			return tea.Batch(cancelCmd(db, []history.Receipt{msg.rcpt}), m.postNext())
+		}
+		return m.postNext()
+	}
+	if msg.err != nil {
+		if msg.auto && msg.tier2 == m.tier2.gen {
+			m.tier2.Disarm()
+		}
+		m.setNotice("could not regenerate: "+msg.err.Error(), true)
+		return m.postNext()
+	}
+	rcpt := msg.rcpt
+	m.transcript.Remove(rcpt.Superseded)
+	// Queued runs whose replies were superseded must never be sent.
+	var keep, drop []history.Receipt
+	for _, q := range m.queue {
+		if slices.Contains(rcpt.Superseded, q.ReplyID) {
+			drop = append(drop, q)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	m.queue = keep
+	m.transcript.Append(history.Message{
+		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: history.StatusQueued, Model: msg.model,
+	})
+	if m.focus == focusTranscript {
+		m.transcript.SelectLast()
+	}
+	m.transcript.GotoBottom()
+	if msg.auto && !m.tier2.Sent(msg.tier2, rcpt.RunID) {
+		m.transcript.SetStatus(rcpt.ReplyID, history.StatusCancelled, nil)
+		drop = append(drop, rcpt)
+		return tea.Batch(cancelCmd(db, drop), m.postNext())
+	}
+	var start tea.Cmd
+	if m.run != nil || len(m.queue) > 0 {
+		m.queue = append(m.queue, rcpt)
+	} else {
+		start = m.startRun(rcpt)
+	}
+	return tea.Batch(cancelCmd(db, drop), start, m.postNext())
+}
+
+// cancelCmd stores queued runs as cancelled, from a command; nil when there are none.
+func cancelCmd(db *history.DB, runs []history.Receipt) tea.Cmd {
+	if len(runs) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := cancelQueued(db, runs); err != nil {
+			return noticeMsg{text: "could not cancel a queued run: " + err.Error(), err: true}
+		}
+		return nil
+	}
+}
+
+// handleStoredRun arms Tier 2 from a failed run as it was stored. Only the newest reply, with
+// nothing else waiting, is retried: a retry regenerates from its anchor, which would
+// supersede anything after it.
+func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
+	if msg.gen != m.sessionGen || msg.tier2 != m.tier2.gen {
+		return nil // the operator moved on meanwhile
+	}
+	if msg.err != nil {
+		m.tier2.Disarm()
+		m.setNotice("could not read the failed run back: "+msg.err.Error(), true)
+		return nil
+	}
+	free := m.run == nil && len(m.queue) == 0 && len(m.outbox) == 0 && !m.posting
+	now := m.clock.Now()
+	if !free || m.transcript.Last() != msg.run.ReplyID {
+		m.tier2.Disarm()
+		return nil
+	}
+	if !m.tier2.Arm(msg.run, now) {
+		return nil
+	}
+	return m.handleTier2Tick(tier2TickMsg{gen: m.tier2.gen})
+}
+
+// handleTier2Tick moves the countdown on, and regenerates when it is due.
+func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
+	now := m.clock.Now()
+	fire, next := m.tier2.Tick(msg.gen, now)
+	if fire {
+		return m.regenerate(m.tier2.anchor, true)
+	}
+	if next == 0 {
+		return nil // stale: cancelled, disarmed or armed again since
+	}
+	m.now = now
+	clock, gen := m.clock, msg.gen
+	return func() tea.Msg {
+		<-clock.After(next)
+		return tier2TickMsg{gen: gen}
+	}
+}
+
+// retryNow sends the armed Tier 2 retry at once (enter).
+func (m *Model) retryNow() tea.Cmd {
+	if !m.tier2.RetryNow() {
+		return nil
+	}
+	return m.regenerate(m.tier2.anchor, true)
+}
+
+// cancelRetry is esc on a Tier 2 retry: an armed countdown stops, a retry being sent is
+// cancelled, running or queued. Nothing more is sent for it.
+func (m *Model) cancelRetry() tea.Cmd {
+	runID := m.tier2.Cancel()
+	m.setNotice("retry cancelled — r to regenerate", false)
+	if runID == 0 {
+		return nil
+	}
+	if m.run != nil && m.run.rcpt.RunID == runID {
+		m.cancelRun()
+		return nil
+	}
+	for i, q := range m.queue {
+		if q.RunID == runID {
+			m.queue = slices.Delete(slices.Clone(m.queue), i, i+1)
+			m.transcript.SetStatus(q.ReplyID, history.StatusCancelled, nil)
+			return cancelCmd(m.db, []history.Receipt{q})
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -425,5 +426,57 @@ func (t *transcriptView) reveal(i int) {
 		t.setTop(p)
 	} else {
 		t.setTop(linePos{i, 0})
+	}
+}
+
+// Anchor returns the operator message that reply id answers, or 0.
+func (t *transcriptView) Anchor(id int64) int64 {
+	if e := t.byID[id]; e != nil {
+		return e.msg.AnchorID
+	}
+	return 0
+}
+
+// Last returns the id of the newest message, or 0.
+func (t *transcriptView) Last() int64 {
+	if len(t.entries) == 0 {
+		return 0
+	}
+	return t.entries[len(t.entries)-1].msg.ID
+}
+
+// LastReply returns the id of the newest reply, or 0.
+func (t *transcriptView) LastReply() int64 {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if t.entries[i].msg.Role == history.RoleAssistant {
+			return t.entries[i].msg.ID
+		}
+	}
+	return 0
+}
+
+// Remove takes messages out of the transcript (a regeneration superseded them), clears the
+// selection if it was one of them, and follows the end.
+func (t *transcriptView) Remove(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	selected := t.Selected()
+	kept := make([]*entry, 0, len(t.entries))
+	for _, e := range t.entries {
+		if slices.Contains(ids, e.msg.ID) {
+			delete(t.byID, e.msg.ID)
+			if t.stream == e {
+				t.stream = nil
+			}
+			continue
+		}
+		kept = append(kept, e)
+	}
+	t.entries, t.sel, t.follow, t.top = kept, -1, true, linePos{}
+	for i, e := range kept {
+		if e.msg.ID == selected {
+			t.sel = i
+		}
 	}
 }

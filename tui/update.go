@@ -41,6 +41,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleRunEvents(msg)
 	case frameMsg:
 		m.handleFrame(msg)
+	case regeneratedMsg:
+		cmd = m.handleRegenerated(msg)
+	case storedRunMsg:
+		cmd = m.handleStoredRun(msg)
+	case tier2TickMsg:
+		cmd = m.handleTier2Tick(msg)
+	case versionsMsg:
+		m.handleVersions(msg)
 	case sessionsMsg:
 		m.handleSessions(msg)
 	case noticeMsg:
@@ -60,18 +68,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // interprets its own keys and ignores the rest.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
-	if m.focus == focusPicker {
+	switch m.focus {
+	case focusPicker:
 		return m.pickerKey(msg)
+	case focusVersions:
+		return m.versionsKey(msg)
 	}
 	switch {
 	case key.Matches(msg, k.Interrupt):
-		if m.run != nil {
+		switch {
+		case m.tier2.Active():
+			return m.cancelRetry()
+		case m.run != nil:
 			m.cancelRun()
 			return nil
 		}
 		return m.quit()
 	case key.Matches(msg, k.Cancel):
 		switch {
+		case m.tier2.Active():
+			return m.cancelRetry()
 		case m.run != nil:
 			m.cancelRun()
 		case m.focus == focusInput:
@@ -93,6 +109,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 	empty := m.input.Value() == ""
 	switch {
+	case empty && m.tier2.Armed() && key.Matches(msg, k.RetryNow):
+		return m.retryNow()
 	case key.Matches(msg, k.Send):
 		text := m.input.Value()
 		if strings.TrimSpace(text) == "" {
@@ -130,6 +148,16 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
+	case m.tier2.Armed() && key.Matches(msg, k.RetryNow):
+		return m.retryNow()
+	case key.Matches(msg, k.Regenerate):
+		return m.regenerateReply(m.transcript.Selected())
+	case key.Matches(msg, k.Versions):
+		dir := 1
+		if msg.String() == "[" {
+			dir = -1
+		}
+		return m.showVersions(m.transcript.Selected(), dir)
 	case key.Matches(msg, k.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, k.Down):
@@ -156,7 +184,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // handlePaste puts pasted text into the input, whatever has the focus.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.focus == focusPicker {
+	if m.focus == focusPicker || m.focus == focusVersions {
 		return nil
 	}
 	m.focusInput()
@@ -165,13 +193,17 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// handleWheel scrolls the transcript.
+// handleWheel scrolls the transcript, or the version shown.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+	t := m.transcript
+	if m.focus == focusVersions {
+		t = m.versions.view
+	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
-		m.transcript.ScrollUp(wheelLines)
+		t.ScrollUp(wheelLines)
 	case tea.MouseWheelDown:
-		m.transcript.ScrollDown(wheelLines)
+		t.ScrollDown(wheelLines)
 	}
 }
 
@@ -214,15 +246,20 @@ func (m *Model) waiting() bool {
 // updateKeys enables the bindings that apply now and names what esc and ctrl+c do.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	input, trans, pick := m.focus == focusInput, m.focus == focusTranscript, m.focus == focusPicker
+	input, trans := m.focus == focusInput, m.focus == focusTranscript
+	pick := m.focus == focusPicker || m.focus == focusVersions
 	active := m.run != nil
-	k.Send.SetEnabled(input)
+	armed := m.tier2.Armed()
+	k.RetryNow.SetEnabled(armed && !pick && (trans || m.input.Value() == ""))
+	k.Send.SetEnabled(input && !k.RetryNow.Enabled())
 	k.Newline.SetEnabled(input)
 	k.Quit.SetEnabled(input && m.input.Value() == "")
 	k.Help.SetEnabled(!pick)
 	k.Up.SetEnabled(trans)
 	k.Down.SetEnabled(trans)
 	k.Copy.SetEnabled(trans && m.transcript.Selected() != 0)
+	k.Regenerate.SetEnabled(trans && m.transcript.Selected() != 0)
+	k.Versions.SetEnabled(trans && m.transcript.Selected() != 0)
 	k.Input.SetEnabled(trans)
 	k.Choose.SetEnabled(pick)
 	k.Close.SetEnabled(pick)
@@ -233,6 +270,9 @@ func (m *Model) updateKeys() {
 	k.Top.SetEnabled(!pick)
 	k.Bottom.SetEnabled(!pick)
 	switch {
+	case m.tier2.Active():
+		k.Cancel.SetHelp("esc", "cancel retry")
+		k.Interrupt.SetHelp("ctrl+c", "cancel retry")
 	case active:
 		k.Cancel.SetHelp("esc", "cancel reply")
 		k.Interrupt.SetHelp("ctrl+c", "cancel reply")

@@ -22,9 +22,12 @@ func (m Model) View() tea.View {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
-	if m.focus == focusPicker {
+	switch m.focus {
+	case focusPicker:
 		lines = append(lines, m.pickerView(m.transcript.height)...)
-	} else {
+	case focusVersions:
+		lines = append(lines, m.versionsView(m.transcript.height)...)
+	default:
 		lines = append(lines, m.transcript.View()...)
 	}
 	lines = append(lines, m.statusView())
@@ -50,13 +53,16 @@ func (m *Model) layout() {
 	helpLines := lipgloss.Height(m.helpView())
 	rest := m.height - 1 /* header */ - 1 /* status */ - m.input.Height() - helpLines
 	m.transcript.SetSize(m.width, max(rest, 1))
+	if m.versions.view != nil {
+		m.versions.view.SetSize(m.width, max(rest-1, 1)) // below the version view's title
+	}
 }
 
 // helpView is the one-line help of the keys that apply now, or with ? the full list and the
 // slash commands.
 func (m *Model) helpView() string {
 	if !m.help.ShowAll {
-		return m.help.View(m.keys)
+		return m.shortHelp()
 	}
 	return m.help.View(fullKeys()) + "\n" + m.styles.Muted.Render("commands: "+slashHelp)
 }
@@ -94,6 +100,8 @@ func (m *Model) headerView() string {
 func (m *Model) runState() string {
 	var s string
 	switch r := m.run; {
+	case r == nil && m.tier2.Armed():
+		s = "retry armed"
 	case r == nil:
 		s = "idle"
 	case r.cancelling:
@@ -111,12 +119,14 @@ func (m *Model) runState() string {
 	return s
 }
 
-// statusView is the line above the input: a notice, or what the active run is doing, and
-// whether the transcript is scrolled away from the end.
+// statusView is the line above the input: the Tier 2 banner, a notice, or what the active
+// run is doing, and whether the transcript is scrolled away from the end.
 func (m *Model) statusView() string {
 	st := m.styles
 	var left string
 	switch r := m.run; {
+	case m.tier2.Armed():
+		left = st.Warn.Bold(true).Render(m.tier2.Banner(m.now))
 	case m.notice != "":
 		style := st.Notice
 		if m.noticeErr {
@@ -145,4 +155,20 @@ func (m *Model) statusView() string {
 	left = ansi.Truncate(left, max(room, 0), "…")
 	gap := max(1, m.width-lipgloss.Width(left)-lipgloss.Width(right))
 	return left + strings.Repeat(" ", gap) + right
+}
+
+// shortHelp is the one-line help cut at a whole key to fit the width. (help.Model stops
+// cutting once a key has overflowed by the width of its ellipsis.)
+func (m *Model) shortHelp() string {
+	keys := m.keys.ShortHelp()
+	for n := len(keys); n > 0; n-- {
+		line := m.help.ShortHelpView(keys[:n])
+		if w := lipgloss.Width(line); w <= m.width {
+			if n < len(keys) && w+2 <= m.width {
+				line += " " + m.help.Styles.Ellipsis.Render(m.help.Ellipsis)
+			}
+			return line
+		}
+	}
+	return ""
 }

@@ -1,0 +1,226 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"parley/history"
+	"parley/retry"
+)
+
+// Tier 2 is the slow, visible retry: after a run fails with a retryable classification, as
+// stored in the database, the screen counts down and then regenerates the reply from its
+// anchor, until a run succeeds or the operator cancels. The machine below holds only state
+// and decisions; every method that needs the time is given it, so it never reads a clock or
+// sleeps, and its tests step it on a fake clock.
+
+const (
+	// tier2Base is the wait before the first automatic retry; each later wait doubles.
+	tier2Base = 2 * time.Second
+	// tier2Cap bounds every wait. Provider advice further away than this is shown as a time
+	// of day instead of a countdown.
+	tier2Cap = 300 * time.Second
+	// tier2Horizon is how far away provider advice may be for a retry to arm at all; beyond
+	// it nobody waits at a terminal, and the failure is a hard quota.
+	tier2Horizon = 12 * time.Hour
+)
+
+// tier2State is where the machine is:
+//
+//	idle → armed → dispatching → idle | armed
+//	armed | dispatching → cancelled
+type tier2State int
+
+const (
+	tier2Idle        tier2State = iota // nothing to retry
+	tier2Armed                         // counting down to the next retry
+	tier2Dispatching                   // the retry is being stored and sent
+	tier2Cancelled                     // the operator cancelled; nothing more is sent
+)
+
+// tier2 is the Tier 2 machine.
+type tier2 struct {
+	state tier2State
+	// gen is the generation token. Every arming, cancel and disarm takes a new one; a tick
+	// or result that carries another is stale and changes nothing.
+	gen int
+	// anchor is the operator message the retry regenerates from.
+	anchor int64
+	// run is the run the retry sent, once its receipt is back; 0 before.
+	run int64
+	// attempt numbers the automatic retries of one failure from 1: the one counted down to
+	// while armed, the one sent while dispatching.
+	attempt int
+	// class is the stored classification that armed the retry; it names the banner.
+	class retry.Classification
+	// due is when the armed retry is sent: never before the provider's advice.
+	due time.Time
+	// scheduled is set when due is provider advice further away than tier2Cap: the banner
+	// shows the time of day instead of counting seconds.
+	scheduled bool
+}
+
+// tier2Delay returns the countdown before automatic retry n (from 1): 2 s, 4 s, 8 s … 300 s.
+func tier2Delay(n int) time.Duration {
+	d := tier2Base
+	for i := 1; i < n && d < tier2Cap; i++ {
+		d *= 2
+	}
+	return min(d, tier2Cap)
+}
+
+// armable reports whether a run, as stored, may arm a retry at now: it failed, its
+// classification says a retry can succeed, it was not interrupted or cancelled (those are
+// retried only by hand), and the provider's advice, if any, is within tier2Horizon.
+func armable(r history.Run, now time.Time) bool {
+	c := r.Retry
+	if r.Status != history.StatusFailed || c == nil || !c.Retryable {
+		return false
+	}
+	if c.Class == retry.Interrupted || c.Class == retry.Cancelled {
+		return false
+	}
+	return c.RetryAfterUntil.IsZero() || c.RetryAfterUntil.Sub(now) <= tier2Horizon
+}
+
+// Arm arms a retry after run r failed, as read back from the database at now, and reports
+// whether it did. When r is the run the machine sent, the retry is the next attempt;
+// otherwise it is the first. A run that may not arm ends a dispatch of it.
+func (t *tier2) Arm(r history.Run, now time.Time) bool {
+	ours := t.state == tier2Dispatching && t.run == r.ID
+	if !armable(r, now) {
+		if ours {
+			t.state = tier2Idle
+		}
+		return false
+	}
+	attempt := 1
+	if ours {
+		attempt = t.attempt + 1
+	}
+	t.gen++
+	t.state, t.anchor, t.run, t.attempt, t.class = tier2Armed, r.AnchorID, 0, attempt, *r.Retry
+	t.due = now.Add(tier2Delay(attempt))
+	after := r.Retry.RetryAfterUntil
+	t.scheduled = after.Sub(now) > tier2Cap
+	if after.After(t.due) {
+		t.due = after
+	}
+	return true
+}
+
+// Armed reports whether a retry is counting down.
+func (t *tier2) Armed() bool { return t.state == tier2Armed }
+
+// Active reports whether a retry is counting down or being sent: what esc cancels.
+func (t *tier2) Active() bool { return t.state == tier2Armed || t.state == tier2Dispatching }
+
+// Tick handles a tick of generation gen at now. It reports fire when the retry is due, after
+// moving to dispatching; otherwise next is the wait until the countdown shows another
+// second, or 0 when the tick is stale and no more ticks are wanted.
+func (t *tier2) Tick(gen int, now time.Time) (fire bool, next time.Duration) {
+	if gen != t.gen || t.state != tier2Armed {
+		return false, 0
+	}
+	left := t.due.Sub(now)
+	if left <= 0 {
+		t.state = tier2Dispatching
+		return true, 0
+	}
+	if next = left % time.Second; next == 0 {
+		next = time.Second
+	}
+	return false, next
+}
+
+// RetryNow sends the armed retry at once, and reports whether there was one.
+func (t *tier2) RetryNow() bool {
+	if t.state != tier2Armed {
+		return false
+	}
+	t.state = tier2Dispatching
+	return true
+}
+
+// Sent records the run that the retry of generation gen stored, and reports whether it may
+// be started. It may not when the retry was cancelled or replaced meanwhile: the caller then
+// stores the run as cancelled, unsent.
+func (t *tier2) Sent(gen int, runID int64) bool {
+	if gen != t.gen || t.state != tier2Dispatching {
+		return false
+	}
+	t.run = runID
+	return true
+}
+
+// Ended notes that run runID ended with status st. A sent retry that succeeded ends the
+// machine's work; one that was cancelled stays cancelled; one that failed waits for its
+// stored classification (Arm) to decide.
+func (t *tier2) Ended(runID int64, st history.RunStatus) {
+	if t.state != tier2Dispatching || t.run != runID {
+		return
+	}
+	switch st {
+	case history.StatusSucceeded:
+		t.state = tier2Idle
+	case history.StatusCancelled:
+		t.gen++
+		t.state = tier2Cancelled
+	case history.StatusFailed:
+	default:
+		t.state = tier2Idle
+	}
+}
+
+// Cancel is esc: it stops an armed countdown, or gives up the retry being sent, and returns
+// the sent run for the caller to cancel (0 when none is running yet). Either way nothing
+// more is sent for this retry.
+func (t *tier2) Cancel() (runID int64) {
+	if !t.Active() {
+		return 0
+	}
+	if t.state == tier2Dispatching {
+		runID = t.run
+	}
+	t.gen++
+	t.state, t.run = tier2Cancelled, 0
+	return runID
+}
+
+// Disarm forgets any retry, armed or being sent, because the operator moved on: a new
+// message, a regeneration by hand, another session. Results of the old generation are
+// ignored from now on.
+func (t *tier2) Disarm() {
+	t.gen++
+	t.state, t.run = tier2Idle, 0
+}
+
+// Banner is the line that shows an armed retry at now, or "" when none is armed.
+func (t *tier2) Banner(now time.Time) string {
+	if t.state != tier2Armed {
+		return ""
+	}
+	label := Sanitize(t.class.Label)
+	if label == "" {
+		label = retry.Label(t.class.Class)
+	}
+	if t.scheduled {
+		return fmt.Sprintf("%s — retrying after %s · esc cancel", label, clockTime(t.due, now))
+	}
+	secs := max(0, int(math.Ceil(t.due.Sub(now).Seconds())))
+	return fmt.Sprintf("%s — retrying in %ds (attempt %d) · esc cancel · enter retry now", label, secs, t.attempt)
+}
+
+// clockTime is at as the operator's clock shows it: "14:50", or "Mar 2 14:50" when it is not
+// on the same day as now.
+func clockTime(at, now time.Time) string {
+	at, now = at.Local(), now.Local()
+	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return at.Format("15:04")
+	}
+	if at.Year() != now.Year() {
+		return at.Format("Jan 2 2006 15:04")
+	}
+	return at.Format("Jan 2 15:04")
+}
