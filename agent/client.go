@@ -4,6 +4,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -47,6 +49,9 @@ type Endpoint struct {
 	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response
 	// headers; FirstDeltaTimeout the wait from sending until the first content delta.
 	ConnectTimeout, HeaderTimeout, FirstDeltaTimeout time.Duration
+	// ContextTokens, when positive, is the model's context window: a conversation whose
+	// estimate passes three quarters of it is compacted before it is sent.
+	ContextTokens int
 }
 
 // Client runs requests against one Endpoint. It is safe for concurrent use.
@@ -55,6 +60,9 @@ type Client struct {
 	clock  retry.Clock
 	policy retry.Policy
 	api    *openai.Client
+	// noStreamOptions is set once the endpoint has rejected stream_options, so that later
+	// requests leave it out. Copies made by WithModel share it.
+	noStreamOptions *atomic.Bool
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -82,7 +90,7 @@ func NewClient(ep Endpoint, clock retry.Clock, policy retry.Policy) *Client {
 	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers}}
 	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
 	cfg.EmptyMessagesLimit = math.MaxUint32
-	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg)}
+	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg), noStreamOptions: new(atomic.Bool)}
 }
 
 // Endpoint returns the endpoint the client sends to.
@@ -95,17 +103,32 @@ func (c *Client) WithModel(model string) *Client {
 	return &cc
 }
 
-// Stream sends msgs and streams the reply. The channel carries EventStarted for each attempt,
-// EventRetrying before each Tier 1 wait, the deltas and usage, and exactly one terminal event,
-// then closes. Cancelling ctx cancels the run at once, including a Tier 1 wait, and ends it
-// with EventCancelled.
+// Stream sends msgs and streams the reply. The channel carries EventStarted for each request
+// sent, EventRetrying before each Tier 1 wait, EventCompacted when older turns are left out,
+// the deltas and usage, and exactly one terminal event, then closes. Cancelling ctx cancels
+// the run at once, including a Tier 1 wait, and ends it with EventCancelled.
+//
+// Two requests inside a run are not Tier 1 attempts, and each happens at most once: when the
+// endpoint rejects stream_options the request is sent again without it; and when it fails as
+// context_overflow before any reply text, the oldest turns are left out (see Compact) and the
+// conversation is sent once more, with Tier 1 attempts of its own. A second overflow fails the
+// run as context_overflow, which is not retryable.
+//
+// When the endpoint reports no usage, a run that produced text reports an estimate of it
+// (EstimateTokens, EstimateText) with Usage.Estimated set.
 func (c *Client) Stream(ctx context.Context, msgs []Message) <-chan Event {
+	return c.stream(ctx, msgs, nil)
+}
+
+// stream is Stream with a check made before each request is sent: when it returns a
+// classification the run fails with it, and the request is not sent.
+func (c *Client) stream(ctx context.Context, msgs []Message, check func([]Message) *retry.Classification) <-chan Event {
 	out := make(chan Event, 64)
-	go c.run(ctx, msgs, out)
+	go c.run(ctx, msgs, check, out)
 	return out
 }
 
-func (c *Client) run(ctx context.Context, msgs []Message, out chan<- Event) {
+func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *retry.Classification, out chan<- Event) {
 	defer close(out)
 	maxAttempts := c.policy.MaxAttempts
 	if c.ep.KeyErr != "" {
@@ -114,9 +137,29 @@ func (c *Client) run(ctx context.Context, msgs []Message, out chan<- Event) {
 		}}
 		return
 	}
+	// msgs is what is sent: all, or all without its oldest turns once compacted.
+	msgs, omitted := all, 0
+	if c.ep.ContextTokens > 0 {
+		if msgs, omitted = Compact(all, preSendBudget(c.ep.ContextTokens)); omitted > 0 {
+			out <- Event{Kind: EventCompacted, Omitted: omitted}
+		}
+	}
+	rerun := false // the one re-run after an overflow has been made
+	withUsage := !c.noStreamOptions.Load()
 	for attempt := 1; ; attempt++ {
+		if check != nil {
+			if cls := check(msgs); cls != nil {
+				out <- Event{Kind: EventFailed, Class: *cls, Attempt: attempt - 1, MaxAttempts: maxAttempts}
+				return
+			}
+		}
 		out <- Event{Kind: EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
-		res := c.attempt(ctx, msgs, out)
+		res := c.attempt(ctx, msgs, withUsage, out)
+		if res.delivered && !res.gotUsage {
+			out <- Event{Kind: EventUsage, Usage: Usage{
+				PromptTokens: EstimateTokens(msgs), CompletionTokens: runeTokens(res.deliveredRunes), Estimated: true,
+			}}
+		}
 		switch {
 		case ctx.Err() != nil:
 			out <- Event{Kind: EventCancelled}
@@ -124,8 +167,26 @@ func (c *Client) run(ctx context.Context, msgs []Message, out chan<- Event) {
 		case res.failure == nil:
 			out <- Event{Kind: EventFinished, FinishReason: res.finishReason}
 			return
+		case withUsage && rejectsStreamOptions(*res.failure):
+			slog.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)
+			c.noStreamOptions.Store(true)
+			withUsage = false
+			attempt-- // the same attempt, sent again
+			continue
 		}
 		cls := retry.Classify(*res.failure)
+		if cls.Class == retry.ContextOverflow && !res.delivered && !rerun {
+			limit, requested := parseOverflow(res.failure.Body, cls.Message)
+			kept, n := Compact(all, compactBudget(msgs, limit, requested))
+			slog.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
+				"omitted", n, "omitted_before", omitted)
+			if n > omitted {
+				msgs, omitted, rerun = kept, n, true
+				out <- Event{Kind: EventCompacted, Omitted: omitted}
+				attempt = 0 // a new request, with Tier 1 attempts of its own
+				continue
+			}
+		}
 		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
@@ -148,6 +209,17 @@ type result struct {
 	failure      *retry.Failure
 	delivered    bool
 	finishReason string
+	// gotUsage is set when the endpoint reported usage; deliveredRunes counts the characters
+	// of the text delivered, for an estimate when it did not.
+	gotUsage       bool
+	deliveredRunes int
+}
+
+// rejectsStreamOptions reports whether f is an endpoint refusing the stream_options field,
+// which some OpenAI-compatible servers do not know.
+func rejectsStreamOptions(f retry.Failure) bool {
+	return f.Phase == retry.Status && (f.Status == http.StatusBadRequest || f.Status == http.StatusUnprocessableEntity) &&
+		bytes.Contains(bytes.ToLower(f.Body), []byte("stream_options"))
 }
 
 // chunk is the part of a streamed chat.completion.chunk parley reads. Error and Type catch
@@ -176,7 +248,7 @@ func (ch *chunk) isError() bool {
 		ch.Choices == nil && ch.Usage == nil && ch.Message != ""
 }
 
-func (c *Client) attempt(ctx context.Context, msgs []Message, out chan<- Event) result {
+func (c *Client) attempt(ctx context.Context, msgs []Message, withUsage bool, out chan<- Event) result {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var capt capture
@@ -193,10 +265,12 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, out chan<- Event) 
 	timedOut := expired.Load
 
 	req := openai.ChatCompletionRequest{
-		Model:         c.ep.Model,
-		Messages:      toOpenAI(msgs),
-		Stream:        true,
-		StreamOptions: &openai.StreamOptions{IncludeUsage: true},
+		Model:    c.ep.Model,
+		Messages: toOpenAI(msgs),
+		Stream:   true,
+	}
+	if withUsage {
+		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
 	stream, err := c.api.CreateChatCompletionStream(actx, req)
 	if err != nil {
@@ -259,6 +333,7 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, out chan<- Event) 
 					res.delivered = true
 					deadline.Stop()
 				}
+				res.deliveredRunes += utf8.RuneCountInString(text)
 				out <- Event{Kind: EventDelta, Text: text}
 			}
 			if choice.FinishReason != "" {
@@ -269,6 +344,7 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, out chan<- Event) 
 			}
 		}
 		if ch.Usage != nil {
+			res.gotUsage = true
 			out <- Event{Kind: EventUsage, Usage: Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}}
 		}
 	}

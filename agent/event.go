@@ -26,12 +26,20 @@ const (
 	EventFailed
 	// EventCancelled: the run's context was cancelled. Not a failure.
 	EventCancelled
+	// EventCompacted: the oldest turns are left out of the requests that follow, so the
+	// conversation fits the model's context; Omitted counts the messages left out. It comes
+	// before the first request when the endpoint's context size is configured, or between an
+	// overflow and the one re-run it allows.
+	EventCompacted
 )
 
 // Usage is the token count an endpoint reports for one request.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Estimated is set when the endpoint reported no usage and parley estimated it (see
+	// EstimateTokens).
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Event is one step of a run.
@@ -49,6 +57,8 @@ type Event struct {
 	Class retry.Classification
 	// FinishReason is the endpoint's finish_reason on EventFinished ("stop", "length", …).
 	FinishReason string
+	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
+	Omitted int
 }
 
 // Terminal reports whether e ends its run.

@@ -146,7 +146,7 @@ func ErrorEvent() Fault {
 const maxCount = 1000
 
 // usage lists the /demo commands, one line.
-const usage = "usage: /demo overload [N] | ratelimit DURATION | quota | badkey | overflow | error | cut [N] | stall | reset | status | help"
+const usage = "usage: /demo overload [N] | ratelimit DURATION | quota | badkey | overflow | context N [FORM] | context off | error | cut [N] | stall | reset | status | help"
 
 // Command runs the arguments of a "/demo" command, such as "overload 3" or "ratelimit 50m",
 // and returns a one-line confirmation. Bad input gives an error that ends with the usage line.
@@ -204,6 +204,8 @@ func (s *Server) Command(args string) (string, error) {
 		return single(BadKey(), "demo: the next request gets 401 invalid_api_key")
 	case "overflow":
 		return single(ContextOverflow(), "demo: the next request gets 400 context_length_exceeded")
+	case "context":
+		return s.contextCommand(rest, bad)
 	case "error":
 		return single(ErrorEvent(), "demo: the next reply starts with an error event inside the stream")
 	case "cut":

@@ -40,6 +40,12 @@ type Options struct {
 	Model string
 	// Clock paces chunks and times delays and stalls. Default retry.SystemClock.
 	Clock retry.Clock
+	// ContextTokens, when positive, is a context budget: a prompt of more tokens than this
+	// (counted as the usage counts them) is rejected in the Overflow form instead of
+	// answered. Queued faults still come first. SetContext changes both while serving.
+	ContextTokens int
+	// Overflow is the form of that rejection. Default OverflowOpenAI.
+	Overflow Overflow
 }
 
 // Message is one chat message of a received request.
@@ -229,6 +235,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		req.Messages = nil // a half-decoded body says nothing reliable
 	}
 	f, seq := s.record(r, body, req.Messages)
+	if f.normal() && decodeErr == nil {
+		if o, over := s.overflow(req.Messages); over {
+			f = o
+		}
+	}
 	if f.Delay > 0 && !s.wait(r.Context(), f.Delay) {
 		return
 	}

@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The token estimate. parley cannot know an endpoint's tokenizer, so it counts as OpenAI's
+// rule of thumb does: about four characters a token, plus a few tokens per message for the
+// role and the framing around it, plus a few that start the reply.
+const (
+	charsPerToken   = 4
+	messageOverhead = 4
+	replyPriming    = 3
+)
+
+// EstimateText estimates the tokens of s: a quarter of its characters, rounded up.
+func EstimateText(s string) int {
+	return runeTokens(utf8.RuneCountInString(s))
+}
+
+// runeTokens estimates the tokens of n characters.
+func runeTokens(n int) int {
+	return (n + charsPerToken - 1) / charsPerToken
+}
+
+// EstimateTokens estimates the prompt tokens of a request carrying msgs: EstimateText of
+// each message's content plus 4 tokens a message, plus 3 for the start of the reply. No
+// messages cost nothing.
+func EstimateTokens(msgs []Message) int {
+	if len(msgs) == 0 {
+		return 0
+	}
+	n := replyPriming
+	for _, m := range msgs {
+		n += EstimateText(m.Content) + messageOverhead
+	}
+	return n
+}
+
+// promptShare is the part of a model's context window that compaction lets the prompt fill;
+// the rest is left for the reply.
+const promptShare = 0.75
+
+// Compact leaves out the oldest turns of msgs until their estimate (EstimateTokens) is at most
+// budget. A turn is an operator message with the replies after it; system messages and the
+// last message (the anchor being answered) are never left out. When even that is not enough,
+// every turn but the anchor's is left out. It returns the messages kept, in order, and how
+// many were left out; msgs itself is not changed.
+func Compact(msgs []Message, budget int) (kept []Message, omitted int) {
+	total := EstimateTokens(msgs)
+	drop := make([]bool, len(msgs))
+	for i := 0; i < len(msgs)-1 && total > budget; {
+		if msgs[i].Role == "system" {
+			i++
+			continue
+		}
+		// Leave out message i and the replies that follow it, up to the next operator
+		// message, system message or the anchor.
+		for first := true; i < len(msgs)-1 && msgs[i].Role != "system" && (first || msgs[i].Role != "user"); i++ {
+			drop[i] = true
+			omitted++
+			total -= EstimateText(msgs[i].Content) + messageOverhead
+			first = false
+		}
+	}
+	if omitted == 0 {
+		return msgs, 0
+	}
+	kept = make([]Message, 0, len(msgs)-omitted)
+	for i, m := range msgs {
+		if !drop[i] {
+			kept = append(kept, m)
+		}
+	}
+	return kept, omitted
+}
+
+// compactBudget is the estimate the messages kept after an overflow may reach. When the error
+// states the context window (limit) it is promptShare of it, scaled by how the endpoint's own
+// count of the prompt (requested, when stated) compares with parley's estimate of sent, since
+// tokenizers differ; without a stated window it is half the estimate of what was sent.
+func compactBudget(sent []Message, limit, requested int) int {
+	est := EstimateTokens(sent)
+	if limit <= 0 {
+		return est / 2
+	}
+	b := float64(limit) * promptShare
+	if requested > 0 && est > 0 {
+		b *= float64(est) / float64(requested)
+	}
+	return int(b)
+}
+
+// preSendBudget is the estimate a prompt may reach for a model whose context window is
+// contextTokens, leaving room for the reply.
+func preSendBudget(contextTokens int) int {
+	return int(float64(contextTokens) * promptShare)
+}
+
+// overflowPatterns read the context window (limit) and the endpoint's count of the request
+// (requested) from the overflow messages providers send; an index of 0 means the pattern does
+// not state that number. They match lower-cased text.
+var overflowPatterns = []struct {
+	re               *regexp.Regexp
+	limit, requested int
+}{
+	// OpenAI, DeepSeek, vLLM, Groq: "This model's maximum context length is 8192 tokens.
+	// However, your messages resulted in 9000 tokens" / "you requested 5000 tokens".
+	{regexp.MustCompile(`maximum context length is (\d+) tokens`), 1, 0},
+	{regexp.MustCompile(`(?:resulted in|you requested) (\d+) tokens`), 0, 1},
+	// llama.cpp: "request (13392 tokens) exceeds the available context size (8192 tokens)".
+	{regexp.MustCompile(`request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`), 2, 1},
+	// Anthropic: "prompt is too long: 205351 tokens > 200000 maximum".
+	{regexp.MustCompile(`prompt is too long: (\d+) tokens > (\d+) maximum`), 2, 1},
+	// Gemini: "The input token count (1234) exceeds the maximum number of tokens allowed (1000)".
+	{regexp.MustCompile(`input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)`), 2, 1},
+	// Mistral: "Prompt contains 40000 tokens … too large for model with 32768 maximum context length".
+	{regexp.MustCompile(`prompt contains (\d+) tokens`), 0, 1},
+	{regexp.MustCompile(`(\d+) maximum context length`), 1, 0},
+}
+
+// parseOverflow reads from a context overflow error the model's context window (limit) and
+// the endpoint's count of the request (requested); either is 0 when the error does not state
+// it. llama.cpp's n_ctx and n_prompt_tokens fields are read from body; the rest comes from the
+// provider's message.
+func parseOverflow(body []byte, message string) (limit, requested int) {
+	limit, requested = llamaCounts(body)
+	text := strings.ToLower(message)
+	for _, p := range overflowPatterns {
+		m := p.re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		if p.limit > 0 && limit == 0 {
+			limit, _ = strconv.Atoi(m[p.limit])
+		}
+		if p.requested > 0 && requested == 0 {
+			requested, _ = strconv.Atoi(m[p.requested])
+		}
+	}
+	return limit, requested
+}
+
+// llamaCounts reads llama.cpp's n_ctx and n_prompt_tokens from an error body, inside its
+// error object or beside it.
+func llamaCounts(body []byte) (nCtx, nPrompt int) {
+	var v struct {
+		NCtx    int `json:"n_ctx"`
+		NPrompt int `json:"n_prompt_tokens"`
+		Error   *struct {
+			NCtx    int `json:"n_ctx"`
+			NPrompt int `json:"n_prompt_tokens"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &v) != nil {
+		return 0, 0
+	}
+	nCtx, nPrompt = v.NCtx, v.NPrompt
+	if v.Error != nil {
+		nCtx, nPrompt = max(nCtx, v.Error.NCtx), max(nPrompt, v.Error.NPrompt)
+	}
+	return nCtx, nPrompt
+}
+
+// OmittedNote is the note that says n messages were left out of a request, as the transcript
+// and print mode show it.
+func OmittedNote(n int) string {
+	if n == 1 {
+		return "1 earlier message left out to fit the model's context"
+	}
+	return fmt.Sprintf("%d earlier messages left out to fit the model's context", n)
+}

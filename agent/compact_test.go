@@ -1,0 +1,393 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"parley/agent/demo"
+	"parley/retry"
+)
+
+func TestEstimateTokens(t *testing.T) {
+	cases := []struct {
+		name string
+		msgs []Message
+		want int
+	}{
+		{"no messages", nil, 0},
+		{"one empty message", []Message{{Role: "user"}}, 3 + 4},
+		{"four characters are one token", []Message{{Role: "user", Content: "abcd"}}, 3 + 4 + 1},
+		{"a fifth character rounds up", []Message{{Role: "user", Content: "abcde"}}, 3 + 4 + 2},
+		{"characters, not bytes", []Message{{Role: "user", Content: "héllo wörld"}}, 3 + 4 + 3},
+		{"per message", []Message{{Role: "system", Content: strings.Repeat("x", 40)}, {Role: "user", Content: "hi"}}, 3 + 4 + 10 + 4 + 1},
+	}
+	for _, c := range cases {
+		if got := EstimateTokens(c.msgs); got != c.want {
+			t.Errorf("%s: EstimateTokens = %d, want %d", c.name, got, c.want)
+		}
+	}
+	if got := EstimateText(strings.Repeat("€", 9)); got != 3 {
+		t.Errorf("EstimateText of 9 runes = %d, want 3", got)
+	}
+}
+
+func TestParseOverflowReadsTheCorpus(t *testing.T) {
+	want := map[string][2]int{ // limit, requested
+		"E07": {4097, 4363},     // OpenAI context_length_exceeded
+		"E29": {200000, 205351}, // Anthropic prompt is too long
+		"E58": {4096, 5000},     // vLLM in-stream
+		"E59": {8192, 13392},    // llama.cpp exceed_context_size_error
+	}
+	seen := 0
+	for _, e := range loadCorpus(t) {
+		if e.ExpectedClass != string(retry.ContextOverflow) {
+			continue
+		}
+		w, ok := want[e.ID]
+		if !ok {
+			t.Errorf("%s: a context_overflow entry this test does not know", e.ID)
+			continue
+		}
+		seen++
+		f := retry.Failure{Phase: retry.Status, Status: e.Status, Body: []byte(e.Body)}
+		if e.Phase == "in_stream" {
+			frame, _ := retry.StreamError([]byte(e.Body))
+			f = retry.Failure{Phase: retry.InStreamBeforeDelta, Status: 200, Body: frame}
+		}
+		cls := retry.Classify(f)
+		limit, requested := parseOverflow(f.Body, cls.Message)
+		if cls.Class != retry.ContextOverflow || limit != w[0] || requested != w[1] {
+			t.Errorf("%s: %s, limit %d, requested %d; want context_overflow, %d, %d", e.ID, cls.Class, limit, requested, w[0], w[1])
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the %d overflow entries", seen, len(want))
+	}
+}
+
+func TestParseOverflowOtherForms(t *testing.T) {
+	cases := []struct {
+		name, body, message string
+		limit, requested    int
+	}{
+		{"deepseek", "", "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (70000 in the messages, 0 in the completion).", 65536, 70000},
+		{"gemini", "", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", 1048576, 1200000},
+		{"mistral", "", "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length", 32768, 40000},
+		{"llama.cpp fields beside a bare message", `{"error":{"message":"too long","n_ctx":2048,"n_prompt_tokens":3000}}`, "too long", 2048, 3000},
+		{"no numbers: halve", `{"error":{"message":"context length exceeded"}}`, "context length exceeded", 0, 0},
+		{"not JSON", "<html>413</html>", "", 0, 0},
+	}
+	for _, c := range cases {
+		limit, requested := parseOverflow([]byte(c.body), c.message)
+		if limit != c.limit || requested != c.requested {
+			t.Errorf("%s: limit %d requested %d, want %d %d", c.name, limit, requested, c.limit, c.requested)
+		}
+	}
+}
+
+// conversation is a system prompt, turns operator/reply turns of about 50 tokens each, and a
+// last operator message, the anchor.
+func conversation(turns int) []Message {
+	msgs := []Message{{Role: "system", Content: "You are terse."}}
+	for i := range turns {
+		msgs = append(msgs,
+			Message{Role: "user", Content: fmt.Sprintf("question %d %s", i, strings.Repeat("q", 180))},
+			Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 180))})
+	}
+	return append(msgs, Message{Role: "user", Content: "and now?"})
+}
+
+func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
+	msgs := conversation(10)
+	orig := slices.Clone(msgs)
+	full := EstimateTokens(msgs)
+	for budget := 0; budget <= full+10; budget += 37 {
+		kept, omitted := Compact(msgs, budget)
+		if !slices.Equal(msgs, orig) {
+			t.Fatal("Compact changed its input")
+		}
+		if omitted != len(msgs)-len(kept) || omitted%2 != 0 {
+			t.Fatalf("budget %d: omitted %d of %d, kept %d: whole turns go, and are counted", budget, omitted, len(msgs), len(kept))
+		}
+		if kept[0] != msgs[0] || kept[len(kept)-1] != msgs[len(msgs)-1] {
+			t.Fatalf("budget %d: the system prompt or the anchor was left out: %v", budget, kept)
+		}
+		// What is kept is the newest part of the conversation, in order.
+		if !slices.Equal(kept[1:], msgs[1+omitted:]) {
+			t.Fatalf("budget %d: kept %d messages that are not the newest", budget, len(kept))
+		}
+		fits := EstimateTokens(kept) <= budget
+		if !fits && len(kept) != 2 {
+			t.Fatalf("budget %d: kept %d tokens in %d messages; only system+anchor may stay over budget", budget, EstimateTokens(kept), len(kept))
+		}
+		if fits && omitted > 0 {
+			// No more was left out than needed: one more turn would have fitted.
+			more := append([]Message{msgs[0]}, msgs[omitted-1:]...)
+			if EstimateTokens(more) <= budget {
+				t.Fatalf("budget %d: left out %d, but %d would have fitted", budget, omitted, omitted-2)
+			}
+		}
+	}
+	if kept, omitted := Compact(msgs, full); omitted != 0 || len(kept) != len(msgs) {
+		t.Fatalf("a conversation within budget lost %d messages", omitted)
+	}
+	if _, omitted := Compact([]Message{{Role: "user", Content: strings.Repeat("x", 4000)}}, 10); omitted != 0 {
+		t.Fatal("the anchor alone was left out")
+	}
+}
+
+func TestCompactKeepsEverySystemMessage(t *testing.T) {
+	msgs := []Message{
+		{Role: "user", Content: strings.Repeat("a", 400)},
+		{Role: "system", Content: "mid-conversation instruction"},
+		{Role: "assistant", Content: strings.Repeat("b", 400)},
+		{Role: "user", Content: strings.Repeat("c", 400)},
+		{Role: "assistant", Content: strings.Repeat("d", 400)},
+		{Role: "user", Content: "anchor"},
+	}
+	kept, omitted := Compact(msgs, 0)
+	if omitted != 4 || len(kept) != 2 || kept[0].Role != "system" || kept[1].Content != "anchor" {
+		t.Fatalf("kept %+v (omitted %d), want the system message and the anchor", kept, omitted)
+	}
+}
+
+func TestCompactBudget(t *testing.T) {
+	sent := conversation(10)
+	est := EstimateTokens(sent)
+	if got := compactBudget(sent, 0, 0); got != est/2 {
+		t.Errorf("no stated limit: %d, want half of %d", got, est)
+	}
+	if got := compactBudget(sent, 8192, 0); got != 6144 {
+		t.Errorf("limit 8192: %d, want 6144 (three quarters)", got)
+	}
+	// The endpoint counted twice what parley estimated: its tokens are half the size.
+	if got := compactBudget(sent, 8192, 2*est); got != 3072 {
+		t.Errorf("limit 8192, counted 2×estimate: %d, want 3072", got)
+	}
+}
+
+// runEvents sends msgs through c and returns every event of the run.
+func runEvents(t *testing.T, c *Client, msgs []Message) []Event {
+	t.Helper()
+	var events []Event
+	for ev := range c.Stream(context.Background(), msgs) {
+		events = append(events, ev)
+	}
+	if len(events) == 0 || !events[len(events)-1].Terminal() {
+		t.Fatalf("run did not end with a terminal event: %+v", events)
+	}
+	return events
+}
+
+func kinds(events []Event) []EventKind {
+	var out []EventKind
+	for _, ev := range events {
+		if ev.Kind != EventDelta {
+			out = append(out, ev.Kind)
+		}
+	}
+	return out
+}
+
+func budgetServer(t *testing.T, tokens int, form demo.Overflow) *demo.Server {
+	t.Helper()
+	srv, err := demo.Start(demo.Options{ContextTokens: tokens, Overflow: form})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
+	for _, form := range demo.Overflows {
+		t.Run(string(form), func(t *testing.T) {
+			t.Parallel()
+			srv := budgetServer(t, 600, form)
+			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			msgs := conversation(20) // about 2000 tokens
+			events := runEvents(t, c, msgs)
+			last := events[len(events)-1]
+			if last.Kind != EventFinished || srv.Requests() != 2 {
+				t.Fatalf("ended %+v after %d requests, want finished after 2", last, srv.Requests())
+			}
+			want := []EventKind{EventStarted, EventCompacted, EventStarted, EventUsage, EventFinished}
+			if got := kinds(events); !slices.Equal(got, want) {
+				t.Fatalf("events %v, want %v", got, want)
+			}
+			second := srv.Received()[1].Messages
+			omitted := events[1].Omitted
+			if omitted == 0 || len(second) != len(msgs)-omitted {
+				t.Fatalf("omitted %d, second request carried %d of %d messages", omitted, len(second), len(msgs))
+			}
+			if second[0].Content != msgs[0].Content || second[len(second)-1].Content != "and now?" {
+				t.Fatalf("the second request lost the system prompt or the anchor: %+v", second)
+			}
+			if events[2].Attempt != 1 {
+				t.Fatalf("the re-run is attempt %d, want 1: it is no Tier 1 retry", events[2].Attempt)
+			}
+			for _, ev := range events {
+				if ev.Kind == EventRetrying {
+					t.Fatalf("Tier 1 retried: %+v", ev)
+				}
+			}
+		})
+	}
+}
+
+func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
+	for _, form := range demo.Overflows {
+		t.Run(string(form), func(t *testing.T) {
+			t.Parallel()
+			srv := budgetServer(t, 100, form)
+			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			events := runEvents(t, c, []Message{{Role: "user", Content: strings.Repeat("long ", 200)}})
+			last := events[len(events)-1]
+			if last.Kind != EventFailed || last.Class.Class != retry.ContextOverflow || last.Class.Retryable {
+				t.Fatalf("ended %+v, want failed context_overflow, not retryable", last)
+			}
+			if srv.Requests() != 1 || count(events, EventCompacted) != 0 || count(events, EventRetrying) != 0 {
+				t.Fatalf("%d requests, events %v: nothing could be left out, so nothing is sent again", srv.Requests(), kinds(events))
+			}
+		})
+	}
+}
+
+func TestSecondOverflowFailsNotRetryable(t *testing.T) {
+	srv := budgetServer(t, 100, demo.OverflowLlamaCpp)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	msgs := conversation(3)
+	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the budget
+	events := runEvents(t, c, msgs)
+	last := events[len(events)-1]
+	if last.Kind != EventFailed || last.Class.Class != retry.ContextOverflow || last.Class.Retryable {
+		t.Fatalf("ended %+v, want failed context_overflow, not retryable", last)
+	}
+	if srv.Requests() != 2 || count(events, EventCompacted) != 1 {
+		t.Fatalf("%d requests, events %v, want 2 requests and one compaction", srv.Requests(), kinds(events))
+	}
+	if got := len(srv.Received()[1].Messages); got != 2 {
+		t.Fatalf("the re-run carried %d messages, want the system prompt and the anchor", got)
+	}
+}
+
+func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
+	srv := budgetServer(t, 600, demo.OverflowOpenAI)
+	srv.Push(demo.Overloaded())
+	clock := newFakeClock()
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+	events := runEvents(t, c, conversation(20))
+	want := []EventKind{EventStarted, EventRetrying, EventStarted, EventCompacted, EventStarted, EventUsage, EventFinished}
+	if got := kinds(events); !slices.Equal(got, want) || srv.Requests() != 3 {
+		t.Fatalf("events %v after %d requests, want %v after 3", got, srv.Requests(), want)
+	}
+	if len(clock.Waits()) != 1 {
+		t.Fatalf("waits %v: the compaction re-run goes at once", clock.Waits())
+	}
+}
+
+func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
+	srv := budgetServer(t, 600, demo.OverflowOpenAI)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, newFakeClock(), retry.DefaultPolicy())
+	msgs := conversation(20)
+	events := runEvents(t, c, msgs)
+	want := []EventKind{EventCompacted, EventStarted, EventUsage, EventFinished}
+	if got := kinds(events); !slices.Equal(got, want) || srv.Requests() != 1 {
+		t.Fatalf("events %v after %d requests, want %v after 1", got, srv.Requests(), want)
+	}
+	sent := srv.Received()[0].Messages
+	if est := EstimateTokens(toAgent(sent)); est > 600 {
+		t.Fatalf("sent an estimated %d tokens, want at most 600 (three quarters of 800)", est)
+	}
+	if len(sent) != len(msgs)-events[0].Omitted {
+		t.Fatalf("sent %d messages, omitted %d of %d", len(sent), events[0].Omitted, len(msgs))
+	}
+}
+
+func toAgent(msgs []demo.Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		out[i] = Message{Role: m.Role, Content: m.Content}
+	}
+	return out
+}
+
+func TestOverflowAfterTextIsNotRetried(t *testing.T) {
+	srv := startDemo(t)
+	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
+		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	events := runEvents(t, c, conversation(5))
+	if last := events[len(events)-1]; last.Kind != EventFailed || srv.Requests() != 1 || count(events, EventCompacted) != 0 {
+		t.Fatalf("ended %+v after %d requests, events %v: text was shown, nothing may be sent again", last, srv.Requests(), kinds(events))
+	}
+}
+
+func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
+	srv := startDemo(t)
+	reject := demo.Fault{Status: 400, Header: map[string]string{"Content-Type": "application/json"},
+		Body: `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`}
+	srv.Push(reject, demo.Overloaded(), demo.Overloaded())
+	clock := newFakeClock()
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+	events := runEvents(t, c, []Message{{Role: "user", Content: "hello"}})
+	if last := events[len(events)-1]; last.Kind != EventFinished || srv.Requests() != 4 {
+		t.Fatalf("ended %+v after %d requests, want finished after 4: the resend is no Tier 1 attempt", last, srv.Requests())
+	}
+	var starts []int
+	for _, ev := range events {
+		if ev.Kind == EventStarted {
+			starts = append(starts, ev.Attempt)
+		}
+	}
+	if !slices.Equal(starts, []int{1, 1, 2, 3}) {
+		t.Fatalf("attempt numbers %v, want [1 1 2 3]", starts)
+	}
+	for i, r := range srv.Received() {
+		var body map[string]any
+		json.Unmarshal(r.Body, &body)
+		if _, has := body["stream_options"]; has != (i == 0) {
+			t.Fatalf("request %d: stream_options present=%v", i+1, has)
+		}
+	}
+	// The endpoint reported no usage without stream_options: the run estimates it.
+	var u []Usage
+	for _, ev := range events {
+		if ev.Kind == EventUsage {
+			u = append(u, ev.Usage)
+		}
+	}
+	msgs := []Message{{Role: "user", Content: "hello"}}
+	if len(u) != 1 || !u[0].Estimated || u[0].PromptTokens != EstimateTokens(msgs) || u[0].CompletionTokens != EstimateText(text(events)) {
+		t.Fatalf("usage %+v, want one estimate: %d prompt, %d completion", u, EstimateTokens(msgs), EstimateText(text(events)))
+	}
+	// The client remembers: the next run leaves stream_options out from the start.
+	runEvents(t, c, msgs)
+	if n := srv.Requests(); n != 5 || strings.Contains(string(srv.Received()[4].Body), "stream_options") {
+		t.Fatalf("%d requests; the fifth carried stream_options again", n)
+	}
+}
+
+func TestReportedUsageIsNotEstimated(t *testing.T) {
+	srv := startDemo(t)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	events := collect(t, c, context.Background())
+	for _, ev := range events {
+		if ev.Kind == EventUsage && (ev.Usage.Estimated || ev.Usage.PromptTokens == 0) {
+			t.Fatalf("usage %+v, want the endpoint's own", ev.Usage)
+		}
+	}
+}
+
+func TestOmittedNote(t *testing.T) {
+	if got := OmittedNote(12); got != "12 earlier messages left out to fit the model's context" {
+		t.Error(got)
+	}
+	if got := OmittedNote(1); got != "1 earlier message left out to fit the model's context" {
+		t.Error(got)
+	}
+}

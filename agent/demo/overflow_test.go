@@ -1,0 +1,89 @@
+package demo
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"parley/retry"
+)
+
+// long is a prompt of 250 tokens as the server counts them.
+var long = []Message{{Role: "user", Content: strings.Repeat("x", 1000)}}
+
+func TestContextBudgetRejectsInEveryFormAndClassifiesAsOverflow(t *testing.T) {
+	for _, form := range Overflows {
+		t.Run(string(form), func(t *testing.T) {
+			s, c := start(t, Options{ContextTokens: 200, Overflow: form})
+			resp := chat(t, s, c, chatBody(t, true, true, long...))
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := retry.Failure{Phase: retry.Status, Status: resp.StatusCode, Body: body}
+			if resp.StatusCode == http.StatusOK {
+				frame, ok := retry.StreamError(body)
+				if !ok {
+					t.Fatalf("200 without an error frame: %s", body)
+				}
+				f = retry.Failure{Phase: retry.InStreamBeforeDelta, Status: 200, Body: frame}
+			}
+			cls := retry.Classify(f)
+			if cls.Class != retry.ContextOverflow || cls.Retryable {
+				t.Fatalf("classified %s retryable=%v: %s", cls.Class, cls.Retryable, body)
+			}
+			if !strings.Contains(string(body), "200") || !strings.Contains(string(body), "250") {
+				t.Fatalf("the rejection does not state the budget (200) and the prompt (250): %s", body)
+			}
+			// Within the budget the server answers.
+			short := chat(t, s, c, chatBody(t, false, false, Message{Role: "user", Content: "hi"}))
+			if short.StatusCode != http.StatusOK {
+				t.Fatalf("a short prompt got %d", short.StatusCode)
+			}
+		})
+	}
+}
+
+func TestContextBudgetLetsQueuedFaultsGoFirst(t *testing.T) {
+	s, c := start(t, Options{ContextTokens: 200})
+	s.Push(Overloaded())
+	if resp := chat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("%d, want the queued 503 first", resp.StatusCode)
+	}
+	resp := chat(t, s, c, chatBody(t, false, false, long...))
+	var e struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&e)
+	if resp.StatusCode != http.StatusBadRequest || e.Error.Code != "context_length_exceeded" {
+		t.Fatalf("%d %+v, want the OpenAI form by default", resp.StatusCode, e)
+	}
+}
+
+func TestContextCommand(t *testing.T) {
+	s, c := start(t, Options{})
+	out, err := s.Command("context 200 llamacpp")
+	if err != nil || !strings.Contains(out, "200 tokens") || !strings.Contains(out, "llamacpp") {
+		t.Fatalf("%q %v", out, err)
+	}
+	resp := chat(t, s, c, chatBody(t, false, false, long...))
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"n_ctx":200`) {
+		t.Fatalf("%d %s, want llama.cpp's form", resp.StatusCode, body)
+	}
+	if _, err := s.Command("context off"); err != nil {
+		t.Fatal(err)
+	}
+	if resp := chat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusOK {
+		t.Fatalf("after off: %d", resp.StatusCode)
+	}
+	for _, bad := range []string{"context", "context 0", "context -5", "context many", "context 100 gopher", "context 1 openai extra"} {
+		if out, err := s.Command(bad); err == nil || !strings.Contains(err.Error(), "usage: /demo") {
+			t.Errorf("%q: %q %v, want an error with the usage", bad, out, err)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+	"parley/retry"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+
+func TestPriceMaths(t *testing.T) {
+	p := Price{Input: 2.50, Output: 10}
+	cases := []struct {
+		u    Usage
+		want float64
+	}{
+		{Usage{}, 0},
+		{Usage{PromptTokens: 1_000_000}, 2.50},
+		{Usage{CompletionTokens: 1_000_000}, 10},
+		{Usage{PromptTokens: 1000, CompletionTokens: 500}, 0.0025 + 0.005},
+		{Usage{PromptTokens: 1, CompletionTokens: 1}, 12.5e-6},
+	}
+	for _, c := range cases {
+		if got := p.Cost(c.u); !near(got, c.want) {
+			t.Errorf("Cost(%+v) = %v, want %v", c.u, got, c.want)
+		}
+	}
+	prices := Prices{"gpt-4o-mini": {0.15, 0.60}, "local": {}}
+	if got := prices.Of("openai/gpt-4o-mini"); got != prices["gpt-4o-mini"] {
+		t.Errorf("a provider prefix: %+v", got)
+	}
+	if got := prices.Of("llama3.2"); got != (Price{}) {
+		t.Errorf("an unknown model costs %+v, want nothing", got)
+	}
+	spent := prices.SpentOf(map[string]Usage{
+		"gpt-4o-mini": {PromptTokens: 10_000, CompletionTokens: 2_000},
+		"llama3.2":    {PromptTokens: 5_000, CompletionTokens: 5_000},
+	})
+	if spent.Tokens != 22_000 || !near(spent.Cost, 10_000*0.15/1e6+2_000*0.60/1e6) {
+		t.Errorf("SpentOf = %+v", spent)
+	}
+	for model, p := range DefaultPrices() {
+		if p.Input <= 0 || p.Output < p.Input {
+			t.Errorf("preset %s: %+v; output is never cheaper than input", model, p)
+		}
+	}
+}
+
+func TestSpentFormats(t *testing.T) {
+	cases := []struct {
+		s    Spent
+		want string
+	}{
+		{Spent{Tokens: 12_345, Cost: 0.042}, "$0.042 · 12.3k tok"},
+		{Spent{Tokens: 950}, "950 tok"},
+		{Spent{Tokens: 1000, Cost: 0.0001}, "<$0.001 · 1k tok"},
+		{Spent{Tokens: 2_360_000, Cost: 12.345}, "$12.35 · 2.4M tok"},
+	}
+	for _, c := range cases {
+		if got := c.s.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
+		}
+	}
+}
+
+// fakeLedger is a Ledger of fixed usage that records the times asked about.
+type fakeLedger struct {
+	session, day map[string]Usage
+	since        []time.Time
+	err          error
+}
+
+func (l *fakeLedger) SessionUsage(string) (map[string]Usage, error) { return l.session, l.err }
+func (l *fakeLedger) UsageSince(t time.Time) (map[string]Usage, error) {
+	l.since = append(l.since, t)
+	return l.day, l.err
+}
+
+func TestBudgetCheck(t *testing.T) {
+	msgs := []Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
+	prices := Prices{"paid": {Input: 1000, Output: 1000}}                // $0.001 a token
+	clock := newFakeClock()                                              // 2026-11-29 12:00 UTC
+	cases := []struct {
+		name    string
+		limits  Limits
+		session map[string]Usage
+		day     map[string]Usage
+		model   string
+		refused string // a word of the message, or "" when the request may go
+	}{
+		{"no limits", Limits{}, nil, nil, "paid", ""},
+		{"session tokens: room", Limits{SessionTokens: 1000}, map[string]Usage{"paid": {PromptTokens: 800, CompletionTokens: 93}}, nil, "paid", ""},
+		{"session tokens: the estimate crosses", Limits{SessionTokens: 1000}, map[string]Usage{"paid": {PromptTokens: 800, CompletionTokens: 94}}, nil, "paid", "this session"},
+		{"session cost: the estimate crosses", Limits{SessionCost: 0.2}, map[string]Usage{"paid": {PromptTokens: 50, CompletionTokens: 50}}, nil, "paid", "$0.107"},
+		{"session cost: unpriced model costs nothing", Limits{SessionCost: 0.2}, map[string]Usage{"free": {PromptTokens: 5000, CompletionTokens: 5000}}, nil, "free", ""},
+		{"day tokens: already past", Limits{DayTokens: 500}, nil, map[string]Usage{"free": {PromptTokens: 400, CompletionTokens: 200}}, "free", "today"},
+		{"day cost: room", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 400, CompletionTokens: 400}}, "paid", ""},
+		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
+	}
+	for _, c := range cases {
+		l := &fakeLedger{session: c.session, day: c.day}
+		b := &Budget{Prices: prices, Limits: c.limits, Ledger: l, Clock: clock}
+		cls := b.Check("s", c.model, msgs)
+		if (cls == nil) != (c.refused == "") {
+			t.Errorf("%s: %+v", c.name, cls)
+			continue
+		}
+		if cls == nil {
+			continue
+		}
+		if cls.Class != retry.SpendLimitExceeded || cls.Retryable || !strings.Contains(cls.Message, c.refused) || !strings.Contains(cls.Message, "no request was sent") {
+			t.Errorf("%s: %+v, want spend_limit_exceeded, not retryable, naming %q", c.name, cls, c.refused)
+		}
+		day := c.limits.DayCost > 0 || c.limits.DayTokens > 0
+		if day && !cls.RetryAfterUntil.Equal(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("%s: the daily limit resets at %v, want the next midnight", c.name, cls.RetryAfterUntil)
+		}
+		if day && (len(l.since) != 1 || !l.since[0].Equal(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))) {
+			t.Errorf("%s: asked for usage since %v, want since midnight", c.name, l.since)
+		}
+	}
+	broken := &Budget{Limits: Limits{DayTokens: 10}, Ledger: &fakeLedger{err: errors.New("disk on fire")}, Clock: clock}
+	if cls := broken.Check("s", "m", msgs); cls == nil || !strings.Contains(cls.Message, "disk on fire") {
+		t.Errorf("a ledger that cannot be read let the request through: %+v", cls)
+	}
+}
+
+func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
+	srv := startDemo(t)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
+	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: newFakeClock()}
+	var events []Event
+	for ev := range b.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hello there"}}) {
+		events = append(events, ev)
+	}
+	if len(events) != 1 || events[0].Kind != EventFailed || events[0].Class.Class != retry.SpendLimitExceeded || srv.Requests() != 0 {
+		t.Fatalf("events %v after %d requests, want one spend_limit_exceeded failure and no request", kinds(events), srv.Requests())
+	}
+	// Under the limit the same budget lets the request go.
+	b.Limits.SessionTokens = 1000
+	for ev := range b.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hello there"}}) {
+		events = append(events, ev)
+	}
+	if last := events[len(events)-1]; last.Kind != EventFinished || srv.Requests() != 1 {
+		t.Fatalf("ended %+v after %d requests", last, srv.Requests())
+	}
+	// A nil budget checks nothing.
+	var none *Budget
+	for range none.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hi"}}) {
+	}
+	if srv.Requests() != 2 {
+		t.Fatalf("%d requests after a run without a budget", srv.Requests())
+	}
+}
+
+// Provider spend and quota errors end the run at once: one request, not retryable.
+func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
+	cases := []struct {
+		name   string
+		fault  demo.Fault
+		class  retry.Class
+		regain time.Time
+	}{
+		{"anthropic usage limits", demo.Fault{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-12-01 at 00:00 UTC."}}`},
+			retry.SpendLimitExceeded, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+		{"openrouter 402 can only afford", demo.Fault{Status: 402, Body: `{"error":{"message":"This request requires more credits, or fewer max_tokens. You requested up to 32000 tokens, but can only afford 27342.","code":402}}`},
+			retry.SpendLimitExceeded, time.Time{}},
+		{"openrouter 402 insufficient credits", demo.Fault{Status: 402, Body: `{"error": {"message": "Insufficient credits. Add more using https://openrouter.ai/settings/credits", "code": 402}}`},
+			retry.QuotaExhausted, time.Time{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := startDemo(t)
+			srv.Push(c.fault, c.fault, c.fault)
+			clock := newFakeClock()
+			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
+			events := collect(t, cl, context.Background())
+			last := events[len(events)-1]
+			if last.Kind != EventFailed || last.Class.Class != c.class || last.Class.Retryable || srv.Requests() != 1 || len(clock.Waits()) != 0 {
+				t.Fatalf("ended %+v after %d requests and waits %v, want %s, not retryable, after 1", last, srv.Requests(), clock.Waits(), c.class)
+			}
+			if !last.Class.RetryAfterUntil.Equal(c.regain) {
+				t.Fatalf("retry_after_until %v, want %v", last.Class.RetryAfterUntil, c.regain)
+			}
+		})
+	}
+}
