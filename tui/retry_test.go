@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -8,6 +9,11 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"parley/agent"
+	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
 )
@@ -367,4 +373,398 @@ func (c *manualClock) waiting(d time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
+// that moves only when the test says. Tier 1 is held to one attempt, so each failed run is
+// one request.
+
+// tier2Screen returns a driven screen on a new session whose client and Tier 2 run on a
+// manual clock.
+func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *manualClock, *history.DB) {
+	t.Helper()
+	db := openDB(t)
+	srv, err := demo.Start(demo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	srv.Push(faults...)
+	clock := newManualClock(t2Start)
+	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: "parley-demo"}
+	client := agent.NewClient(ep, clock, retry.Policy{MaxAttempts: 1, Base: time.Second, Cap: 30 * time.Second})
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{DB: db, Client: client, Session: s, Clock: clock})
+	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m, _ = step(m, m.loadSession(s.ID)())
+	return newDriver(t, m), srv, clock, db
+}
+
+// settle processes messages until cond holds, checking it also while no message comes.
+func settle(d *driver, what string, cond func(Model) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond(d.m) {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-time.After(2 * time.Millisecond):
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m))
+		}
+	}
+}
+
+// pump processes whatever messages come for a while.
+func pump(d *driver, dur time.Duration) {
+	end := time.After(dur)
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-end:
+			return
+		}
+	}
+}
+
+// advance waits until the countdown waits for its next tick, then moves the clock to it.
+func advance(d *driver, clock *manualClock, tick time.Duration) {
+	d.t.Helper()
+	settle(d, fmt.Sprintf("a %v tick", tick), func(Model) bool { return clock.waiting(tick) })
+	clock.Advance(tick)
+}
+
+func armed(m Model) bool { return m.tier2.Armed() }
+
+func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
+	d, srv, clock, db := tier2Screen(t, demo.Overloaded(), demo.Overloaded())
+	d.typeAndSend("hello")
+	settle(d, "the retry to arm", armed)
+	first := lastReply(t, d.m).msg
+	if r, err := db.Run(first.RunID); err != nil || r.Status != history.StatusFailed || r.Retry == nil || r.Retry.Class != retry.Overloaded {
+		t.Fatalf("stored run %+v, %v", r, err)
+	}
+	want := "Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now"
+	if !strings.Contains(plain(d.m), want) {
+		t.Fatalf("no banner %q:\n%s", want, plain(d.m))
+	}
+	advance(d, clock, time.Second)
+	settle(d, "the countdown to tick", func(m Model) bool { return strings.Contains(plain(m), "retrying in 1s (attempt 1)") })
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests before the countdown ended", srv.Requests())
+	}
+	advance(d, clock, time.Second)
+	settle(d, "the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.attempt == 2 })
+	if !strings.Contains(plain(d.m), "Provider overloaded — retrying in 4s (attempt 2)") || srv.Requests() != 2 {
+		t.Fatalf("%d requests; screen:\n%s", srv.Requests(), plain(d.m))
+	}
+	for range 4 {
+		advance(d, clock, time.Second)
+	}
+	settle(d, "the reply", func(m Model) bool {
+		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == history.StatusSucceeded
+	})
+	if srv.Requests() != 3 {
+		t.Fatalf("%d requests, want 3", srv.Requests())
+	}
+	for i, r := range srv.Received() {
+		if len(r.Messages) != 1 || r.Messages[0] != (demo.Message{Role: "user", Content: "hello"}) {
+			t.Fatalf("request %d sent %+v", i+1, r.Messages)
+		}
+	}
+	if s := plain(d.m); strings.Contains(s, "retrying") || strings.Contains(s, "overloaded") {
+		t.Fatalf("the banner or the failure is still shown:\n%s", s)
+	}
+	all, err := db.AllMessages(d.m.session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users, superseded, live int
+	for _, msg := range all {
+		switch {
+		case msg.Role == history.RoleUser:
+			users++
+		case msg.Superseded:
+			superseded++
+			if msg.Status != history.StatusFailed {
+				t.Fatalf("superseded reply %+v", msg)
+			}
+		default:
+			live++
+			if msg.Status != history.StatusSucceeded {
+				t.Fatalf("live reply %+v", msg)
+			}
+		}
+	}
+	if users != 1 || superseded != 2 || live != 1 || d.m.transcript.Len() != 2 {
+		t.Fatalf("%d operator rows, %d superseded and %d live replies, %d on screen", users, superseded, live, d.m.transcript.Len())
+	}
+}
+
+func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
+	d, srv, clock, _ := tier2Screen(t, demo.Overloaded())
+	d.typeAndSend("hello")
+	settle(d, "the retry to arm", armed)
+	d.send(press("esc"))
+	if d.m.tier2.state != tier2Cancelled || d.m.focus != focusInput {
+		t.Fatalf("esc left Tier 2 %v, focus %v", d.m.tier2.state, d.m.focus)
+	}
+	if s := plain(d.m); strings.Contains(s, "retrying") || !strings.Contains(s, "retry cancelled") {
+		t.Fatalf("screen after esc:\n%s", s)
+	}
+	clock.Advance(time.Hour) // the pending tick fires, stale
+	pump(d, 100*time.Millisecond)
+	if srv.Requests() != 1 || d.m.run != nil || d.m.tier2.Active() {
+		t.Fatalf("%d requests after esc, run %v", srv.Requests(), d.m.run)
+	}
+}
+
+func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
+	d, srv, clock, db := tier2Screen(t, demo.Overloaded(), demo.Fault{Stall: true})
+	d.typeAndSend("hello")
+	settle(d, "the retry to arm", armed)
+	advance(d, clock, time.Second)
+	advance(d, clock, time.Second)
+	settle(d, "the retry's request", func(m Model) bool { return m.run != nil && srv.Requests() == 2 })
+	if d.m.tier2.state != tier2Dispatching {
+		t.Fatalf("Tier 2 %v while its run is out", d.m.tier2.state)
+	}
+	sent := d.m.run.rcpt
+	d.send(press("esc"))
+	settle(d, "the run to end", func(m Model) bool { return m.run == nil })
+	if r, err := db.Run(sent.RunID); err != nil || r.Status != history.StatusCancelled || r.Retry != nil {
+		t.Fatalf("the retry's run is stored %+v, %v; want cancelled", r, err)
+	}
+	if d.m.tier2.Active() || lastReply(t, d.m).msg.Status != history.StatusCancelled {
+		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
+	}
+	clock.Advance(time.Hour)
+	pump(d, 100*time.Millisecond)
+	if srv.Requests() != 2 || d.m.tier2.Active() {
+		t.Fatalf("%d requests after esc, want 2", srv.Requests())
+	}
+}
+
+func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
+	d, srv, clock, db := tier2Screen(t, demo.Overloaded())
+	d.typeAndSend("hello")
+	settle(d, "the retry to arm", armed)
+	// From here the test steps the screen itself, so it can press esc between the retry's
+	// dispatch and the answer from the database.
+	m := d.m
+	clock.Advance(2 * time.Second)
+	m, regen := step(m, tier2TickMsg{gen: m.tier2.gen})
+	if m.tier2.state != tier2Dispatching || regen == nil {
+		t.Fatalf("the due tick did not dispatch: %v", m.tier2.state)
+	}
+	m, _ = step(m, press("esc"))
+	msgs := execCmd(regen, 5*time.Second)
+	if len(msgs) != 1 {
+		t.Fatalf("regenerating gave %v", msgs)
+	}
+	rm := msgs[0].(regeneratedMsg)
+	m, cmd := step(m, rm)
+	for _, msg := range execCmd(cmd, 5*time.Second) {
+		m, _ = step(m, msg)
+	}
+	if m.run != nil || len(m.queue) != 0 {
+		t.Fatal("a retry cancelled before it was stored was started")
+	}
+	if r, err := db.Run(rm.rcpt.RunID); err != nil || r.Status != history.StatusCancelled {
+		t.Fatalf("its run is stored %+v, %v; want cancelled", r, err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1", srv.Requests())
+	}
+	if lastReply(t, m).msg.Status != history.StatusCancelled {
+		t.Fatalf("screen:\n%s", plain(m))
+	}
+}
+
+func TestTier2EnterRetriesNow(t *testing.T) {
+	d, srv, clock, _ := tier2Screen(t, demo.Overloaded())
+	d.typeAndSend("hello")
+	settle(d, "the retry to arm", armed)
+	if !d.m.keys.RetryNow.Enabled() || !strings.Contains(plain(d.m), "enter retry now") {
+		t.Fatalf("enter is not offered as retry now:\n%s", plain(d.m))
+	}
+	d.send(press("enter"))
+	settle(d, "the reply", func(m Model) bool {
+		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == history.StatusSucceeded
+	})
+	if srv.Requests() != 2 || !clock.Now().Equal(t2Start) {
+		t.Fatalf("%d requests, clock moved to %v", srv.Requests(), clock.Now())
+	}
+}
+
+func TestTier2NewMessageDisarms(t *testing.T) {
+	d, srv, clock, db := tier2Screen(t, demo.Overloaded())
+	d.typeAndSend("first")
+	settle(d, "the retry to arm", armed)
+	failed := lastReply(t, d.m).msg
+	d.typeAndSend("second") // with text in the input, enter sends it
+	if d.m.tier2.Active() {
+		t.Fatal("a new message did not disarm")
+	}
+	settle(d, "the second reply", func(m Model) bool {
+		return m.run == nil && m.transcript.Len() == 4 && lastReply(t, m).msg.Status == history.StatusSucceeded
+	})
+	clock.Advance(time.Hour)
+	pump(d, 100*time.Millisecond)
+	if srv.Requests() != 2 || d.m.tier2.Active() {
+		t.Fatalf("%d requests, want 2", srv.Requests())
+	}
+	if got := storedReply(t, db, d.m.session.ID, failed.ID); got.Status != history.StatusFailed {
+		t.Fatalf("the failed reply became %+v", got)
+	}
+}
+
+func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
+	cases := map[string]struct {
+		fault demo.Fault
+		esc   bool
+	}{
+		"401":        {fault: demo.BadKey()},
+		"quota":      {fault: demo.Quota()},
+		"overflow":   {fault: demo.ContextOverflow()},
+		"13h advice": {fault: demo.RateLimited(13 * time.Hour)},
+		"cancelled":  {fault: demo.Fault{Stall: true}, esc: true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			d, srv, clock, _ := tier2Screen(t, c.fault)
+			d.typeAndSend("hello")
+			if c.esc {
+				settle(d, "the request", func(m Model) bool { return srv.Requests() == 1 })
+				d.send(press("esc"))
+			}
+			settle(d, "the run to end", func(m Model) bool { return m.run == nil })
+			pump(d, 50*time.Millisecond) // the stored run is read back
+			clock.Advance(14 * time.Hour)
+			pump(d, 50*time.Millisecond)
+			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || srv.Requests() != 1 {
+				t.Fatalf("Tier 2 %v, %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
+			}
+		})
+	}
+}
+
+func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
+	d, _, _, _ := tier2Screen(t, demo.RateLimited(13*time.Hour))
+	d.typeAndSend("hello")
+	settle(d, "the notice", func(m Model) bool { return strings.Contains(m.notice, "not before") })
+	want := "Quota exhausted — the provider says not before " + clockTime(t2Start.Add(13*time.Hour), t2Start)
+	if !strings.Contains(plain(d.m), want) {
+		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
+	}
+}
+
+func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
+	// The event says overloaded; the database says quota. The database wins.
+	db := openDB(t)
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: newManualClock(t2Start)})
+	m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
+	m, _ = step(m, m.loadSession(s.ID)())
+	arm := func(stored, event retry.Classification) Model {
+		rcpt, err := db.Post(s.ID, "hello", "test-model", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := step(m, postedMsg{gen: m.sessionGen, text: "hello", model: "test-model", rcpt: rcpt, session: s})
+		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: history.StatusFailed, Retry: &stored}); err != nil {
+			t.Fatal(err)
+		}
+		m, cmd := deliver(m, agent.Event{Kind: agent.EventFailed, Class: event})
+		for _, msg := range execCmd(cmd, 5*time.Second) {
+			m, _ = step(m, msg)
+		}
+		return m
+	}
+	quota := retry.Classification{Class: retry.QuotaExhausted, Label: "Quota exhausted"}
+	if m := arm(quota, overloaded); m.tier2.Active() {
+		t.Fatal("armed from the event's classification, not the stored one")
+	}
+	if m := arm(overloaded, quota); !m.tier2.Armed() {
+		t.Fatal("did not arm from the stored classification")
+	}
+}
+
+func TestTier2NeverArmsAtStartUp(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/history.db"
+	db1, err := history.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _ := db1.CreateSession()
+	r, _ := db1.Post(failed.ID, "hello", "m", false)
+	if err := db1.FinishRun(r.RunID, history.Finish{Status: history.StatusFailed, Retry: &overloaded}); err != nil {
+		t.Fatal(err)
+	}
+	cut, _ := db1.CreateSession()
+	r, _ = db1.Post(cut.ID, "tell me", "m", false)
+	if err := db1.StartRun(r.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db1.AppendReply(r.RunID, "Once upon"); err != nil {
+		t.Fatal(err)
+	}
+	db1.Close() // the run's owner is gone: the next open finds it interrupted
+	db, err := history.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+
+	for _, s := range []history.Session{failed, cut} {
+		m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: newManualClock(t2Start)})
+		m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
+		m, cmd := step(m, m.loadSession(s.ID)())
+		if m.tier2.Active() || cmd != nil || strings.Contains(plain(m), "retrying") {
+			t.Fatalf("session %s armed at start-up:\n%s", s.ID, plain(m))
+		}
+		if s == cut && !strings.Contains(plain(m), "interrupted — r to regenerate") {
+			t.Fatalf("the interrupted reply is not offered for r:\n%s", plain(m))
+		}
+	}
+}
+
+// TestTier2BannerGolden pins both banner forms at 80×24.
+func TestTier2BannerGolden(t *testing.T) {
+	forms := map[string]func(m *Model){
+		"countdown": func(m *Model) {
+			// Third attempt, as in the issue: 8 s.
+			for i := int64(1); i <= 3; i++ {
+				m.tier2.Arm(failedRun(i, overloaded), t2Start)
+				if i < 3 {
+					m.tier2.RetryNow()
+					m.tier2.Sent(m.tier2.gen, i+1)
+					m.tier2.Ended(i+1, history.StatusFailed)
+				}
+			}
+		},
+		"scheduled": func(m *Model) {
+			c := retry.Classification{Retryable: true, Class: retry.RateLimited, Label: "Rate limited",
+				RetryAfterUntil: t2Start.Add(50 * time.Minute)}
+			m.tier2.Arm(failedRun(1, c), t2Start)
+		},
+	}
+	for name, arm := range forms {
+		t.Run(name, func(t *testing.T) {
+			m := loaded(t, goldenSession(history.StatusFailed, "", &overloaded), 80, 24)
+			arm(&m)
+			m.now = t2Start
+			m, _ = step(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			golden.RequireEqual(t, asciiView(m))
+		})
+	}
 }

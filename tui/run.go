@@ -420,6 +420,11 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		return nil
 	}
 	if !m.tier2.Arm(msg.run, now) {
+		if c := msg.run.Retry; c != nil && c.RetryAfterUntil.After(now) {
+			// Too far away to wait for, or not retryable at all: say when, retry nothing.
+			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
+				Sanitize(c.Label), clockTime(c.RetryAfterUntil, now)), true)
+		}
 		return nil
 	}
 	return m.handleTier2Tick(tier2TickMsg{gen: m.tier2.gen})
