@@ -262,6 +262,7 @@ func (m *Model) handleVersions(msg versionsMsg) {
 		m.setNotice("no later version of this reply", false)
 		return
 	}
+	m.notice = ""
 	m.versions = versionView{versions: msg.versions, view: newTranscript(m.styles)}
 	m.versions.view.SetDark(m.dark)
 	m.focus = focusVersions

@@ -261,7 +261,7 @@ func (m *Model) updateKeys() {
 	k.Regenerate.SetEnabled(trans && m.transcript.Selected() != 0)
 	k.Versions.SetEnabled(trans && m.transcript.Selected() != 0)
 	k.Input.SetEnabled(trans)
-	k.Choose.SetEnabled(pick)
+	k.Choose.SetEnabled(m.focus == focusPicker)
 	k.Close.SetEnabled(pick)
 	k.Cancel.SetEnabled(!pick)
 	k.Interrupt.SetEnabled(!pick)
