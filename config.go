@@ -63,6 +63,23 @@ type profile struct {
 	ConnectTimeout    duration          `toml:"connect_timeout"`
 	HeaderTimeout     duration          `toml:"header_timeout"`
 	FirstDeltaTimeout duration          `toml:"first_delta_timeout"`
+	// PriceInput and PriceOutput are what the profile's model costs, in US dollars per
+	// million input and output tokens; unset, the model's preset price (if any) applies.
+	PriceInput  *float64 `toml:"price_input"`
+	PriceOutput *float64 `toml:"price_output"`
+	// ContextTokens is the model's context window; set, parley compacts before sending.
+	ContextTokens int `toml:"context_tokens"`
+	// A profile's own spend limits override those of the [limits] table.
+	limits
+}
+
+// limits are spend limits, per session and per calendar day, in US dollars and in tokens.
+// Zero or absent sets no limit.
+type limits struct {
+	MaxSpendSession  float64 `toml:"max_spend_session"`
+	MaxSpendDay      float64 `toml:"max_spend_day"`
+	MaxTokensSession int     `toml:"max_tokens_session"`
+	MaxTokensDay     int     `toml:"max_tokens_day"`
 }
 
 // fileConfig is config.toml.
@@ -70,6 +87,8 @@ type fileConfig struct {
 	// Profile names the profile used when no --profile flag is given.
 	Profile  string             `toml:"profile"`
 	Profiles map[string]profile `toml:"profiles"`
+	// Limits apply to every profile, unless the profile sets its own.
+	Limits limits `toml:"limits"`
 }
 
 // duration reads a TOML string such as "30s" as a time.Duration.
@@ -128,31 +147,84 @@ func loadConfig(path string) (fileConfig, error) {
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return cfg, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, undecoded[0].String())
 	}
+	if err := cfg.Limits.check(); err != nil {
+		return cfg, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)
+	}
 	for name, p := range cfg.Profiles {
 		if p.Preset != "" {
 			if _, ok := presets[p.Preset]; !ok {
 				return cfg, fmt.Errorf("config %s: profile %q: unknown preset %q (known: %s)", path, name, p.Preset, presetNames())
 			}
 		}
+		if err := p.check(); err != nil {
+			return cfg, fmt.Errorf("config %s: profile %q: %v; fix the file (it was not changed)", path, name, err)
+		}
 	}
 	return cfg, nil
 }
 
-// endpointFlags are the command-line settings that choose an endpoint.
+// check refuses numbers that cannot be meant: a negative price, window or limit.
+func (p profile) check() error {
+	for key, v := range map[string]*float64{"price_input": p.PriceInput, "price_output": p.PriceOutput} {
+		if v != nil && *v < 0 {
+			return fmt.Errorf("%s is %v; a price is at least 0", key, *v)
+		}
+	}
+	if p.ContextTokens < 0 {
+		return fmt.Errorf("context_tokens is %d; a context window is at least 1 token", p.ContextTokens)
+	}
+	return p.limits.check()
+}
+
+func (l limits) check() error {
+	for key, v := range map[string]float64{
+		"max_spend_session": l.MaxSpendSession, "max_spend_day": l.MaxSpendDay,
+		"max_tokens_session": float64(l.MaxTokensSession), "max_tokens_day": float64(l.MaxTokensDay),
+	} {
+		if v < 0 {
+			return fmt.Errorf("%s is %v; a limit is at least 0 (0 sets none)", key, v)
+		}
+	}
+	return nil
+}
+
+// over returns l with every limit that o sets put in its place.
+func (l limits) over(o limits) limits {
+	if o.MaxSpendSession > 0 {
+		l.MaxSpendSession = o.MaxSpendSession
+	}
+	if o.MaxSpendDay > 0 {
+		l.MaxSpendDay = o.MaxSpendDay
+	}
+	if o.MaxTokensSession > 0 {
+		l.MaxTokensSession = o.MaxTokensSession
+	}
+	if o.MaxTokensDay > 0 {
+		l.MaxTokensDay = o.MaxTokensDay
+	}
+	return l
+}
+
+// endpointFlags are the command-line settings that choose an endpoint and limit its spend.
 type endpointFlags struct {
 	baseURL, model, keyEnv, profile string
 	demo                            bool
+	// maxSpend is --max-spend, the day's limit in US dollars; maxTokensSession is
+	// --max-tokens-session. Zero sets no limit.
+	maxSpend         float64
+	maxTokensSession int
 }
 
 // errUseDemo means nothing is configured at all, so parley uses its offline demo endpoint.
 var errUseDemo = errors.New("nothing configured")
 
-// resolveEndpoint applies flags over the environment over the config file. It returns
-// errUseDemo when the demo endpoint is asked for or nothing is configured, and any other
-// error for a configuration the user must fix.
-func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv func(string) string) (agent.Endpoint, error) {
+// resolveEndpoint applies flags over the environment over the config file, and returns the
+// endpoint with the profile it was resolved from. It returns errUseDemo when the demo
+// endpoint is asked for or nothing is configured, and any other error for a configuration the
+// user must fix.
+func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv func(string) string) (agent.Endpoint, profile, error) {
 	if fl.demo {
-		return agent.Endpoint{}, errUseDemo
+		return agent.Endpoint{}, profile{}, errUseDemo
 	}
 	// Layers from lowest to highest precedence; each non-empty field overrides.
 	var layers []profile
@@ -173,14 +245,14 @@ func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv fu
 	}
 	if cfg.Profile != "" && fl.profile == "" {
 		if err := pick(cfg.Profile, "profile in "+cfgPath); err != nil {
-			return agent.Endpoint{}, err
+			return agent.Endpoint{}, profile{}, err
 		}
 	}
 	env := profile{BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("PARLEY_MODEL")}
 	layers = append(layers, env)
 	if fl.profile != "" {
 		if err := pick(fl.profile, "--profile"); err != nil {
-			return agent.Endpoint{}, err
+			return agent.Endpoint{}, profile{}, err
 		}
 	}
 	layers = append(layers, profile{BaseURL: fl.baseURL, Model: fl.model, APIKeyEnv: fl.keyEnv})
@@ -191,7 +263,7 @@ func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv fu
 	}
 	if p.BaseURL == "" {
 		if getenv("OPENAI_API_KEY") == "" {
-			return agent.Endpoint{}, errUseDemo
+			return agent.Endpoint{}, p, errUseDemo
 		}
 		p = merge(presets["openai"], p)
 		name = "openai"
@@ -201,10 +273,10 @@ func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv fu
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return agent.Endpoint{}, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in %s)", p.BaseURL, cfgPath)
+		return agent.Endpoint{}, p, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in %s)", p.BaseURL, cfgPath)
 	}
 	if p.Model == "" {
-		return agent.Endpoint{}, fmt.Errorf("no model for %s: pass --model NAME, set PARLEY_MODEL, or set model in %s", p.BaseURL, cfgPath)
+		return agent.Endpoint{}, p, fmt.Errorf("no model for %s: pass --model NAME, set PARLEY_MODEL, or set model in %s", p.BaseURL, cfgPath)
 	}
 	ep := agent.Endpoint{
 		Name:              name,
@@ -214,6 +286,7 @@ func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv fu
 		ConnectTimeout:    p.ConnectTimeout.Duration,
 		HeaderTimeout:     p.HeaderTimeout.Duration,
 		FirstDeltaTimeout: p.FirstDeltaTimeout.Duration,
+		ContextTokens:     p.ContextTokens,
 	}
 	// A key variable someone named must be set; the default one may be missing only for a
 	// server on this machine, which is called without a key.
@@ -230,7 +303,7 @@ func resolveEndpoint(cfg fileConfig, cfgPath string, fl endpointFlags, getenv fu
 	case !isLoopback(u.Hostname()):
 		ep.KeyErr = fmt.Sprintf("no API key for %s: export OPENAI_API_KEY=… or name the variable with --api-key-env", u.Host)
 	}
-	return ep, nil
+	return ep, p, nil
 }
 
 func merge(p, over profile) profile {
@@ -262,7 +335,39 @@ func merge(p, over profile) profile {
 			*d.dst = *d.src
 		}
 	}
+	if over.PriceInput != nil {
+		p.PriceInput = over.PriceInput
+	}
+	if over.PriceOutput != nil {
+		p.PriceOutput = over.PriceOutput
+	}
+	if over.ContextTokens > 0 {
+		p.ContextTokens = over.ContextTokens
+	}
+	p.limits = p.limits.over(over.limits)
 	return p
+}
+
+// spendSettings returns the price table and the spend limits for model, reached through
+// profile p: OpenAI's presets with the profile's own price for its model, and the limits of
+// the [limits] table under the profile's under the flags.
+func spendSettings(cfg fileConfig, p profile, model string, fl endpointFlags) (agent.Prices, agent.Limits) {
+	prices := agent.DefaultPrices()
+	if p.PriceInput != nil || p.PriceOutput != nil {
+		pr := prices.Of(model)
+		if p.PriceInput != nil {
+			pr.Input = *p.PriceInput
+		}
+		if p.PriceOutput != nil {
+			pr.Output = *p.PriceOutput
+		}
+		prices[model] = pr
+	}
+	l := cfg.Limits.over(p.limits).over(limits{MaxSpendDay: fl.maxSpend, MaxTokensSession: fl.maxTokensSession})
+	return prices, agent.Limits{
+		SessionCost: l.MaxSpendSession, DayCost: l.MaxSpendDay,
+		SessionTokens: l.MaxTokensSession, DayTokens: l.MaxTokensDay,
+	}
 }
 
 func isLoopback(host string) bool {

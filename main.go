@@ -10,9 +10,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -82,6 +85,22 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	fs.StringVar(&fl.keyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
 	fs.StringVar(&fl.profile, "profile", "", "config profile or preset `NAME`")
 	fs.BoolVar(&fl.demo, "demo", false, "use the built-in offline demo endpoint")
+	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
+		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return errors.New("want an amount of US dollars such as 0.50")
+		}
+		fl.maxSpend = v
+		return nil
+	})
+	fs.Func("max-tokens-session", "stop before this session's tokens, input and output, pass `N`", func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return errors.New("want a whole number of tokens such as 50000")
+		}
+		fl.maxTokensSession = v
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(stdout, fs)
@@ -158,6 +177,8 @@ type app struct {
 	paths  paths
 	db     *history.DB
 	client *agent.Client
+	// budget holds every run to the spend limits and prices what the runs used.
+	budget *agent.Budget
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
 	demo    *demo.Server
 	logFile *os.File
@@ -174,7 +195,7 @@ func openApp(fl endpointFlags, getenv func(string) string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep, err := resolveEndpoint(cfg, p.config, fl, getenv)
+	ep, prof, err := resolveEndpoint(cfg, p.config, fl, getenv)
 	a := &app{paths: p}
 	if errors.Is(err, errUseDemo) {
 		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace}); err != nil {
@@ -193,6 +214,8 @@ func openApp(fl endpointFlags, getenv func(string) string) (*app, error) {
 		return nil, err
 	}
 	a.client = agent.NewClient(ep, retry.SystemClock{}, retry.DefaultPolicy())
+	prices, limits := spendSettings(cfg, prof, ep.Model, fl)
+	a.budget = &agent.Budget{Prices: prices, Limits: limits, Ledger: a.db, Clock: retry.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
 }

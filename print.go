@@ -29,11 +29,15 @@ type printResult struct {
 	Endpoint  string                `json:"endpoint"`
 	Demo      bool                  `json:"demo"`
 	Usage     agent.Usage           `json:"usage"`
+	// CostUSD prices Usage; 0 for a model without a price.
+	CostUSD float64 `json:"cost_usd"`
+	// OmittedMessages counts the earlier messages left out to fit the model's context.
+	OmittedMessages int `json:"omitted_messages"`
 }
 
 // printReply is print mode: one run, its text streamed to stdout (raw to a pipe, with control
-// sequences neutralised to a terminal), Tier 1 only, and an exit status that says whether
-// trying again can help.
+// sequences neutralised to a terminal), Tier 1 only, held to the spend limits, and an exit
+// status that says whether trying again can help. Attempts counts the requests sent.
 func printReply(ctx context.Context, a *app, sess history.Session, prompt string, jsonOut bool, stdout, stderr *os.File) int {
 	ep := a.client.Endpoint()
 	if ep.Demo {
@@ -53,10 +57,13 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	toTerminal := term.IsTerminal(stdout.Fd())
 	var text strings.Builder
 	var last agent.Event
-	for ev := range a.db.Record(rcpt.RunID, a.client.Stream(ctx, msgs), retry.SystemClock{}) {
+	for ev := range a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), retry.SystemClock{}) {
 		switch ev.Kind {
 		case agent.EventStarted:
-			res.Attempts = ev.Attempt
+			res.Attempts++
+		case agent.EventCompacted:
+			res.OmittedMessages = ev.Omitted
+			fmt.Fprintf(stderr, "parley: %s\n", agent.OmittedNote(ev.Omitted))
 		case agent.EventRetrying:
 			fmt.Fprintf(stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n", ev.Class.Label, ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
 		case agent.EventDelta:
@@ -65,11 +72,14 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 				writeText(stdout, ev.Text, toTerminal)
 			}
 		case agent.EventUsage:
-			res.Usage = ev.Usage
+			res.Usage.PromptTokens += ev.Usage.PromptTokens
+			res.Usage.CompletionTokens += ev.Usage.CompletionTokens
+			res.Usage.Estimated = res.Usage.Estimated || ev.Usage.Estimated
 		}
 		last = ev
 	}
 	res.Text = text.String()
+	res.CostUSD = a.budget.Prices.Of(ep.Model).Cost(res.Usage)
 	if !jsonOut && toTerminal && text.Len() > 0 && !strings.HasSuffix(res.Text, "\n") {
 		fmt.Fprintln(stdout)
 	}

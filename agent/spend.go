@@ -128,7 +128,8 @@ type Ledger interface {
 // request's prompt to what is already stored as spent, and refuses the request when that
 // would pass a limit. A reply's own length cannot be known before it is written, so one reply
 // may take the spend past a limit; its usage is stored when it ends, and the next request is
-// then refused. The day's spend is read from the Ledger, so it survives a restart.
+// then refused. A model without a price spends no money, so only token limits stop it. The
+// day's spend is read from the Ledger, so it survives a restart.
 type Budget struct {
 	Prices Prices
 	Limits Limits
@@ -198,9 +199,10 @@ func (b *Budget) Check(sessionID, model string, msgs []Message) *retry.Classific
 }
 
 // crossed says which limit spent plus next would pass, naming the setting that raises it, or
-// returns "" when it passes none.
+// returns "" when it passes none. A request that costs nothing (its model has no price)
+// spends no money, so a money limit lets it go.
 func crossed(scope string, spent, next Spent, maxCost float64, maxTokens int, costKey, tokensKey string) string {
-	if maxCost > 0 && spent.Cost+next.Cost > maxCost {
+	if maxCost > 0 && next.Cost > 0 && spent.Cost+next.Cost > maxCost {
 		return fmt.Sprintf("%s: %s spent of the %s limit, and this prompt costs about %s more (raise %s)",
 			scope, FormatCost(spent.Cost), FormatCost(maxCost), FormatCost(next.Cost), costKey)
 	}

@@ -102,6 +102,7 @@ func TestBudgetCheck(t *testing.T) {
 		{"day tokens: already past", Limits{DayTokens: 500}, nil, map[string]Usage{"free": {PromptTokens: 400, CompletionTokens: 200}}, "free", "today"},
 		{"day cost: room", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 400, CompletionTokens: 400}}, "paid", ""},
 		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
+		{"day cost: past, but a free model spends nothing", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 5000}}, "free", ""},
 	}
 	for _, c := range cases {
 		l := &fakeLedger{session: c.session, day: c.day}
