@@ -145,7 +145,7 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	if printMode {
 		return printReply(ctx, a, sess, *prompt, *jsonOut, stdout, stderr), nil
 	}
-	m := tui.New(tui.Options{DB: a.db, Client: a.client, Session: sess, Demo: a.demo, Clock: retry.SystemClock{}})
+	m := tui.New(tui.Options{DB: a.db, Client: a.client, Session: sess, Demo: a.demo, Clock: retry.SystemClock{}, Budget: a.budget})
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return exitFailed, err
 	}

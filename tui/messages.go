@@ -40,6 +40,13 @@ type runEventsMsg struct {
 	closed bool
 }
 
+// spentMsg carries what session gen's session has spent, read after a run ends.
+type spentMsg struct {
+	gen   int
+	spent agent.Spent
+	err   error
+}
+
 // frameMsg asks for the streaming reply of run to be rendered again.
 type frameMsg struct{ run int }
 

@@ -32,6 +32,9 @@ type Options struct {
 	Demo *demo.Server
 	// Clock times runs and their storage. Nil means the system clock.
 	Clock retry.Clock
+	// Budget holds runs to the spend limits, and prices the session's spend for the header.
+	// Nil checks and shows nothing.
+	Budget *agent.Budget
 }
 
 // focus is the part of the screen that receives typed keys.
@@ -53,6 +56,7 @@ type Model struct {
 	client  *agent.Client
 	demo    *demo.Server
 	clock   retry.Clock
+	budget  *agent.Budget
 	session history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
@@ -87,6 +91,8 @@ type Model struct {
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
+	// spent is what the session has spent, as last read from the database, for the header.
+	spent agent.Spent
 
 	notice       string
 	noticeErr    bool
@@ -120,6 +126,7 @@ func New(o Options) Model {
 		db:      o.DB,
 		client:  o.Client,
 		demo:    o.Demo,
+		budget:  o.Budget,
 		clock:   o.Clock,
 		session: o.Session,
 		dark:    true,

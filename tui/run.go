@@ -113,7 +113,7 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.run = &run{id: m.runSeq, rcpt: rcpt, cancel: cancel}
 	m.transcript.StartStreaming(rcpt.ReplyID)
-	db, client, clock, id := m.db, m.client, m.clock, m.runSeq
+	db, client, clock, id, budget, sessionID := m.db, m.client, m.clock, m.runSeq, m.budget, m.session.ID
 	start := func() tea.Msg {
 		var events <-chan agent.Event
 		msgs, err := db.Context(rcpt.AnchorID)
@@ -132,7 +132,9 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 			close(ch)
 			events = ch
 		} else {
-			events = client.Stream(ctx, msgs)
+			// The budget refuses a request that would pass a spend limit: the run then fails
+			// as spend_limit_exceeded, which Tier 2 never arms for.
+			events = budget.Stream(ctx, client, sessionID, msgs)
 		}
 		return runStartedMsg{run: id, events: db.Record(rcpt.RunID, events, clock)}
 	}
@@ -199,6 +201,9 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// The attempt announced by EventRetrying is now being sent: keep its words, drop
 			// the countdown.
 			r.retryAt = time.Time{}
+		case agent.EventCompacted:
+			// A quiet note, not a retry: the re-run that follows is a new request.
+			m.setNotice(agent.OmittedNote(ev.Omitted), false)
 		case agent.EventRetrying:
 			r.retrying = fmt.Sprintf("%s — reconnecting, attempt %d/%d", Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
 			r.retryAt = m.now.Add(ev.Wait)
@@ -259,7 +264,19 @@ func (m *Model) endRun(st history.RunStatus) tea.Cmd {
 			return storedRunMsg{gen: gen, tier2: t2, run: r, err: err}
 		}
 	}
-	return tea.Batch(m.dispatchNext(), read)
+	return tea.Batch(m.dispatchNext(), read, m.readSpent())
+}
+
+// readSpent reads what the session has spent, for the header.
+func (m *Model) readSpent() tea.Cmd {
+	if m.budget == nil {
+		return nil
+	}
+	b, id, gen := m.budget, m.session.ID, m.sessionGen
+	return func() tea.Msg {
+		s, err := b.Session(id)
+		return spentMsg{gen: gen, spent: s, err: err}
+	}
 }
 
 // handleFrame renders the streaming reply again.

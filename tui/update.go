@@ -33,6 +33,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case sessionLoadedMsg:
 		m.handleSessionLoaded(msg)
+		cmd = m.readSpent()
+	case spentMsg:
+		if msg.gen == m.sessionGen && msg.err == nil {
+			m.spent = msg.spent
+		}
 	case postedMsg:
 		cmd = m.handlePosted(msg)
 	case runStartedMsg:

@@ -90,10 +90,18 @@ func (m *Model) headerView() string {
 		badge = st.HeaderDemo.Render(" demo ")
 	}
 	state := " " + m.runState() + " "
-	room := m.width - lipgloss.Width(badge) - lipgloss.Width(state)
+	spent := ""
+	if m.budget != nil && m.spent.Tokens > 0 {
+		spent = m.spent.String() + " "
+		// On a narrow screen the session's name comes first.
+		if m.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
+			spent = ""
+		}
+	}
+	room := m.width - lipgloss.Width(badge) - lipgloss.Width(state) - lipgloss.Width(spent)
 	left := ansi.Truncate(" parley · "+title+" · "+where+" ", max(room, 0), "… ")
 	gap := max(0, room-lipgloss.Width(left))
-	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)) + st.HeaderState.Render(state)
+	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
 
 // runState names what the active run is doing, and how many messages wait.

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent"
+	"parley/agent/demo"
+	"parley/history"
+	"parley/retry"
+)
+
+// budgetScreen returns a driven screen on a new session, against a demo endpoint, held to
+// limits with a price of $1 per thousand tokens for the model.
+func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *manualClock, *history.DB) {
+	t.Helper()
+	db := openDB(t)
+	srv, err := demo.Start(demo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	clock := newManualClock(t2Start)
+	client := agent.NewClient(agent.Endpoint{Name: "test", BaseURL: srv.URL(), Model: "priced"}, clock, retry.DefaultPolicy())
+	budget := &agent.Budget{Prices: agent.Prices{"priced": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: db, Clock: clock}
+	s, err := db.CreateSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{DB: db, Client: client, Session: s, Clock: clock, Budget: budget})
+	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m, _ = step(m, m.loadSession(s.ID)())
+	return newDriver(t, m), srv, clock, db
+}
+
+// exchange sends text and waits until its run has ended and the session's spend is read.
+func exchange(d *driver, text string) {
+	d.t.Helper()
+	before := len(d.m.transcript.entries)
+	d.send(tea.PasteMsg{Content: text}) // typing long text key by key is slow
+	d.send(press("enter"))
+	settle(d, "the run of "+text, func(m Model) bool {
+		return m.run == nil && len(m.queue) == 0 && !m.posting && len(m.transcript.entries) == before+2
+	})
+	pump(d, 30*time.Millisecond) // the stored run and the spend are read back
+}
+
+// Against a server that rejects long prompts, a long session compacts once: the screen says
+// what was left out, shows no retry, and the reply arrives.
+func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
+	for _, form := range demo.Overflows {
+		t.Run(string(form), func(t *testing.T) {
+			d, srv, clock, _ := budgetScreen(t, agent.Limits{})
+			for i := range 5 {
+				exchange(d, fmt.Sprintf("question %d: %s", i, strings.Repeat("lorem ipsum dolor sit amet ", 20)))
+			}
+			srv.SetContext(500, form)
+			before := srv.Requests()
+			exchange(d, "and in short?")
+			screen := plain(d.m)
+			if srv.Requests()-before != 2 || lastReply(t, d.m).msg.Status != history.StatusSucceeded {
+				t.Fatalf("%d requests; screen:\n%s", srv.Requests()-before, screen)
+			}
+			if !strings.Contains(screen, "earlier messages left out to fit the model's context") {
+				t.Fatalf("no note on the screen:\n%s", screen)
+			}
+			clock.Advance(time.Minute)
+			pump(d, 30*time.Millisecond)
+			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || strings.Contains(screen, "reconnecting") {
+				t.Fatalf("a retry showed; screen:\n%s", plain(d.m))
+			}
+		})
+	}
+}
+
+func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
+	d, srv, clock, _ := budgetScreen(t, agent.Limits{})
+	srv.SetContext(100, demo.OverflowLlamaCpp)
+	exchange(d, strings.Repeat("far too long ", 100))
+	clock.Advance(10 * time.Minute)
+	pump(d, 30*time.Millisecond)
+	reply := lastReply(t, d.m)
+	if reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != retry.ContextOverflow {
+		t.Fatalf("reply %+v", reply.msg)
+	}
+	if d.m.tier2.Active() || srv.Requests() != 1 || !strings.Contains(plain(d.m), "Context too long") {
+		t.Fatalf("Tier 2 %v after %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
+	}
+}
+
+// The header shows what the session spent; a limit crossed by the reply's usage stops the
+// next request, which fails in the transcript without being sent, and Tier 2 stays idle.
+func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
+	d, srv, clock, db := budgetScreen(t, agent.Limits{SessionCost: 0.05})
+	if strings.Contains(plain(d.m), "tok") {
+		t.Fatalf("a new session shows spend:\n%s", plain(d.m))
+	}
+	exchange(d, "tell me about retries")
+	usage, err := db.SessionUsage(d.m.session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := agent.Prices{"priced": {Input: 1000, Output: 1000}}.SpentOf(usage)
+	header := strings.SplitN(plain(d.m), "\n", 2)[0]
+	if spent.Cost <= 0.05 || !strings.Contains(header, spent.String()) {
+		t.Fatalf("spent %+v; header %q", spent, header)
+	}
+	exchange(d, "and again")
+	clock.Advance(10 * time.Minute)
+	pump(d, 30*time.Millisecond)
+	reply := lastReply(t, d.m)
+	if srv.Requests() != 1 || reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != retry.SpendLimitExceeded {
+		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.msg)
+	}
+	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {
+		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
+	}
+}
