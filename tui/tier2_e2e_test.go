@@ -1,0 +1,359 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parley/agent/demo"
+	"parley/retry"
+)
+
+// tier2E2E is one parley TUI in a tmux server of its own, talking to a request-counting demo
+// endpoint in this process, with its own history.
+type tier2E2E struct {
+	t    *testing.T
+	x    tmux
+	bin  string
+	home string
+	srv  *demo.Server
+}
+
+// exported is one message of `parley export --json`.
+type exported struct {
+	ID         int64
+	Role       string
+	Content    string
+	Status     string
+	Superseded bool
+	Retry      *retry.Classification
+}
+
+// e2eSeq numbers the tmux servers of this process.
+var e2eSeq atomic.Int32
+
+// startTier2E2E starts the binary bin under tmux, with env set, against a new demo endpoint.
+func startTier2E2E(t *testing.T, bin string, env ...string) *tier2E2E {
+	t.Helper()
+	srv, err := demo.Start(demo.Options{Pace: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	x := tmux{t: t, socket: fmt.Sprintf("parley-t2-%d-%d", os.Getpid(), e2eSeq.Add(1))}
+	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	p := &tier2E2E{t: t, x: x, bin: bin, home: t.TempDir(), srv: srv}
+	env = append(env, "PARLEY_HOME="+p.home)
+	cmd := fmt.Sprintf("env %s %s --base-url %s --model fake-model; sleep 60", strings.Join(env, " "), bin, srv.URL())
+	x.run("new-session", "-d", "-s", "parley", "-x", "110", "-y", "30", cmd)
+	x.waitScreen("idle")
+	return p
+}
+
+// send types text and presses enter.
+func (p *tier2E2E) send(text string) {
+	p.x.run("send-keys", "-t", "parley", "-l", text)
+	p.x.run("send-keys", "-t", "parley", "Enter")
+}
+
+// key presses one key, in tmux's names.
+func (p *tier2E2E) key(k string) { p.x.run("send-keys", "-t", "parley", k) }
+
+// waitRequests waits until the endpoint has received n chat requests.
+func (p *tier2E2E) waitRequests(n int) {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for p.srv.Requests() != n {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("%d requests, waited for %d; screen:\n%s", p.srv.Requests(), n, p.x.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// quiet checks that no request leaves for d, and that the screen shows no retry meanwhile.
+func (p *tier2E2E) quiet(d time.Duration) {
+	p.t.Helper()
+	n := p.srv.Requests()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		if s := p.x.screen(); strings.Contains(s, "retrying") {
+			p.t.Fatalf("a retry is armed:\n%s", s)
+		}
+	}
+	if got := p.srv.Requests(); got != n {
+		p.t.Fatalf("%d requests left in %v after the last of %d", got-n, d, n)
+	}
+}
+
+// export returns the session's messages as `parley export --json` prints them.
+func (p *tier2E2E) export() []exported {
+	p.t.Helper()
+	run := func(args ...string) []byte {
+		cmd := exec.Command(p.bin, args...)
+		cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
+		out, err := cmd.Output()
+		if err != nil {
+			p.t.Fatalf("parley %v: %v", args, err)
+		}
+		return out
+	}
+	id := strings.Fields(string(run("sessions")))[0]
+	var out struct{ Messages []exported }
+	if err := json.Unmarshal(run("export", id, "--json"), &out); err != nil {
+		p.t.Fatal(err)
+	}
+	return out.Messages
+}
+
+// waitExport waits until the exported session satisfies cond.
+func (p *tier2E2E) waitExport(what string, cond func([]exported) bool) []exported {
+	p.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		msgs := p.export()
+		if cond(msgs) {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %s; export %+v; screen:\n%s", what, msgs, p.x.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// liveReplies returns the statuses of the live replies, in order.
+func liveReplies(msgs []exported) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Role == "assistant" && !m.Superseded {
+			out = append(out, m.Status)
+		}
+	}
+	return out
+}
+
+// settledReplies returns a condition: n live replies, all succeeded.
+func settledReplies(n int) func([]exported) bool {
+	return func(msgs []exported) bool {
+		return strings.Join(liveReplies(msgs), " ") == strings.TrimSpace(strings.Repeat("succeeded ", n))
+	}
+}
+
+// TestTmuxTier2 runs the built binary under tmux against a request-counting demo endpoint:
+// the Tier 2 banner, its retries and cancels, the classes that never arm, and r.
+func TestTmuxTier2(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "parley")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	over := func(n int) []demo.Fault {
+		f := make([]demo.Fault, n)
+		for i := range f {
+			f[i] = demo.Overloaded()
+		}
+		return f
+	}
+
+	t.Run("503 for two runs, then a reply", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		p.srv.Push(over(6)...) // Tier 1 sends each run 3 times
+		p.send("hello there")
+		p.x.waitScreen("Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now")
+		if n := p.srv.Requests(); n != 3 {
+			t.Fatalf("banner shown after %d requests, want 3", n)
+		}
+		p.x.waitScreen("retrying in 4s (attempt 2)")
+		p.x.waitScreen("retrying in 3s (attempt 2)") // it ticks
+		msgs := p.waitExport("the reply", settledReplies(1))
+		if n := p.srv.Requests(); n != 7 {
+			t.Fatalf("%d requests, want 3+3+1 = 7", n)
+		}
+		s := p.x.waitScreen("idle")
+		if strings.Contains(s, "retrying") || strings.Contains(s, "overloaded") {
+			t.Fatalf("banner or failure still shown:\n%s", s)
+		}
+		var users, failed int
+		for _, m := range msgs {
+			switch {
+			case m.Role == "user":
+				users++
+			case m.Superseded && m.Status == "failed" && m.Retry != nil && m.Retry.Class == retry.Overloaded:
+				failed++
+			}
+		}
+		if users != 1 || failed != 2 {
+			t.Fatalf("export: %d operator rows, %d superseded overloaded replies; want 1 and 2: %+v", users, failed, msgs)
+		}
+		t.Logf("7 requests; export: %d messages, 2 superseded failed replies, the live one succeeded", len(msgs))
+	})
+
+	t.Run("429 Retry-After 3000 shows the time, esc clears it", func(t *testing.T) {
+		t.Parallel()
+		const zone = "Asia/Kolkata" // not the machine's zone: the banner must use the operator's
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skipf("no time zone data: %v", err)
+		}
+		p := startTier2E2E(t, bin, "TZ="+zone)
+		p.srv.Push(demo.RateLimited(3000 * time.Second))
+		sent := time.Now()
+		p.send("hello")
+		s := p.x.waitScreen("Rate limited — retrying after ")
+		shown := regexp.MustCompile(`Rate limited — retrying after (.+?) · esc cancel`).FindStringSubmatch(s)
+		if shown == nil {
+			t.Fatalf("banner without a time:\n%s", s)
+		}
+		msgs := p.export()
+		reply := msgs[len(msgs)-1]
+		if reply.Retry == nil || reply.Retry.RetryAfterUntil.IsZero() {
+			t.Fatalf("stored reply %+v", reply)
+		}
+		until := reply.Retry.RetryAfterUntil
+		if d := until.Sub(sent); d < 3000*time.Second || d > 3010*time.Second {
+			t.Fatalf("retry_after_until %v is %v after sending, want 3000 s", until, d)
+		}
+		want := until.In(loc).Format("15:04")
+		if time.Now().In(loc).Format(time.DateOnly) != until.In(loc).Format(time.DateOnly) {
+			want = until.In(loc).Format("Jan 2 15:04")
+		}
+		if shown[1] != want {
+			t.Fatalf("banner says %q, want %q (%s)", shown[1], want, zone)
+		}
+		if p.srv.Requests() != 1 {
+			t.Fatalf("%d requests, want 1: Tier 1 hands a long wait to Tier 2", p.srv.Requests())
+		}
+		p.key("Escape")
+		p.x.waitScreenNot("retrying after")
+		p.x.waitScreen("retry cancelled")
+		p.quiet(5 * time.Second)
+		t.Logf("banner %q for retry_after_until %s; 1 request 5 s after esc", shown[0], until.Format(time.RFC3339))
+	})
+
+	t.Run("esc while armed", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		p.srv.Push(over(3)...)
+		p.send("hello")
+		p.x.waitScreen("retrying in")
+		p.key("Escape")
+		p.x.waitScreenNot("retrying in")
+		p.x.waitScreen("retry cancelled")
+		if n := p.srv.Requests(); n != 3 {
+			t.Fatalf("%d requests, want 3", n)
+		}
+		p.quiet(8 * time.Second)
+	})
+
+	t.Run("esc while dispatching", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		p.srv.Push(append(over(3), demo.Fault{Stall: true})...)
+		p.send("hello")
+		p.x.waitScreen("retrying in")
+		p.waitRequests(4) // the retry is out, and stalls
+		p.x.waitScreen("waiting for the reply")
+		p.key("Escape")
+		p.waitExport("the retry stored cancelled", func(msgs []exported) bool {
+			return strings.Join(liveReplies(msgs), " ") == "cancelled"
+		})
+		p.quiet(8 * time.Second)
+		if n := p.srv.Requests(); n != 4 {
+			t.Fatalf("%d requests, want 4", n)
+		}
+	})
+
+	t.Run("401 never arms", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		p.srv.Push(demo.BadKey())
+		p.send("hello")
+		p.x.waitScreen("Authentication failed")
+		p.quiet(3 * time.Second)
+		if n := p.srv.Requests(); n != 1 {
+			t.Fatalf("%d requests, want 1", n)
+		}
+	})
+
+	t.Run("a cancelled run never arms", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		p.srv.Push(demo.Fault{Stall: true})
+		p.send("hello")
+		p.waitRequests(1)
+		p.x.waitScreen("waiting for the reply")
+		p.key("Escape")
+		p.x.waitScreen("cancelled")
+		p.quiet(3 * time.Second)
+		if n := p.srv.Requests(); n != 1 {
+			t.Fatalf("%d requests, want 1", n)
+		}
+	})
+
+	t.Run("r on the newest reply and an earlier one", func(t *testing.T) {
+		t.Parallel()
+		p := startTier2E2E(t, bin)
+		for i, q := range []string{"first question", "second question", "third question"} {
+			p.send(q)
+			p.waitExport("reply to "+q, settledReplies(i+1))
+		}
+		p.x.waitScreen("idle")
+		p.key("Escape") // select replies: the newest is selected
+		p.x.waitScreen("back to input") // a key sent right after esc would read as alt+key
+		p.key("r")
+		p.waitRequests(4)
+		p.waitExport("the newest reply again", func(msgs []exported) bool {
+			return settledReplies(3)(msgs) && len(msgs) == 7
+		})
+		p.x.waitScreen("idle")
+		p.key("k") // the reply before it
+		p.key("r")
+		p.waitRequests(5)
+		msgs := p.waitExport("the earlier reply again", func(msgs []exported) bool {
+			return settledReplies(2)(msgs) && len(msgs) == 8
+		})
+		got := p.srv.Received()
+		if !reflect.DeepEqual(got[3].Messages, got[2].Messages) {
+			t.Fatalf("r on the newest sent %+v, the original sent %+v", got[3].Messages, got[2].Messages)
+		}
+		if !reflect.DeepEqual(got[4].Messages, got[1].Messages) {
+			t.Fatalf("r on the earlier sent %+v, the original sent %+v", got[4].Messages, got[1].Messages)
+		}
+		var users []string
+		var superseded []string
+		for _, m := range msgs {
+			if m.Role == "user" {
+				users = append(users, m.Content)
+			}
+			if m.Superseded {
+				superseded = append(superseded, m.Role)
+			}
+		}
+		if strings.Join(users, "|") != "first question|second question|third question" {
+			t.Fatalf("operator rows %q, want one per message typed", users)
+		}
+		// The second reply, the third question, its first reply and its regenerated reply.
+		if strings.Join(superseded, " ") != "assistant user assistant assistant" {
+			t.Fatalf("superseded %v", superseded)
+		}
+		s := p.x.screen()
+		if strings.Contains(s, "third question") || !strings.Contains(s, "second question") {
+			t.Fatalf("screen:\n%s", s)
+		}
+		t.Logf("requests 4 and 5 equal requests 3 and 2; export: %d messages, %d superseded, 3 operator rows", len(msgs), len(superseded))
+	})
+}
