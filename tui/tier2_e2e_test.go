@@ -312,7 +312,7 @@ func TestTmuxTier2(t *testing.T) {
 			p.waitExport("reply to "+q, settledReplies(i+1))
 		}
 		p.x.waitScreen("idle")
-		p.key("Escape") // select replies: the newest is selected
+		p.key("Escape")                 // select replies: the newest is selected
 		p.x.waitScreen("back to input") // a key sent right after esc would read as alt+key
 		p.key("r")
 		p.waitRequests(4)
