@@ -53,14 +53,17 @@ type recorder struct {
 func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out chan<- agent.Event) {
 	defer close(out)
 	rec := &recorder{db: db, runID: runID}
-	var queue []agent.Event // events not yet taken by the reader
+	// queue[head:] are the events not yet taken by the reader. Its array is reused whenever
+	// the reader catches up, so forwarding does not allocate per event.
+	var queue []agent.Event
+	head := 0
 	var flush <-chan time.Time
 	done := false
-	for !done || len(queue) > 0 {
+	for !done || head < len(queue) {
 		var send chan<- agent.Event
 		var next agent.Event
-		if len(queue) > 0 {
-			send, next = out, queue[0]
+		if head < len(queue) {
+			send, next = out, queue[head]
 		}
 		var recv <-chan agent.Event
 		if !done {
@@ -68,7 +71,10 @@ func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out 
 		}
 		select {
 		case send <- next:
-			queue = queue[1:]
+			queue[head] = agent.Event{} // the reader has it: drop the text
+			if head++; head == len(queue) {
+				queue, head = queue[:0], 0
+			}
 		case <-flush:
 			flush = nil
 			rec.flush()
