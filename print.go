@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -15,6 +17,9 @@ import (
 	"parley/retry"
 	"parley/tui"
 )
+
+// printFlush is how long streamed text may wait in print mode's output buffer.
+const printFlush = 10 * time.Millisecond
 
 // printResult is print mode's --json object.
 type printResult struct {
@@ -57,7 +62,24 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	toTerminal := term.IsTerminal(stdout.Fd())
 	var text strings.Builder
 	var last agent.Event
-	for ev := range a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), retry.SystemClock{}) {
+	// Text reaches stdout through a buffer flushed printFlush after it was written, so a fast
+	// stream costs one write per batch rather than per delta.
+	out := bufio.NewWriterSize(stdout, 32<<10)
+	var flush <-chan time.Time
+	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), retry.SystemClock{})
+	for {
+		var ev agent.Event
+		var ok bool
+		select {
+		case ev, ok = <-events:
+		case <-flush:
+			flush = nil
+			out.Flush()
+			continue
+		}
+		if !ok {
+			break
+		}
 		switch ev.Kind {
 		case agent.EventStarted:
 			res.Attempts++
@@ -69,7 +91,10 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		case agent.EventDelta:
 			text.WriteString(ev.Text)
 			if !jsonOut {
-				writeText(stdout, ev.Text, toTerminal)
+				writeText(out, ev.Text, toTerminal)
+				if flush == nil {
+					flush = time.After(printFlush)
+				}
 			}
 		case agent.EventUsage:
 			res.Usage.PromptTokens += ev.Usage.PromptTokens
@@ -78,6 +103,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		}
 		last = ev
 	}
+	out.Flush()
 	res.Text = text.String()
 	res.CostUSD = a.budget.Prices.Of(ep.Model).Cost(res.Usage)
 	if !jsonOut && toTerminal && text.Len() > 0 && !strings.HasSuffix(res.Text, "\n") {
