@@ -65,6 +65,14 @@ func lastRuneStart(s string) int {
 
 func (sn *sanitizer) run(b *strings.Builder, s string) {
 	for i := 0; i < len(s); {
+		if sn.state == sanGround {
+			// Plain text, nearly all of it, is copied a run at a time.
+			n := plainPrefix(s[i:])
+			b.WriteString(s[i : i+n])
+			if i += n; i == len(s) {
+				return
+			}
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		if r == utf8.RuneError && size == 1 {
@@ -123,6 +131,27 @@ func (sn *sanitizer) run(b *strings.Builder, s string) {
 			i -= size
 		}
 	}
+}
+
+// plainPrefix returns the length of the longest prefix of s that ground would copy unchanged:
+// valid UTF-8 without controls other than \n and \t.
+func plainPrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r <= 0x9f || (r == utf8.RuneError && size == 1) {
+			return i // C1 controls and invalid UTF-8
+		}
+		i += size
+	}
+	return i
 }
 
 // ground handles r outside any sequence.
