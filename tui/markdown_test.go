@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"parley/agent"
 	"parley/agent/demo"
+	"parley/history"
 )
 
 // mdCorpus holds documents with the constructs that make gluing renders risky: blocks that
@@ -87,5 +89,56 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 	s.render(&md, doc, 40, true)
 	if s.width != 40 || s.stableEnd == 0 {
 		t.Fatal("width change not handled")
+	}
+}
+
+// A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
+// glues like a full render at every line end, and the stable prefix keeps up with it.
+func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
+	doc := strings.Join(generatedReply(t, 1500), "")
+	var s streamMD
+	var md, ref markdown
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '\n' && i != len(doc)-1 {
+			continue
+		}
+		text := doc[:i+1]
+		got := s.render(&md, text, 78, true)
+		if want := ref.full(text, 78, true); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("after %d bytes %q:\nglued:\n%s\nfull:\n%s", i+1, text[max(0, i-40):i+1],
+				strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if s.off || len(doc)-s.stableEnd > 1000 {
+		t.Fatalf("stable prefix fell behind: off=%v, %d of %d bytes left to render per frame", s.off, len(doc)-s.stableEnd, len(doc))
+	}
+}
+
+// A reply that finished streaming keeps the render it streamed with, and that render is the
+// one a stored copy of it gets when a session is opened.
+func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
+	toks := generatedReply(t, 1200)
+	m := streaming(t, nil, 90, 30)
+	id := m.run.rcpt.ReplyID
+	for i := 0; i < len(toks); i += 7 {
+		m, _ = deliver(m, delta(strings.Join(toks[i:min(i+7, len(toks))], "")))
+		m, _ = step(m, frameMsg{run: m.run.id})
+		m.View()
+	}
+	e := m.transcript.byID[id]
+	m, _ = deliver(m, agent.Event{Kind: agent.EventFinished})
+	if e.md.stableEnd == 0 {
+		t.Fatal("the streamed render was dropped at the end: the whole reply would render again")
+	}
+	m.View()
+	if e.md.stableEnd != 0 {
+		t.Fatal("the stream's render state outlived the final render")
+	}
+	stored := e.msg
+	stored.Content, stored.Status = strings.Join(toks, ""), history.StatusSucceeded
+	fresh := loaded(t, []history.Message{stored}, 90, 30)
+	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

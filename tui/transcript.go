@@ -26,8 +26,10 @@ type entry struct {
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
 	// not per change.
 	streaming bool
-	md        streamMD
-	cache     struct {
+	// md renders the reply while it streams, and once more when it has finished: glued
+	// renders equal full ones, so the finished reply's render costs only its last tail.
+	md    streamMD
+	cache struct {
 		width, version int
 		dark           bool
 		lines          []string // nil until rendered
@@ -131,12 +133,11 @@ func (t *transcriptView) Refresh() {
 	}
 }
 
-// Finish ends the streaming of reply id with its final status; it renders in full once more
-// and is then frozen.
+// Finish ends the streaming of reply id with its final status; it renders once more and is
+// then frozen.
 func (t *transcriptView) Finish(id int64, st history.RunStatus, fail *retry.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = false
-		e.md = streamMD{}
 		if t.stream == e {
 			t.stream = nil
 		}
@@ -191,9 +192,15 @@ func (t *transcriptView) render(e *entry) []string {
 	}
 	out = append(out, label)
 	if text := e.text.String(); text != "" {
-		if e.streaming {
+		switch {
+		case e.streaming:
 			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
-		} else {
+		case e.md.width == w && e.md.dark == t.dark:
+			// Just finished: the stable prefix is rendered already. Later renders (a new
+			// width, a new status) are full ones.
+			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
+			e.md = streamMD{}
+		default:
 			out = append(out, t.md.full(text, w, t.dark)...)
 		}
 	}
