@@ -1,50 +1,191 @@
 package tui
 
 import (
+	"context"
 	"fmt"
-	"strings"
+	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/demo"
+	"parley/history"
+	"parley/retry"
 )
 
-// benchTokens is a markdown reply cut into the word-sized deltas an endpoint streams.
-func benchTokens() []string {
-	doc := "A paragraph of streamed words with **bold** and `code`, long enough to wrap at least once on the screen.\n\n" +
-		"- a list item\n- another item with more words\n\n" +
-		"```go\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n```\n\n" +
-		"## A heading\n\nThen a closing paragraph.\n\n"
+// The benchmarks feed the model as the program does: the reader hands over the deltas of one
+// batchWindow per message, a frame comes every frameInterval, and View runs after every
+// message. They report CPU time (user+sys of the whole process, so the garbage collector is
+// counted) next to wall time. Run them all with
+//
+//	go test ./tui -run '^$' -bench . -benchtime 1x
+//
+// generatedReply returns the n chunks of the demo endpoint's generated markdown reply
+// (paragraphs, lists, fenced code), read through parley's own client from a demo server on
+// 127.0.0.1, as a run receives them.
+func generatedReply(tb testing.TB, n int) []string {
+	tb.Helper()
+	srv, err := demo.Start(demo.Options{Tokens: n})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer srv.Close()
+	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "bench"}, retry.SystemClock{}, retry.DefaultPolicy())
 	var toks []string
-	for _, w := range strings.SplitAfter(doc, " ") {
-		toks = append(toks, w)
+	for ev := range client.Stream(context.Background(), []agent.Message{{Role: "user", Content: "go"}}) {
+		switch ev.Kind {
+		case agent.EventDelta:
+			toks = append(toks, ev.Text)
+		case agent.EventFailed, agent.EventCancelled:
+			tb.Fatalf("generated reply: %+v", ev)
+		}
+	}
+	if len(toks) != n {
+		tb.Fatalf("%d chunks, want %d", len(toks), n)
 	}
 	return toks
 }
 
-// BenchmarkDelta streams deltas through the real Update and View into a session that holds
-// some finished messages. A frame is rendered every 4 deltas (about 120 tokens/s at 30 fps).
-// The cost per delta must not depend on how many messages the session holds:
-//
-//	go test ./tui -run '^$' -bench Delta -benchtime 10000x
+// cpuTime is the CPU time the process has used so far.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// stream delivers toks to the model's active run at rate tokens a second, as the program
+// would: one message per batchWindow, a frame per frameInterval, View after each message;
+// then the end of the run.
+func stream(m Model, toks []string, rate int) Model {
+	per := max(1, rate*int(batchWindow)/int(time.Second))
+	ch := make(chan agent.Event)
+	id := m.run.id
+	batch := make([]agent.Event, 0, per)
+	for i, windows := 0, 0; i < len(toks); i += per {
+		batch = batch[:0]
+		for _, tok := range toks[i:min(i+per, len(toks))] {
+			batch = append(batch, agent.Event{Kind: agent.EventDelta, Text: tok})
+		}
+		m, _ = step(m, runEventsMsg{run: id, events: batch, ch: ch})
+		m.View()
+		if windows++; windows*int(batchWindow) >= int(frameInterval) {
+			windows = 0
+			m, _ = step(m, frameMsg{run: id})
+			m.View()
+		}
+	}
+	m, _ = step(m, runEventsMsg{run: id, events: []agent.Event{{Kind: agent.EventFinished}}, ch: ch})
+	m.View()
+	return m
+}
+
+// BenchmarkDelta is the cost of one delta of a reply streamed at a reading pace (120 tokens a
+// second: two deltas per message, four per frame) into a session of 10 or 1,000 finished
+// messages. It must not depend on the size of the session.
 func BenchmarkDelta(b *testing.B) {
-	toks := benchTokens()
+	toks := generatedReply(b, 2000)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("finished=%d", n), func(b *testing.B) {
-			m := streaming(b, storedExchanges(n/2), 100, 40)
-			if m.transcript.Len() != n+2 {
-				b.Fatalf("%d messages, want %d", m.transcript.Len(), n+2)
-			}
-			ch := make(chan agent.Event)
-			m.View()
 			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m, _ = step(m, runEventsMsg{run: m.run.id, events: []agent.Event{delta(toks[i%len(toks)])}, ch: ch})
-				if i%4 == 3 {
-					m, _ = step(m, frameMsg{run: m.run.id})
+			var cpu time.Duration
+			for range b.N {
+				b.StopTimer()
+				m := streaming(b, storedExchanges(n/2), 100, 40)
+				if m.transcript.Len() != n+2 {
+					b.Fatalf("%d messages, want %d", m.transcript.Len(), n+2)
 				}
 				m.View()
+				b.StartTimer()
+				c := cpuTime(b)
+				m = stream(m, toks, 120)
+				cpu += cpuTime(b) - c
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(toks)), "ns/delta")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*len(toks)), "cpu-ns/delta")
 		})
 	}
+}
+
+// BenchmarkReply streams whole replies of 2k, 20k and 100k tokens through Update and View at
+// 60,000 tokens a second (what the demo endpoint delivers without pacing), and reports the
+// CPU seconds per reply. The cost per token must stay flat as replies grow.
+func BenchmarkReply(b *testing.B) {
+	all := generatedReply(b, 100_000)
+	for _, n := range []int{2_000, 20_000, 100_000} {
+		b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
+			toks := all[:n]
+			var cpu time.Duration
+			for range b.N {
+				b.StopTimer()
+				m := streaming(b, storedExchanges(5), 100, 30)
+				b.StartTimer()
+				c := cpuTime(b)
+				m = stream(m, toks, 60_000)
+				cpu += cpuTime(b) - c
+				if m.run != nil {
+					b.Fatal("the run did not end")
+				}
+			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/reply")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*n), "cpu-ns/token")
+		})
+	}
+}
+
+// BenchmarkFirstFrame opens a stored session of 10,000 messages, as `parley --session` does,
+// and draws its first frame: open the database, read the session, size the screen, View.
+func BenchmarkFirstFrame(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "history.db")
+	db, err := history.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := db.CreateSession()
+	if err != nil {
+		b.Fatal(err)
+	}
+	toks := generatedReply(b, 120)
+	var reply string
+	for _, t := range toks {
+		reply += t
+	}
+	for i := range 5000 {
+		rc, err := db.Post(s.ID, fmt.Sprintf("question %d", i+1), "bench", false)
+		if err == nil {
+			err = db.StartRun(rc.RunID)
+		}
+		if err == nil {
+			err = db.AppendReply(rc.RunID, reply)
+		}
+		if err == nil {
+			err = db.FinishRun(rc.RunID, history.Finish{Status: history.StatusSucceeded})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	db.Close()
+	b.ResetTimer()
+	for range b.N {
+		db, err := history.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := New(Options{DB: db, Client: offlineClient(), Session: s})
+		m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 30})
+		m, _ = step(m, m.loadSession(s.ID)())
+		v := m.View()
+		b.StopTimer()
+		if m.transcript.Len() != 10000 || plain(m) == "" || v.Content == "" {
+			b.Fatalf("%d messages shown", m.transcript.Len())
+		}
+		db.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/frame")
 }
