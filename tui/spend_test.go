@@ -2,6 +2,9 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +122,71 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
 	}
+}
+
+// TestTmuxCompactionAndSpend runs the parley binary in tmux against a server that rejects
+// prompts above a token budget: a long session compacts once, the screen shows the note and
+// no retry, and the header shows the session's spend. Then a session token limit refuses the
+// next message without sending it.
+func TestTmuxCompactionAndSpend(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "parley")
+	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	srv, err := demo.Start(demo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	home := filepath.Join(dir, "home")
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
+	for i := range 5 {
+		cmd := exec.Command(bin, "-c", "-p", fmt.Sprintf("question %d: %s", i, filler), "--base-url", srv.URL(), "--model", "gpt-4o-mini")
+		cmd.Env = append(os.Environ(), "PARLEY_HOME="+home)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building the session: %v\n%s", err, out)
+		}
+	}
+	srv.SetContext(500, demo.OverflowLlamaCpp)
+	x := tmux{t: t, socket: fmt.Sprintf("parley-spend-%d", os.Getpid())}
+	defer exec.Command("tmux", "-L", x.socket, "kill-server").Run()
+	start := func(args string) {
+		cmd := fmt.Sprintf("env PARLEY_HOME=%s %s -c --base-url %s --model gpt-4o-mini %s; sleep 60", home, bin, srv.URL(), args)
+		x.run("new-session", "-d", "-s", "parley", "-x", "110", "-y", "30", cmd)
+	}
+
+	start("")
+	x.waitScreen("idle")
+	x.run("send-keys", "-t", "parley", "-l", "and in short?")
+	x.run("send-keys", "-t", "parley", "Enter")
+	screen := x.waitScreen("earlier messages left out to fit the model's context")
+	screen = x.waitScreen("idle")
+	if srv.Requests() != 7 {
+		t.Fatalf("%d requests, want 5 + 2; screen:\n%s", srv.Requests(), screen)
+	}
+	if strings.Contains(screen, "retrying") || strings.Contains(screen, "reconnecting") || strings.Contains(screen, "✗") {
+		t.Fatalf("a retry or a failure showed:\n%s", screen)
+	}
+	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, " tok") || !strings.Contains(header, "$0.00") {
+		t.Fatalf("the header shows no spend: %q", header)
+	}
+	x.run("send-keys", "-t", "parley", "C-c")
+	x.run("kill-session", "-t", "parley")
+
+	start("--max-tokens-session 1000")
+	x.waitScreen("idle")
+	x.run("send-keys", "-t", "parley", "-l", "one more")
+	x.run("send-keys", "-t", "parley", "Enter")
+	screen = x.waitScreen("Spend limit reached")
+	if srv.Requests() != 7 {
+		t.Fatalf("%d requests; screen:\n%s", srv.Requests(), screen)
+	}
+	x.run("send-keys", "-t", "parley", "C-c")
 }
