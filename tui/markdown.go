@@ -91,6 +91,9 @@ type streamMD struct {
 	fence string
 	// blank reports whether the last scanned line was blank.
 	blank bool
+	// list is set while the text after the newest boundary holds a list: a list item after a
+	// blank line would continue that list (and loosen it), so it is not a boundary then.
+	list bool
 	// boundary is the newest safe boundary found, at most the text's length.
 	boundary int
 	// failed is a boundary whose chunk could not be glued, so it is not tried again.
@@ -180,10 +183,10 @@ func (md *markdown) tail(chunk string, width int, dark bool) (lines []string, ok
 	return r[2:], true
 }
 
-// scan reads the complete lines of text after s.scanned, tracking code fences, and records the
-// newest boundary: the start of a line that follows a blank line, outside a fence, and that
-// begins a block which cannot continue what came before (no indent, list item, quote, table,
-// setext underline or HTML).
+// scan reads the complete lines of text after s.scanned, tracking code fences and lists, and
+// records the newest boundary: the start of a line that follows a blank line, outside a fence,
+// and that begins a block which cannot continue what came before (no indent, quote, table,
+// setext underline or HTML; a list item only when no list came since the last boundary).
 func (s *streamMD) scan(text string) {
 	for {
 		nl := strings.IndexByte(text[s.scanned:], '\n')
@@ -208,9 +211,11 @@ func (s *streamMD) scan(text string) {
 			s.off = true
 			return
 		}
-		if s.blank && safeStart(line) {
-			s.boundary = start
+		item := listItem(line)
+		if s.blank && (safeStart(line) || (item && !s.list)) {
+			s.boundary, s.list = start, false
 		}
+		s.list = s.list || item
 		s.blank = false
 		s.fence = opensFence(line)
 	}
@@ -233,6 +238,27 @@ func safeStart(line string) bool {
 		return i >= len(line) || (line[i] != '.' && line[i] != ')')
 	}
 	return true
+}
+
+// listItem reports whether a line starts a top-level list item: "-", "*" or "+", or up to nine
+// digits and "." or ")", then a space, a tab or the end of the line.
+func listItem(line string) bool {
+	i := 0
+	switch {
+	case line == "":
+		return false
+	case line[0] == '-' || line[0] == '*' || line[0] == '+':
+		i = 1
+	default:
+		for i < len(line) && i < 9 && line[i] >= '0' && line[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(line) || (line[i] != '.' && line[i] != ')') {
+			return false
+		}
+		i++
+	}
+	return i == len(line) || line[i] == ' ' || line[i] == '\t'
 }
 
 // opensFence returns the fence a line opens, or "".

@@ -12,9 +12,11 @@ import (
 // mdCorpus holds documents with the constructs that make gluing renders risky: blocks that
 // continue across blank lines, fences holding blank lines, lists that turn loose, tables.
 var mdCorpus = map[string]string{
-	"paragraphs":     "First paragraph with **bold**, _emphasis_ and `code` that runs long enough to wrap at the narrow width.\n\nSecond paragraph.\n\nThird one, ending without a newline",
-	"headings":       "# Title\n\nIntro text.\n\n## Section\n\nBody.\n\nSetext heading\n==============\n\nMore.\n\n### Deep\n\nEnd.\n",
-	"lists":          "Steps:\n\n- one\n- two\n\n- three after a blank line\n  continued\n\n  a second paragraph in the item\n\nAfter the list.\n\n1. first\n2. second\n\n3. third\n\n10) other style\n\nDone.\n",
+	"paragraphs": "First paragraph with **bold**, _emphasis_ and `code` that runs long enough to wrap at the narrow width.\n\nSecond paragraph.\n\nThird one, ending without a newline",
+	"headings":   "# Title\n\nIntro text.\n\n## Section\n\nBody.\n\nSetext heading\n==============\n\nMore.\n\n### Deep\n\nEnd.\n",
+	"lists":      "Steps:\n\n- one\n- two\n\n- three after a blank line\n  continued\n\n  a second paragraph in the item\n\nAfter the list.\n\n1. first\n2. second\n\n3. third\n\n10) other style\n\nDone.\n",
+	"lists after blocks": "# Head\n\n- after a heading\n- two\n\n> quote\n\n- after a quote\n\n- loose\n\n```\ncode\n```\n\n1. after code\n\n2. loose too\n\n" +
+		"Para\n- interrupts it\n\n- and goes on\n\nText\n\n* star\n\n+ plus starts another\n\n- - -\n\n-\n\n- after an empty item\n\nend\n",
 	"nested":         "- outer\n  - inner\n\n    inner paragraph\n\n  - inner two\n- outer two\n\nText.\n",
 	"fences":         "Code:\n\n```go\nfunc main() {\n\n\tfmt.Println(\"x\")\n\n}\n```\n\nAfter.\n\n~~~~\n```\nnot closed by this\n\n~~~~\n\nEnd.\n",
 	"quotes":         "> quoted\n> more\n\n> another quote\n\nplain\n\n> a\n\n> b\n",
