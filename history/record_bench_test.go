@@ -1,0 +1,139 @@
+package history
+
+import (
+	"fmt"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"parley/agent"
+)
+
+// streamClock is a retry.Clock whose time is moved by the benchmark's stream: each delta
+// advances it by the time between two tokens, so Record flushes as often as it would at that
+// rate, however fast the benchmark runs.
+type streamClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []fakeWaiter
+}
+
+func (c *streamClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *streamClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
+	return ch
+}
+
+func (c *streamClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+		} else {
+			w.ch <- c.now
+		}
+	}
+	c.waiters = kept
+}
+
+// cpuNow is the CPU time (user+sys) the process has used so far.
+func cpuNow(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkRecord is the cost of persisting a streamed reply: its deltas pass through Record
+// into a real SQLite file ("writes"), or straight from the stream to the reader ("none"),
+// which is what the stream costs without history. The stream's rate sets how many batched
+// writes Record makes (one per 250 ms): 100,000 tokens a second is an unpaced endpoint, 50 a
+// second a model typing at reading speed. Reported per token, in CPU time (user+sys, the
+// garbage collector and SQLite included):
+//
+//	go test ./history -run '^$' -bench Record
+func BenchmarkRecord(b *testing.B) {
+	for _, c := range []struct {
+		tokens, rate int
+	}{{100_000, 100_000}, {20_000, 50}, {100_000, 50}} {
+		for _, writes := range []bool{true, false} {
+			mode := "none"
+			if writes {
+				mode = "writes"
+			}
+			b.Run(fmt.Sprintf("tokens=%d/rate=%d/%s", c.tokens, c.rate, mode), func(b *testing.B) {
+				var cpu time.Duration
+				for range b.N {
+					b.StopTimer()
+					db, err := Open(b.TempDir() + "/history.db")
+					if err != nil {
+						b.Fatal(err)
+					}
+					s, err := db.CreateSession()
+					if err != nil {
+						b.Fatal(err)
+					}
+					rc, err := db.Post(s.ID, "tell me", "m", false)
+					if err != nil {
+						b.Fatal(err)
+					}
+					clock := &streamClock{now: time.Unix(0, 0)}
+					in := make(chan agent.Event, 64)
+					out := (<-chan agent.Event)(in)
+					b.StartTimer()
+					start := cpuNow(b)
+					if writes {
+						out = db.Record(rc.RunID, in, clock)
+					}
+					go func() {
+						gap := time.Second / time.Duration(c.rate)
+						in <- agent.Event{Kind: agent.EventStarted, Attempt: 1}
+						for i := range c.tokens {
+							in <- agent.Event{Kind: agent.EventDelta, Text: tokenText[i%len(tokenText)]}
+							clock.advance(gap)
+						}
+						in <- agent.Event{Kind: agent.EventFinished}
+						close(in)
+					}()
+					n := 0
+					for ev := range out {
+						if ev.Kind == agent.EventDelta {
+							n++
+						}
+					}
+					cpu += cpuNow(b) - start
+					b.StopTimer()
+					if n != c.tokens {
+						b.Fatalf("%d deltas forwarded, want %d", n, c.tokens)
+					}
+					if writes {
+						var size int
+						if err := db.sql.QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != c.tokens*4 {
+							b.Fatalf("stored %d bytes (%v), want %d", size, err, c.tokens*4)
+						}
+					}
+					db.Close()
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*c.tokens), "cpu-ns/token")
+				b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/reply")
+			})
+		}
+	}
+}
+
+// tokenText are four-byte tokens, the average size endpoints stream.
+var tokenText = []string{" the", " rep", "ly, ", "code", "\n\n- ", "item", " `x`", "tok."}
