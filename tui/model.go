@@ -84,8 +84,10 @@ type Model struct {
 	// regeneration is being stored: the two never race in the database.
 	outbox  []string
 	posting bool
-	// framePending is set while a frameMsg is on its way.
+	// framePending is set while a frameMsg is on its way; lastFrame is when the streaming
+	// reply was last rendered, by the clock.
 	framePending bool
+	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 tier2
 

@@ -13,14 +13,13 @@ import (
 	"parley/retry"
 )
 
-// frameInterval is how often a streaming reply is rendered again: deltas that arrive in
-// between cost no rendering at all.
+// frameInterval is how often, at most, a streaming reply is rendered again: deltas that
+// arrive in between cost no rendering at all.
 const frameInterval = time.Second / 30
 
 // batchWindow is how long the reader gathers a run's deltas before handing them to the model
-// in one message. The screen shows deltas only once per frame, so a fast stream then costs
-// one Update and View per window instead of one per delta, and shows no later.
-const batchWindow = frameInterval / 2
+// in one message: a stream then costs one Update, render and View per frame, not per delta.
+const batchWindow = frameInterval
 
 // model returns the model name that new runs use.
 func (m *Model) model() string {
@@ -237,12 +236,28 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		return m.endRun(final)
 	}
 	cmds := []tea.Cmd{readEvents(r.id, msg.ch)}
-	if delta && !m.framePending {
-		m.framePending = true
-		id := r.id
-		cmds = append(cmds, tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{run: id} }))
+	if delta {
+		cmds = append(cmds, m.frame())
 	}
 	return tea.Batch(cmds...)
+}
+
+// frame shows the streaming reply's new text now when a frame interval has passed since it
+// was last rendered, and otherwise asks for a frame when it will have: never more than one
+// render per interval, and new text never waits longer than one.
+func (m *Model) frame() tea.Cmd {
+	wait := frameInterval - m.now.Sub(m.lastFrame)
+	if wait <= 0 {
+		m.transcript.Refresh()
+		m.lastFrame = m.now
+		return nil
+	}
+	if m.framePending {
+		return nil
+	}
+	m.framePending = true
+	id := m.run.id
+	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{run: id} })
 }
 
 // endRun forgets the ended run, which ended with status st, and starts the next queued one,
@@ -284,6 +299,7 @@ func (m *Model) handleFrame(msg frameMsg) {
 	m.framePending = false
 	if m.run != nil && m.run.id == msg.run {
 		m.transcript.Refresh()
+		m.lastFrame = m.clock.Now()
 	}
 }
 

@@ -188,21 +188,36 @@ func quits(cmd tea.Cmd) bool {
 }
 
 func TestStreamingRendersPerFrame(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m := streaming(t, storedExchanges(2), 80, 24)
+	m.clock = clock
 	m, cmd := deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3})
 	if !strings.Contains(plain(m), "waiting for the reply") {
 		t.Fatalf("no waiting status:\n%s", plain(m))
 	}
+	// The first text shows at once; text within the same frame interval waits for the frame.
+	m, _ = deliver(m, delta("Hi. "))
+	if !strings.Contains(plain(m), "Hi.") || m.framePending {
+		t.Fatalf("the first delta should show at once:\n%s", plain(m))
+	}
+	clock.now = clock.now.Add(frameInterval / 3)
 	m, cmd = deliver(m, delta("Hello "), delta("**world**"))
 	if cmd == nil || !m.framePending {
-		t.Fatal("a delta should schedule a frame")
+		t.Fatal("a delta within a frame interval should schedule a frame")
 	}
 	if strings.Contains(plain(m), "Hello") {
 		t.Fatal("deltas should wait for the frame before rendering")
 	}
+	clock.now = clock.now.Add(frameInterval)
 	m, _ = step(m, frameMsg{run: m.run.id})
-	if !strings.Contains(plain(m), "Hello world") {
+	if !strings.Contains(plain(m), "Hi. Hello world") {
 		t.Fatalf("frame did not render the reply:\n%s", plain(m))
+	}
+	// A frame interval after the last render, a batch of deltas renders as it comes.
+	clock.now = clock.now.Add(frameInterval)
+	m, _ = deliver(m, delta(" Then"))
+	if !strings.Contains(plain(m), "Hello world Then") || m.framePending {
+		t.Fatalf("a batch a frame after the last render should show at once:\n%s", plain(m))
 	}
 	if !strings.Contains(plain(m), "streaming") {
 		t.Fatal("header should say streaming")
@@ -217,7 +232,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 	if m.run != nil {
 		t.Fatal("run still active after EventFinished")
 	}
-	if !strings.Contains(plain(m), "Hello world again") || strings.Contains(plain(m), "**") {
+	if !strings.Contains(plain(m), "Hello world Then again") || strings.Contains(plain(m), "**") {
 		t.Fatalf("finished reply not rendered as markdown:\n%s", plain(m))
 	}
 }
