@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,9 +19,10 @@ import (
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one
-// batchWindow per message, a frame comes every frameInterval, and View runs after every
-// message. They report CPU time (user+sys of the whole process, so the garbage collector is
-// counted) next to wall time. Run them all with
+// batchWindow per message and View runs after every message. The model's clock is moved by
+// the simulated stream, so the model renders frames when it would at that rate, however fast
+// the benchmark runs. They report CPU time (user+sys of the whole process, so the garbage
+// collector is counted) next to wall time. Run them all with
 //
 //	go test ./tui -run '^$' -bench . -benchtime 1x
 //
@@ -59,25 +62,28 @@ func cpuTime(tb testing.TB) time.Duration {
 }
 
 // stream delivers toks to the model's active run at rate tokens a second, as the program
-// would: one message per batchWindow, a frame per frameInterval, View after each message;
-// then the end of the run.
+// would: one message per batchWindow of simulated time, View after each message, a frame
+// when the model asks for one; then the end of the run.
 func stream(m Model, toks []string, rate int) Model {
+	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+	m.clock = clock
 	per := max(1, rate*int(batchWindow)/int(time.Second))
 	ch := make(chan agent.Event)
 	id := m.run.id
 	batch := make([]agent.Event, 0, per)
-	for i, windows := 0, 0; i < len(toks); i += per {
+	for i := 0; i < len(toks); i += per {
+		clock.now = clock.now.Add(batchWindow)
+		if m.framePending {
+			// Its tick fires before the next batch is gathered.
+			m, _ = step(m, frameMsg{run: id})
+			m.View()
+		}
 		batch = batch[:0]
 		for _, tok := range toks[i:min(i+per, len(toks))] {
 			batch = append(batch, agent.Event{Kind: agent.EventDelta, Text: tok})
 		}
 		m, _ = step(m, runEventsMsg{run: id, events: batch, ch: ch})
 		m.View()
-		if windows++; windows*int(batchWindow) >= int(frameInterval) {
-			windows = 0
-			m, _ = step(m, frameMsg{run: id})
-			m.View()
-		}
 	}
 	m, _ = step(m, runEventsMsg{run: id, events: []agent.Event{{Kind: agent.EventFinished}}, ch: ch})
 	m.View()
@@ -85,14 +91,15 @@ func stream(m Model, toks []string, rate int) Model {
 }
 
 // BenchmarkDelta is the cost of one delta of a reply streamed at a reading pace (120 tokens a
-// second: two deltas per message, four per frame) into a session of 10 or 1,000 finished
-// messages. It must not depend on the size of the session.
+// second: four deltas per message and frame) into a session of 10 or 1,000 finished messages.
+// It must not depend on the size of the session.
 func BenchmarkDelta(b *testing.B) {
 	toks := generatedReply(b, 2000)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("finished=%d", n), func(b *testing.B) {
-			b.ReportAllocs()
 			var cpu time.Duration
+			var allocs uint64
+			var ms runtime.MemStats
 			for range b.N {
 				b.StopTimer()
 				m := streaming(b, storedExchanges(n/2), 100, 40)
@@ -100,13 +107,21 @@ func BenchmarkDelta(b *testing.B) {
 					b.Fatalf("%d messages, want %d", m.transcript.Len(), n+2)
 				}
 				m.View()
+				runtime.ReadMemStats(&ms)
+				allocs -= ms.Mallocs
 				b.StartTimer()
 				c := cpuTime(b)
 				m = stream(m, toks, 120)
 				cpu += cpuTime(b) - c
+				b.StopTimer()
+				runtime.ReadMemStats(&ms)
+				allocs += ms.Mallocs
+				b.StartTimer()
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(toks)), "ns/delta")
-			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*len(toks)), "cpu-ns/delta")
+			deltas := float64(b.N * len(toks))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/deltas, "ns/delta")
+			b.ReportMetric(float64(cpu.Nanoseconds())/deltas, "cpu-ns/delta")
+			b.ReportMetric(float64(allocs)/deltas, "allocs/delta")
 		})
 	}
 }
@@ -188,4 +203,44 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/frame")
+}
+
+// BenchmarkScroll pages from the end of a session of 10,000 messages (replies of a few
+// markdown blocks) to its start, one Update and View per page up, as holding pgup does. Only
+// the messages a page brings on screen are rendered, so every page costs about the same.
+func BenchmarkScroll(b *testing.B) {
+	reply := strings.Join(generatedReply(b, 120), "")
+	msgs := make([]history.Message, 0, 10000)
+	for i := range 5000 {
+		id := int64(2*i + 1)
+		msgs = append(msgs,
+			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
+			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
+				Status: history.StatusSucceeded, Model: "bench", Content: reply})
+	}
+	pages := 0
+	var worst time.Duration
+	for range b.N {
+		b.StopTimer()
+		m := loaded(b, msgs, 100, 30)
+		m.View()
+		b.StartTimer()
+		for m.transcript.current() != (linePos{}) {
+			start := time.Now()
+			m, _ = step(m, press("pgup"))
+			m.View()
+			worst = max(worst, time.Since(start))
+			if pages++; pages > 10_000_000 {
+				b.Fatal("pgup never reached the first message")
+			}
+		}
+		b.StopTimer()
+		if !strings.Contains(plain(m), "question 1\n") {
+			b.Fatalf("the first message is not on screen at the top:\n%s", plain(m))
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(pages), "ns/page")
+	b.ReportMetric(float64(worst.Microseconds())/1000, "worst-ms/page")
+	b.ReportMetric(float64(pages)/float64(b.N), "pages")
 }
