@@ -53,17 +53,14 @@ type recorder struct {
 func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out chan<- agent.Event) {
 	defer close(out)
 	rec := &recorder{db: db, runID: runID}
-	// queue[head:] are the events not yet taken by the reader. Its array is reused whenever
-	// the reader catches up, so forwarding does not allocate per event.
-	var queue []agent.Event
-	head := 0
+	var queue eventQueue // events not yet taken by the reader
 	var flush <-chan time.Time
 	done := false
-	for !done || head < len(queue) {
+	for !done || !queue.empty() {
 		var send chan<- agent.Event
 		var next agent.Event
-		if head < len(queue) {
-			send, next = out, queue[head]
+		if !queue.empty() {
+			send, next = out, queue.front()
 		}
 		var recv <-chan agent.Event
 		if !done {
@@ -71,10 +68,7 @@ func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out 
 		}
 		select {
 		case send <- next:
-			queue[head] = agent.Event{} // the reader has it: drop the text
-			if head++; head == len(queue) {
-				queue, head = queue[:0], 0
-			}
+			queue.pop()
 		case <-flush:
 			flush = nil
 			rec.flush()
@@ -88,8 +82,47 @@ func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out 
 			} else if rec.note(ev) && flush == nil {
 				flush = clock.After(flushDelay)
 			}
-			queue = append(queue, ev)
+			queue.push(ev)
 		}
+	}
+}
+
+// queueBlock is how many events one block of an eventQueue holds.
+const queueBlock = 256
+
+// eventQueue is a FIFO of events kept in blocks of queueBlock: a push never copies what is
+// queued, however far the reader falls behind (a flood of deltas can outrun it), and the
+// block the reader last emptied is reused.
+type eventQueue struct {
+	blocks [][]agent.Event // the front is blocks[0][head]
+	head   int
+	spare  []agent.Event
+}
+
+func (q *eventQueue) empty() bool { return len(q.blocks) == 0 }
+
+func (q *eventQueue) front() agent.Event { return q.blocks[0][q.head] }
+
+func (q *eventQueue) push(ev agent.Event) {
+	n := len(q.blocks)
+	if n == 0 || len(q.blocks[n-1]) == queueBlock {
+		b := q.spare
+		if b == nil {
+			b = make([]agent.Event, 0, queueBlock)
+		}
+		q.spare = nil
+		q.blocks = append(q.blocks, b)
+		n++
+	}
+	q.blocks[n-1] = append(q.blocks[n-1], ev)
+}
+
+func (q *eventQueue) pop() {
+	b := q.blocks[0]
+	b[q.head] = agent.Event{} // the reader has it: drop the text
+	if q.head++; q.head == len(b) {
+		q.blocks[0] = nil
+		q.blocks, q.head, q.spare = q.blocks[1:], 0, b[:0]
 	}
 }
 
