@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -140,18 +141,23 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	return tea.Batch(start, m.spinner.Tick)
 }
 
-// readEvents waits for the next event of a run. After a delta it goes on gathering deltas
-// until batchWindow has passed; any other event ends the batch at once, so that retries and
-// the end of the run show without delay, and a terminal event is never left behind.
+// readEvents waits for the next event of a run. After a delta it goes on gathering deltas,
+// joined into one, until batchWindow has passed; any other event ends the batch at once, so
+// that retries and the end of the run show without delay, and a terminal event is never left
+// behind.
 func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return runEventsMsg{run: id, ch: ch, closed: true}
 		}
-		batch := []agent.Event{ev}
 		if ev.Kind != agent.EventDelta {
-			return runEventsMsg{run: id, events: batch, ch: ch}
+			return runEventsMsg{run: id, events: []agent.Event{ev}, ch: ch}
+		}
+		var text strings.Builder
+		text.WriteString(ev.Text)
+		batch := func(more ...agent.Event) []agent.Event {
+			return append([]agent.Event{{Kind: agent.EventDelta, Text: text.String()}}, more...)
 		}
 		window := time.NewTimer(batchWindow)
 		defer window.Stop()
@@ -159,14 +165,14 @@ func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
 			select {
 			case ev, ok = <-ch:
 				if !ok {
-					return runEventsMsg{run: id, events: batch, ch: ch, closed: true}
+					return runEventsMsg{run: id, events: batch(), ch: ch, closed: true}
 				}
-				batch = append(batch, ev)
 				if ev.Kind != agent.EventDelta {
-					return runEventsMsg{run: id, events: batch, ch: ch}
+					return runEventsMsg{run: id, events: batch(ev), ch: ch}
 				}
+				text.WriteString(ev.Text)
 			case <-window.C:
-				return runEventsMsg{run: id, events: batch, ch: ch}
+				return runEventsMsg{run: id, events: batch(), ch: ch}
 			}
 		}
 	}

@@ -299,16 +299,13 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	}
 	ch <- agent.Event{Kind: agent.EventFinished}
 	ch <- delta("after the end")
-	// Everything up to the terminal event is ready: one message carries it all.
+	// Everything up to the terminal event is ready: one message carries it all, the deltas
+	// joined into one.
 	msg := readEvents(3, ch)().(runEventsMsg)
-	if msg.run != 3 || msg.closed || len(msg.events) != 1201 {
-		t.Fatalf("batch of %d events (closed %v), want the 1200 deltas and the end", len(msg.events), msg.closed)
+	if msg.run != 3 || msg.closed || len(msg.events) != 2 {
+		t.Fatalf("batch of %d events (closed %v), want the joined deltas and the end", len(msg.events), msg.closed)
 	}
-	var got strings.Builder
-	for _, ev := range msg.events[:1200] {
-		got.WriteString(ev.Text)
-	}
-	if got.String() != want.String() || !msg.events[1200].Terminal() {
+	if d := msg.events[0]; d.Kind != agent.EventDelta || d.Text != want.String() || !msg.events[1].Terminal() {
 		t.Fatal("deltas lost or reordered, or the end missing")
 	}
 	if len(ch) != 1 {
@@ -318,6 +315,14 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	<-ch
 	if msg := readEvents(3, ch)().(runEventsMsg); !msg.closed || len(msg.events) != 0 {
 		t.Fatalf("closed channel: %+v", msg)
+	}
+	// A stream that closes after deltas hands them over with the close.
+	cut := make(chan agent.Event, 2)
+	cut <- delta("x")
+	cut <- delta("y")
+	close(cut)
+	if msg := readEvents(3, cut)().(runEventsMsg); !msg.closed || len(msg.events) != 1 || msg.events[0].Text != "xy" {
+		t.Fatalf("deltas before the close: %+v", msg)
 	}
 }
 
@@ -340,8 +345,8 @@ func TestReadEventsWindow(t *testing.T) {
 	go func() { done <- readEvents(1, ch)().(runEventsMsg) }()
 	select {
 	case msg := <-done:
-		if len(msg.events) != 2 || msg.events[0].Text != "a" || msg.events[1].Text != "b" || msg.closed {
-			t.Fatalf("second batch %+v, want the two deltas", msg.events)
+		if len(msg.events) != 1 || msg.events[0].Text != "ab" || msg.closed {
+			t.Fatalf("second batch %+v, want the two deltas joined", msg.events)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a batch of deltas waited for more than its window")
