@@ -234,6 +234,6 @@ check "first frame: what 10000 messages add to start-up (ms)" "$((full_ms - empt
 if [ "${SKIP_GO:-}" != 1 ]; then
 	echo
 	echo "Go benchmarks (per-delta cost, replies through Update/View, first frame, persistence):"
-	go test ./tui -run '^$' -bench 'Delta|Reply|FirstFrame' -benchtime 1x -count 1 | grep -E '^Benchmark'
+	go test ./tui -run '^$' -bench 'Delta|Reply|FirstFrame|Scroll' -benchtime 1x -count 1 | grep -E '^Benchmark'
 	go test ./history -run '^$' -bench Record -benchtime 1x -count 1 | grep -E '^Benchmark'
 fi
