@@ -70,19 +70,24 @@ func newTranscript(styles *theme) *transcriptView {
 
 // Reset replaces the messages and goes back to following the end.
 func (t *transcriptView) Reset(msgs []history.Message) {
-	t.entries = t.entries[:0]
-	clear(t.byID)
+	// A session can hold thousands of messages: their entries are made in one allocation.
+	es := make([]entry, len(msgs))
+	t.entries = make([]*entry, 0, len(msgs))
+	t.byID = make(map[int64]*entry, len(msgs))
 	t.stream = nil
-	for _, m := range msgs {
-		t.Append(m)
+	for i, m := range msgs {
+		t.add(&es[i], m)
 	}
 	t.follow, t.top, t.sel = true, linePos{}, -1
 }
 
 // Append adds a message at the end.
-func (t *transcriptView) Append(m history.Message) {
-	e := &entry{msg: m}
-	e.text.WriteString(Sanitize(m.Content))
+func (t *transcriptView) Append(m history.Message) { t.add(new(entry), m) }
+
+func (t *transcriptView) add(e *entry, m history.Message) {
+	e.msg = m
+	e.text.Grow(len(m.Content))
+	e.san.write(&e.text, m.Content)
 	t.entries = append(t.entries, e)
 	t.byID[m.ID] = e
 }
