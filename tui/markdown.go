@@ -32,7 +32,8 @@ func (md *markdown) raw(text string, width int, dark bool) []string {
 		}
 		md.r, md.width, md.dark = r, width, dark
 	}
-	out, err := md.r.Render(text)
+	// glamour drops tab characters, which would flatten indented code: give them a width.
+	out, err := md.r.Render(strings.ReplaceAll(text, "\t", "    "))
 	if err != nil {
 		return plainLines(text, width)
 	}

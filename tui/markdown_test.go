@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"parley/agent"
 	"parley/agent/demo"
 	"parley/history"
@@ -142,5 +144,24 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestCodeBlocksKeepTabIndentation(t *testing.T) {
+	var md markdown
+	lines := md.full("```go\nfunc f() {\n\treturn\n}\n```\n", 60, true)
+	var fn, body string
+	for _, l := range lines {
+		plain := ansi.Strip(l)
+		if strings.Contains(plain, "func f()") {
+			fn = plain
+		}
+		if strings.Contains(plain, "return") {
+			body = plain
+		}
+	}
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	if fn == "" || body == "" || indent(body) != indent(fn)+4 {
+		t.Fatalf("the tab-indented line is not indented under its function:\n%q\n%q", fn, body)
 	}
 }
