@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -210,7 +211,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
-func (db *DB) sessionMessages(sessionID, extra string) ([]Message, error) {
+func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]Message, error) {
 	var one int
 	err := db.sql.QueryRow(`SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -219,12 +220,29 @@ func (db *DB) sessionMessages(sessionID, extra string) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return db.queryMessages(`WHERE m.session_id = ?`+extra, sessionID)
+	return db.queryMessages(`WHERE m.session_id = ?`+extra, append([]any{sessionID}, args...)...)
 }
 
 // Transcript returns the live messages of a session (none superseded), in id order.
 func (db *DB) Transcript(sessionID string) ([]Message, error) {
 	return db.sessionMessages(sessionID, ` AND x.message_id IS NULL`)
+}
+
+// TranscriptBefore returns the newest limit live messages of a session whose ids are below
+// before, in id order: a screen can show the end of a long session before the rest is read.
+// before 0 means the newest messages; limit 0 or less means every one.
+func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]Message, error) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	return db.sessionMessages(sessionID, ` AND x.message_id IS NULL AND m.id < ? AND m.id >= coalesce((
+		SELECT min(id) FROM (
+			SELECT l.id FROM messages l LEFT JOIN supersessions lx ON lx.message_id = l.id
+			WHERE l.session_id = ? AND lx.message_id IS NULL AND l.id < ?
+			ORDER BY l.id DESC LIMIT ?)), 0)`, before, sessionID, before, limit)
 }
 
 // AllMessages returns every message of a session, superseded ones too, in id order.

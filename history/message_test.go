@@ -3,6 +3,7 @@ package history
 import (
 	"database/sql"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -306,5 +307,48 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("context =\n%v\nwant\n%v", got, want)
+	}
+}
+
+func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	var rs []Receipt
+	for i := 0; i < 4; i++ {
+		r := post(t, db, s.ID, fmt.Sprintf("q%d", i))
+		answer(t, db, r, fmt.Sprintf("a%d", i))
+		rs = append(rs, r)
+	}
+	// A superseded reply is never part of a page.
+	g, err := db.Regenerate(rs[3].AnchorID, "m", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer(t, db, g, "a3 again")
+	full, err := db.Transcript(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(ms []Message) []int64 {
+		var out []int64
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	tail, err := db.TranscriptBefore(s.ID, 0, 3)
+	if err != nil || !reflect.DeepEqual(ids(tail), ids(full[len(full)-3:])) {
+		t.Fatalf("tail %v (%v), want %v", ids(tail), err, ids(full[len(full)-3:]))
+	}
+	older, err := db.TranscriptBefore(s.ID, tail[0].ID, 0)
+	if err != nil || !reflect.DeepEqual(append(ids(older), ids(tail)...), ids(full)) {
+		t.Fatalf("older %v + tail %v, want %v (%v)", ids(older), ids(tail), ids(full), err)
+	}
+	all, err := db.TranscriptBefore(s.ID, 0, 100)
+	if err != nil || !reflect.DeepEqual(ids(all), ids(full)) {
+		t.Fatalf("a page larger than the session: %v, want %v", ids(all), ids(full))
+	}
+	if none, err := db.TranscriptBefore(s.ID, full[0].ID, 0); err != nil || len(none) != 0 {
+		t.Fatalf("before the first message: %v %v", ids(none), err)
 	}
 }

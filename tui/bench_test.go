@@ -153,7 +153,8 @@ func BenchmarkReply(b *testing.B) {
 }
 
 // BenchmarkFirstFrame opens a stored session of 10,000 messages, as `parley --session` does,
-// and draws its first frame: open the database, read the session, size the screen, View.
+// and draws its first frame: open the database, read the session's newest messages, size the
+// screen, View.
 func BenchmarkFirstFrame(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "history.db")
 	db, err := history.Open(path)
@@ -196,7 +197,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		m, _ = step(m, m.loadSession(s.ID)())
 		v := m.View()
 		b.StopTimer()
-		if m.transcript.Len() != 10000 || plain(m) == "" || v.Content == "" {
+		if m.transcript.Len() != firstScreen || plain(m) == "" || v.Content == "" {
 			b.Fatalf("%d messages shown", m.transcript.Len())
 		}
 		db.Close()

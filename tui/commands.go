@@ -94,7 +94,7 @@ func (m *Model) switchTo(open func(*history.DB) (history.Session, error)) tea.Cm
 		if err != nil {
 			return sessionLoadedMsg{gen: gen, err: err}
 		}
-		msgs, err := db.Transcript(s.ID)
+		msgs, err := db.TranscriptBefore(s.ID, 0, firstScreen)
 		return sessionLoadedMsg{gen: gen, session: s, msgs: msgs, err: err}
 	}
 }
@@ -107,19 +107,45 @@ func (m *Model) loadSession(id string) tea.Cmd {
 		if err != nil {
 			return sessionLoadedMsg{gen: gen, err: err}
 		}
-		msgs, err := db.Transcript(id)
+		msgs, err := db.TranscriptBefore(id, 0, firstScreen)
 		return sessionLoadedMsg{gen: gen, session: s, msgs: msgs, err: err}
 	}
 }
 
-// handleSessionLoaded shows a session's transcript.
-func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) {
+// firstScreen is how many of a session's newest messages are read before its first frame; the
+// older ones follow in a second read, so a long session opens as fast as a short one.
+const firstScreen = 200
+
+// loadOlder reads the messages of the current session older than the first one shown.
+func (m *Model) loadOlder(before int64) tea.Cmd {
+	gen, db, id := m.sessionGen, m.db, m.session.ID
+	return func() tea.Msg {
+		msgs, err := db.TranscriptBefore(id, before, 0)
+		return olderLoadedMsg{gen: gen, msgs: msgs, err: err}
+	}
+}
+
+// handleOlderLoaded puts the rest of a long session before what is shown.
+func (m *Model) handleOlderLoaded(msg olderLoadedMsg) {
 	if msg.gen != m.sessionGen {
 		return
 	}
 	if msg.err != nil {
-		m.setNotice("could not open the session: "+msg.err.Error(), true)
+		m.setNotice("could not read the older messages: "+msg.err.Error(), true)
 		return
+	}
+	m.transcript.Prepend(msg.msgs)
+}
+
+// handleSessionLoaded shows a session's transcript, and reads the older messages when only the
+// newest were read.
+func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
+	if msg.gen != m.sessionGen {
+		return nil
+	}
+	if msg.err != nil {
+		m.setNotice("could not open the session: "+msg.err.Error(), true)
+		return nil
 	}
 	m.session = msg.session
 	m.transcript.Reset(msg.msgs)
@@ -130,6 +156,10 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) {
 	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == history.StatusInterrupted {
 		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
 	}
+	if len(msg.msgs) == firstScreen {
+		return m.loadOlder(msg.msgs[0].ID)
+	}
+	return nil
 }
 
 // picker is the session list opened by /sessions.

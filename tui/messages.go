@@ -14,6 +14,13 @@ type sessionLoadedMsg struct {
 	err     error
 }
 
+// olderLoadedMsg carries the messages of a long session older than those its first frame showed.
+type olderLoadedMsg struct {
+	gen  int
+	msgs []history.Message
+	err  error
+}
+
 // postedMsg reports that an operator message was stored, with the run made for it, or why it
 // was not stored.
 type postedMsg struct {

@@ -81,14 +81,38 @@ func (t *transcriptView) Reset(msgs []history.Message) {
 	t.follow, t.top, t.sel = true, linePos{}, -1
 }
 
+// Prepend adds older messages before the first, keeping the window and the selection on the
+// same messages.
+func (t *transcriptView) Prepend(msgs []history.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	es := make([]entry, len(msgs))
+	older := make([]*entry, 0, len(msgs)+len(t.entries))
+	for i, m := range msgs {
+		t.fill(&es[i], m)
+		older = append(older, &es[i])
+	}
+	t.entries = append(older, t.entries...)
+	t.top.entry += len(msgs)
+	if t.sel >= 0 {
+		t.sel += len(msgs)
+	}
+}
+
 // Append adds a message at the end.
 func (t *transcriptView) Append(m history.Message) { t.add(new(entry), m) }
 
 func (t *transcriptView) add(e *entry, m history.Message) {
+	t.fill(e, m)
+	t.entries = append(t.entries, e)
+}
+
+// fill makes e the entry of message m.
+func (t *transcriptView) fill(e *entry, m history.Message) {
 	e.msg = m
 	e.text.Grow(len(m.Content))
 	e.san.write(&e.text, m.Content)
-	t.entries = append(t.entries, e)
 	t.byID[m.ID] = e
 }
 

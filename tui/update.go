@@ -32,8 +32,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
 	case sessionLoadedMsg:
-		m.handleSessionLoaded(msg)
-		cmd = m.readSpent()
+		cmd = tea.Batch(m.handleSessionLoaded(msg), m.readSpent())
+	case olderLoadedMsg:
+		m.handleOlderLoaded(msg)
 	case spentMsg:
 		if msg.gen == m.sessionGen && msg.err == nil {
 			m.spent = msg.spent
