@@ -3,9 +3,10 @@ package history
 import (
 	"database/sql"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"parley/retry/retrytest"
 )
 
 // openTemp opens a new database in a temporary directory, closed when the test ends.
@@ -75,63 +76,19 @@ func answer(t *testing.T, db *DB, r Receipt, text string) {
 	}
 }
 
-// fakeClock is a retry.Clock that moves only when the test advances it.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []fakeWaiter
-	// asked receives every duration After is called with.
-	asked chan time.Duration
+// newFakeClock returns a clock that moves only when the test advances it.
+func newFakeClock() *retrytest.Clock {
+	return retrytest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
-type fakeWaiter struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC), asked: make(chan time.Duration, 100)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	ch := make(chan time.Time, 1)
-	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
-	c.mu.Unlock()
-	c.asked <- d
-	return ch
-}
-
-// waitAsked returns the duration of the next call to After, failing the test if none comes soon.
-func (c *fakeClock) waitAsked(t *testing.T) time.Duration {
+// waitAsked returns the duration of the next wait started on c, failing the test if none comes soon.
+func waitAsked(t *testing.T, c *retrytest.Clock) time.Duration {
 	t.Helper()
 	select {
-	case d := <-c.asked:
+	case d := <-c.Asked():
 		return d
 	case <-time.After(5 * time.Second):
 		t.Fatal("no timer was started")
 	}
 	return 0
-}
-
-// Advance moves the clock on by d and fires every wait that is due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
-		if w.at.After(c.now) {
-			kept = append(kept, w)
-			continue
-		}
-		w.ch <- c.now
-	}
-	c.waiters = kept
 }

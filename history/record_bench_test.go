@@ -2,51 +2,13 @@ package history
 
 import (
 	"fmt"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"parley/agent"
+	"parley/retry/retrytest"
 )
-
-// streamClock is a retry.Clock whose time is moved by the benchmark's stream: each delta
-// advances it by the time between two tokens, so Record flushes as often as it would at that
-// rate, however fast the benchmark runs.
-type streamClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []fakeWaiter
-}
-
-func (c *streamClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *streamClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
-	return ch
-}
-
-func (c *streamClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.waiters[:0]
-	for _, w := range c.waiters {
-		if w.at.After(c.now) {
-			kept = append(kept, w)
-		} else {
-			w.ch <- c.now
-		}
-	}
-	c.waiters = kept
-}
 
 // cpuNow is the CPU time (user+sys) the process has used so far.
 func cpuNow(b *testing.B) time.Duration {
@@ -90,7 +52,9 @@ func BenchmarkRecord(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					clock := &streamClock{now: time.Unix(0, 0)}
+					// Each delta moves the clock by the time between two tokens, so Record flushes as
+					// often as it would at that rate, however fast the benchmark runs.
+					clock := retrytest.New(time.Unix(0, 0))
 					in := make(chan agent.Event, 64)
 					out := (<-chan agent.Event)(in)
 					b.StartTimer()
@@ -103,7 +67,7 @@ func BenchmarkRecord(b *testing.B) {
 						in <- agent.Event{Kind: agent.EventStarted, Attempt: 1}
 						for i := range c.tokens {
 							in <- agent.Event{Kind: agent.EventDelta, Text: tokenText[i%len(tokenText)]}
-							clock.advance(gap)
+							clock.Advance(gap)
 						}
 						in <- agent.Event{Kind: agent.EventFinished}
 						close(in)

@@ -66,7 +66,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	recv(t, out)
 	in <- agent.Event{Kind: agent.EventDelta, Text: "Once "}
 	recv(t, out)
-	if d := clock.waitAsked(t); d != 250*time.Millisecond {
+	if d := waitAsked(t, clock); d != 250*time.Millisecond {
 		t.Fatalf("flush timer of %v, want 250ms", d)
 	}
 	in <- agent.Event{Kind: agent.EventDelta, Text: "upon "}
@@ -91,7 +91,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	select {
-	case d := <-clock.asked:
+	case d := <-clock.Asked():
 		t.Fatalf("a second timer (%v) was started with nothing left to write", d)
 	default:
 	}
@@ -99,7 +99,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	// The next delta starts a new batch.
 	in <- agent.Event{Kind: agent.EventDelta, Text: "."}
 	recv(t, out)
-	clock.waitAsked(t)
+	waitAsked(t, clock)
 	in <- agent.Event{Kind: agent.EventFinished, FinishReason: "stop"}
 	recv(t, out)
 	if got := replyText(t, db, r.RunID); got != "Once upon a time." {
@@ -280,7 +280,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	in <- agent.Event{Kind: agent.EventStarted, Attempt: 1}
 	in <- agent.Event{Kind: agent.EventDelta, Text: "unread "}
 	in <- agent.Event{Kind: agent.EventDelta, Text: "text"}
-	clock.waitAsked(t)
+	waitAsked(t, clock)
 	clock.Advance(flushDelay)
 	deadline := time.Now().Add(5 * time.Second)
 	for replyText(t, db, r.RunID) != "unread text" {

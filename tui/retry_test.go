@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
 // The Tier 2 machine on its own: every method is given the time, so these tests step it
@@ -313,75 +313,13 @@ func TestTier2DisarmForgetsEverything(t *testing.T) {
 	}
 }
 
-// manualClock is a retry.Clock that moves only when the test advances it, firing the waits
-// that fall due.
-type manualClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []manualWait
-}
-
-type manualWait struct {
-	at time.Time
-	d  time.Duration
-	ch chan time.Time
-}
-
-func newManualClock(now time.Time) *manualClock { return &manualClock{now: now} }
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if d <= 0 {
-		ch <- c.now
-		return ch
-	}
-	c.waits = append(c.waits, manualWait{at: c.now.Add(d), d: d, ch: ch})
-	return ch
-}
-
-// Advance moves the clock on by d and fires every wait that is due.
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	kept := c.waits[:0]
-	for _, w := range c.waits {
-		if w.at.After(c.now) {
-			kept = append(kept, w)
-			continue
-		}
-		w.ch <- c.now
-	}
-	c.waits = kept
-}
-
-// waiting reports whether something waits for exactly d.
-func (c *manualClock) waiting(d time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, w := range c.waits {
-		if w.d == d {
-			return true
-		}
-	}
-	return false
-}
-
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
 // that moves only when the test says. Tier 1 is held to one attempt, so each failed run is
 // one request.
 
 // tier2Screen returns a driven screen on a new session whose client and Tier 2 run on a
 // manual clock.
-func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *manualClock, *history.DB) {
+func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *retrytest.Clock, *history.DB) {
 	t.Helper()
 	db := openDB(t)
 	srv, err := demo.Start(demo.Options{})
@@ -390,7 +328,7 @@ func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *ma
 	}
 	t.Cleanup(func() { srv.Close() })
 	srv.Push(faults...)
-	clock := newManualClock(t2Start)
+	clock := retrytest.New(t2Start)
 	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: "parley-demo"}
 	client := agent.NewClient(ep, clock, retry.Policy{MaxAttempts: 1, Base: time.Second, Cap: 30 * time.Second})
 	s, err := db.CreateSession()
@@ -432,9 +370,9 @@ func pump(d *driver, dur time.Duration) {
 }
 
 // advance waits until the countdown waits for its next tick, then moves the clock to it.
-func advance(d *driver, clock *manualClock, tick time.Duration) {
+func advance(d *driver, clock *retrytest.Clock, tick time.Duration) {
 	d.t.Helper()
-	settle(d, fmt.Sprintf("a %v tick", tick), func(Model) bool { return clock.waiting(tick) })
+	settle(d, fmt.Sprintf("a %v tick", tick), func(Model) bool { return clock.Waiting(tick) })
 	clock.Advance(tick)
 }
 
@@ -671,7 +609,7 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: newManualClock(t2Start)})
+	m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: retrytest.New(t2Start)})
 	m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
 	m, _ = step(m, m.loadSession(s.ID)())
 	arm := func(stored, event retry.Classification) Model {
@@ -726,7 +664,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 
 	for _, s := range []history.Session{failed, cut} {
-		m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: newManualClock(t2Start)})
+		m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: retrytest.New(t2Start)})
 		m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
 		m, cmd := step(m, m.loadSession(s.ID)())
 		if m.tier2.Active() || cmd != nil || strings.Contains(plain(m), "retrying") {

@@ -15,11 +15,12 @@ import (
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
 // budgetScreen returns a driven screen on a new session, against a demo endpoint, held to
 // limits with a price of $1 per thousand tokens for the model.
-func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *manualClock, *history.DB) {
+func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *retrytest.Clock, *history.DB) {
 	t.Helper()
 	db := openDB(t)
 	srv, err := demo.Start(demo.Options{})
@@ -27,7 +28,7 @@ func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *ma
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	clock := newManualClock(t2Start)
+	clock := retrytest.New(t2Start)
 	client := agent.NewClient(agent.Endpoint{Name: "test", BaseURL: srv.URL(), Model: "priced"}, clock, retry.DefaultPolicy())
 	budget := &agent.Budget{Prices: agent.Prices{"priced": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: db, Clock: clock}
 	s, err := db.CreateSession()

@@ -1,0 +1,43 @@
+package retrytest
+
+import (
+	"testing"
+	"time"
+)
+
+func TestWaitsFireOnlyWhenDue(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := New(start)
+	short, long := c.After(time.Second), c.After(3*time.Second)
+	if got := <-c.Asked(); got != time.Second {
+		t.Fatalf("asked %v first, want 1s", got)
+	}
+	if !c.Waiting(3*time.Second) || c.Waiting(2*time.Second) {
+		t.Fatal("Waiting does not report the pending waits")
+	}
+	c.Advance(999 * time.Millisecond)
+	select {
+	case <-short:
+		t.Fatal("a 1s wait fired after 999ms")
+	default:
+	}
+	c.Advance(time.Millisecond)
+	if at := <-short; !at.Equal(start.Add(time.Second)) {
+		t.Fatalf("fired at %v", at)
+	}
+	select {
+	case <-long:
+		t.Fatal("a 3s wait fired after 1s")
+	default:
+	}
+	c.Advance(2 * time.Second)
+	<-long
+	if c.Waiting(3 * time.Second) {
+		t.Fatal("a fired wait is still pending")
+	}
+	select {
+	case <-c.After(0):
+	default:
+		t.Fatal("a zero wait did not fire at once")
+	}
+}
