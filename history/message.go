@@ -98,7 +98,7 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	if r.AnchorID, err = res.LastInsertId(); err != nil {
 		return Receipt{}, err
 	}
-	if r.RunID, r.ReplyID, err = newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
+	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
 		return Receipt{}, err
 	}
 	return r, tx.Commit()
@@ -143,7 +143,7 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, er
 		return Receipt{}, err
 	}
 	now := nanos(time.Now())
-	if r.RunID, r.ReplyID, err = newRun(tx, sessionID, anchorID, model, now); err != nil {
+	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, now); err != nil {
 		return Receipt{}, err
 	}
 	for _, id := range r.Superseded {
@@ -158,7 +158,7 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, er
 }
 
 // newRun creates a queued run answering anchorID, with its empty reply.
-func newRun(tx *sql.Tx, sessionID string, anchorID int64, model string, now int64) (runID, replyID int64, err error) {
+func (db *DB) newRun(tx *sql.Tx, sessionID string, anchorID int64, model string, now int64) (runID, replyID int64, err error) {
 	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, anchor_id, created_at)
 		VALUES (?, 'assistant', '', ?, ?)`, sessionID, anchorID, now)
 	if err != nil {
@@ -167,8 +167,10 @@ func newRun(tx *sql.Tx, sessionID string, anchorID int64, model string, now int6
 	if replyID, err = res.LastInsertId(); err != nil {
 		return 0, 0, err
 	}
-	res, err = tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, model, created_at)
-		VALUES (?, ?, ?, 'queued', ?, ?)`, sessionID, anchorID, replyID, model, now)
+	// The handle that queues a run owns it from the start, so a run left queued by a process
+	// that died is found by recovery like a running one.
+	res, err = tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, owner, model, created_at)
+		VALUES (?, ?, ?, 'queued', ?, ?, ?)`, sessionID, anchorID, replyID, db.token, model, now)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -51,6 +51,9 @@ func releaseLock(f *os.File) error {
 	return errors.Join(err, f.Close())
 }
 
+// queuedInterruptedMessage explains a run whose process died before it was sent.
+const queuedInterruptedMessage = "parley stopped before this reply was requested"
+
 // interruptedClass is stored on a run whose process died while it streamed.
 var interruptedClass = retry.Classification{
 	Retryable: true,
@@ -59,11 +62,11 @@ var interruptedClass = retry.Classification{
 	Message:   "parley stopped while this reply was streaming",
 }
 
-// RecoverInterrupted marks interrupted every running run whose owner is gone, keeping the text
-// it had streamed, and returns their ids in ascending order. A run whose owner still holds its
+// RecoverInterrupted marks interrupted every running or queued run whose owner is gone, keeping
+// the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its
 // lock, in this process or another, is left alone. Open calls it.
 func (db *DB) RecoverInterrupted() ([]int64, error) {
-	rows, err := db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status = 'running'`)
+	rows, err := db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`)
 	if err != nil {
 		return nil, err
 	}
@@ -131,15 +134,16 @@ func (db *DB) recoverOwner(owner string) ([]int64, error) {
 	return ids, nil
 }
 
-// interruptOwner marks interrupted the running runs of owner.
+// interruptOwner marks interrupted the running and queued runs of owner.
 func (db *DB) interruptOwner(owner string) ([]int64, error) {
 	c := interruptedClass
 	rows, err := db.sql.Query(`
 		UPDATE runs SET status = 'interrupted', finished_at = ?,
-			retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?, retry_message = ?
-		WHERE status = 'running' AND owner = ?
+			retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?,
+			retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
+		WHERE status IN ('running', 'queued') AND owner = ?
 		RETURNING id`,
-		nanos(time.Now()), c.Retryable, string(c.Class), c.Label, c.Message, owner)
+		nanos(time.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner)
 	if err != nil {
 		return nil, err
 	}

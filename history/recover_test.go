@@ -226,3 +226,32 @@ func TestRecoveryWithSecondProcess(t *testing.T) {
 		t.Errorf("dead process's lock file: %v, want it removed", err)
 	}
 }
+
+func TestRecoveryInterruptsRunsLeftQueued(t *testing.T) {
+	a := openTemp(t)
+	s := newSession(t, a)
+	running := startRunning(t, a, "half")
+	queued := post(t, a, s.ID, "asked while another reply streamed")
+	b := openAgain(t, a)
+	if run, _ := b.Run(queued.RunID); run.Status != StatusQueued {
+		t.Fatalf("a live owner's queued run = %s, want queued", run.Status)
+	}
+	// A crash: the kernel drops the lock and nothing is finished.
+	a.lock.Close()
+	a.lock = nil
+	ids, err := b.RecoverInterrupted()
+	if err != nil || !reflect.DeepEqual(ids, []int64{running.RunID, queued.RunID}) {
+		t.Fatalf("recovered %v (%v), want [%d %d]", ids, err, running.RunID, queued.RunID)
+	}
+	run, err := b.Run(queued.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != StatusInterrupted || run.Retry == nil || !run.Retry.Retryable ||
+		run.Retry.Message != "parley stopped before this reply was requested" {
+		t.Fatalf("queued run after recovery = %+v", run)
+	}
+	if _, err := b.Regenerate(queued.AnchorID, "m", false); err != nil {
+		t.Fatalf("regenerating the unanswered message: %v", err)
+	}
+}
