@@ -132,17 +132,8 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 // no retry, and the header shows the session's spend. Then a session token limit refuses the
 // next message without sending it.
 func TestTmuxCompactionAndSpend(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	bin := tmuxBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "parley")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	srv, err := demo.Start(demo.Options{})
 	if err != nil {
 		t.Fatal(err)

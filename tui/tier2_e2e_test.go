@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -150,16 +149,7 @@ func settledReplies(n int) func([]exported) bool {
 // TestTmuxTier2 runs the built binary under tmux against a request-counting demo endpoint:
 // the Tier 2 banner, its retries and cancels, the classes that never arm, and r.
 func TestTmuxTier2(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "parley")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := tmuxBinary(t)
 	over := func(n int) []demo.Fault {
 		f := make([]demo.Fault, n)
 		for i := range f {

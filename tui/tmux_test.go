@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,17 +63,8 @@ func (x tmux) waitScreenNot(text string) {
 // TestTmuxEndToEnd runs the parley binary in tmux against a local endpoint: send, stream,
 // cancel, queue during a run, scroll up during streaming, resize, quit, and -c.
 func TestTmuxEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	bin := tmuxBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "parley")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	srv, err := demo.Start(demo.Options{Pace: 10 * time.Millisecond, Tokens: 300})
 	if err != nil {
 		t.Fatal(err)
@@ -179,4 +171,46 @@ func transcriptTop(screen string) string {
 		return screen
 	}
 	return strings.Join(lines[1:8], "\n")
+}
+
+// builtParley is the parley binary the tmux tests drive, built once for all of them.
+var builtParley struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// tmuxBinary skips the test when tmux is missing or under -short, and otherwise returns the
+// built parley binary.
+func tmuxBinary(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	builtParley.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parley-tui-bin")
+		if err != nil {
+			builtParley.err = err
+			return
+		}
+		builtParley.path = filepath.Join(dir, "parley")
+		if out, err := exec.Command("go", "build", "-o", builtParley.path, "..").CombinedOutput(); err != nil {
+			builtParley.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtParley.err != nil {
+		t.Fatal(builtParley.err)
+	}
+	return builtParley.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtParley.path != "" {
+		os.RemoveAll(filepath.Dir(builtParley.path))
+	}
+	os.Exit(code)
 }
