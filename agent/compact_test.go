@@ -10,6 +10,7 @@ import (
 
 	"parley/agent/demo"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -43,7 +44,7 @@ func TestParseOverflowReadsTheCorpus(t *testing.T) {
 		"E59": {8192, 13392},    // llama.cpp exceed_context_size_error
 	}
 	seen := 0
-	for _, e := range loadCorpus(t) {
+	for _, e := range retrytest.Corpus(t) {
 		if e.ExpectedClass != string(retry.ContextOverflow) {
 			continue
 		}

@@ -2,48 +2,17 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"parley/retry"
+	"parley/retry/retrytest"
 )
-
-// corpusEntry is one real provider error response from ../shared/errors/corpus.json.
-type corpusEntry struct {
-	ID            string            `json:"id"`
-	Provider      string            `json:"provider"`
-	Scenario      string            `json:"scenario"`
-	Phase         string            `json:"phase"`
-	Status        int               `json:"status"`
-	Headers       map[string]string `json:"headers"`
-	Body          string            `json:"body"`
-	ExpectedClass string            `json:"expected_class"`
-	Retryable     bool              `json:"retryable"`
-}
-
-func loadCorpus(t *testing.T) []corpusEntry {
-	t.Helper()
-	b, err := os.ReadFile("../../shared/errors/corpus.json")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("../shared/errors/corpus.json is not beside the repository")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []corpusEntry
-	if err := json.Unmarshal(b, &entries); err != nil {
-		t.Fatal(err)
-	}
-	return entries
-}
 
 // sseBody gives a corpus stream body SSE framing where the fixture stripped it (one JSON
 // object per line).
@@ -61,7 +30,7 @@ func sseBody(body string) string {
 
 // replay serves one corpus entry exactly as written: status, headers and body, or the stream
 // body after a 200, or a connection failure.
-func replay(e corpusEntry) http.HandlerFunc {
+func replay(e retrytest.CorpusEntry) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Reading the request lets the server notice when the client goes away.
 		io.Copy(io.Discard, r.Body)
@@ -114,7 +83,7 @@ func oneAttempt() retry.Policy {
 }
 
 func TestCorpusReplayedOverHTTP(t *testing.T) {
-	for _, e := range loadCorpus(t) {
+	for _, e := range retrytest.Corpus(t) {
 		t.Run(e.ID, func(t *testing.T) {
 			srv := httptest.NewServer(replay(e))
 			defer srv.Close()

@@ -5,25 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"testing"
 	"time"
+
+	"parley/retry/retrytest"
 )
-
-// corpusPath is where the shared error corpus lives beside the repository.
-const corpusPath = "../../shared/errors/corpus.json"
-
-type corpusEntry struct {
-	ID            string            `json:"id"`
-	Provider      string            `json:"provider"`
-	Scenario      string            `json:"scenario"`
-	Phase         string            `json:"phase"`
-	Status        int               `json:"status"`
-	Headers       map[string]string `json:"headers"`
-	Body          string            `json:"body"`
-	ExpectedClass Class             `json:"expected_class"`
-	Retryable     bool              `json:"retryable"`
-}
 
 // corpusAdvice is the wait each entry's retry advice works out to, for the entries that give one.
 var corpusAdvice = map[string]time.Duration{
@@ -34,24 +20,8 @@ var corpusAdvice = map[string]time.Duration{
 	"E44": 2 * time.Second, // retry-after 2 is later than the message's 1.984999999s
 }
 
-func loadCorpus(t *testing.T) []corpusEntry {
-	t.Helper()
-	data, err := os.ReadFile(corpusPath)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("error corpus not found at %s (it lives beside the repository, in shared/errors)", corpusPath)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []corpusEntry
-	if err := json.Unmarshal(data, &entries); err != nil {
-		t.Fatalf("corpus: %v", err)
-	}
-	return entries
-}
-
 // corpusFailure builds the Failure the agent would report for an entry.
-func corpusFailure(t *testing.T, e corpusEntry, now time.Time) Failure {
+func corpusFailure(t *testing.T, e retrytest.CorpusEntry, now time.Time) Failure {
 	t.Helper()
 	h := http.Header{}
 	for k, v := range e.Headers {
@@ -139,10 +109,10 @@ func scanStream(body []byte) (content, finished, onlyComments bool) {
 
 func TestClassifyCorpus(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	for _, e := range loadCorpus(t) {
+	for _, e := range retrytest.Corpus(t) {
 		t.Run(e.ID, func(t *testing.T) {
 			c := Classify(corpusFailure(t, e, now))
-			if c.Class != e.ExpectedClass || c.Retryable != e.Retryable {
+			if c.Class != Class(e.ExpectedClass) || c.Retryable != e.Retryable {
 				t.Errorf("%s %s: got %s retryable=%v, want %s retryable=%v (message %q)",
 					e.Provider, e.Scenario, c.Class, c.Retryable, e.ExpectedClass, e.Retryable, c.Message)
 			}
@@ -161,8 +131,8 @@ func TestClassifyCorpus(t *testing.T) {
 }
 
 func TestCorpusStreamsReadAsTheAgentSeesThem(t *testing.T) {
-	byID := map[string]corpusEntry{}
-	for _, e := range loadCorpus(t) {
+	byID := map[string]retrytest.CorpusEntry{}
+	for _, e := range retrytest.Corpus(t) {
 		byID[e.ID] = e
 	}
 	for id, want := range map[string]struct {
