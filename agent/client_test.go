@@ -5,45 +5,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"parley/agent/demo"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
-// fakeClock records every wait and lets it pass at once, advancing its time.
-type fakeClock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []time.Duration
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.waits = append(c.waits, d)
-	c.now = c.now.Add(d)
-	ch := make(chan time.Time, 1)
-	ch <- c.now
-	return ch
-}
-
-func (c *fakeClock) Waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.waits...)
+// newFakeClock returns a clock on which every wait passes at once, recorded.
+func newFakeClock() *retrytest.Clock {
+	return retrytest.NewInstant(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 }
 
 // stuckClock's waits never end: only cancellation can stop them.

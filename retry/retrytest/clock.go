@@ -7,12 +7,15 @@ import (
 	"time"
 )
 
-// Clock is a retry.Clock whose time moves only by Advance. It is safe for concurrent use.
+// Clock is a retry.Clock whose time moves only by Advance, or, made by NewInstant, by each
+// wait. It is safe for concurrent use.
 type Clock struct {
-	mu    sync.Mutex
-	now   time.Time
-	waits []wait
-	asked chan time.Duration
+	mu      sync.Mutex
+	now     time.Time
+	instant bool
+	waits   []wait
+	asked   chan time.Duration
+	history []time.Duration
 }
 
 type wait struct {
@@ -26,6 +29,14 @@ func New(now time.Time) *Clock {
 	return &Clock{now: now, asked: make(chan time.Duration, 1024)}
 }
 
+// NewInstant returns a Clock reading now on which every wait passes at once, moving the clock
+// on by its length: for tests that count and bound waits without sitting through them.
+func NewInstant(now time.Time) *Clock {
+	c := New(now)
+	c.instant = true
+	return c
+}
+
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -34,7 +45,7 @@ func (c *Clock) Now() time.Time {
 }
 
 // After returns a channel that receives when the clock has been advanced by d; at once when
-// d is not positive. Every call is also reported on Asked.
+// d is not positive or the clock is instant. Every call is also reported on Asked and Waits.
 func (c *Clock) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -43,12 +54,23 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	case c.asked <- d:
 	default: // nobody reads Asked: drop the report rather than block the code under test
 	}
-	if d <= 0 {
+	c.history = append(c.history, d)
+	if c.instant && d > 0 {
+		c.now = c.now.Add(d)
+	}
+	if d <= 0 || c.instant {
 		ch <- c.now
 		return ch
 	}
 	c.waits = append(c.waits, wait{at: c.now.Add(d), d: d, ch: ch})
 	return ch
+}
+
+// Waits returns the duration of every call to After so far, in order.
+func (c *Clock) Waits() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.history...)
 }
 
 // Asked reports the duration of each call to After, in order.

@@ -41,3 +41,15 @@ func TestWaitsFireOnlyWhenDue(t *testing.T) {
 		t.Fatal("a zero wait did not fire at once")
 	}
 }
+
+func TestInstantWaitsPassAtOnceAndMoveTheClock(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := NewInstant(start)
+	if at := <-c.After(2 * time.Second); !at.Equal(start.Add(2 * time.Second)) {
+		t.Fatalf("fired at %v", at)
+	}
+	<-c.After(time.Second)
+	if !c.Now().Equal(start.Add(3*time.Second)) || len(c.Waits()) != 2 || c.Waits()[1] != time.Second {
+		t.Fatalf("now %v, waits %v", c.Now(), c.Waits())
+	}
+}
