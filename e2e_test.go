@@ -32,9 +32,12 @@ func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	}
 }
 
-// hostileStream is a reply carrying a clipboard write, a title change and colours.
+// hostileStream is a reply carrying a clipboard write, title changes and colours.
 const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
 	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
+	// A title change cut across two deltas.
+	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
 	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
 	"data: [DONE]\n\n"
 
@@ -60,6 +63,9 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 	s := string(out)
 	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
 		t.Fatalf("the visible text is missing: %q", s)
+	}
+	if strings.Contains(s, "ned-again") || !strings.Contains(s, "then done") {
+		t.Errorf("a sequence split across deltas leaked its text: %q", s)
 	}
 	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
 		if strings.Contains(s, seq) {

@@ -60,6 +60,10 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	}
 	res := printResult{SessionID: sess.ID, RunID: rcpt.RunID, Model: ep.Model, Endpoint: ep.BaseURL, Demo: ep.Demo}
 	toTerminal := term.IsTerminal(stdout.Fd())
+	var san *tui.Sanitizer
+	if toTerminal {
+		san = new(tui.Sanitizer)
+	}
 	var text strings.Builder
 	var last agent.Event
 	// Text reaches stdout through a buffer flushed printFlush after it was written, so a fast
@@ -91,7 +95,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		case agent.EventDelta:
 			text.WriteString(ev.Text)
 			if !jsonOut {
-				writeText(out, ev.Text, toTerminal)
+				writeText(out, ev.Text, san)
 				if flush == nil {
 					flush = time.After(printFlush)
 				}
@@ -149,10 +153,11 @@ func retryWord(c retry.Classification) string {
 	return "retryable"
 }
 
-// writeText writes model output: raw to a pipe or file, neutralised to a terminal.
-func writeText(w io.Writer, s string, toTerminal bool) {
-	if toTerminal {
-		s = tui.Sanitize(s)
+// writeText writes model output: raw to a pipe or file, neutralised to a terminal by san,
+// which carries a sequence split across deltas from one to the next.
+func writeText(w io.Writer, s string, san *tui.Sanitizer) {
+	if san != nil {
+		s = san.Clean(s)
 	}
 	io.WriteString(w, s)
 }

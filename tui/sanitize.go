@@ -18,6 +18,21 @@ func Sanitize(s string) string {
 	return b.String()
 }
 
+// Sanitizer is Sanitize for text that arrives in pieces, such as a streamed reply: it keeps its
+// place inside an escape sequence or a split rune from one piece to the next, so a sequence cut
+// across two deltas is removed whole. The zero value is ready to use.
+type Sanitizer struct {
+	sn sanitizer
+	b  strings.Builder
+}
+
+// Clean returns the printable part of s, given the pieces cleaned before it.
+func (s *Sanitizer) Clean(text string) string {
+	s.b.Reset()
+	s.sn.write(&s.b, text)
+	return s.b.String()
+}
+
 // sanState is where the sanitizer is inside an escape sequence.
 type sanState uint8
 
