@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
-	"parley/retry"
-	"parley/tui"
+	"parley/tui/sanitize"
 )
 
 // parseInterspersed parses flags that may stand before or after positional arguments.
@@ -83,22 +83,22 @@ func listSessions(args []string, stdout io.Writer, getenv func(string) string) (
 		if title == "" {
 			title = "(empty)"
 		}
-		fmt.Fprintf(stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, tui.Sanitize(title))
+		fmt.Fprintf(stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, sanitize.String(title))
 	}
 	return exitOK, nil
 }
 
 // messageJSON is one message of `parley export --json`.
 type messageJSON struct {
-	ID         int64                 `json:"id"`
-	Role       history.Role          `json:"role"`
-	Content    string                `json:"content"`
-	Status     history.RunStatus     `json:"status"`
-	RunID      *int64                `json:"run_id"`
-	AnchorID   *int64                `json:"anchor_id,omitempty"`
-	Superseded bool                  `json:"superseded"`
-	CreatedAt  time.Time             `json:"created_at"`
-	Retry      *retry.Classification `json:"retry"`
+	ID         int64                `json:"id"`
+	Role       history.Role         `json:"role"`
+	Content    string               `json:"content"`
+	Status     chat.Status          `json:"status"`
+	RunID      *int64               `json:"run_id"`
+	AnchorID   *int64               `json:"anchor_id,omitempty"`
+	Superseded bool                 `json:"superseded"`
+	CreatedAt  time.Time            `json:"created_at"`
+	Retry      *chat.Classification `json:"retry"`
 }
 
 func exportSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
@@ -145,7 +146,7 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	if printMode {
 		return printReply(ctx, a, sess, *prompt, *jsonOut, stdout, stderr), nil
 	}
-	m := tui.New(tui.Options{DB: a.db, Client: a.client, Session: sess, Demo: a.demo, Clock: retry.SystemClock{}, Budget: a.budget})
+	m := tui.New(tui.Options{DB: a.db, Client: a.client, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget})
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return exitFailed, err
 	}
@@ -213,9 +214,9 @@ func openApp(fl endpointFlags, getenv func(string) string) (*app, error) {
 		a.close()
 		return nil, err
 	}
-	a.client = agent.NewClient(ep, retry.SystemClock{}, retry.DefaultPolicy())
+	a.client = agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
 	prices, limits := spendSettings(cfg, prof, ep.Model, fl)
-	a.budget = &agent.Budget{Prices: prices, Limits: limits, Ledger: a.db, Clock: retry.SystemClock{}}
+	a.budget = &agent.Budget{Prices: prices, Limits: limits, Ledger: a.db, Clock: chat.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
 }

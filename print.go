@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,9 +12,9 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
-	"parley/tui"
+	"parley/tui/sanitize"
 )
 
 // printFlush is how long streamed text may wait in print mode's output buffer.
@@ -23,17 +22,17 @@ const printFlush = 10 * time.Millisecond
 
 // printResult is print mode's --json object.
 type printResult struct {
-	SessionID string                `json:"session_id"`
-	RunID     int64                 `json:"run_id"`
-	Status    history.RunStatus     `json:"status"`
-	Text      string                `json:"text"`
-	Attempts  int                   `json:"attempts"`
-	Error     *string               `json:"error"`
-	Retry     *retry.Classification `json:"retry"`
-	Model     string                `json:"model"`
-	Endpoint  string                `json:"endpoint"`
-	Demo      bool                  `json:"demo"`
-	Usage     agent.Usage           `json:"usage"`
+	SessionID string               `json:"session_id"`
+	RunID     int64                `json:"run_id"`
+	Status    chat.Status          `json:"status"`
+	Text      string               `json:"text"`
+	Attempts  int                  `json:"attempts"`
+	Error     *string              `json:"error"`
+	Retry     *chat.Classification `json:"retry"`
+	Model     string               `json:"model"`
+	Endpoint  string               `json:"endpoint"`
+	Demo      bool                 `json:"demo"`
+	Usage     chat.Usage           `json:"usage"`
 	// CostUSD prices Usage; 0 for a model without a price.
 	CostUSD float64 `json:"cost_usd"`
 	// OmittedMessages counts the earlier messages left out to fit the model's context.
@@ -58,21 +57,56 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		fmt.Fprintf(stderr, "parley: cannot read the session: %v\n", err)
 		return exitFailed
 	}
-	res := printResult{SessionID: sess.ID, RunID: rcpt.RunID, Model: ep.Model, Endpoint: ep.BaseURL, Demo: ep.Demo}
-	toTerminal := term.IsTerminal(stdout.Fd())
-	var san *tui.Sanitizer
+	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), chat.SystemClock{})
+	res, code := printEvents(events, jsonOut, stdout, term.IsTerminal(stdout.Fd()), stderr)
+	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = sess.ID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
+	res.CostUSD = a.budget.Prices.Of(ep.Model).Cost(res.Usage)
+	if res.Error != nil {
+		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry), rcpt.RunID)
+	}
+	if jsonOut {
+		writeJSON(stdout, res)
+	}
+	return code
+}
+
+func retryWord(c chat.Classification) string {
+	if !c.Retryable {
+		return "not retryable"
+	}
+	if !c.RetryAfterUntil.IsZero() {
+		return "retryable after " + c.RetryAfterUntil.Local().Format("15:04:05")
+	}
+	return "retryable"
+}
+
+// writeText writes model output: raw to a pipe or file, neutralised to a terminal by san,
+// which carries a sequence split across deltas from one to the next.
+func writeText(w io.Writer, s string, san *sanitize.Stream) {
+	if san != nil {
+		s = san.Clean(s)
+	}
+	io.WriteString(w, s)
+}
+
+// printEvents streams a run's events as print mode shows them: the text to stdout (unless
+// jsonOut; neutralised when stdout is a terminal), Tier 1's notes to stderr. It returns what
+// the --json object says of the run, and the exit status, both from chat.Decide.
+func printEvents(events <-chan chat.Event, jsonOut bool, stdout io.Writer, toTerminal bool, stderr io.Writer) (printResult, int) {
+	var res printResult
+	var san *sanitize.Stream
 	if toTerminal {
-		san = new(tui.Sanitizer)
+		san = new(sanitize.Stream)
 	}
 	var text strings.Builder
-	var last agent.Event
+	var last chat.Event
+	ended := false
 	// Text reaches stdout through a buffer flushed printFlush after it was written, so a fast
 	// stream costs one write per batch rather than per delta.
 	out := bufio.NewWriterSize(stdout, 32<<10)
 	var flush <-chan time.Time
-	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), retry.SystemClock{})
 	for {
-		var ev agent.Event
+		var ev chat.Event
 		var ok bool
 		select {
 		case ev, ok = <-events:
@@ -85,14 +119,15 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			break
 		}
 		switch ev.Kind {
-		case agent.EventStarted:
+		case chat.EventStarted:
 			res.Attempts++
-		case agent.EventCompacted:
+		case chat.EventCompacted:
 			res.OmittedMessages = ev.Omitted
 			fmt.Fprintf(stderr, "parley: %s\n", agent.OmittedNote(ev.Omitted))
-		case agent.EventRetrying:
-			fmt.Fprintf(stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n", ev.Class.Label, ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
-		case agent.EventDelta:
+		case chat.EventRetrying:
+			fmt.Fprintf(stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n",
+				sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
+		case chat.EventDelta:
 			text.WriteString(ev.Text)
 			if !jsonOut {
 				writeText(out, ev.Text, san)
@@ -100,64 +135,31 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 					flush = time.After(printFlush)
 				}
 			}
-		case agent.EventUsage:
-			res.Usage.PromptTokens += ev.Usage.PromptTokens
-			res.Usage.CompletionTokens += ev.Usage.CompletionTokens
-			res.Usage.Estimated = res.Usage.Estimated || ev.Usage.Estimated
+		case chat.EventUsage:
+			res.Usage.Add(ev.Usage)
 		}
-		last = ev
+		last, ended = ev, ev.Terminal()
 	}
 	out.Flush()
 	res.Text = text.String()
-	res.CostUSD = a.budget.Prices.Of(ep.Model).Cost(res.Usage)
 	if !jsonOut && toTerminal && text.Len() > 0 && !strings.HasSuffix(res.Text, "\n") {
 		fmt.Fprintln(stdout)
 	}
-	code := exitOK
-	switch last.Kind {
-	case agent.EventFinished:
-		res.Status = history.StatusSucceeded
-	case agent.EventCancelled:
-		res.Status = history.StatusCancelled
-		code = exitInterrupted
-	default:
-		res.Status = history.StatusFailed
-		cls := last.Class
-		res.Retry = &cls
-		msg := cls.Label
-		if cls.Message != "" {
-			msg += " — " + cls.Message
+	o := chat.Decide(last, ended)
+	res.Status, res.Retry = o.Status, o.Retry
+	switch o.Status {
+	case chat.StatusCancelled:
+		return res, exitInterrupted
+	case chat.StatusFailed:
+		msg := sanitize.String(o.Retry.Label)
+		if o.Retry.Message != "" {
+			msg += " — " + sanitize.String(o.Retry.Message)
 		}
 		res.Error = &msg
-		code = exitFailed
-		if cls.Retryable {
-			code = exitRetryable
+		if o.Retry.Retryable {
+			return res, exitRetryable
 		}
-		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", tui.Sanitize(msg), retryWord(cls), rcpt.RunID)
+		return res, exitFailed
 	}
-	if jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.Encode(res)
-	}
-	return code
-}
-
-func retryWord(c retry.Classification) string {
-	if !c.Retryable {
-		return "not retryable"
-	}
-	if !c.RetryAfterUntil.IsZero() {
-		return "retryable after " + c.RetryAfterUntil.Local().Format("15:04:05")
-	}
-	return "retryable"
-}
-
-// writeText writes model output: raw to a pipe or file, neutralised to a terminal by san,
-// which carries a sequence split across deltas from one to the next.
-func writeText(w io.Writer, s string, san *tui.Sanitizer) {
-	if san != nil {
-		s = san.Clean(s)
-	}
-	io.WriteString(w, s)
+	return res, exitOK
 }

@@ -19,6 +19,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"parley/agent/chat"
 	"parley/retry"
 )
 
@@ -57,7 +58,7 @@ type Endpoint struct {
 // Client runs requests against one Endpoint. It is safe for concurrent use.
 type Client struct {
 	ep     Endpoint
-	clock  retry.Clock
+	clock  chat.Clock
 	policy retry.Policy
 	api    *openai.Client
 	// noStreamOptions is set once the endpoint has rejected stream_options, so that later
@@ -66,7 +67,7 @@ type Client struct {
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
-func NewClient(ep Endpoint, clock retry.Clock, policy retry.Policy) *Client {
+func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	if ep.ConnectTimeout <= 0 {
 		ep.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -116,24 +117,24 @@ func (c *Client) WithModel(model string) *Client {
 //
 // When the endpoint reports no usage, a run that produced text reports an estimate of it
 // (EstimateTokens, EstimateText) with Usage.Estimated set.
-func (c *Client) Stream(ctx context.Context, msgs []Message) <-chan Event {
+func (c *Client) Stream(ctx context.Context, msgs []chat.Message) <-chan chat.Event {
 	return c.stream(ctx, msgs, nil)
 }
 
 // stream is Stream with a check made before each request is sent: when it returns a
 // classification the run fails with it, and the request is not sent.
-func (c *Client) stream(ctx context.Context, msgs []Message, check func([]Message) *retry.Classification) <-chan Event {
-	out := make(chan Event, 64)
+func (c *Client) stream(ctx context.Context, msgs []chat.Message, check func([]chat.Message) *chat.Classification) <-chan chat.Event {
+	out := make(chan chat.Event, 64)
 	go c.run(ctx, msgs, check, out)
 	return out
 }
 
-func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *retry.Classification, out chan<- Event) {
+func (c *Client) run(ctx context.Context, all []chat.Message, check func([]chat.Message) *chat.Classification, out chan<- chat.Event) {
 	defer close(out)
 	maxAttempts := c.policy.MaxAttempts
 	if c.ep.KeyErr != "" {
-		out <- Event{Kind: EventFailed, Class: retry.Classification{
-			Class: retry.CredentialsUnresolved, Label: retry.Label(retry.CredentialsUnresolved), Message: c.ep.KeyErr,
+		out <- chat.Event{Kind: chat.EventFailed, Class: chat.Classification{
+			Class: chat.CredentialsUnresolved, Label: chat.Label(chat.CredentialsUnresolved), Message: c.ep.KeyErr,
 		}}
 		return
 	}
@@ -141,7 +142,7 @@ func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *
 	msgs, omitted := all, 0
 	if c.ep.ContextTokens > 0 {
 		if msgs, omitted = Compact(all, preSendBudget(c.ep.ContextTokens)); omitted > 0 {
-			out <- Event{Kind: EventCompacted, Omitted: omitted}
+			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
 		}
 	}
 	rerun := false // the one re-run after an overflow has been made
@@ -149,23 +150,23 @@ func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *
 	for attempt := 1; ; attempt++ {
 		if check != nil {
 			if cls := check(msgs); cls != nil {
-				out <- Event{Kind: EventFailed, Class: *cls, Attempt: attempt - 1, MaxAttempts: maxAttempts}
+				out <- chat.Event{Kind: chat.EventFailed, Class: *cls, Attempt: attempt - 1, MaxAttempts: maxAttempts}
 				return
 			}
 		}
-		out <- Event{Kind: EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
+		out <- chat.Event{Kind: chat.EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
 		res := c.attempt(ctx, msgs, withUsage, out)
 		if res.delivered && !res.gotUsage {
-			out <- Event{Kind: EventUsage, Usage: Usage{
+			out <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{
 				PromptTokens: EstimateTokens(msgs), CompletionTokens: runeTokens(res.deliveredRunes), Estimated: true,
 			}}
 		}
 		switch {
 		case ctx.Err() != nil:
-			out <- Event{Kind: EventCancelled}
+			out <- chat.Event{Kind: chat.EventCancelled}
 			return
 		case res.failure == nil:
-			out <- Event{Kind: EventFinished, FinishReason: res.finishReason}
+			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
 			slog.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)
@@ -175,14 +176,14 @@ func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *
 			continue
 		}
 		cls := retry.Classify(*res.failure)
-		if cls.Class == retry.ContextOverflow && !res.delivered && !rerun {
+		if cls.Class == chat.ContextOverflow && !res.delivered && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
 			kept, n := Compact(all, compactBudget(msgs, limit, requested))
 			slog.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
 				"omitted", n, "omitted_before", omitted)
 			if n > omitted {
 				msgs, omitted, rerun = kept, n, true
-				out <- Event{Kind: EventCompacted, Omitted: omitted}
+				out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
 				attempt = 0 // a new request, with Tier 1 attempts of its own
 				continue
 			}
@@ -191,13 +192,13 @@ func (c *Client) run(ctx context.Context, all []Message, check func([]Message) *
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry {
-			out <- Event{Kind: EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
+			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
 		}
-		out <- Event{Kind: EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}
+		out <- chat.Event{Kind: chat.EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}
 		select {
 		case <-ctx.Done():
-			out <- Event{Kind: EventCancelled}
+			out <- chat.Event{Kind: chat.EventCancelled}
 			return
 		case <-c.clock.After(d.Wait):
 		}
@@ -248,7 +249,7 @@ func (ch *chunk) isError() bool {
 		ch.Choices == nil && ch.Usage == nil && ch.Message != ""
 }
 
-func (c *Client) attempt(ctx context.Context, msgs []Message, withUsage bool, out chan<- Event) result {
+func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage bool, out chan<- chat.Event) result {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var capt capture
@@ -334,7 +335,7 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, withUsage bool, ou
 					deadline.Stop()
 				}
 				res.deliveredRunes += utf8.RuneCountInString(text)
-				out <- Event{Kind: EventDelta, Text: text}
+				out <- chat.Event{Kind: chat.EventDelta, Text: text}
 			}
 			if choice.FinishReason != "" {
 				res.finishReason = choice.FinishReason
@@ -345,12 +346,12 @@ func (c *Client) attempt(ctx context.Context, msgs []Message, withUsage bool, ou
 		}
 		if ch.Usage != nil {
 			res.gotUsage = true
-			out <- Event{Kind: EventUsage, Usage: Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}}
+			out <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}}
 		}
 	}
 }
 
-func toOpenAI(msgs []Message) []openai.ChatCompletionMessage {
+func toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}

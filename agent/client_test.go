@@ -8,14 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/retry"
-	"parley/retry/retrytest"
 )
 
 // newFakeClock returns a clock on which every wait passes at once, recorded.
-func newFakeClock() *retrytest.Clock {
-	return retrytest.NewInstant(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+func newFakeClock() *chattest.Clock {
+	return chattest.NewInstant(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 }
 
 // stuckClock's waits never end: only cancellation can stop them.
@@ -38,10 +39,10 @@ func startDemo(t *testing.T) *demo.Server {
 }
 
 // collect runs one request and returns its events.
-func collect(t *testing.T, c *Client, ctx context.Context) []Event {
+func collect(t *testing.T, c *Client, ctx context.Context) []chat.Event {
 	t.Helper()
-	var events []Event
-	for ev := range c.Stream(ctx, []Message{{Role: "user", Content: "hello"}}) {
+	var events []chat.Event
+	for ev := range c.Stream(ctx, []chat.Message{{Role: "user", Content: "hello"}}) {
 		events = append(events, ev)
 	}
 	if len(events) == 0 || !events[len(events)-1].Terminal() {
@@ -50,17 +51,17 @@ func collect(t *testing.T, c *Client, ctx context.Context) []Event {
 	return events
 }
 
-func text(events []Event) string {
+func text(events []chat.Event) string {
 	var b strings.Builder
 	for _, ev := range events {
-		if ev.Kind == EventDelta {
+		if ev.Kind == chat.EventDelta {
 			b.WriteString(ev.Text)
 		}
 	}
 	return b.String()
 }
 
-func count(events []Event, kind EventKind) int {
+func count(events []chat.Event, kind chat.EventKind) int {
 	n := 0
 	for _, ev := range events {
 		if ev.Kind == kind {
@@ -75,10 +76,10 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	last := events[len(events)-1]
-	if last.Kind != EventFinished || last.FinishReason != "stop" {
+	if last.Kind != chat.EventFinished || last.FinishReason != "stop" {
 		t.Fatalf("last event %+v, want finished with stop", last)
 	}
-	if text(events) == "" || count(events, EventUsage) != 1 || count(events, EventStarted) != 1 {
+	if text(events) == "" || count(events, chat.EventUsage) != 1 || count(events, chat.EventStarted) != 1 {
 		t.Fatalf("want text, one usage and one attempt; got %+v", events)
 	}
 	if srv.Requests() != 1 {
@@ -92,10 +93,10 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
-	if events[len(events)-1].Kind != EventFinished || srv.Requests() != 3 {
+	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 3 {
 		t.Fatalf("want success after 3 requests, got %d requests, last %+v", srv.Requests(), events[len(events)-1])
 	}
-	if n := count(events, EventRetrying); n != 2 {
+	if n := count(events, chat.EventRetrying); n != 2 {
 		t.Fatalf("%d retry notices, want 2", n)
 	}
 	for i, w := range clock.Waits() {
@@ -111,7 +112,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	last := collect(t, c, context.Background())
 	ev := last[len(last)-1]
-	if ev.Kind != EventFailed || ev.Class.Class != retry.Overloaded || !ev.Class.Retryable {
+	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Overloaded || !ev.Class.Retryable {
 		t.Fatalf("last event %+v, want failed overloaded retryable", ev)
 	}
 	if srv.Requests() != 3 {
@@ -126,7 +127,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
-	if ev.Kind != EventFailed || ev.Class.Class != retry.RateLimited || srv.Requests() != 1 || len(clock.Waits()) != 0 {
+	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.RateLimited || srv.Requests() != 1 || len(clock.Waits()) != 0 {
 		t.Fatalf("want one request, no wait, failed rate_limited; got %d requests, waits %v, %+v", srv.Requests(), clock.Waits(), ev)
 	}
 	if got := ev.Class.RetryAfterUntil.Sub(clock.Now()); got < 50*time.Minute-time.Second || got > 50*time.Minute+time.Second {
@@ -140,10 +141,10 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
-	if ev.Kind != EventFailed || ev.Class.Class != retry.Network || srv.Requests() != 1 {
+	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Network || srv.Requests() != 1 {
 		t.Fatalf("want one request failed as network; got %d requests, %+v", srv.Requests(), ev)
 	}
-	if n := count(events, EventDelta); n != 4 {
+	if n := count(events, chat.EventDelta); n != 4 {
 		t.Fatalf("%d deltas kept, want the 4 sent", n)
 	}
 }
@@ -153,7 +154,7 @@ func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 	srv.Push(demo.ErrorEvent())
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
-	if events[len(events)-1].Kind != EventFinished || srv.Requests() != 2 {
+	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 2 {
 		t.Fatalf("want success on the second request; got %d requests, %+v", srv.Requests(), events[len(events)-1])
 	}
 }
@@ -166,7 +167,7 @@ func TestNotRetryable(t *testing.T) {
 			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 			events := collect(t, c, context.Background())
 			ev := events[len(events)-1]
-			if ev.Kind != EventFailed || ev.Class.Retryable || srv.Requests() != 1 {
+			if ev.Kind != chat.EventFailed || ev.Class.Retryable || srv.Requests() != 1 {
 				t.Fatalf("want one request, failed, not retryable; got %d requests, %+v", srv.Requests(), ev)
 			}
 		})
@@ -178,7 +179,7 @@ func TestUnresolvedKeySendsNothing(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
-	if ev.Kind != EventFailed || ev.Class.Class != retry.CredentialsUnresolved || srv.Requests() != 0 {
+	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.CredentialsUnresolved || srv.Requests() != 0 {
 		t.Fatalf("want credentials_unresolved and no request; got %d requests, %+v", srv.Requests(), ev)
 	}
 }
@@ -189,14 +190,14 @@ func TestCancelAbortsATier1Wait(t *testing.T) {
 	clock := stuckClock{waiting: make(chan struct{})}
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	ctx, cancel := context.WithCancel(context.Background())
-	events := c.Stream(ctx, []Message{{Role: "user", Content: "hi"}})
+	events := c.Stream(ctx, []chat.Message{{Role: "user", Content: "hi"}})
 	<-clock.waiting
 	cancel()
-	var last Event
+	var last chat.Event
 	for ev := range events {
 		last = ev
 	}
-	if last.Kind != EventCancelled || srv.Requests() != 1 {
+	if last.Kind != chat.EventCancelled || srv.Requests() != 1 {
 		t.Fatalf("want cancelled after one request; got %d requests, %+v", srv.Requests(), last)
 	}
 }
@@ -220,7 +221,7 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 	start := time.Now()
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
-	if ev.Kind != EventFailed || ev.Class.Class != retry.Timeout {
+	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Timeout {
 		t.Fatalf("want a timeout failure, got %+v", ev)
 	}
 	if took := time.Since(start); took > 2*time.Second {

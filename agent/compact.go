@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"parley/agent/chat"
 )
 
 // The token estimate. parley cannot know an endpoint's tokenizer, so it counts as OpenAI's
@@ -32,7 +34,7 @@ func runeTokens(n int) int {
 // EstimateTokens estimates the prompt tokens of a request carrying msgs: EstimateText of
 // each message's content plus 4 tokens a message, plus 3 for the start of the reply. No
 // messages cost nothing.
-func EstimateTokens(msgs []Message) int {
+func EstimateTokens(msgs []chat.Message) int {
 	if len(msgs) == 0 {
 		return 0
 	}
@@ -52,7 +54,7 @@ const promptShare = 0.75
 // last message (the anchor being answered) are never left out. When even that is not enough,
 // every turn but the anchor's is left out. It returns the messages kept, in order, and how
 // many were left out; msgs itself is not changed.
-func Compact(msgs []Message, budget int) (kept []Message, omitted int) {
+func Compact(msgs []chat.Message, budget int) (kept []chat.Message, omitted int) {
 	total := EstimateTokens(msgs)
 	drop := make([]bool, len(msgs))
 	for i := 0; i < len(msgs)-1 && total > budget; {
@@ -72,7 +74,7 @@ func Compact(msgs []Message, budget int) (kept []Message, omitted int) {
 	if omitted == 0 {
 		return msgs, 0
 	}
-	kept = make([]Message, 0, len(msgs)-omitted)
+	kept = make([]chat.Message, 0, len(msgs)-omitted)
 	for i, m := range msgs {
 		if !drop[i] {
 			kept = append(kept, m)
@@ -85,7 +87,7 @@ func Compact(msgs []Message, budget int) (kept []Message, omitted int) {
 // states the context window (limit) it is promptShare of it, scaled by how the endpoint's own
 // count of the prompt (requested, when stated) compares with parley's estimate of sent, since
 // tokenizers differ; without a stated window it is half the estimate of what was sent.
-func compactBudget(sent []Message, limit, requested int) int {
+func compactBudget(sent []chat.Message, limit, requested int) int {
 	est := EstimateTokens(sent)
 	if limit <= 0 {
 		return est / 2

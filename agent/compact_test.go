@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/retry"
 	"parley/retry/retrytest"
@@ -16,15 +17,15 @@ import (
 func TestEstimateTokens(t *testing.T) {
 	cases := []struct {
 		name string
-		msgs []Message
+		msgs []chat.Message
 		want int
 	}{
 		{"no messages", nil, 0},
-		{"one empty message", []Message{{Role: "user"}}, 3 + 4},
-		{"four characters are one token", []Message{{Role: "user", Content: "abcd"}}, 3 + 4 + 1},
-		{"a fifth character rounds up", []Message{{Role: "user", Content: "abcde"}}, 3 + 4 + 2},
-		{"characters, not bytes", []Message{{Role: "user", Content: "héllo wörld"}}, 3 + 4 + 3},
-		{"per message", []Message{{Role: "system", Content: strings.Repeat("x", 40)}, {Role: "user", Content: "hi"}}, 3 + 4 + 10 + 4 + 1},
+		{"one empty message", []chat.Message{{Role: "user"}}, 3 + 4},
+		{"four characters are one token", []chat.Message{{Role: "user", Content: "abcd"}}, 3 + 4 + 1},
+		{"a fifth character rounds up", []chat.Message{{Role: "user", Content: "abcde"}}, 3 + 4 + 2},
+		{"characters, not bytes", []chat.Message{{Role: "user", Content: "héllo wörld"}}, 3 + 4 + 3},
+		{"per message", []chat.Message{{Role: "system", Content: strings.Repeat("x", 40)}, {Role: "user", Content: "hi"}}, 3 + 4 + 10 + 4 + 1},
 	}
 	for _, c := range cases {
 		if got := EstimateTokens(c.msgs); got != c.want {
@@ -45,7 +46,7 @@ func TestParseOverflowReadsTheCorpus(t *testing.T) {
 	}
 	seen := 0
 	for _, e := range retrytest.Corpus(t) {
-		if e.ExpectedClass != string(retry.ContextOverflow) {
+		if e.ExpectedClass != string(chat.ContextOverflow) {
 			continue
 		}
 		w, ok := want[e.ID]
@@ -61,7 +62,7 @@ func TestParseOverflowReadsTheCorpus(t *testing.T) {
 		}
 		cls := retry.Classify(f)
 		limit, requested := parseOverflow(f.Body, cls.Message)
-		if cls.Class != retry.ContextOverflow || limit != w[0] || requested != w[1] {
+		if cls.Class != chat.ContextOverflow || limit != w[0] || requested != w[1] {
 			t.Errorf("%s: %s, limit %d, requested %d; want context_overflow, %d, %d", e.ID, cls.Class, limit, requested, w[0], w[1])
 		}
 	}
@@ -92,14 +93,14 @@ func TestParseOverflowOtherForms(t *testing.T) {
 
 // conversation is a system prompt, turns operator/reply turns of about 50 tokens each, and a
 // last operator message, the anchor.
-func conversation(turns int) []Message {
-	msgs := []Message{{Role: "system", Content: "You are terse."}}
+func conversation(turns int) []chat.Message {
+	msgs := []chat.Message{{Role: "system", Content: "You are terse."}}
 	for i := range turns {
 		msgs = append(msgs,
-			Message{Role: "user", Content: fmt.Sprintf("question %d %s", i, strings.Repeat("q", 180))},
-			Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 180))})
+			chat.Message{Role: "user", Content: fmt.Sprintf("question %d %s", i, strings.Repeat("q", 180))},
+			chat.Message{Role: "assistant", Content: fmt.Sprintf("answer %d %s", i, strings.Repeat("a", 180))})
 	}
-	return append(msgs, Message{Role: "user", Content: "and now?"})
+	return append(msgs, chat.Message{Role: "user", Content: "and now?"})
 }
 
 func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
@@ -127,7 +128,7 @@ func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
 		}
 		if fits && omitted > 0 {
 			// No more was left out than needed: one more turn would have fitted.
-			more := append([]Message{msgs[0]}, msgs[omitted-1:]...)
+			more := append([]chat.Message{msgs[0]}, msgs[omitted-1:]...)
 			if EstimateTokens(more) <= budget {
 				t.Fatalf("budget %d: left out %d, but %d would have fitted", budget, omitted, omitted-2)
 			}
@@ -136,13 +137,13 @@ func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
 	if kept, omitted := Compact(msgs, full); omitted != 0 || len(kept) != len(msgs) {
 		t.Fatalf("a conversation within budget lost %d messages", omitted)
 	}
-	if _, omitted := Compact([]Message{{Role: "user", Content: strings.Repeat("x", 4000)}}, 10); omitted != 0 {
+	if _, omitted := Compact([]chat.Message{{Role: "user", Content: strings.Repeat("x", 4000)}}, 10); omitted != 0 {
 		t.Fatal("the anchor alone was left out")
 	}
 }
 
 func TestCompactKeepsEverySystemMessage(t *testing.T) {
-	msgs := []Message{
+	msgs := []chat.Message{
 		{Role: "user", Content: strings.Repeat("a", 400)},
 		{Role: "system", Content: "mid-conversation instruction"},
 		{Role: "assistant", Content: strings.Repeat("b", 400)},
@@ -172,9 +173,9 @@ func TestCompactBudget(t *testing.T) {
 }
 
 // runEvents sends msgs through c and returns every event of the run.
-func runEvents(t *testing.T, c *Client, msgs []Message) []Event {
+func runEvents(t *testing.T, c *Client, msgs []chat.Message) []chat.Event {
 	t.Helper()
-	var events []Event
+	var events []chat.Event
 	for ev := range c.Stream(context.Background(), msgs) {
 		events = append(events, ev)
 	}
@@ -184,10 +185,10 @@ func runEvents(t *testing.T, c *Client, msgs []Message) []Event {
 	return events
 }
 
-func kinds(events []Event) []EventKind {
-	var out []EventKind
+func kinds(events []chat.Event) []chat.EventKind {
+	var out []chat.EventKind
 	for _, ev := range events {
-		if ev.Kind != EventDelta {
+		if ev.Kind != chat.EventDelta {
 			out = append(out, ev.Kind)
 		}
 	}
@@ -213,10 +214,10 @@ func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
 			msgs := conversation(20) // about 2000 tokens
 			events := runEvents(t, c, msgs)
 			last := events[len(events)-1]
-			if last.Kind != EventFinished || srv.Requests() != 2 {
+			if last.Kind != chat.EventFinished || srv.Requests() != 2 {
 				t.Fatalf("ended %+v after %d requests, want finished after 2", last, srv.Requests())
 			}
-			want := []EventKind{EventStarted, EventCompacted, EventStarted, EventUsage, EventFinished}
+			want := []chat.EventKind{chat.EventStarted, chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
 			if got := kinds(events); !slices.Equal(got, want) {
 				t.Fatalf("events %v, want %v", got, want)
 			}
@@ -232,7 +233,7 @@ func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
 				t.Fatalf("the re-run is attempt %d, want 1: it is no Tier 1 retry", events[2].Attempt)
 			}
 			for _, ev := range events {
-				if ev.Kind == EventRetrying {
+				if ev.Kind == chat.EventRetrying {
 					t.Fatalf("Tier 1 retried: %+v", ev)
 				}
 			}
@@ -246,12 +247,12 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 			t.Parallel()
 			srv := budgetServer(t, 100, form)
 			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
-			events := runEvents(t, c, []Message{{Role: "user", Content: strings.Repeat("long ", 200)}})
+			events := runEvents(t, c, []chat.Message{{Role: "user", Content: strings.Repeat("long ", 200)}})
 			last := events[len(events)-1]
-			if last.Kind != EventFailed || last.Class.Class != retry.ContextOverflow || last.Class.Retryable {
+			if last.Kind != chat.EventFailed || last.Class.Class != chat.ContextOverflow || last.Class.Retryable {
 				t.Fatalf("ended %+v, want failed context_overflow, not retryable", last)
 			}
-			if srv.Requests() != 1 || count(events, EventCompacted) != 0 || count(events, EventRetrying) != 0 {
+			if srv.Requests() != 1 || count(events, chat.EventCompacted) != 0 || count(events, chat.EventRetrying) != 0 {
 				t.Fatalf("%d requests, events %v: nothing could be left out, so nothing is sent again", srv.Requests(), kinds(events))
 			}
 		})
@@ -265,10 +266,10 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the budget
 	events := runEvents(t, c, msgs)
 	last := events[len(events)-1]
-	if last.Kind != EventFailed || last.Class.Class != retry.ContextOverflow || last.Class.Retryable {
+	if last.Kind != chat.EventFailed || last.Class.Class != chat.ContextOverflow || last.Class.Retryable {
 		t.Fatalf("ended %+v, want failed context_overflow, not retryable", last)
 	}
-	if srv.Requests() != 2 || count(events, EventCompacted) != 1 {
+	if srv.Requests() != 2 || count(events, chat.EventCompacted) != 1 {
 		t.Fatalf("%d requests, events %v, want 2 requests and one compaction", srv.Requests(), kinds(events))
 	}
 	if got := len(srv.Received()[1].Messages); got != 2 {
@@ -282,7 +283,7 @@ func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(20))
-	want := []EventKind{EventStarted, EventRetrying, EventStarted, EventCompacted, EventStarted, EventUsage, EventFinished}
+	want := []chat.EventKind{chat.EventStarted, chat.EventRetrying, chat.EventStarted, chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
 	if got := kinds(events); !slices.Equal(got, want) || srv.Requests() != 3 {
 		t.Fatalf("events %v after %d requests, want %v after 3", got, srv.Requests(), want)
 	}
@@ -296,7 +297,7 @@ func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, newFakeClock(), retry.DefaultPolicy())
 	msgs := conversation(20)
 	events := runEvents(t, c, msgs)
-	want := []EventKind{EventCompacted, EventStarted, EventUsage, EventFinished}
+	want := []chat.EventKind{chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
 	if got := kinds(events); !slices.Equal(got, want) || srv.Requests() != 1 {
 		t.Fatalf("events %v after %d requests, want %v after 1", got, srv.Requests(), want)
 	}
@@ -309,10 +310,10 @@ func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
 	}
 }
 
-func toAgent(msgs []demo.Message) []Message {
-	out := make([]Message, len(msgs))
+func toAgent(msgs []demo.Message) []chat.Message {
+	out := make([]chat.Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = Message{Role: m.Role, Content: m.Content}
+		out[i] = chat.Message{Role: m.Role, Content: m.Content}
 	}
 	return out
 }
@@ -323,7 +324,7 @@ func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(5))
-	if last := events[len(events)-1]; last.Kind != EventFailed || srv.Requests() != 1 || count(events, EventCompacted) != 0 {
+	if last := events[len(events)-1]; last.Kind != chat.EventFailed || srv.Requests() != 1 || count(events, chat.EventCompacted) != 0 {
 		t.Fatalf("ended %+v after %d requests, events %v: text was shown, nothing may be sent again", last, srv.Requests(), kinds(events))
 	}
 }
@@ -335,13 +336,13 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 	srv.Push(reject, demo.Overloaded(), demo.Overloaded())
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
-	events := runEvents(t, c, []Message{{Role: "user", Content: "hello"}})
-	if last := events[len(events)-1]; last.Kind != EventFinished || srv.Requests() != 4 {
+	events := runEvents(t, c, []chat.Message{{Role: "user", Content: "hello"}})
+	if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 4 {
 		t.Fatalf("ended %+v after %d requests, want finished after 4: the resend is no Tier 1 attempt", last, srv.Requests())
 	}
 	var starts []int
 	for _, ev := range events {
-		if ev.Kind == EventStarted {
+		if ev.Kind == chat.EventStarted {
 			starts = append(starts, ev.Attempt)
 		}
 	}
@@ -356,13 +357,13 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 		}
 	}
 	// The endpoint reported no usage without stream_options: the run estimates it.
-	var u []Usage
+	var u []chat.Usage
 	for _, ev := range events {
-		if ev.Kind == EventUsage {
+		if ev.Kind == chat.EventUsage {
 			u = append(u, ev.Usage)
 		}
 	}
-	msgs := []Message{{Role: "user", Content: "hello"}}
+	msgs := []chat.Message{{Role: "user", Content: "hello"}}
 	if len(u) != 1 || !u[0].Estimated || u[0].PromptTokens != EstimateTokens(msgs) || u[0].CompletionTokens != EstimateText(text(events)) {
 		t.Fatalf("usage %+v, want one estimate: %d prompt, %d completion", u, EstimateTokens(msgs), EstimateText(text(events)))
 	}
@@ -378,7 +379,7 @@ func TestReportedUsageIsNotEstimated(t *testing.T) {
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	for _, ev := range events {
-		if ev.Kind == EventUsage && (ev.Usage.Estimated || ev.Usage.PromptTokens == 0) {
+		if ev.Kind == chat.EventUsage && (ev.Usage.Estimated || ev.Usage.PromptTokens == 0) {
 			t.Fatalf("usage %+v, want the endpoint's own", ev.Usage)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/retry"
 	"parley/retry/retrytest"
 )
@@ -90,12 +91,12 @@ func TestCorpusReplayedOverHTTP(t *testing.T) {
 			c := NewClient(Endpoint{
 				BaseURL: srv.URL + "/v1", Model: "m",
 				HeaderTimeout: 300 * time.Millisecond, FirstDeltaTimeout: 500 * time.Millisecond,
-			}, retry.SystemClock{}, oneAttempt())
-			var last Event
-			for ev := range c.Stream(context.Background(), []Message{{Role: "user", Content: "hi"}}) {
+			}, chat.SystemClock{}, oneAttempt())
+			var last chat.Event
+			for ev := range c.Stream(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}) {
 				last = ev
 			}
-			if last.Kind != EventFailed {
+			if last.Kind != chat.EventFailed {
 				t.Fatalf("%s (%s): run ended with event %d, want failed", e.ID, e.Scenario, last.Kind)
 			}
 			if string(last.Class.Class) != e.ExpectedClass || last.Class.Retryable != e.Retryable {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // Price is what a model costs, in US dollars per million tokens.
@@ -16,7 +16,7 @@ type Price struct {
 }
 
 // Cost returns what u costs at p, in US dollars.
-func (p Price) Cost(u Usage) float64 {
+func (p Price) Cost(u chat.Usage) float64 {
 	return (float64(u.PromptTokens)*p.Input + float64(u.CompletionTokens)*p.Output) / 1e6
 }
 
@@ -64,7 +64,7 @@ type Spent struct {
 }
 
 // SpentOf prices usage by model.
-func (p Prices) SpentOf(byModel map[string]Usage) Spent {
+func (p Prices) SpentOf(byModel map[string]chat.Usage) Spent {
 	var s Spent
 	for model, u := range byModel {
 		s.Tokens += u.PromptTokens + u.CompletionTokens
@@ -119,9 +119,9 @@ type Limits struct {
 // Ledger reports the usage already stored, summed per model. history.DB is one.
 type Ledger interface {
 	// SessionUsage is the usage of every run of a session.
-	SessionUsage(sessionID string) (map[string]Usage, error)
+	SessionUsage(sessionID string) (map[string]chat.Usage, error)
 	// UsageSince is the usage of the runs of every session that ended at or after t.
-	UsageSince(t time.Time) (map[string]Usage, error)
+	UsageSince(t time.Time) (map[string]chat.Usage, error)
 }
 
 // Budget holds a run to the spend limits: before each request it adds the estimate of the
@@ -135,18 +135,18 @@ type Budget struct {
 	Limits Limits
 	Ledger Ledger
 	// Clock tells the day: it starts at midnight in the location of Clock.Now().
-	Clock retry.Clock
+	Clock chat.Clock
 }
 
 // Stream runs c.Stream for session sessionID under the budget: a request that would pass a
 // limit is not sent, and the run fails as spend_limit_exceeded, which is not retryable. A nil
 // Budget checks nothing.
-func (b *Budget) Stream(ctx context.Context, c *Client, sessionID string, msgs []Message) <-chan Event {
+func (b *Budget) Stream(ctx context.Context, c *Client, sessionID string, msgs []chat.Message) <-chan chat.Event {
 	if b == nil {
 		return c.Stream(ctx, msgs)
 	}
 	model := c.Endpoint().Model
-	return c.stream(ctx, msgs, func(sent []Message) *retry.Classification {
+	return c.stream(ctx, msgs, func(sent []chat.Message) *chat.Classification {
 		return b.Check(sessionID, model, sent)
 	})
 }
@@ -164,13 +164,13 @@ func (b *Budget) Session(sessionID string) (Spent, error) {
 // when it may, else the spend_limit_exceeded classification that says which limit it would
 // pass. When what is spent cannot be read the request is refused too: a limit that cannot be
 // checked is not a limit.
-func (b *Budget) Check(sessionID, model string, msgs []Message) *retry.Classification {
+func (b *Budget) Check(sessionID, model string, msgs []chat.Message) *chat.Classification {
 	l := b.Limits
-	prompt := Usage{PromptTokens: EstimateTokens(msgs)}
+	prompt := chat.Usage{PromptTokens: EstimateTokens(msgs)}
 	next := Spent{Tokens: prompt.PromptTokens, Cost: b.Prices.Of(model).Cost(prompt)}
-	refuse := func(msg string, until time.Time) *retry.Classification {
-		return &retry.Classification{
-			Class: retry.SpendLimitExceeded, Label: retry.Label(retry.SpendLimitExceeded),
+	refuse := func(msg string, until time.Time) *chat.Classification {
+		return &chat.Classification{
+			Class: chat.SpendLimitExceeded, Label: chat.Label(chat.SpendLimitExceeded),
 			Message: msg + "; no request was sent", RetryAfterUntil: until,
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/retry"
 )
@@ -17,14 +18,14 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 func TestPriceMaths(t *testing.T) {
 	p := Price{Input: 2.50, Output: 10}
 	cases := []struct {
-		u    Usage
+		u    chat.Usage
 		want float64
 	}{
-		{Usage{}, 0},
-		{Usage{PromptTokens: 1_000_000}, 2.50},
-		{Usage{CompletionTokens: 1_000_000}, 10},
-		{Usage{PromptTokens: 1000, CompletionTokens: 500}, 0.0025 + 0.005},
-		{Usage{PromptTokens: 1, CompletionTokens: 1}, 12.5e-6},
+		{chat.Usage{}, 0},
+		{chat.Usage{PromptTokens: 1_000_000}, 2.50},
+		{chat.Usage{CompletionTokens: 1_000_000}, 10},
+		{chat.Usage{PromptTokens: 1000, CompletionTokens: 500}, 0.0025 + 0.005},
+		{chat.Usage{PromptTokens: 1, CompletionTokens: 1}, 12.5e-6},
 	}
 	for _, c := range cases {
 		if got := p.Cost(c.u); !near(got, c.want) {
@@ -38,7 +39,7 @@ func TestPriceMaths(t *testing.T) {
 	if got := prices.Of("llama3.2"); got != (Price{}) {
 		t.Errorf("an unknown model costs %+v, want nothing", got)
 	}
-	spent := prices.SpentOf(map[string]Usage{
+	spent := prices.SpentOf(map[string]chat.Usage{
 		"gpt-4o-mini": {PromptTokens: 10_000, CompletionTokens: 2_000},
 		"llama3.2":    {PromptTokens: 5_000, CompletionTokens: 5_000},
 	})
@@ -71,38 +72,38 @@ func TestSpentFormats(t *testing.T) {
 
 // fakeLedger is a Ledger of fixed usage that records the times asked about.
 type fakeLedger struct {
-	session, day map[string]Usage
+	session, day map[string]chat.Usage
 	since        []time.Time
 	err          error
 }
 
-func (l *fakeLedger) SessionUsage(string) (map[string]Usage, error) { return l.session, l.err }
-func (l *fakeLedger) UsageSince(t time.Time) (map[string]Usage, error) {
+func (l *fakeLedger) SessionUsage(string) (map[string]chat.Usage, error) { return l.session, l.err }
+func (l *fakeLedger) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 	l.since = append(l.since, t)
 	return l.day, l.err
 }
 
 func TestBudgetCheck(t *testing.T) {
-	msgs := []Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
-	prices := Prices{"paid": {Input: 1000, Output: 1000}}                // $0.001 a token
-	clock := newFakeClock()                                              // 2026-11-29 12:00 UTC
+	msgs := []chat.Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
+	prices := Prices{"paid": {Input: 1000, Output: 1000}}                     // $0.001 a token
+	clock := newFakeClock()                                                   // 2026-11-29 12:00 UTC
 	cases := []struct {
 		name    string
 		limits  Limits
-		session map[string]Usage
-		day     map[string]Usage
+		session map[string]chat.Usage
+		day     map[string]chat.Usage
 		model   string
 		refused string // a word of the message, or "" when the request may go
 	}{
 		{"no limits", Limits{}, nil, nil, "paid", ""},
-		{"session tokens: room", Limits{SessionTokens: 1000}, map[string]Usage{"paid": {PromptTokens: 800, CompletionTokens: 93}}, nil, "paid", ""},
-		{"session tokens: the estimate crosses", Limits{SessionTokens: 1000}, map[string]Usage{"paid": {PromptTokens: 800, CompletionTokens: 94}}, nil, "paid", "this session"},
-		{"session cost: the estimate crosses", Limits{SessionCost: 0.2}, map[string]Usage{"paid": {PromptTokens: 50, CompletionTokens: 50}}, nil, "paid", "$0.107"},
-		{"session cost: unpriced model costs nothing", Limits{SessionCost: 0.2}, map[string]Usage{"free": {PromptTokens: 5000, CompletionTokens: 5000}}, nil, "free", ""},
-		{"day tokens: already past", Limits{DayTokens: 500}, nil, map[string]Usage{"free": {PromptTokens: 400, CompletionTokens: 200}}, "free", "today"},
-		{"day cost: room", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 400, CompletionTokens: 400}}, "paid", ""},
-		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
-		{"day cost: past, but a free model spends nothing", Limits{DayCost: 1}, nil, map[string]Usage{"paid": {PromptTokens: 5000}}, "free", ""},
+		{"session tokens: room", Limits{SessionTokens: 1000}, map[string]chat.Usage{"paid": {PromptTokens: 800, CompletionTokens: 93}}, nil, "paid", ""},
+		{"session tokens: the estimate crosses", Limits{SessionTokens: 1000}, map[string]chat.Usage{"paid": {PromptTokens: 800, CompletionTokens: 94}}, nil, "paid", "this session"},
+		{"session cost: the estimate crosses", Limits{SessionCost: 0.2}, map[string]chat.Usage{"paid": {PromptTokens: 50, CompletionTokens: 50}}, nil, "paid", "$0.107"},
+		{"session cost: unpriced model costs nothing", Limits{SessionCost: 0.2}, map[string]chat.Usage{"free": {PromptTokens: 5000, CompletionTokens: 5000}}, nil, "free", ""},
+		{"day tokens: already past", Limits{DayTokens: 500}, nil, map[string]chat.Usage{"free": {PromptTokens: 400, CompletionTokens: 200}}, "free", "today"},
+		{"day cost: room", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 400, CompletionTokens: 400}}, "paid", ""},
+		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
+		{"day cost: past, but a free model spends nothing", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 5000}}, "free", ""},
 	}
 	for _, c := range cases {
 		l := &fakeLedger{session: c.session, day: c.day}
@@ -115,7 +116,7 @@ func TestBudgetCheck(t *testing.T) {
 		if cls == nil {
 			continue
 		}
-		if cls.Class != retry.SpendLimitExceeded || cls.Retryable || !strings.Contains(cls.Message, c.refused) || !strings.Contains(cls.Message, "no request was sent") {
+		if cls.Class != chat.SpendLimitExceeded || cls.Retryable || !strings.Contains(cls.Message, c.refused) || !strings.Contains(cls.Message, "no request was sent") {
 			t.Errorf("%s: %+v, want spend_limit_exceeded, not retryable, naming %q", c.name, cls, c.refused)
 		}
 		day := c.limits.DayCost > 0 || c.limits.DayTokens > 0
@@ -136,25 +137,25 @@ func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 	srv := startDemo(t)
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
-	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: newFakeClock()}
-	var events []Event
-	for ev := range b.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hello there"}}) {
+	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: newFakeClock()}
+	var events []chat.Event
+	for ev := range b.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hello there"}}) {
 		events = append(events, ev)
 	}
-	if len(events) != 1 || events[0].Kind != EventFailed || events[0].Class.Class != retry.SpendLimitExceeded || srv.Requests() != 0 {
+	if len(events) != 1 || events[0].Kind != chat.EventFailed || events[0].Class.Class != chat.SpendLimitExceeded || srv.Requests() != 0 {
 		t.Fatalf("events %v after %d requests, want one spend_limit_exceeded failure and no request", kinds(events), srv.Requests())
 	}
 	// Under the limit the same budget lets the request go.
 	b.Limits.SessionTokens = 1000
-	for ev := range b.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hello there"}}) {
+	for ev := range b.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hello there"}}) {
 		events = append(events, ev)
 	}
-	if last := events[len(events)-1]; last.Kind != EventFinished || srv.Requests() != 1 {
+	if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 1 {
 		t.Fatalf("ended %+v after %d requests", last, srv.Requests())
 	}
 	// A nil budget checks nothing.
 	var none *Budget
-	for range none.Stream(context.Background(), c, "s", []Message{{Role: "user", Content: "hi"}}) {
+	for range none.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hi"}}) {
 	}
 	if srv.Requests() != 2 {
 		t.Fatalf("%d requests after a run without a budget", srv.Requests())
@@ -166,15 +167,15 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 	cases := []struct {
 		name   string
 		fault  demo.Fault
-		class  retry.Class
+		class  chat.Class
 		regain time.Time
 	}{
 		{"anthropic usage limits", demo.Fault{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-12-01 at 00:00 UTC."}}`},
-			retry.SpendLimitExceeded, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
+			chat.SpendLimitExceeded, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)},
 		{"openrouter 402 can only afford", demo.Fault{Status: 402, Body: `{"error":{"message":"This request requires more credits, or fewer max_tokens. You requested up to 32000 tokens, but can only afford 27342.","code":402}}`},
-			retry.SpendLimitExceeded, time.Time{}},
+			chat.SpendLimitExceeded, time.Time{}},
 		{"openrouter 402 insufficient credits", demo.Fault{Status: 402, Body: `{"error": {"message": "Insufficient credits. Add more using https://openrouter.ai/settings/credits", "code": 402}}`},
-			retry.QuotaExhausted, time.Time{}},
+			chat.QuotaExhausted, time.Time{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -184,7 +185,7 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 			events := collect(t, cl, context.Background())
 			last := events[len(events)-1]
-			if last.Kind != EventFailed || last.Class.Class != c.class || last.Class.Retryable || srv.Requests() != 1 || len(clock.Waits()) != 0 {
+			if last.Kind != chat.EventFailed || last.Class.Class != c.class || last.Class.Retryable || srv.Requests() != 1 || len(clock.Waits()) != 0 {
 				t.Fatalf("ended %+v after %d requests and waits %v, want %s, not retryable, after 1", last, srv.Requests(), clock.Waits(), c.class)
 			}
 			if !last.Class.RetryAfterUntil.Equal(c.regain) {

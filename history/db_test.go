@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parley/agent/chat"
 )
 
 func mode(t *testing.T, path string) os.FileMode {
@@ -111,7 +113,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Content != "remember me" || got[1].Content != "I will" || got[1].Status != StatusSucceeded {
+	if len(got) != 2 || got[0].Content != "remember me" || got[1].Content != "I will" || got[1].Status != chat.StatusSucceeded {
 		t.Errorf("transcript after reopening = %+v", got)
 	}
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/retry/retrytest"
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 )
 
 // openTemp opens a new database in a temporary directory, closed when the test ends.
@@ -71,18 +72,18 @@ func answer(t *testing.T, db *DB, r Receipt, text string) {
 	if err := db.AppendReply(r.RunID, text); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(r.RunID, Finish{Status: StatusSucceeded, Attempts: 1}); err != nil {
+	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // newFakeClock returns a clock that moves only when the test advances it.
-func newFakeClock() *retrytest.Clock {
-	return retrytest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
+func newFakeClock() *chattest.Clock {
+	return chattest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // waitAsked returns the duration of the next wait started on c, failing the test if none comes soon.
-func waitAsked(t *testing.T, c *retrytest.Clock) time.Duration {
+func waitAsked(t *testing.T, c *chattest.Clock) time.Duration {
 	t.Helper()
 	select {
 	case d := <-c.Asked():

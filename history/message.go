@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent"
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // Role says who wrote a message.
@@ -36,13 +35,13 @@ type Message struct {
 	// RunID is, for a reply, the run that produced it; 0 otherwise.
 	RunID int64
 	// Status is, for a reply, its run's status; empty otherwise.
-	Status RunStatus
+	Status chat.Status
 	// Superseded reports whether a regeneration replaced this message. Superseded messages
 	// are kept but never sent to the model again.
 	Superseded bool
 	CreatedAt  time.Time
 	// Retry is the classification of a failed or interrupted run; nil otherwise.
-	Retry *retry.Classification
+	Retry *chat.Classification
 	// Attempts and Model are those of the reply's run.
 	Attempts int
 	Model    string
@@ -266,7 +265,7 @@ func (db *DB) Versions(anchorID int64) ([]Message, error) {
 // Context returns what a run answering anchorID sends to the model: the live transcript of
 // the anchor's session up to and including the anchor, leaving out empty replies and replies
 // whose run is still queued or running. The anchor must be a live operator message.
-func (db *DB) Context(anchorID int64) ([]agent.Message, error) {
+func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
@@ -283,9 +282,9 @@ func (db *DB) Context(anchorID int64) ([]agent.Message, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []agent.Message
+	var out []chat.Message
 	for rows.Next() {
-		var m agent.Message
+		var m chat.Message
 		if err := rows.Scan(&m.Role, &m.Content); err != nil {
 			return nil, err
 		}

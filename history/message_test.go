@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent"
+	"parley/agent/chat"
 )
 
 func TestPostCommitsBeforeReturning(t *testing.T) {
@@ -49,7 +49,7 @@ func TestPostCommitsBeforeReturning(t *testing.T) {
 	want := []Message{
 		{ID: r.AnchorID, SessionID: s.ID, Role: RoleUser, Content: "is this saved?"},
 		{ID: r.ReplyID, SessionID: s.ID, Role: RoleAssistant, AnchorID: r.AnchorID, RunID: r.RunID,
-			Status: StatusQueued, Model: "model-a"},
+			Status: chat.StatusQueued, Model: "model-a"},
 	}
 	for i := range got {
 		if got[i].CreatedAt.IsZero() {
@@ -195,7 +195,7 @@ func TestRegenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCtx := []agent.Message{{Role: "user", Content: "one"}, {Role: "assistant", Content: "reply one"}, {Role: "user", Content: "two"}}
+	wantCtx := []chat.Message{{Role: "user", Content: "one"}, {Role: "assistant", Content: "reply one"}, {Role: "user", Content: "two"}}
 	if !reflect.DeepEqual(ctxBefore, wantCtx) || !reflect.DeepEqual(ctxAfter, ctxBefore) {
 		t.Errorf("context before %v, after %v; want both %v", ctxBefore, ctxAfter, wantCtx)
 	}
@@ -207,7 +207,7 @@ func TestRegenerate(t *testing.T) {
 	if want := []int64{r1.AnchorID, r1.ReplyID, r2.AnchorID, g2.ReplyID}; !reflect.DeepEqual(ids(live), want) {
 		t.Errorf("live transcript %v, want %v", ids(live), want)
 	}
-	if m := live[3]; m.Status != StatusQueued || m.Model != "model-c" || m.RunID != g2.RunID || m.AnchorID != r2.AnchorID {
+	if m := live[3]; m.Status != chat.StatusQueued || m.Model != "model-c" || m.RunID != g2.RunID || m.AnchorID != r2.AnchorID {
 		t.Errorf("new reply = %+v", m)
 	}
 
@@ -270,7 +270,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	r1 := post(t, db, s.ID, "q1")
 	answer(t, db, r1, "a1")
 	r2 := post(t, db, s.ID, "q2") // fails before any text
-	if err := db.FinishRun(r2.RunID, Finish{Status: StatusFailed, Retry: &interruptedClass}); err != nil {
+	if err := db.FinishRun(r2.RunID, Finish{Status: chat.StatusFailed, Retry: &interruptedClass}); err != nil {
 		t.Fatal(err)
 	}
 	r3 := post(t, db, s.ID, "q3") // cancelled with partial text
@@ -280,7 +280,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	if err := db.AppendReply(r3.RunID, "partial"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(r3.RunID, Finish{Status: StatusCancelled}); err != nil {
+	if err := db.FinishRun(r3.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
 		t.Fatal(err)
 	}
 	r4 := post(t, db, s.ID, "q4") // still running, with text
@@ -297,7 +297,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []agent.Message{
+	want := []chat.Message{
 		{Role: "system", Content: "older turns were left out"},
 		{Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
 		{Role: "user", Content: "q2"},

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // ownersDir is where the lock files of the database at dbPath live.
@@ -55,10 +55,10 @@ func releaseLock(f *os.File) error {
 const queuedInterruptedMessage = "parley stopped before this reply was requested"
 
 // interruptedClass is stored on a run whose process died while it streamed.
-var interruptedClass = retry.Classification{
+var interruptedClass = chat.Classification{
 	Retryable: true,
-	Class:     retry.Interrupted,
-	Label:     retry.Label(retry.Interrupted),
+	Class:     chat.Interrupted,
+	Label:     chat.Label(chat.Interrupted),
 	Message:   "parley stopped while this reply was streaming",
 }
 

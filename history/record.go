@@ -5,20 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent"
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // flushDelay is the longest streamed text waits before it is written.
 const flushDelay = 250 * time.Millisecond
-
-// endedWithoutResult is stored when a run's events stop without a terminal event.
-var endedWithoutResult = retry.Classification{
-	Retryable: true,
-	Class:     retry.Network,
-	Label:     retry.Label(retry.Network),
-	Message:   "the run ended without a result",
-}
 
 // Record persists run runID as its events pass through and forwards every event, unchanged and
 // in order, on the returned channel, which it closes after the terminal event.
@@ -34,8 +25,8 @@ var endedWithoutResult = retry.Classification{
 //
 // Database errors are logged and do not stop the forwarding. Forwarding does not wait for the
 // reader: a slow reader never delays what is written.
-func (db *DB) Record(runID int64, events <-chan agent.Event, clock retry.Clock) <-chan agent.Event {
-	out := make(chan agent.Event)
+func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-chan chat.Event {
+	out := make(chan chat.Event)
 	go db.record(runID, events, clock, out)
 	return out
 }
@@ -47,22 +38,22 @@ type recorder struct {
 	started  bool
 	pending  strings.Builder
 	attempts int
-	usage    agent.Usage
+	usage    chat.Usage
 }
 
-func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out chan<- agent.Event) {
+func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out chan<- chat.Event) {
 	defer close(out)
 	rec := &recorder{db: db, runID: runID}
 	var queue eventQueue // events not yet taken by the reader
 	var flush <-chan time.Time
 	done := false
 	for !done || !queue.empty() {
-		var send chan<- agent.Event
-		var next agent.Event
+		var send chan<- chat.Event
+		var next chat.Event
 		if !queue.empty() {
 			send, next = out, queue.front()
 		}
-		var recv <-chan agent.Event
+		var recv <-chan chat.Event
 		if !done {
 			recv = in
 		}
@@ -74,10 +65,10 @@ func (db *DB) record(runID int64, in <-chan agent.Event, clock retry.Clock, out 
 			rec.flush()
 		case ev, ok := <-recv:
 			if !ok {
-				ev = agent.Event{Kind: agent.EventFailed, Class: endedWithoutResult}
+				ev = chat.Event{Kind: chat.EventFailed, Class: chat.EndedWithoutResult}
 			}
 			if ev.Terminal() {
-				rec.finish(ev)
+				rec.finish(chat.Decide(ev, true))
 				done = true
 			} else if rec.note(ev) && flush == nil {
 				flush = clock.After(flushDelay)
@@ -94,21 +85,21 @@ const queueBlock = 256
 // queued, however far the reader falls behind (a flood of deltas can outrun it), and the
 // block the reader last emptied is reused.
 type eventQueue struct {
-	blocks [][]agent.Event // the front is blocks[0][head]
+	blocks [][]chat.Event // the front is blocks[0][head]
 	head   int
-	spare  []agent.Event
+	spare  []chat.Event
 }
 
 func (q *eventQueue) empty() bool { return len(q.blocks) == 0 }
 
-func (q *eventQueue) front() agent.Event { return q.blocks[0][q.head] }
+func (q *eventQueue) front() chat.Event { return q.blocks[0][q.head] }
 
-func (q *eventQueue) push(ev agent.Event) {
+func (q *eventQueue) push(ev chat.Event) {
 	n := len(q.blocks)
 	if n == 0 || len(q.blocks[n-1]) == queueBlock {
 		b := q.spare
 		if b == nil {
-			b = make([]agent.Event, 0, queueBlock)
+			b = make([]chat.Event, 0, queueBlock)
 		}
 		q.spare = nil
 		q.blocks = append(q.blocks, b)
@@ -119,7 +110,7 @@ func (q *eventQueue) push(ev agent.Event) {
 
 func (q *eventQueue) pop() {
 	b := q.blocks[0]
-	b[q.head] = agent.Event{} // the reader has it: drop the text
+	b[q.head] = chat.Event{} // the reader has it: drop the text
 	if q.head++; q.head == len(b) {
 		q.blocks[0] = nil
 		q.blocks, q.head, q.spare = q.blocks[1:], 0, b[:0]
@@ -127,18 +118,17 @@ func (q *eventQueue) pop() {
 }
 
 // note takes in a non-terminal event and reports whether it left text waiting to be written.
-func (r *recorder) note(ev agent.Event) bool {
+func (r *recorder) note(ev chat.Event) bool {
 	if !r.started {
 		r.started = true
 		r.log("starting run", r.db.StartRun(r.runID))
 	}
 	switch ev.Kind {
-	case agent.EventStarted:
+	case chat.EventStarted:
 		r.attempts++
-	case agent.EventUsage:
-		r.usage.PromptTokens += ev.Usage.PromptTokens
-		r.usage.CompletionTokens += ev.Usage.CompletionTokens
-	case agent.EventDelta:
+	case chat.EventUsage:
+		r.usage.Add(ev.Usage)
+	case chat.EventDelta:
 		r.pending.WriteString(ev.Text)
 	}
 	return r.pending.Len() > 0
@@ -157,20 +147,10 @@ func (r *recorder) flush() {
 	}
 }
 
-// finish stores the end of the run that terminal event ev reports.
-func (r *recorder) finish(ev agent.Event) {
+// finish stores how the run ended.
+func (r *recorder) finish(o chat.Outcome) {
 	r.flush()
-	f := Finish{Attempts: r.attempts, Usage: r.usage}
-	switch {
-	case ev.Kind == agent.EventFinished:
-		f.Status = StatusSucceeded
-	case ev.Kind == agent.EventCancelled, ev.Class.Class == retry.Cancelled:
-		f.Status = StatusCancelled
-	default:
-		f.Status = StatusFailed
-		c := ev.Class
-		f.Retry = &c
-	}
+	f := Finish{Status: o.Status, Retry: o.Retry, Attempts: r.attempts, Usage: r.usage}
 	r.log("finishing run", r.db.FinishRun(r.runID, f))
 }
 

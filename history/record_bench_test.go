@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent"
-	"parley/retry/retrytest"
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 )
 
 // cpuNow is the CPU time (user+sys) the process has used so far.
@@ -54,9 +54,9 @@ func BenchmarkRecord(b *testing.B) {
 					}
 					// Each delta moves the clock by the time between two tokens, so Record flushes as
 					// often as it would at that rate, however fast the benchmark runs.
-					clock := retrytest.New(time.Unix(0, 0))
-					in := make(chan agent.Event, 64)
-					out := (<-chan agent.Event)(in)
+					clock := chattest.New(time.Unix(0, 0))
+					in := make(chan chat.Event, 64)
+					out := (<-chan chat.Event)(in)
 					b.StartTimer()
 					start := cpuNow(b)
 					if writes {
@@ -64,17 +64,17 @@ func BenchmarkRecord(b *testing.B) {
 					}
 					go func() {
 						gap := time.Second / time.Duration(c.rate)
-						in <- agent.Event{Kind: agent.EventStarted, Attempt: 1}
+						in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 						for i := range c.tokens {
-							in <- agent.Event{Kind: agent.EventDelta, Text: tokenText[i%len(tokenText)]}
+							in <- chat.Event{Kind: chat.EventDelta, Text: tokenText[i%len(tokenText)]}
 							clock.Advance(gap)
 						}
-						in <- agent.Event{Kind: agent.EventFinished}
+						in <- chat.Event{Kind: chat.EventFinished}
 						close(in)
 					}()
 					n := 0
 					for ev := range out {
-						if ev.Kind == agent.EventDelta {
+						if ev.Kind == chat.EventDelta {
 							n++
 						}
 					}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"parley/agent"
+	"parley/agent/chat"
 )
 
 // The queue between a run and a reader that falls behind hands events over in order, across
@@ -23,7 +23,7 @@ func TestEventQueueKeepsOrder(t *testing.T) {
 	}
 	for _, step := range []struct{ push, pop int }{{1, 1}, {3, 1}, {700, 200}, {1, 1000}, {5000, 4999}, {300, 1000}} {
 		for range step.push {
-			q.push(agent.Event{Kind: agent.EventDelta, Text: fmt.Sprint(pushed)})
+			q.push(chat.Event{Kind: chat.EventDelta, Text: fmt.Sprint(pushed)})
 			pushed++
 		}
 		pop(step.pop)

@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent"
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // replyText reads a run's reply as stored.
@@ -24,7 +23,7 @@ func replyText(t *testing.T, db *DB, runID int64) string {
 }
 
 // recv takes the next forwarded event, failing the test if none comes soon.
-func recv(t *testing.T, out <-chan agent.Event) agent.Event {
+func recv(t *testing.T, out <-chan chat.Event) chat.Event {
 	t.Helper()
 	select {
 	case ev, ok := <-out:
@@ -35,13 +34,13 @@ func recv(t *testing.T, out <-chan agent.Event) agent.Event {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no event forwarded")
 	}
-	return agent.Event{}
+	return chat.Event{}
 }
 
 // drain reads out to its end.
-func drain(t *testing.T, out <-chan agent.Event) []agent.Event {
+func drain(t *testing.T, out <-chan chat.Event) []chat.Event {
 	t.Helper()
-	var got []agent.Event
+	var got []chat.Event
 	for {
 		select {
 		case ev, ok := <-out:
@@ -59,22 +58,22 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "tell me")
 	clock := newFakeClock()
-	in := make(chan agent.Event)
+	in := make(chan chat.Event)
 	out := db.Record(r.RunID, in, clock)
 
-	in <- agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3}
+	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}
 	recv(t, out)
-	in <- agent.Event{Kind: agent.EventDelta, Text: "Once "}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "Once "}
 	recv(t, out)
 	if d := waitAsked(t, clock); d != 250*time.Millisecond {
 		t.Fatalf("flush timer of %v, want 250ms", d)
 	}
-	in <- agent.Event{Kind: agent.EventDelta, Text: "upon "}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "upon "}
 	recv(t, out)
 	clock.Advance(249 * time.Millisecond)
-	in <- agent.Event{Kind: agent.EventDelta, Text: "a time"}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "a time"}
 	recv(t, out)
-	if run, _ := db.Run(r.RunID); run.Status != StatusRunning {
+	if run, _ := db.Run(r.RunID); run.Status != chat.StatusRunning {
 		t.Errorf("status while streaming = %s, want running", run.Status)
 	}
 	if got := replyText(t, db, r.RunID); got != "" {
@@ -97,10 +96,10 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	}
 
 	// The next delta starts a new batch.
-	in <- agent.Event{Kind: agent.EventDelta, Text: "."}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "."}
 	recv(t, out)
 	waitAsked(t, clock)
-	in <- agent.Event{Kind: agent.EventFinished, FinishReason: "stop"}
+	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 	recv(t, out)
 	if got := replyText(t, db, r.RunID); got != "Once upon a time." {
 		t.Errorf("reply after finishing = %q", got)
@@ -112,65 +111,65 @@ func TestRecordBatchesDeltas(t *testing.T) {
 }
 
 func TestRecordTerminalEvents(t *testing.T) {
-	overloaded := retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded",
+	overloaded := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "Overloaded"}
 	for _, c := range []struct {
 		name   string
-		events []agent.Event
+		events []chat.Event
 		// closeEarly closes the input without a terminal event.
 		closeEarly bool
-		status     RunStatus
-		class      *retry.Classification
+		status     chat.Status
+		class      *chat.Classification
 		text       string
 	}{
 		{
 			name: "finished",
-			events: []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, {Kind: agent.EventDelta, Text: "hi"},
-				{Kind: agent.EventFinished, FinishReason: "stop"}},
-			status: StatusSucceeded, text: "hi",
+			events: []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "hi"},
+				{Kind: chat.EventFinished, FinishReason: "stop"}},
+			status: chat.StatusSucceeded, text: "hi",
 		},
 		{
 			name: "failed mid-reply",
-			events: []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, {Kind: agent.EventDelta, Text: "par"},
-				{Kind: agent.EventFailed, Class: overloaded}},
-			status: StatusFailed, class: &overloaded, text: "par",
+			events: []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "par"},
+				{Kind: chat.EventFailed, Class: overloaded}},
+			status: chat.StatusFailed, class: &overloaded, text: "par",
 		},
 		{
 			name: "cancelled",
-			events: []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, {Kind: agent.EventDelta, Text: "stop"},
-				{Kind: agent.EventCancelled}},
-			status: StatusCancelled, text: "stop",
+			events: []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "stop"},
+				{Kind: chat.EventCancelled}},
+			status: chat.StatusCancelled, text: "stop",
 		},
 		{
 			name: "cancel reported as a failure",
-			events: []agent.Event{{Kind: agent.EventStarted, Attempt: 1},
-				{Kind: agent.EventFailed, Class: retry.Classification{Class: retry.Cancelled, Label: "Cancelled"}}},
-			status: StatusCancelled,
+			events: []chat.Event{{Kind: chat.EventStarted, Attempt: 1},
+				{Kind: chat.EventFailed, Class: chat.Classification{Class: chat.Cancelled, Label: "Cancelled"}}},
+			status: chat.StatusCancelled,
 		},
 		{
 			name: "failed before any request",
-			events: []agent.Event{{Kind: agent.EventFailed, Class: retry.Classification{
-				Class: retry.CredentialsUnresolved, Label: "API key not set", Message: "OPENAI_API_KEY is not set"}}},
-			status: StatusFailed,
-			class: &retry.Classification{Class: retry.CredentialsUnresolved, Label: "API key not set",
+			events: []chat.Event{{Kind: chat.EventFailed, Class: chat.Classification{
+				Class: chat.CredentialsUnresolved, Label: "API key not set", Message: "OPENAI_API_KEY is not set"}}},
+			status: chat.StatusFailed,
+			class: &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set",
 				Message: "OPENAI_API_KEY is not set"},
 		},
 		{
 			name:   "cancelled while queued",
-			events: []agent.Event{{Kind: agent.EventCancelled}},
-			status: StatusCancelled,
+			events: []chat.Event{{Kind: chat.EventCancelled}},
+			status: chat.StatusCancelled,
 		},
 		{
 			name:       "events stop without an end",
-			events:     []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, {Kind: agent.EventDelta, Text: "cut"}},
+			events:     []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "cut"}},
 			closeEarly: true,
-			status:     StatusFailed, class: &endedWithoutResult, text: "cut",
+			status:     chat.StatusFailed, class: &chat.EndedWithoutResult, text: "cut",
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db := openTemp(t)
 			r := post(t, db, newSession(t, db).ID, "q")
-			in := make(chan agent.Event, len(c.events))
+			in := make(chan chat.Event, len(c.events))
 			for _, ev := range c.events {
 				in <- ev
 			}
@@ -178,7 +177,7 @@ func TestRecordTerminalEvents(t *testing.T) {
 				close(in)
 			}
 			out := db.Record(r.RunID, in, newFakeClock())
-			var got []agent.Event
+			var got []chat.Event
 			for {
 				ev := recv(t, out)
 				got = append(got, ev)
@@ -206,7 +205,7 @@ func TestRecordTerminalEvents(t *testing.T) {
 			got = append(got, drain(t, out)...)
 			want := c.events
 			if c.closeEarly {
-				want = append(append([]agent.Event(nil), c.events...), agent.Event{Kind: agent.EventFailed, Class: endedWithoutResult})
+				want = append(append([]chat.Event(nil), c.events...), chat.Event{Kind: chat.EventFailed, Class: chat.EndedWithoutResult})
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("forwarded %+v\nwant %+v", got, want)
@@ -218,17 +217,17 @@ func TestRecordTerminalEvents(t *testing.T) {
 func TestRecordCountsAttemptsAndUsage(t *testing.T) {
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "q")
-	events := []agent.Event{
-		{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
-		{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: time.Second,
-			Class: retry.Classification{Retryable: true, Class: retry.Overloaded}},
-		{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3},
-		{Kind: agent.EventUsage, Usage: agent.Usage{PromptTokens: 100, CompletionTokens: 0}},
-		{Kind: agent.EventDelta, Text: "ok"},
-		{Kind: agent.EventUsage, Usage: agent.Usage{PromptTokens: 5, CompletionTokens: 7}},
-		{Kind: agent.EventFinished, FinishReason: "stop"},
+	events := []chat.Event{
+		{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
+		{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: time.Second,
+			Class: chat.Classification{Retryable: true, Class: chat.Overloaded}},
+		{Kind: chat.EventStarted, Attempt: 2, MaxAttempts: 3},
+		{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 100, CompletionTokens: 0}},
+		{Kind: chat.EventDelta, Text: "ok"},
+		{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 5, CompletionTokens: 7}},
+		{Kind: chat.EventFinished, FinishReason: "stop"},
 	}
-	in := make(chan agent.Event, len(events))
+	in := make(chan chat.Event, len(events))
 	for _, ev := range events {
 		in <- ev
 	}
@@ -241,7 +240,7 @@ func TestRecordCountsAttemptsAndUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusSucceeded || run.Attempts != 2 || run.Usage != (agent.Usage{PromptTokens: 105, CompletionTokens: 7}) {
+	if run.Status != chat.StatusSucceeded || run.Attempts != 2 || run.Usage != (chat.Usage{PromptTokens: 105, CompletionTokens: 7}) {
 		t.Errorf("run = %+v, want succeeded after 2 attempts using 105+7 tokens", run)
 	}
 }
@@ -253,9 +252,9 @@ func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 	defer slog.SetDefault(prev)
 
 	db := openTemp(t)
-	events := []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, {Kind: agent.EventDelta, Text: "x"},
-		{Kind: agent.EventFinished}}
-	in := make(chan agent.Event, len(events))
+	events := []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "x"},
+		{Kind: chat.EventFinished}}
+	in := make(chan chat.Event, len(events))
 	for _, ev := range events {
 		in <- ev
 	}
@@ -274,12 +273,12 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "q")
 	clock := newFakeClock()
-	in := make(chan agent.Event)
+	in := make(chan chat.Event)
 	out := db.Record(r.RunID, in, clock)
 	// Nobody reads out while the run streams.
-	in <- agent.Event{Kind: agent.EventStarted, Attempt: 1}
-	in <- agent.Event{Kind: agent.EventDelta, Text: "unread "}
-	in <- agent.Event{Kind: agent.EventDelta, Text: "text"}
+	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "unread "}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "text"}
 	waitAsked(t, clock)
 	clock.Advance(flushDelay)
 	deadline := time.Now().Add(5 * time.Second)
@@ -289,7 +288,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	in <- agent.Event{Kind: agent.EventFinished}
+	in <- chat.Event{Kind: chat.EventFinished}
 	close(in)
 	if got := drain(t, out); len(got) != 4 {
 		t.Errorf("forwarded %d events, want 4", len(got))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // helperEnv, when set, makes the test binary act as a second parley process on the database
@@ -76,9 +76,9 @@ func assertInterrupted(t *testing.T, db *DB, id int64, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := retry.Classification{Retryable: true, Class: retry.Interrupted, Label: "Interrupted",
+	want := chat.Classification{Retryable: true, Class: chat.Interrupted, Label: "Interrupted",
 		Message: "parley stopped while this reply was streaming"}
-	if run.Status != StatusInterrupted || run.Retry == nil || *run.Retry != want || run.FinishedAt.IsZero() {
+	if run.Status != chat.StatusInterrupted || run.Retry == nil || *run.Retry != want || run.FinishedAt.IsZero() {
 		t.Errorf("run %d = %+v, want interrupted with %+v", id, run, want)
 	}
 	if got := replyText(t, db, id); got != text {
@@ -101,14 +101,14 @@ func TestRecoveryLeavesLiveOwnersAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusRunning || run.Retry != nil {
+	if run.Status != chat.StatusRunning || run.Retry != nil {
 		t.Errorf("run of a live owner = %+v, want untouched", run)
 	}
 	// The owner carries on.
 	if err := a.AppendReply(r.RunID, ", and done"); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.FinishRun(r.RunID, Finish{Status: StatusSucceeded}); err != nil {
+	if err := a.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -129,7 +129,7 @@ func TestRecoveryAfterOwnerClosed(t *testing.T) {
 		t.Errorf("recovered %v, want [%d]", ids, r.RunID)
 	}
 	assertInterrupted(t, b, r.RunID, "partial")
-	if run, _ := b.Run(other.RunID); run.Status != StatusRunning {
+	if run, _ := b.Run(other.RunID); run.Status != chat.StatusRunning {
 		t.Errorf("b's own run = %s, want running", run.Status)
 	}
 	if ids, err := b.RecoverInterrupted(); err != nil || len(ids) != 0 {
@@ -157,7 +157,7 @@ func TestRecoveryAfterOwnerCrashed(t *testing.T) {
 		t.Errorf("stale lock file: %v, want it removed", err)
 	}
 	// Interrupted is final: it cannot be resumed, only regenerated.
-	if err := b.FinishRun(r1.RunID, Finish{Status: StatusSucceeded}); !errors.Is(err, ErrTransition) {
+	if err := b.FinishRun(r1.RunID, Finish{Status: chat.StatusSucceeded}); !errors.Is(err, ErrTransition) {
 		t.Errorf("finishing an interrupted run: %v, want ErrTransition", err)
 	}
 	if _, err := b.Regenerate(r1.AnchorID, "m", false); err != nil {
@@ -205,7 +205,7 @@ func TestRecoveryWithSecondProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusRunning || run.Owner != token {
+	if run.Status != chat.StatusRunning || run.Owner != token {
 		t.Errorf("live process's run = %+v", run)
 	}
 
@@ -233,7 +233,7 @@ func TestRecoveryInterruptsRunsLeftQueued(t *testing.T) {
 	running := startRunning(t, a, "half")
 	queued := post(t, a, s.ID, "asked while another reply streamed")
 	b := openAgain(t, a)
-	if run, _ := b.Run(queued.RunID); run.Status != StatusQueued {
+	if run, _ := b.Run(queued.RunID); run.Status != chat.StatusQueued {
 		t.Fatalf("a live owner's queued run = %s, want queued", run.Status)
 	}
 	// A crash: the kernel drops the lock and nothing is finished.
@@ -247,7 +247,7 @@ func TestRecoveryInterruptsRunsLeftQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusInterrupted || run.Retry == nil || !run.Retry.Retryable ||
+	if run.Status != chat.StatusInterrupted || run.Retry == nil || !run.Retry.Retryable ||
 		run.Retry.Message != "parley stopped before this reply was requested" {
 		t.Fatalf("queued run after recovery = %+v", run)
 	}

@@ -6,25 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"parley/agent"
-	"parley/retry"
-)
-
-// RunStatus is where a run is in its life:
-//
-//	queued → running → succeeded | failed | cancelled
-//	queued → cancelled | failed   (failed before any request, e.g. credentials_unresolved)
-//	running → interrupted         (only by recovery, when its process died)
-type RunStatus string
-
-// The states of a run.
-const (
-	StatusQueued      RunStatus = "queued"
-	StatusRunning     RunStatus = "running"
-	StatusSucceeded   RunStatus = "succeeded"
-	StatusFailed      RunStatus = "failed"
-	StatusCancelled   RunStatus = "cancelled"
-	StatusInterrupted RunStatus = "interrupted"
+	"parley/agent/chat"
 )
 
 // Run is one attempt to produce a reply to an anchor.
@@ -33,16 +15,16 @@ type Run struct {
 	// AnchorID is the operator message answered; ReplyID the reply the run writes.
 	AnchorID, ReplyID int64
 	SessionID         string
-	Status            RunStatus
+	Status            chat.Status
 	// Owner is the token of the database handle that started the run; empty while queued.
 	Owner string
 	Model string
 	// Retry is the classification of a failed or interrupted run; nil otherwise.
-	Retry *retry.Classification
+	Retry *chat.Classification
 	// Attempts counts the requests sent.
 	Attempts int
 	// Usage sums the token usage the endpoint reported.
-	Usage     agent.Usage
+	Usage     chat.Usage
 	CreatedAt time.Time
 	// StartedAt and FinishedAt are zero until the run starts and ends.
 	StartedAt, FinishedAt time.Time
@@ -50,28 +32,28 @@ type Run struct {
 
 // Finish is how a run ended.
 type Finish struct {
-	// Status is StatusSucceeded, StatusFailed or StatusCancelled.
-	Status RunStatus
-	// Retry is required when Status is StatusFailed, and refused otherwise.
-	Retry    *retry.Classification
+	// Status is chat.StatusSucceeded, chat.StatusFailed or chat.StatusCancelled.
+	Status chat.Status
+	// Retry is required when Status is chat.StatusFailed, and refused otherwise.
+	Retry    *chat.Classification
 	Attempts int
-	Usage    agent.Usage
+	Usage    chat.Usage
 }
 
-// storedClass is a retry.Classification as its nullable columns.
+// storedClass is a chat.Classification as its nullable columns.
 type storedClass struct {
 	retryable             sql.NullBool
 	class, label, message sql.NullString
 	after                 sql.NullInt64
 }
 
-func (c storedClass) classification() *retry.Classification {
+func (c storedClass) classification() *chat.Classification {
 	if !c.class.Valid {
 		return nil
 	}
-	return &retry.Classification{
+	return &chat.Classification{
 		Retryable:       c.retryable.Bool,
-		Class:           retry.Class(c.class.String),
+		Class:           chat.Class(c.class.String),
 		RetryAfterUntil: fromNanos(c.after),
 		Label:           c.label.String,
 		Message:         c.message.String,
@@ -109,7 +91,7 @@ func (db *DB) StartRun(id int64) error {
 	if err != nil {
 		return err
 	}
-	return db.checkChanged(res, id, StatusRunning)
+	return db.checkChanged(res, id, chat.StatusRunning)
 }
 
 // AppendReply appends text to the reply of a running run owned by this handle.
@@ -134,11 +116,11 @@ func (db *DB) AppendReply(runID int64, text string) error {
 // this handle succeeded, failed or cancelled. A failed run must carry its classification.
 func (db *DB) FinishRun(id int64, f Finish) error {
 	switch f.Status {
-	case StatusSucceeded, StatusFailed, StatusCancelled:
+	case chat.StatusSucceeded, chat.StatusFailed, chat.StatusCancelled:
 	default:
 		return fmt.Errorf("run %d cannot finish as %q: %w", id, f.Status, ErrTransition)
 	}
-	if (f.Retry != nil) != (f.Status == StatusFailed) {
+	if (f.Retry != nil) != (f.Status == chat.StatusFailed) {
 		return fmt.Errorf("run %d: a classification goes with a failed run, and only with one", id)
 	}
 	var c storedClass
@@ -182,7 +164,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 }
 
 // checkChanged turns an update that matched no run into ErrNotFound or ErrTransition.
-func (db *DB) checkChanged(res sql.Result, id int64, to RunStatus) error {
+func (db *DB) checkChanged(res sql.Result, id int64, to chat.Status) error {
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
@@ -190,7 +172,7 @@ func (db *DB) checkChanged(res sql.Result, id int64, to RunStatus) error {
 	if err != nil {
 		return err
 	}
-	if r.Status == StatusRunning && r.Owner != db.token {
+	if r.Status == chat.StatusRunning && r.Owner != db.token {
 		return fmt.Errorf("run %d belongs to another parley (owner %q): %w", id, r.Owner, ErrTransition)
 	}
 	return fmt.Errorf("run %d cannot go from %s to %s: %w", id, r.Status, to, ErrTransition)

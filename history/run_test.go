@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent"
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 func TestRunTransitions(t *testing.T) {
 	db := openTemp(t)
 	s := newSession(t, db)
-	failed := &retry.Classification{Class: retry.CredentialsUnresolved, Label: "API key not set"}
+	failed := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
 
 	// fresh returns a queued run; running a started one.
 	fresh := func() int64 { return post(t, db, s.ID, "q").RunID }
@@ -38,10 +37,10 @@ func TestRunTransitions(t *testing.T) {
 		do   func(id int64) error
 	}
 	start := step{"start", db.StartRun}
-	finish := func(st RunStatus) step {
+	finish := func(st chat.Status) step {
 		return step{"finish " + string(st), func(id int64) error {
 			f := Finish{Status: st}
-			if st == StatusFailed {
+			if st == chat.StatusFailed {
 				f.Retry = failed
 			}
 			return db.FinishRun(id, f)
@@ -54,20 +53,20 @@ func TestRunTransitions(t *testing.T) {
 		allow bool
 	}{
 		{"queued", fresh, start, true},
-		{"queued", fresh, finish(StatusFailed), true},
-		{"queued", fresh, finish(StatusCancelled), true},
-		{"queued", fresh, finish(StatusSucceeded), false},
-		{"queued", fresh, finish(StatusInterrupted), false},
-		{"queued", fresh, finish(StatusRunning), false},
+		{"queued", fresh, finish(chat.StatusFailed), true},
+		{"queued", fresh, finish(chat.StatusCancelled), true},
+		{"queued", fresh, finish(chat.StatusSucceeded), false},
+		{"queued", fresh, finish(chat.StatusInterrupted), false},
+		{"queued", fresh, finish(chat.StatusRunning), false},
 		{"running", running, start, false},
-		{"running", running, finish(StatusSucceeded), true},
-		{"running", running, finish(StatusFailed), true},
-		{"running", running, finish(StatusCancelled), true},
-		{"running", running, finish(StatusInterrupted), false},
-		{"succeeded", finished(Finish{Status: StatusSucceeded}), finish(StatusFailed), false},
-		{"succeeded", finished(Finish{Status: StatusSucceeded}), start, false},
-		{"cancelled", finished(Finish{Status: StatusCancelled}), finish(StatusSucceeded), false},
-		{"failed", finished(Finish{Status: StatusFailed, Retry: failed}), finish(StatusCancelled), false},
+		{"running", running, finish(chat.StatusSucceeded), true},
+		{"running", running, finish(chat.StatusFailed), true},
+		{"running", running, finish(chat.StatusCancelled), true},
+		{"running", running, finish(chat.StatusInterrupted), false},
+		{"succeeded", finished(Finish{Status: chat.StatusSucceeded}), finish(chat.StatusFailed), false},
+		{"succeeded", finished(Finish{Status: chat.StatusSucceeded}), start, false},
+		{"cancelled", finished(Finish{Status: chat.StatusCancelled}), finish(chat.StatusSucceeded), false},
+		{"failed", finished(Finish{Status: chat.StatusFailed, Retry: failed}), finish(chat.StatusCancelled), false},
 	} {
 		id := c.run()
 		before, err := db.Run(id)
@@ -97,17 +96,17 @@ func TestRunTransitions(t *testing.T) {
 		t.Errorf("Run(9999): %v, want ErrNotFound", err)
 	}
 	// A classification goes with a failed run and only with one.
-	if err := db.FinishRun(running(), Finish{Status: StatusFailed}); err == nil {
+	if err := db.FinishRun(running(), Finish{Status: chat.StatusFailed}); err == nil {
 		t.Error("a failed run was stored without its classification")
 	}
-	if err := db.FinishRun(running(), Finish{Status: StatusCancelled, Retry: failed}); err == nil {
+	if err := db.FinishRun(running(), Finish{Status: chat.StatusCancelled, Retry: failed}); err == nil {
 		t.Error("a cancelled run was stored with a classification")
 	}
 	// Text goes only into a running run's reply.
 	if err := db.AppendReply(fresh(), "early"); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a queued run: %v, want ErrTransition", err)
 	}
-	if err := db.AppendReply(finished(Finish{Status: StatusSucceeded})(), "late"); !errors.Is(err, ErrTransition) {
+	if err := db.AppendReply(finished(Finish{Status: chat.StatusSucceeded})(), "late"); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a finished run: %v, want ErrTransition", err)
 	}
 }
@@ -126,11 +125,11 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	until := time.Date(2025, 3, 1, 14, 50, 0, 123456789, time.UTC)
-	class := retry.Classification{
-		Retryable: true, Class: retry.RateLimited, RetryAfterUntil: until,
+	class := chat.Classification{
+		Retryable: true, Class: chat.RateLimited, RetryAfterUntil: until,
 		Label: "Rate limited", Message: "Rate limit reached; try again in 50m",
 	}
-	f := Finish{Status: StatusFailed, Retry: &class, Attempts: 3, Usage: agent.Usage{PromptTokens: 12, CompletionTokens: 2}}
+	f := Finish{Status: chat.StatusFailed, Retry: &class, Attempts: 3, Usage: chat.Usage{PromptTokens: 12, CompletionTokens: 2}}
 	if err := db.FinishRun(r.RunID, f); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +139,7 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	if run.ID != r.RunID || run.AnchorID != r.AnchorID || run.ReplyID != r.ReplyID || run.SessionID != s.ID ||
-		run.Status != StatusFailed || run.Owner != db.token || run.Model != "test-model" ||
+		run.Status != chat.StatusFailed || run.Owner != db.token || run.Model != "test-model" ||
 		run.Attempts != 3 || run.Usage != f.Usage {
 		t.Errorf("run = %+v", run)
 	}
@@ -161,8 +160,8 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := msgs[1]
-	if m.Content != "Hello" || m.Status != StatusFailed || m.Attempts != 3 || m.Model != "test-model" ||
-		m.Retry == nil || m.Retry.Class != retry.RateLimited {
+	if m.Content != "Hello" || m.Status != chat.StatusFailed || m.Attempts != 3 || m.Model != "test-model" ||
+		m.Retry == nil || m.Retry.Class != chat.RateLimited {
 		t.Errorf("reply = %+v", m)
 	}
 	if msgs[0].Retry != nil || msgs[0].Status != "" {
@@ -181,19 +180,19 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 	if err := other.AppendReply(r.RunID, "stolen"); !errors.Is(err, ErrTransition) {
 		t.Errorf("another handle appended: %v", err)
 	}
-	if err := other.FinishRun(r.RunID, Finish{Status: StatusCancelled}); !errors.Is(err, ErrTransition) {
+	if err := other.FinishRun(r.RunID, Finish{Status: chat.StatusCancelled}); !errors.Is(err, ErrTransition) {
 		t.Errorf("another handle finished the run: %v", err)
 	}
 	run, err := other.Run(r.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusRunning {
+	if run.Status != chat.StatusRunning {
 		t.Errorf("status = %s, want running", run.Status)
 	}
 	// A queued run has no owner yet: any parley may cancel it.
 	q := post(t, db, s.ID, "queued")
-	if err := other.FinishRun(q.RunID, Finish{Status: StatusCancelled}); err != nil {
+	if err := other.FinishRun(q.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
 		t.Errorf("cancelling a queued run from another handle: %v", err)
 	}
 }

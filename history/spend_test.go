@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/retry"
 )
 
 // finish runs r through to status st with usage u, on model's run.
-func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st RunStatus, u agent.Usage) Receipt {
+func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st chat.Status, u chat.Usage) Receipt {
 	t.Helper()
 	r, err := db.Post(sessionID, "question", model, false)
 	if err != nil {
@@ -22,8 +23,8 @@ func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st RunStatus
 		t.Fatal(err)
 	}
 	f := Finish{Status: st, Attempts: 1, Usage: u}
-	if st == StatusFailed {
-		f.Retry = &retry.Classification{Class: retry.Network, Retryable: true}
+	if st == chat.StatusFailed {
+		f.Retry = &chat.Classification{Class: chat.Network, Retryable: true}
 	}
 	if err := db.FinishRun(r.RunID, f); err != nil {
 		t.Fatal(err)
@@ -34,17 +35,17 @@ func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st RunStatus
 func TestUsageIsSummedPerModelFromRuns(t *testing.T) {
 	db := openTemp(t)
 	a, b := newSession(t, db), newSession(t, db)
-	finishWithUsage(t, db, a.ID, "gpt-4o", StatusSucceeded, agent.Usage{PromptTokens: 100, CompletionTokens: 20})
-	finishWithUsage(t, db, a.ID, "gpt-4o", StatusFailed, agent.Usage{PromptTokens: 50, CompletionTokens: 5})
-	finishWithUsage(t, db, a.ID, "local", StatusCancelled, agent.Usage{PromptTokens: 7, CompletionTokens: 3})
-	old := finishWithUsage(t, db, b.ID, "gpt-4o", StatusSucceeded, agent.Usage{PromptTokens: 1000, CompletionTokens: 1000})
+	finishWithUsage(t, db, a.ID, "gpt-4o", chat.StatusSucceeded, chat.Usage{PromptTokens: 100, CompletionTokens: 20})
+	finishWithUsage(t, db, a.ID, "gpt-4o", chat.StatusFailed, chat.Usage{PromptTokens: 50, CompletionTokens: 5})
+	finishWithUsage(t, db, a.ID, "local", chat.StatusCancelled, chat.Usage{PromptTokens: 7, CompletionTokens: 3})
+	old := finishWithUsage(t, db, b.ID, "gpt-4o", chat.StatusSucceeded, chat.Usage{PromptTokens: 1000, CompletionTokens: 1000})
 	post(t, db, b.ID, "still queued: no usage yet")
 
 	got, err := db.SessionUsage(a.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got["gpt-4o"] != (agent.Usage{PromptTokens: 150, CompletionTokens: 25}) || got["local"] != (agent.Usage{PromptTokens: 7, CompletionTokens: 3}) {
+	if len(got) != 2 || got["gpt-4o"] != (chat.Usage{PromptTokens: 150, CompletionTokens: 25}) || got["local"] != (chat.Usage{PromptTokens: 7, CompletionTokens: 3}) {
 		t.Fatalf("session a: %+v", got)
 	}
 
@@ -58,7 +59,7 @@ func TestUsageIsSummedPerModelFromRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if day["gpt-4o"] != (agent.Usage{PromptTokens: 150, CompletionTokens: 25}) || len(day) != 2 {
+	if day["gpt-4o"] != (chat.Usage{PromptTokens: 150, CompletionTokens: 25}) || len(day) != 2 {
 		t.Fatalf("since midnight: %+v", day)
 	}
 	all, err := db.UsageSince(time.Time{})
@@ -87,7 +88,7 @@ func newSpendRig(t *testing.T) *spendRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "paid"}, retry.SystemClock{}, retry.DefaultPolicy())
+	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "paid"}, chat.SystemClock{}, retry.DefaultPolicy())
 	return &spendRig{t: t, db: openTemp(t), srv: srv, client: client}
 }
 
@@ -103,8 +104,8 @@ func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) Run {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	b := &agent.Budget{Prices: agent.Prices{"paid": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: r.db, Clock: retry.SystemClock{}}
-	for range r.db.Record(rcpt.RunID, b.Stream(context.Background(), r.client, sessionID, msgs), retry.SystemClock{}) {
+	b := &agent.Budget{Prices: agent.Prices{"paid": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: r.db, Clock: chat.SystemClock{}}
+	for range r.db.Record(rcpt.RunID, b.Stream(context.Background(), r.client, sessionID, msgs), chat.SystemClock{}) {
 	}
 	run, err := r.db.Run(rcpt.RunID)
 	if err != nil {
@@ -114,7 +115,7 @@ func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) Run {
 }
 
 func refused(run Run) bool {
-	return run.Status == StatusFailed && run.Retry != nil && run.Retry.Class == retry.SpendLimitExceeded &&
+	return run.Status == chat.StatusFailed && run.Retry != nil && run.Retry.Class == chat.SpendLimitExceeded &&
 		!run.Retry.Retryable && run.Attempts == 0
 }
 
@@ -139,7 +140,7 @@ func TestSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 	// reply's reported usage takes the session past it.
 	limits := agent.Limits{SessionCost: 0.05}
 	first := r.send(s.ID, "tell me about retries", limits)
-	if first.Status != StatusSucceeded || first.Usage.CompletionTokens == 0 {
+	if first.Status != chat.StatusSucceeded || first.Usage.CompletionTokens == 0 {
 		t.Fatalf("first run %+v", first)
 	}
 	spent := float64(first.Usage.PromptTokens+first.Usage.CompletionTokens) / 1000
@@ -152,7 +153,7 @@ func TestSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 	}
 	// Another session has its own session limit.
 	other := newSession(t, r.db)
-	if run := r.send(other.ID, "hi", limits); run.Status != StatusSucceeded || r.srv.Requests() != 2 {
+	if run := r.send(other.ID, "hi", limits); run.Status != chat.StatusSucceeded || r.srv.Requests() != 2 {
 		t.Fatalf("a fresh session: %+v after %d requests", run, r.srv.Requests())
 	}
 }
@@ -161,7 +162,7 @@ func TestDailyLimitSurvivesARestart(t *testing.T) {
 	r := newSpendRig(t)
 	limits := agent.Limits{DayTokens: 200}
 	first := r.send(newSession(t, r.db).ID, "tell me about retries", limits)
-	if first.Status != StatusSucceeded || first.Usage.PromptTokens+first.Usage.CompletionTokens <= 200 {
+	if first.Status != chat.StatusSucceeded || first.Usage.PromptTokens+first.Usage.CompletionTokens <= 200 {
 		t.Fatalf("first run %+v: the test needs it past 200 tokens", first)
 	}
 	path := r.db.Path()

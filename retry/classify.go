@@ -1,3 +1,5 @@
+// Package retry decides whether a failed request to an LLM endpoint can succeed if sent again,
+// and when. It is pure policy and classification: it performs no I/O and never sleeps.
 package retry
 
 import (
@@ -15,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"parley/agent/chat"
 )
 
 // Phase says where in a request a failure happened.
@@ -83,29 +87,29 @@ const maxMessage = 300
 // an authentication failure.
 //
 // Beyond the class's own retryability, advice more than 12 hours away turns a retryable class
-// into QuotaExhausted, and x-should-retry: false makes any class not retryable (while
+// into chat.QuotaExhausted, and x-should-retry: false makes any class not retryable (while
 // x-should-retry: true cannot make a class retryable that is not). RetryAfterUntil is set
 // whenever the server advised a time.
-func Classify(f Failure) Classification {
+func Classify(f Failure) chat.Classification {
 	class, msg := classify(f)
 	advice := ParseAdvice(f.Header, f.Body, f.Now)
 	retryable := class.Retryable()
 	if retryable && !advice.NotBefore.IsZero() && advice.NotBefore.Sub(f.Now) > quotaHorizon {
-		class, retryable = QuotaExhausted, false
+		class, retryable = chat.QuotaExhausted, false
 	}
 	if advice.ShouldRetry != nil && !*advice.ShouldRetry {
 		retryable = false
 	}
-	return Classification{
+	return chat.Classification{
 		Retryable:       retryable,
 		Class:           class,
 		RetryAfterUntil: advice.NotBefore,
-		Label:           Label(class),
+		Label:           chat.Label(class),
 		Message:         msg,
 	}
 }
 
-func classify(f Failure) (Class, string) {
+func classify(f Failure) (chat.Class, string) {
 	var (
 		pe    providerError
 		found bool
@@ -127,25 +131,25 @@ func classify(f Failure) (Class, string) {
 	}
 	switch f.Kind {
 	case NetTimeoutHeaders:
-		return Timeout, describe("no response headers before the timeout", f.Err)
+		return chat.Timeout, describe("no response headers before the timeout", f.Err)
 	case NetTimeoutFirstDelta:
-		return Timeout, describe("no reply text before the timeout", f.Err)
+		return chat.Timeout, describe("no reply text before the timeout", f.Err)
 	case NetCut:
-		return Network, describe("the stream ended before the reply was complete", f.Err)
+		return chat.Network, describe("the stream ended before the reply was complete", f.Err)
 	case NetEmpty:
-		return EmptyResponse, describe("the stream ended without any reply text", f.Err)
+		return chat.EmptyResponse, describe("the stream ended without any reply text", f.Err)
 	}
 	if errors.Is(f.Err, context.Canceled) {
 		// Checked after Kind: the agent may end a timed-out attempt by cancelling it.
-		return Cancelled, f.Err.Error()
+		return chat.Cancelled, f.Err.Error()
 	}
 	if f.Err != nil {
 		return classifyNetError(f.Err), f.Err.Error()
 	}
 	if f.Phase == BeforeHeaders {
-		return Network, "no response"
+		return chat.Network, "no response"
 	}
-	return ServerError, "the stream failed"
+	return chat.ServerError, "the stream failed"
 }
 
 // describe words what the agent observed, with the error when it adds anything: a cancelled
@@ -279,7 +283,7 @@ var (
 
 // classifyResponse classifies an error response or error frame from its effective status and
 // its content. The content decides first; the status settles what the content leaves open.
-func classifyResponse(phase Phase, status int, pe providerError) Class {
+func classifyResponse(phase Phase, status int, pe providerError) chat.Class {
 	t := pe.text
 	has := func(marks []string) bool {
 		for _, m := range marks {
@@ -295,43 +299,43 @@ func classifyResponse(phase Phase, status int, pe providerError) Class {
 
 	switch {
 	case has(contextMarks):
-		return ContextOverflow
+		return chat.ContextOverflow
 	case has(filterMarks):
-		return ContentFilter
+		return chat.ContentFilter
 	case status == 401 || status == 403 || has(authMarks):
-		return AuthFailed
+		return chat.AuthFailed
 	case has(spendMarks):
-		return SpendLimitExceeded
+		return chat.SpendLimitExceeded
 	case status == 402 || has(quotaMarks):
-		return QuotaExhausted
+		return chat.QuotaExhausted
 	case strings.Contains(t, "model_not_found") || modelMissing.MatchString(t):
-		return ModelNotFound
+		return chat.ModelNotFound
 	case status == 404:
 		if strings.Contains(t, "model") {
-			return ModelNotFound
+			return chat.ModelNotFound
 		}
-		return BadRequest
+		return chat.BadRequest
 	case has(tooLargeMarks) || requestExceedsLimit(t):
 		// No wait makes a request fit under a per-minute limit smaller than itself.
-		return BadRequest
+		return chat.BadRequest
 	case clientFault:
-		return BadRequest
+		return chat.BadRequest
 	case status == 429 || has(rateLimitMarks):
-		return RateLimited
+		return chat.RateLimited
 	case status == 503 || status == 529 || has(overloadMarks):
-		return Overloaded
+		return chat.Overloaded
 	case status == 408:
-		return Timeout
+		return chat.Timeout
 	case status == 501 || status == 505:
-		return BadRequest // the endpoint cannot do this at all
+		return chat.BadRequest // the endpoint cannot do this at all
 	case status >= 500 || status == 409:
-		return ServerError
+		return chat.ServerError
 	case phase == Status:
-		return BadRequest // a status parley does not know to be transient
+		return chat.BadRequest // a status parley does not know to be transient
 	}
 	// An error frame inside a stream that says nothing more specific: the request was accepted,
 	// so the fault lies with the server.
-	return ServerError
+	return chat.ServerError
 }
 
 // requestExceedsLimit reports whether a rate-limit message names a request bigger than the
@@ -348,7 +352,7 @@ func requestExceedsLimit(t string) bool {
 
 // classifyNetError classifies a failure without a response from its error value, falling back
 // to its text, which is all a recorded error may have left.
-func classifyNetError(err error) Class {
+func classifyNetError(err error) chat.Class {
 	text := strings.ToLower(err.Error())
 	var (
 		dnsErr *net.DNSError
@@ -357,22 +361,22 @@ func classifyNetError(err error) Class {
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return Timeout
+		return chat.Timeout
 	case strings.Contains(text, "tls handshake timeout"):
-		return Network // the connection was never set up, like a refusal
+		return chat.Network // the connection was never set up, like a refusal
 	case errors.As(err, &dnsErr):
-		return Network
+		return chat.Network
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return Network
+		return chat.Network
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return Timeout
+		return chat.Timeout
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
 		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &opErr):
-		return Network
+		return chat.Network
 	case strings.Contains(text, "awaiting headers"), strings.Contains(text, "deadline exceeded"),
 		strings.Contains(text, "timeout"), strings.Contains(text, "timed out"):
-		return Timeout
+		return chat.Timeout
 	}
-	return Network
+	return chat.Network
 }

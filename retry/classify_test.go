@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"parley/agent/chat"
 )
 
 func TestClassifyResponses(t *testing.T) {
@@ -20,58 +22,58 @@ func TestClassifyResponses(t *testing.T) {
 		status    int
 		header    http.Header
 		body      string
-		class     Class
+		class     chat.Class
 		retryable bool
 		until     time.Duration // RetryAfterUntil from testNow; 0 means none
 	}{
 		{"retry-after 3000 on 429", 429, header("Retry-After", "3000"),
-			`{"error":{"message":"Too many requests","code":"rate_limit_exceeded"}}`, RateLimited, true, 3000 * time.Second},
-		{"retry-after-ms on 429", 429, header("retry-after-ms", "750"), ``, RateLimited, true, 750 * time.Millisecond},
+			`{"error":{"message":"Too many requests","code":"rate_limit_exceeded"}}`, chat.RateLimited, true, 3000 * time.Second},
+		{"retry-after-ms on 429", 429, header("retry-after-ms", "750"), ``, chat.RateLimited, true, 750 * time.Millisecond},
 		{"retry-after date on 503", 503, header("Retry-After", "Sun, 01 Mar 2026 12:02:00 GMT"),
-			`Service Unavailable`, Overloaded, true, 2 * time.Minute},
+			`Service Unavailable`, chat.Overloaded, true, 2 * time.Minute},
 		{"reset 45m0s", 429, header("x-ratelimit-reset-requests", "45m0s", "x-ratelimit-remaining-requests", "0"),
 			`{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`,
-			RateLimited, true, 45 * time.Minute},
+			chat.RateLimited, true, 45 * time.Minute},
 		{"13h advice is a hard quota", 429, header("x-ratelimit-reset-requests", "13h0m0s", "x-ratelimit-remaining-requests", "0"),
 			`{"error":{"message":"Rate limit reached for requests per day (RPD)","code":"rate_limit_exceeded"}}`,
-			QuotaExhausted, false, 13 * time.Hour},
+			chat.QuotaExhausted, false, 13 * time.Hour},
 		{"x-should-retry false on 503", 503, header("x-should-retry", "false"),
-			`{"error":{"message":"overloaded"}}`, Overloaded, false, 0},
+			`{"error":{"message":"overloaded"}}`, chat.Overloaded, false, 0},
 		{"x-should-retry true cannot rescue 401", 401, header("x-should-retry", "true"),
-			`{"error":{"message":"bad key"}}`, AuthFailed, false, 0},
+			`{"error":{"message":"bad key"}}`, chat.AuthFailed, false, 0},
 		{"gemini API_KEY_INVALID on 400", 400, nil,
 			`[{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"reason":"API_KEY_INVALID"}]}}]`,
-			AuthFailed, false, 0},
+			chat.AuthFailed, false, 0},
 		{"anthropic spend limit keeps the regain time", 400, nil,
 			`{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC."}}`,
-			SpendLimitExceeded, false, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC).Sub(testNow)},
+			chat.SpendLimitExceeded, false, time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC).Sub(testNow)},
 		{"429 request too large", 429, nil,
 			`{"error":{"message":"Request too large for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Requested 36536. The input or output tokens must be reduced in order to run successfully.","type":"tokens","code":"rate_limit_exceeded"}}`,
-			BadRequest, false, 0},
+			chat.BadRequest, false, 0},
 		{"429 requested above the per-minute limit", 429, nil,
 			`{"error":{"message":"Rate limit reached on tokens per minute (TPM): Limit 6000, Requested 7000, please reduce your message size and try again."}}`,
-			BadRequest, false, 0},
+			chat.BadRequest, false, 0},
 		{"deepseek context overflow", 400, nil,
 			`{"error":{"message":"This model's maximum context length is 65536 tokens. However, you requested 70000 tokens (70000 in the messages, 0 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`,
-			ContextOverflow, false, 0},
+			chat.ContextOverflow, false, 0},
 		{"azure content_policy", 400, nil, `{"error":{"code":"content_policy_violation","message":"Your request was rejected."}}`,
-			ContentFilter, false, 0},
-		{"413 too large", 413, nil, `Request Entity Too Large`, BadRequest, false, 0},
-		{"422 unprocessable", 422, nil, `{"detail":[{"msg":"field required"}]}`, BadRequest, false, 0},
-		{"404 without a model is a wrong path", 404, nil, `404 page not found`, BadRequest, false, 0},
+			chat.ContentFilter, false, 0},
+		{"413 too large", 413, nil, `Request Entity Too Large`, chat.BadRequest, false, 0},
+		{"422 unprocessable", 422, nil, `{"detail":[{"msg":"field required"}]}`, chat.BadRequest, false, 0},
+		{"404 without a model is a wrong path", 404, nil, `404 page not found`, chat.BadRequest, false, 0},
 		{"gemini model not found", 404, nil,
 			`{"error":{"code":404,"message":"models/gemini-9 is not found for API version v1beta","status":"NOT_FOUND"}}`,
-			ModelNotFound, false, 0},
-		{"403 forbidden", 403, nil, `{"error":{"message":"Project does not have access"}}`, AuthFailed, false, 0},
-		{"408", 408, nil, ``, Timeout, true, 0},
-		{"409", 409, nil, `{"error":{"message":"conflict"}}`, ServerError, true, 0},
-		{"502 proxy page", 502, nil, `<html><body>502 Bad Gateway</body></html>`, ServerError, true, 0},
-		{"504", 504, nil, ``, ServerError, true, 0},
-		{"501 cannot succeed", 501, nil, ``, BadRequest, false, 0},
-		{"400 text saying overloaded stays a client fault", 400, nil, `{"error":{"message":"overloaded"}}`, BadRequest, false, 0},
-		{"ollama text error", 500, nil, `{"error":"llama runner process has terminated"}`, ServerError, true, 0},
+			chat.ModelNotFound, false, 0},
+		{"403 forbidden", 403, nil, `{"error":{"message":"Project does not have access"}}`, chat.AuthFailed, false, 0},
+		{"408", 408, nil, ``, chat.Timeout, true, 0},
+		{"409", 409, nil, `{"error":{"message":"conflict"}}`, chat.ServerError, true, 0},
+		{"502 proxy page", 502, nil, `<html><body>502 Bad Gateway</body></html>`, chat.ServerError, true, 0},
+		{"504", 504, nil, ``, chat.ServerError, true, 0},
+		{"501 cannot succeed", 501, nil, ``, chat.BadRequest, false, 0},
+		{"400 text saying overloaded stays a client fault", 400, nil, `{"error":{"message":"overloaded"}}`, chat.BadRequest, false, 0},
+		{"ollama text error", 500, nil, `{"error":"llama runner process has terminated"}`, chat.ServerError, true, 0},
 		{"anthropic rate_limit_error", 429, nil, `{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}`,
-			RateLimited, true, 0},
+			chat.RateLimited, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Classify(Failure{Phase: Status, Status: tc.status, Header: tc.header, Body: []byte(tc.body), Now: testNow})
@@ -97,7 +99,7 @@ func TestClassifyMessage(t *testing.T) {
 		f    Failure
 		want string
 	}{
-		{Failure{Phase: Status, Status: 529, Body: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"  Overloaded\n"}}`)}, "Overloaded"},
+		{Failure{Phase: Status, Status: 529, Body: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"  chat.Overloaded\n"}}`)}, "chat.Overloaded"},
 		{Failure{Phase: Status, Status: 503}, "HTTP 503 Service Unavailable"},
 		{Failure{Phase: Status, Status: 500, Body: []byte(`{"error":"model runner crashed"}`)}, "model runner crashed"},
 		{Failure{Phase: BeforeHeaders, Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused")},
@@ -123,18 +125,18 @@ func TestClassifyInStream(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		sse       string
-		class     Class
+		class     chat.Class
 		retryable bool
 	}{
 		{"llama.cpp error field", "error: {\"code\":400,\"message\":\"request (9000 tokens) exceeds the available context size (8192 tokens)\",\"type\":\"exceed_context_size_error\"}\n\ndata: [DONE]\n\n",
-			ContextOverflow, false},
-		{"numeric code 429 in a frame", "data: {\"error\":{\"message\":\"slow down\",\"code\":429}}\n\n", RateLimited, true},
-		{"numeric code 500 in a frame", "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n", ServerError, true},
-		{"string code 503 in a frame", "data: {\"error\":{\"message\":\"busy\",\"code\":\"503\"}}\n\n", Overloaded, true},
-		{"responses api rate limit line", "{\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}\n", RateLimited, true},
+			chat.ContextOverflow, false},
+		{"numeric code 429 in a frame", "data: {\"error\":{\"message\":\"slow down\",\"code\":429}}\n\n", chat.RateLimited, true},
+		{"numeric code 500 in a frame", "data: {\"error\":{\"message\":\"boom\",\"code\":500}}\n\n", chat.ServerError, true},
+		{"string code 503 in a frame", "data: {\"error\":{\"message\":\"busy\",\"code\":\"503\"}}\n\n", chat.Overloaded, true},
+		{"responses api rate limit line", "{\"type\":\"error\",\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}\n", chat.RateLimited, true},
 		{"gemini array frame, model missing", "data: [{\"error\":{\"code\":404,\"message\":\"models/gemini-9 is not found\",\"status\":\"NOT_FOUND\"}}]\n\n",
-			ModelNotFound, false},
-		{"frame that says nothing specific", "data: {\"error\":{\"message\":\"something went wrong\"}}\n\n", ServerError, true},
+			chat.ModelNotFound, false},
+		{"frame that says nothing specific", "data: {\"error\":{\"message\":\"something went wrong\"}}\n\n", chat.ServerError, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			frame, ok := StreamError([]byte(tc.sse))
@@ -166,25 +168,25 @@ func TestClassifyNetworkErrors(t *testing.T) {
 		name  string
 		err   error
 		kind  NetKind
-		class Class
+		class chat.Class
 	}{
-		{"refused", post(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), NetUnknown, Network},
-		{"reset", post(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), NetUnknown, Network},
-		{"dns", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}), NetUnknown, Network},
-		{"dial timeout never connected", post(&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}), NetUnknown, Network},
-		{"tls handshake timeout", post(errors.New("net/http: TLS handshake timeout")), NetUnknown, Network},
-		{"eof before headers", post(io.EOF), NetUnknown, Network},
-		{"unexpected eof", fmt.Errorf("reading stream: %w", io.ErrUnexpectedEOF), NetUnknown, Network},
-		{"read timeout", post(&net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}), NetUnknown, Timeout},
-		{"client timeout awaiting headers", post(timeoutError{}), NetUnknown, Timeout},
-		{"context deadline", post(context.DeadlineExceeded), NetUnknown, Timeout},
-		{"connect text only", errors.New(`Post "https://x/v1": read tcp 10.0.0.1:5->10.0.0.2:443: read: connection reset by peer`), NetUnknown, Network},
-		{"timeout text only", errors.New(`Post "https://x/v1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`), NetUnknown, Timeout},
-		{"header timeout hint", nil, NetTimeoutHeaders, Timeout},
-		{"first delta timeout hint", nil, NetTimeoutFirstDelta, Timeout},
-		{"first delta timeout ended by cancelling", context.Canceled, NetTimeoutFirstDelta, Timeout},
-		{"cut stream", io.ErrUnexpectedEOF, NetCut, Network},
-		{"no error at all", nil, NetUnknown, Network},
+		{"refused", post(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), NetUnknown, chat.Network},
+		{"reset", post(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), NetUnknown, chat.Network},
+		{"dns", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}), NetUnknown, chat.Network},
+		{"dial timeout never connected", post(&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}), NetUnknown, chat.Network},
+		{"tls handshake timeout", post(errors.New("net/http: TLS handshake timeout")), NetUnknown, chat.Network},
+		{"eof before headers", post(io.EOF), NetUnknown, chat.Network},
+		{"unexpected eof", fmt.Errorf("reading stream: %w", io.ErrUnexpectedEOF), NetUnknown, chat.Network},
+		{"read timeout", post(&net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}), NetUnknown, chat.Timeout},
+		{"client timeout awaiting headers", post(timeoutError{}), NetUnknown, chat.Timeout},
+		{"context deadline", post(context.DeadlineExceeded), NetUnknown, chat.Timeout},
+		{"connect text only", errors.New(`Post "https://x/v1": read tcp 10.0.0.1:5->10.0.0.2:443: read: connection reset by peer`), NetUnknown, chat.Network},
+		{"timeout text only", errors.New(`Post "https://x/v1": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`), NetUnknown, chat.Timeout},
+		{"header timeout hint", nil, NetTimeoutHeaders, chat.Timeout},
+		{"first delta timeout hint", nil, NetTimeoutFirstDelta, chat.Timeout},
+		{"first delta timeout ended by cancelling", context.Canceled, NetTimeoutFirstDelta, chat.Timeout},
+		{"cut stream", io.ErrUnexpectedEOF, NetCut, chat.Network},
+		{"no error at all", nil, NetUnknown, chat.Network},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A body cannot exist before headers; a stray one must not sway the class.
@@ -203,10 +205,10 @@ func TestClassifyNetworkErrors(t *testing.T) {
 func TestClassifyNotRetryableStreamEnds(t *testing.T) {
 	for _, tc := range []struct {
 		f    Failure
-		want Class
+		want chat.Class
 	}{
-		{Failure{Phase: InStreamBeforeDelta, Status: 200, Kind: NetEmpty}, EmptyResponse},
-		{Failure{Phase: BeforeHeaders, Err: fmt.Errorf("send: %w", context.Canceled)}, Cancelled},
+		{Failure{Phase: InStreamBeforeDelta, Status: 200, Kind: NetEmpty}, chat.EmptyResponse},
+		{Failure{Phase: BeforeHeaders, Err: fmt.Errorf("send: %w", context.Canceled)}, chat.Cancelled},
 	} {
 		c := Classify(tc.f)
 		if c.Class != tc.want || c.Retryable {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/retry/retrytest"
 )
 
@@ -112,11 +113,11 @@ func TestClassifyCorpus(t *testing.T) {
 	for _, e := range retrytest.Corpus(t) {
 		t.Run(e.ID, func(t *testing.T) {
 			c := Classify(corpusFailure(t, e, now))
-			if c.Class != Class(e.ExpectedClass) || c.Retryable != e.Retryable {
+			if c.Class != chat.Class(e.ExpectedClass) || c.Retryable != e.Retryable {
 				t.Errorf("%s %s: got %s retryable=%v, want %s retryable=%v (message %q)",
 					e.Provider, e.Scenario, c.Class, c.Retryable, e.ExpectedClass, e.Retryable, c.Message)
 			}
-			if c.Label != Label(c.Class) || c.Message == "" {
+			if c.Label != chat.Label(c.Class) || c.Message == "" {
 				t.Errorf("label %q, message %q: want the class's label and a message", c.Label, c.Message)
 			}
 			var want time.Time

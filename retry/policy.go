@@ -3,6 +3,8 @@ package retry
 import (
 	"math/rand/v2"
 	"time"
+
+	"parley/agent/chat"
 )
 
 // Policy is Tier 1's backoff policy: a few quick attempts, each wait drawn with full jitter so
@@ -49,7 +51,7 @@ type Decision struct {
 	// Wait is how long to wait before that attempt; 0 when Retry is false. Never above Cap.
 	Wait time.Duration
 	// HandOff says the run fails now only because the server advised a wait longer than Cap;
-	// the Classification's RetryAfterUntil tells Tier 2 when to try again.
+	// the chat.Classification's RetryAfterUntil tells Tier 2 when to try again.
 	HandOff bool
 }
 
@@ -58,7 +60,7 @@ type Decision struct {
 // has, nothing is retried, because a new attempt would show the reply again from its start.
 // Decide never retries a class that is not retryable, never allows more than MaxAttempts, and
 // never waits beyond Cap: advice further away than Cap hands off, nearer advice is waited out.
-func (p Policy) Decide(c Classification, attempt int, afterFirstDelta bool, now time.Time) Decision {
+func (p Policy) Decide(c chat.Classification, attempt int, afterFirstDelta bool, now time.Time) Decision {
 	if afterFirstDelta || !c.Retryable || attempt >= p.MaxAttempts {
 		return Decision{}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
+
 	"pgregory.net/rapid"
 )
 
@@ -63,15 +65,15 @@ func TestDecide(t *testing.T) {
 	clock := &fakeClock{now: testNow}
 	p := DefaultPolicy()
 	p.Rand = constRand(0.5)
-	overloaded := Classification{Retryable: true, Class: Overloaded}
-	advised := func(d time.Duration) Classification {
-		c := Classification{Retryable: true, Class: RateLimited}
+	overloaded := chat.Classification{Retryable: true, Class: chat.Overloaded}
+	advised := func(d time.Duration) chat.Classification {
+		c := chat.Classification{Retryable: true, Class: chat.RateLimited}
 		c.RetryAfterUntil = clock.Now().Add(d)
 		return c
 	}
 	for _, tc := range []struct {
 		name            string
-		c               Classification
+		c               chat.Classification
 		attempt         int
 		afterFirstDelta bool
 		want            Decision
@@ -80,8 +82,8 @@ func TestDecide(t *testing.T) {
 		{"second failure doubles the ceiling", overloaded, 2, false, Decision{Retry: true, Wait: time.Second}},
 		{"never past three attempts", overloaded, 3, false, Decision{}},
 		{"never after the first delta", overloaded, 1, true, Decision{}},
-		{"never a non-retryable class", Classification{Class: QuotaExhausted}, 1, false, Decision{}},
-		{"x-should-retry false keeps the class but stops", Classification{Class: Overloaded}, 1, false, Decision{}},
+		{"never a non-retryable class", chat.Classification{Class: chat.QuotaExhausted}, 1, false, Decision{}},
+		{"x-should-retry false keeps the class but stops", chat.Classification{Class: chat.Overloaded}, 1, false, Decision{}},
 		{"nearer advice is waited out", advised(10 * time.Second), 1, false, Decision{Retry: true, Wait: 10 * time.Second}},
 		{"advice shorter than the backoff", advised(100 * time.Millisecond), 2, false, Decision{Retry: true, Wait: time.Second}},
 		{"advice exactly at the cap", advised(30 * time.Second), 1, false, Decision{Retry: true, Wait: 30 * time.Second}},
@@ -108,8 +110,8 @@ func TestDecide(t *testing.T) {
 // MaxAttempts attempts, never retries after content was shown or a non-retryable class, never
 // waits beyond the cap, and never sends before the server's advised time.
 func TestTier1Properties(t *testing.T) {
-	classes := []Class{RateLimited, Overloaded, ServerError, Network, Timeout, QuotaExhausted, AuthFailed,
-		ContextOverflow, ModelNotFound, BadRequest, ContentFilter, EmptyResponse, Cancelled}
+	classes := []chat.Class{chat.RateLimited, chat.Overloaded, chat.ServerError, chat.Network, chat.Timeout, chat.QuotaExhausted, chat.AuthFailed,
+		chat.ContextOverflow, chat.ModelNotFound, chat.BadRequest, chat.ContentFilter, chat.EmptyResponse, chat.Cancelled}
 	rapid.Check(t, func(t *rapid.T) {
 		p := DefaultPolicy()
 		p.Rand = func() float64 { return rapid.Float64Range(0, math.Nextafter(1, 0)).Draw(t, "rand") }
@@ -117,7 +119,7 @@ func TestTier1Properties(t *testing.T) {
 		attempts := 1
 		for {
 			class := rapid.SampledFrom(classes).Draw(t, "class")
-			c := Classification{Class: class, Retryable: class.Retryable() && !rapid.Bool().Draw(t, "should-retry-false")}
+			c := chat.Classification{Class: class, Retryable: class.Retryable() && !rapid.Bool().Draw(t, "should-retry-false")}
 			if rapid.Bool().Draw(t, "advised") {
 				c.RetryAfterUntil = clock.Now().Add(time.Duration(rapid.Int64Range(int64(-time.Minute), int64(time.Hour)).Draw(t, "advice")))
 			}
@@ -179,7 +181,7 @@ func TestClassifyProperties(t *testing.T) {
 		if !c.RetryAfterUntil.Equal(testNow.Add(advice)) {
 			t.Fatalf("RetryAfterUntil %v, want now+%v", c.RetryAfterUntil, advice)
 		}
-		if c.Label != Label(c.Class) {
+		if c.Label != chat.Label(c.Class) {
 			t.Fatalf("label %q for %s", c.Label, c.Class)
 		}
 	})

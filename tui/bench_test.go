@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
@@ -36,13 +37,13 @@ func generatedReply(tb testing.TB, n int) []string {
 		tb.Fatal(err)
 	}
 	defer srv.Close()
-	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "bench"}, retry.SystemClock{}, retry.DefaultPolicy())
+	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "bench"}, chat.SystemClock{}, retry.DefaultPolicy())
 	var toks []string
-	for ev := range client.Stream(context.Background(), []agent.Message{{Role: "user", Content: "go"}}) {
+	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
 		switch ev.Kind {
-		case agent.EventDelta:
+		case chat.EventDelta:
 			toks = append(toks, ev.Text)
-		case agent.EventFailed, agent.EventCancelled:
+		case chat.EventFailed, chat.EventCancelled:
 			tb.Fatalf("generated reply: %+v", ev)
 		}
 	}
@@ -68,9 +69,9 @@ func stream(m Model, toks []string, rate int) Model {
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m.clock = clock
 	per := max(1, rate*int(batchWindow)/int(time.Second))
-	ch := make(chan agent.Event)
+	ch := make(chan chat.Event)
 	id := m.run.id
-	batch := make([]agent.Event, 0, per)
+	batch := make([]chat.Event, 0, per)
 	for i := 0; i < len(toks); i += per {
 		clock.now = clock.now.Add(batchWindow)
 		if m.framePending {
@@ -80,12 +81,12 @@ func stream(m Model, toks []string, rate int) Model {
 		}
 		batch = batch[:0]
 		for _, tok := range toks[i:min(i+per, len(toks))] {
-			batch = append(batch, agent.Event{Kind: agent.EventDelta, Text: tok})
+			batch = append(batch, chat.Event{Kind: chat.EventDelta, Text: tok})
 		}
 		m, _ = step(m, runEventsMsg{run: id, events: batch, ch: ch})
 		m.View()
 	}
-	m, _ = step(m, runEventsMsg{run: id, events: []agent.Event{{Kind: agent.EventFinished}}, ch: ch})
+	m, _ = step(m, runEventsMsg{run: id, events: []chat.Event{{Kind: chat.EventFinished}}, ch: ch})
 	m.View()
 	return m
 }
@@ -179,7 +180,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 			err = db.AppendReply(rc.RunID, reply)
 		}
 		if err == nil {
-			err = db.FinishRun(rc.RunID, history.Finish{Status: history.StatusSucceeded})
+			err = db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded})
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -217,7 +218,7 @@ func BenchmarkScroll(b *testing.B) {
 		msgs = append(msgs,
 			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
 			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
-				Status: history.StatusSucceeded, Model: "bench", Content: reply})
+				Status: chat.StatusSucceeded, Model: "bench", Content: reply})
 	}
 	pages := 0
 	var worst time.Duration

@@ -8,7 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/agent/chat"
 	"parley/history"
+	"parley/tui/sanitize"
 )
 
 // slashHelp lists the slash commands for /help and the full key list.
@@ -64,7 +66,7 @@ func (m *Model) command(line string) tea.Cmd {
 			return noticeMsg{text: out}
 		}
 	default:
-		m.setNotice(fmt.Sprintf("unknown command %s; %s", Sanitize(name), slashHelp), true)
+		m.setNotice(fmt.Sprintf("unknown command %s; %s", sanitize.String(name), slashHelp), true)
 	}
 	return nil
 }
@@ -153,7 +155,7 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	m.input.Focus()
 	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
 	// to the operator instead.
-	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == history.StatusInterrupted {
+	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
 		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
 	}
 	if len(msg.msgs) == firstScreen {
@@ -228,7 +230,7 @@ func (m *Model) pickerView(height int) []string {
 			title = "(empty)"
 		}
 		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Local().Format("2006-01-02 15:04"),
-			Sanitize(title), s.Messages, shortID(s.ID))
+			sanitize.String(title), s.Messages, shortID(s.ID))
 		if i == m.picker.cursor {
 			lines = append(lines, st.PickerFocus.Render("› "+row))
 		} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 )
@@ -33,7 +34,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // replyStatus returns the status and text of the stored reply number n (from 0) of session id.
-func replyStatus(db *history.DB, id string, n int) (history.RunStatus, string) {
+func replyStatus(db *history.DB, id string, n int) (chat.Status, string) {
 	msgs, err := db.Transcript(id)
 	if err != nil || len(msgs) < 2*n+2 {
 		return "", ""
@@ -61,16 +62,16 @@ func TestFlowSendCancelQuit(t *testing.T) {
 	tm.Send(press("enter"))
 	eventually(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
 	tm.Send(press("esc"))
-	eventually(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == history.StatusCancelled })
+	eventually(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == chat.StatusCancelled })
 	waitFor(t, tm, "cancelled")
 	tm.Send(press("ctrl+c"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 
 	reply := lastReply(t, final)
-	if reply.msg.Status != history.StatusCancelled || reply.text.Len() == 0 {
+	if reply.msg.Status != chat.StatusCancelled || reply.text.Len() == 0 {
 		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.msg.Status, reply.text.Len())
 	}
-	if got := storedReply(t, db, s.ID, reply.msg.ID); got.Status != history.StatusCancelled {
+	if got := storedReply(t, db, s.ID, reply.msg.ID); got.Status != chat.StatusCancelled {
 		t.Fatalf("stored %q", got.Status)
 	}
 }
@@ -89,9 +90,9 @@ func TestFlowQueueAndContinue(t *testing.T) {
 	eventually(t, "the first request", func() bool { return srv.Requests() == 1 })
 	tm.Type("second")
 	tm.Send(press("enter"))
-	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == history.StatusQueued })
+	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusQueued })
 	waitFor(t, tm, "queued")
-	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == history.StatusSucceeded })
+	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusSucceeded })
 	tm.Send(press("ctrl+d"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 	if final.transcript.Len() != 4 {
@@ -101,7 +102,7 @@ func TestFlowQueueAndContinue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 4 || msgs[2].Content != "second" || msgs[1].Status != history.StatusSucceeded || msgs[3].Status != history.StatusSucceeded {
+	if len(msgs) != 4 || msgs[2].Content != "second" || msgs[1].Status != chat.StatusSucceeded || msgs[3].Status != chat.StatusSucceeded {
 		t.Fatalf("stored: %+v", msgs)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
@@ -37,14 +38,14 @@ func startDemo(t testing.TB, opts demo.Options) (*demo.Server, *agent.Client) {
 	}
 	t.Cleanup(func() { srv.Close() })
 	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: "parley-demo", Demo: true}
-	return srv, agent.NewClient(ep, retry.SystemClock{}, retry.DefaultPolicy())
+	return srv, agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
 }
 
 // offlineClient is a client for an endpoint that is never called: unit tests feed the
 // model its run events directly.
 func offlineClient() *agent.Client {
 	ep := agent.Endpoint{Name: "test", BaseURL: "http://127.0.0.1:9/v1", Model: "test-model"}
-	return agent.NewClient(ep, retry.SystemClock{}, retry.DefaultPolicy())
+	return agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
 }
 
 // newModel returns a model on a new session of db, sized w×h, with the session loaded.

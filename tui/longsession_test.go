@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/agent/chat"
 	"parley/history"
 )
 
@@ -29,7 +30,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 			err = db.AppendReply(rc.RunID, fmt.Sprintf("answer %d", i))
 		}
 		if err == nil {
-			err = db.FinishRun(rc.RunID, history.Finish{Status: history.StatusSucceeded})
+			err = db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded})
 		}
 		if err != nil {
 			t.Fatal(err)

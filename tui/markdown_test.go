@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 )
@@ -130,7 +130,7 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 		m.View()
 	}
 	e := m.transcript.byID[id]
-	m, _ = deliver(m, agent.Event{Kind: agent.EventFinished})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished})
 	if e.md.stableEnd == 0 {
 		t.Fatal("the streamed render was dropped at the end: the whole reply would render again")
 	}
@@ -139,7 +139,7 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 		t.Fatal("the stream's render state outlived the final render")
 	}
 	stored := e.msg
-	stored.Content, stored.Status = strings.Join(toks, ""), history.StatusSucceeded
+	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
 	fresh := loaded(t, []history.Message{stored}, 90, 30)
 	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/history"
 )
 
@@ -35,15 +36,15 @@ type postedMsg struct {
 // runStartedMsg carries the event channel of a run whose request is on its way.
 type runStartedMsg struct {
 	run    int
-	events <-chan agent.Event
+	events <-chan chat.Event
 }
 
 // runEventsMsg carries the events of a run that were ready at once, in order. closed is set
 // when the channel was closed after them.
 type runEventsMsg struct {
 	run    int
-	events []agent.Event
-	ch     <-chan agent.Event
+	events []chat.Event
+	ch     <-chan chat.Event
 	closed bool
 }
 

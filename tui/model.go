@@ -14,9 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
-	"parley/retry"
 )
 
 // Options is what the screen needs to run.
@@ -31,7 +31,7 @@ type Options struct {
 	// otherwise.
 	Demo *demo.Server
 	// Clock times runs and their storage. Nil means the system clock.
-	Clock retry.Clock
+	Clock chat.Clock
 	// Budget holds runs to the spend limits, and prices the session's spend for the header.
 	// Nil checks and shows nothing.
 	Budget *agent.Budget
@@ -55,7 +55,7 @@ type Model struct {
 	db      *history.DB
 	client  *agent.Client
 	demo    *demo.Server
-	clock   retry.Clock
+	clock   chat.Clock
 	budget  *agent.Budget
 	session history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
@@ -121,7 +121,7 @@ type run struct {
 // the first frame does not wait for the database.
 func New(o Options) Model {
 	if o.Clock == nil {
-		o.Clock = retry.SystemClock{}
+		o.Clock = chat.SystemClock{}
 	}
 	styles := newTheme(true)
 	m := Model{

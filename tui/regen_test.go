@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
 )
@@ -21,7 +22,7 @@ import (
 func answered(t *testing.T, n int) func(Model) bool {
 	return func(m Model) bool {
 		return m.run == nil && len(m.queue) == 0 && !m.posting && m.transcript.Len() == n &&
-			lastReply(t, m).msg.Status == history.StatusSucceeded
+			lastReply(t, m).msg.Status == chat.StatusSucceeded
 	}
 }
 
@@ -167,7 +168,7 @@ func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
 	d.typeAndSend("/regen") // the newest reply is the queued one
 	d.until("the regeneration to replace it", func(m Model) bool { return len(m.queue) == 1 && m.queue[0].RunID != queued.RunID })
 	d.until("every run", answered(t, 4))
-	if r, err := db.Run(queued.RunID); err != nil || r.Status != history.StatusCancelled {
+	if r, err := db.Run(queued.RunID); err != nil || r.Status != chat.StatusCancelled {
 		t.Fatalf("the superseded queued run is %+v, %v; want cancelled", r, err)
 	}
 	if srv.Requests() != 2 {
@@ -205,7 +206,7 @@ func versionsDB(t *testing.T) (*history.DB, history.Session) {
 		if err := db.AppendReply(r.RunID, text); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.FinishRun(r.RunID, history.Finish{Status: history.StatusSucceeded, Attempts: 1}); err != nil {
+		if err := db.FinishRun(r.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,8 +5,9 @@ import (
 	"math"
 	"time"
 
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
+	"parley/tui/sanitize"
 )
 
 // Tier 2 is the slow, visible retry: after a run fails with a retryable classification, as
@@ -53,7 +54,7 @@ type tier2 struct {
 	// while armed, the one sent while dispatching.
 	attempt int
 	// class is the stored classification that armed the retry; it names the banner.
-	class retry.Classification
+	class chat.Classification
 	// due is when the armed retry is sent: never before the provider's advice.
 	due time.Time
 	// scheduled is set when due is provider advice further away than tier2Cap: the banner
@@ -75,10 +76,10 @@ func tier2Delay(n int) time.Duration {
 // retried only by hand), and the provider's advice, if any, is within tier2Horizon.
 func armable(r history.Run, now time.Time) bool {
 	c := r.Retry
-	if r.Status != history.StatusFailed || c == nil || !c.Retryable {
+	if r.Status != chat.StatusFailed || c == nil || !c.Retryable {
 		return false
 	}
-	if c.Class == retry.Interrupted || c.Class == retry.Cancelled {
+	if c.Class == chat.Interrupted || c.Class == chat.Cancelled {
 		return false
 	}
 	return c.RetryAfterUntil.IsZero() || c.RetryAfterUntil.Sub(now) <= tier2Horizon
@@ -157,17 +158,17 @@ func (t *tier2) Sent(gen int, runID int64) bool {
 // Ended notes that run runID ended with status st. A sent retry that succeeded ends the
 // machine's work; one that was cancelled stays cancelled; one that failed waits for its
 // stored classification (Arm) to decide.
-func (t *tier2) Ended(runID int64, st history.RunStatus) {
+func (t *tier2) Ended(runID int64, st chat.Status) {
 	if t.state != tier2Dispatching || t.run != runID {
 		return
 	}
 	switch st {
-	case history.StatusSucceeded:
+	case chat.StatusSucceeded:
 		t.state = tier2Idle
-	case history.StatusCancelled:
+	case chat.StatusCancelled:
 		t.gen++
 		t.state = tier2Cancelled
-	case history.StatusFailed:
+	case chat.StatusFailed:
 	default:
 		t.state = tier2Idle
 	}
@@ -201,9 +202,9 @@ func (t *tier2) Banner(now time.Time) string {
 	if t.state != tier2Armed {
 		return ""
 	}
-	label := Sanitize(t.class.Label)
+	label := sanitize.String(t.class.Label)
 	if label == "" {
-		label = retry.Label(t.class.Class)
+		label = chat.Label(t.class.Class)
 	}
 	if t.scheduled {
 		return fmt.Sprintf("%s — retrying after %s · esc cancel", label, clockTime(t.due, now))

@@ -12,10 +12,11 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/agent"
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
-	"parley/retry/retrytest"
 )
 
 // The Tier 2 machine on its own: every method is given the time, so these tests step it
@@ -25,14 +26,14 @@ import (
 var t2Start = time.Date(2026, 3, 1, 14, 0, 0, 0, time.Local)
 
 // failedRun is a stored failed run of anchor 1 with classification c.
-func failedRun(id int64, c retry.Classification) history.Run {
+func failedRun(id int64, c chat.Classification) history.Run {
 	if c.Label == "" {
-		c.Label = retry.Label(c.Class)
+		c.Label = chat.Label(c.Class)
 	}
-	return history.Run{ID: id, AnchorID: 1, ReplyID: 100 + id, Status: history.StatusFailed, Retry: &c}
+	return history.Run{ID: id, AnchorID: 1, ReplyID: 100 + id, Status: chat.StatusFailed, Retry: &c}
 }
 
-var overloaded = retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded"}
+var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
 
 // runDown ticks the machine from now until it fires, the way the screen does, and returns
 // when that was and the banners it showed on the way.
@@ -75,7 +76,7 @@ func TestTier2DelaysDoubleToTheCap(t *testing.T) {
 		if !m.Sent(m.gen, failed.ID) {
 			t.Fatal("the retry's run was refused")
 		}
-		m.Ended(failed.ID, history.StatusFailed)
+		m.Ended(failed.ID, chat.StatusFailed)
 		if m.state != tier2Dispatching {
 			t.Fatalf("a failed retry left the machine %v before its classification was read", m.state)
 		}
@@ -105,11 +106,11 @@ func TestTier2BannerCountsDownEachSecond(t *testing.T) {
 
 	// A third attempt: the issue's example line.
 	m.Sent(m.gen, 2)
-	m.Ended(2, history.StatusFailed)
+	m.Ended(2, chat.StatusFailed)
 	m.Arm(failedRun(2, overloaded), t2Start)
 	m.RetryNow()
 	m.Sent(m.gen, 3)
-	m.Ended(3, history.StatusFailed)
+	m.Ended(3, chat.StatusFailed)
 	m.Arm(failedRun(3, overloaded), t2Start)
 	if got := m.Banner(t2Start); got != "Provider overloaded — retrying in 8s (attempt 3) · esc cancel · enter retry now" {
 		t.Fatalf("banner %q", got)
@@ -118,7 +119,7 @@ func TestTier2BannerCountsDownEachSecond(t *testing.T) {
 
 func TestTier2HonoursANearerRetryAfter(t *testing.T) {
 	var m tier2
-	c := retry.Classification{Retryable: true, Class: retry.RateLimited, RetryAfterUntil: t2Start.Add(2500 * time.Millisecond)}
+	c := chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: t2Start.Add(2500 * time.Millisecond)}
 	m.Arm(failedRun(1, c), t2Start)
 	if m.due != c.RetryAfterUntil || m.scheduled {
 		t.Fatalf("due %v (scheduled %v), want the advice %v as a countdown", m.due, m.scheduled, c.RetryAfterUntil)
@@ -151,7 +152,7 @@ func TestTier2HonoursANearerRetryAfter(t *testing.T) {
 
 func TestTier2FarRetryAfterIsScheduled(t *testing.T) {
 	var m tier2
-	c := retry.Classification{Retryable: true, Class: retry.RateLimited, Label: "Rate limited", RetryAfterUntil: t2Start.Add(50 * time.Minute)}
+	c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited", RetryAfterUntil: t2Start.Add(50 * time.Minute)}
 	if !m.Arm(failedRun(1, c), t2Start) {
 		t.Fatal("advice 50 minutes away should arm")
 	}
@@ -222,7 +223,7 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	if run := m.Cancel(); run != 10 {
 		t.Fatalf("cancel returned run %d, want 10", run)
 	}
-	m.Ended(10, history.StatusCancelled)
+	m.Ended(10, chat.StatusCancelled)
 	if m.Active() {
 		t.Fatal("active after cancel")
 	}
@@ -231,11 +232,11 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	m.Arm(failedRun(4, overloaded), t2Start)
 	m.RetryNow()
 	m.Sent(m.gen, 11)
-	m.Ended(12, history.StatusSucceeded)
+	m.Ended(12, chat.StatusSucceeded)
 	if m.state != tier2Dispatching {
 		t.Fatalf("another run's end moved the machine to %v", m.state)
 	}
-	m.Ended(11, history.StatusSucceeded)
+	m.Ended(11, chat.StatusSucceeded)
 	if m.state != tier2Idle {
 		t.Fatalf("a successful retry left the machine %v", m.state)
 	}
@@ -244,38 +245,38 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
 	var m tier2
 	refused := map[string]history.Run{
-		"cancelled run":        {ID: 1, AnchorID: 1, Status: history.StatusCancelled},
-		"succeeded run":        {ID: 1, AnchorID: 1, Status: history.StatusSucceeded},
-		"interrupted run":      {ID: 1, AnchorID: 1, Status: history.StatusInterrupted, Retry: &retry.Classification{Retryable: true, Class: retry.Interrupted}},
-		"interrupted class":    failedRun(1, retry.Classification{Retryable: true, Class: retry.Interrupted}),
-		"cancelled class":      failedRun(1, retry.Classification{Class: retry.Cancelled}),
-		"no classification":    {ID: 1, AnchorID: 1, Status: history.StatusFailed},
-		"x-should-retry false": failedRun(1, retry.Classification{Retryable: false, Class: retry.Overloaded}),
-		"advice beyond 12 h": failedRun(1, retry.Classification{Retryable: true, Class: retry.RateLimited,
+		"cancelled run":        {ID: 1, AnchorID: 1, Status: chat.StatusCancelled},
+		"succeeded run":        {ID: 1, AnchorID: 1, Status: chat.StatusSucceeded},
+		"interrupted run":      {ID: 1, AnchorID: 1, Status: chat.StatusInterrupted, Retry: &chat.Classification{Retryable: true, Class: chat.Interrupted}},
+		"interrupted class":    failedRun(1, chat.Classification{Retryable: true, Class: chat.Interrupted}),
+		"cancelled class":      failedRun(1, chat.Classification{Class: chat.Cancelled}),
+		"no classification":    {ID: 1, AnchorID: 1, Status: chat.StatusFailed},
+		"x-should-retry false": failedRun(1, chat.Classification{Retryable: false, Class: chat.Overloaded}),
+		"advice beyond 12 h": failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited,
 			RetryAfterUntil: t2Start.Add(tier2Horizon + time.Second)}),
 	}
-	for _, c := range []retry.Class{retry.QuotaExhausted, retry.AuthFailed, retry.CredentialsUnresolved,
-		retry.SpendLimitExceeded, retry.ContextOverflow, retry.ModelNotFound, retry.BadRequest,
-		retry.ContentFilter, retry.EmptyResponse} {
+	for _, c := range []chat.Class{chat.QuotaExhausted, chat.AuthFailed, chat.CredentialsUnresolved,
+		chat.SpendLimitExceeded, chat.ContextOverflow, chat.ModelNotFound, chat.BadRequest,
+		chat.ContentFilter, chat.EmptyResponse} {
 		if c.Retryable() {
 			t.Fatalf("%s is retryable", c)
 		}
-		refused[string(c)] = failedRun(1, retry.Classification{Retryable: c.Retryable(), Class: c})
+		refused[string(c)] = failedRun(1, chat.Classification{Retryable: c.Retryable(), Class: c})
 	}
 	for name, r := range refused {
 		if m.Arm(r, t2Start) || m.state != tier2Idle || m.Banner(t2Start) != "" {
 			t.Errorf("%s: armed", name)
 		}
 	}
-	for _, c := range []retry.Class{retry.RateLimited, retry.Overloaded, retry.ServerError, retry.Network, retry.Timeout} {
+	for _, c := range []chat.Class{chat.RateLimited, chat.Overloaded, chat.ServerError, chat.Network, chat.Timeout} {
 		m = tier2{}
-		if !m.Arm(failedRun(1, retry.Classification{Retryable: true, Class: c}), t2Start) {
+		if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: c}), t2Start) {
 			t.Errorf("%s did not arm", c)
 		}
 	}
 	// Advice exactly 12 hours away still arms, as a scheduled time.
 	m = tier2{}
-	if !m.Arm(failedRun(1, retry.Classification{Retryable: true, Class: retry.RateLimited, RetryAfterUntil: t2Start.Add(tier2Horizon)}), t2Start) || !m.scheduled {
+	if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: t2Start.Add(tier2Horizon)}), t2Start) || !m.scheduled {
 		t.Error("advice 12 hours away should arm, scheduled")
 	}
 
@@ -284,7 +285,7 @@ func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
 	h.Set("Retry-After", "46800") // 13 h
 	c := retry.Classify(retry.Failure{Phase: retry.Status, Status: 429, Header: h, Now: t2Start,
 		Body: []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)})
-	if c.Class != retry.QuotaExhausted || c.Retryable {
+	if c.Class != chat.QuotaExhausted || c.Retryable {
 		t.Fatalf("13 h advice classified %+v, want quota_exhausted, not retryable", c)
 	}
 	m = tier2{}
@@ -319,7 +320,7 @@ func TestTier2DisarmForgetsEverything(t *testing.T) {
 
 // tier2Screen returns a driven screen on a new session whose client and Tier 2 run on a
 // manual clock.
-func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *retrytest.Clock, *history.DB) {
+func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
 	t.Helper()
 	db := openDB(t)
 	srv, err := demo.Start(demo.Options{})
@@ -328,7 +329,7 @@ func tier2Screen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, *re
 	}
 	t.Cleanup(func() { srv.Close() })
 	srv.Push(faults...)
-	clock := retrytest.New(t2Start)
+	clock := chattest.New(t2Start)
 	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: "parley-demo"}
 	client := agent.NewClient(ep, clock, retry.Policy{MaxAttempts: 1, Base: time.Second, Cap: 30 * time.Second})
 	s, err := db.CreateSession()
@@ -370,7 +371,7 @@ func pump(d *driver, dur time.Duration) {
 }
 
 // advance waits until the countdown waits for its next tick, then moves the clock to it.
-func advance(d *driver, clock *retrytest.Clock, tick time.Duration) {
+func advance(d *driver, clock *chattest.Clock, tick time.Duration) {
 	d.t.Helper()
 	settle(d, fmt.Sprintf("a %v tick", tick), func(Model) bool { return clock.Waiting(tick) })
 	clock.Advance(tick)
@@ -383,7 +384,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 	d.typeAndSend("hello")
 	settle(d, "the retry to arm", armed)
 	first := lastReply(t, d.m).msg
-	if r, err := db.Run(first.RunID); err != nil || r.Status != history.StatusFailed || r.Retry == nil || r.Retry.Class != retry.Overloaded {
+	if r, err := db.Run(first.RunID); err != nil || r.Status != chat.StatusFailed || r.Retry == nil || r.Retry.Class != chat.Overloaded {
 		t.Fatalf("stored run %+v, %v", r, err)
 	}
 	want := "Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now"
@@ -404,7 +405,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 		advance(d, clock, time.Second)
 	}
 	settle(d, "the reply", func(m Model) bool {
-		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == history.StatusSucceeded
+		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == chat.StatusSucceeded
 	})
 	if srv.Requests() != 3 {
 		t.Fatalf("%d requests, want 3", srv.Requests())
@@ -428,12 +429,12 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 			users++
 		case msg.Superseded:
 			superseded++
-			if msg.Status != history.StatusFailed {
+			if msg.Status != chat.StatusFailed {
 				t.Fatalf("superseded reply %+v", msg)
 			}
 		default:
 			live++
-			if msg.Status != history.StatusSucceeded {
+			if msg.Status != chat.StatusSucceeded {
 				t.Fatalf("live reply %+v", msg)
 			}
 		}
@@ -474,10 +475,10 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	sent := d.m.run.rcpt
 	d.send(press("esc"))
 	settle(d, "the run to end", func(m Model) bool { return m.run == nil })
-	if r, err := db.Run(sent.RunID); err != nil || r.Status != history.StatusCancelled || r.Retry != nil {
+	if r, err := db.Run(sent.RunID); err != nil || r.Status != chat.StatusCancelled || r.Retry != nil {
 		t.Fatalf("the retry's run is stored %+v, %v; want cancelled", r, err)
 	}
-	if d.m.tier2.Active() || lastReply(t, d.m).msg.Status != history.StatusCancelled {
+	if d.m.tier2.Active() || lastReply(t, d.m).msg.Status != chat.StatusCancelled {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
 	}
 	clock.Advance(time.Hour)
@@ -512,14 +513,14 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	if m.run != nil || len(m.queue) != 0 {
 		t.Fatal("a retry cancelled before it was stored was started")
 	}
-	if r, err := db.Run(rm.rcpt.RunID); err != nil || r.Status != history.StatusCancelled {
+	if r, err := db.Run(rm.rcpt.RunID); err != nil || r.Status != chat.StatusCancelled {
 		t.Fatalf("its run is stored %+v, %v; want cancelled", r, err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests, want 1", srv.Requests())
 	}
-	if lastReply(t, m).msg.Status != history.StatusCancelled {
+	if lastReply(t, m).msg.Status != chat.StatusCancelled {
 		t.Fatalf("screen:\n%s", plain(m))
 	}
 }
@@ -533,7 +534,7 @@ func TestTier2EnterRetriesNow(t *testing.T) {
 	}
 	d.send(press("enter"))
 	settle(d, "the reply", func(m Model) bool {
-		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == history.StatusSucceeded
+		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == chat.StatusSucceeded
 	})
 	if srv.Requests() != 2 || !clock.Now().Equal(t2Start) {
 		t.Fatalf("%d requests, clock moved to %v", srv.Requests(), clock.Now())
@@ -550,14 +551,14 @@ func TestTier2NewMessageDisarms(t *testing.T) {
 		t.Fatal("a new message did not disarm")
 	}
 	settle(d, "the second reply", func(m Model) bool {
-		return m.run == nil && m.transcript.Len() == 4 && lastReply(t, m).msg.Status == history.StatusSucceeded
+		return m.run == nil && m.transcript.Len() == 4 && lastReply(t, m).msg.Status == chat.StatusSucceeded
 	})
 	clock.Advance(time.Hour)
 	pump(d, 100*time.Millisecond)
 	if srv.Requests() != 2 || d.m.tier2.Active() {
 		t.Fatalf("%d requests, want 2", srv.Requests())
 	}
-	if got := storedReply(t, db, d.m.session.ID, failed.ID); got.Status != history.StatusFailed {
+	if got := storedReply(t, db, d.m.session.ID, failed.ID); got.Status != chat.StatusFailed {
 		t.Fatalf("the failed reply became %+v", got)
 	}
 }
@@ -609,25 +610,25 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: retrytest.New(t2Start)})
+	m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: chattest.New(t2Start)})
 	m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
 	m, _ = step(m, m.loadSession(s.ID)())
-	arm := func(stored, event retry.Classification) Model {
+	arm := func(stored, event chat.Classification) Model {
 		rcpt, err := db.Post(s.ID, "hello", "test-model", false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m, _ := step(m, postedMsg{gen: m.sessionGen, text: "hello", model: "test-model", rcpt: rcpt, session: s})
-		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: history.StatusFailed, Retry: &stored}); err != nil {
+		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusFailed, Retry: &stored}); err != nil {
 			t.Fatal(err)
 		}
-		m, cmd := deliver(m, agent.Event{Kind: agent.EventFailed, Class: event})
+		m, cmd := deliver(m, chat.Event{Kind: chat.EventFailed, Class: event})
 		for _, msg := range execCmd(cmd, 5*time.Second) {
 			m, _ = step(m, msg)
 		}
 		return m
 	}
-	quota := retry.Classification{Class: retry.QuotaExhausted, Label: "Quota exhausted"}
+	quota := chat.Classification{Class: chat.QuotaExhausted, Label: "Quota exhausted"}
 	if m := arm(quota, overloaded); m.tier2.Active() {
 		t.Fatal("armed from the event's classification, not the stored one")
 	}
@@ -645,7 +646,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	}
 	failed, _ := db1.CreateSession()
 	r, _ := db1.Post(failed.ID, "hello", "m", false)
-	if err := db1.FinishRun(r.RunID, history.Finish{Status: history.StatusFailed, Retry: &overloaded}); err != nil {
+	if err := db1.FinishRun(r.RunID, history.Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
 		t.Fatal(err)
 	}
 	cut, _ := db1.CreateSession()
@@ -664,7 +665,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 
 	for _, s := range []history.Session{failed, cut} {
-		m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: retrytest.New(t2Start)})
+		m := New(Options{DB: db, Client: offlineClient(), Session: s, Clock: chattest.New(t2Start)})
 		m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 24})
 		m, cmd := step(m, m.loadSession(s.ID)())
 		if m.tier2.Active() || cmd != nil || strings.Contains(plain(m), "retrying") {
@@ -686,19 +687,19 @@ func TestTier2BannerGolden(t *testing.T) {
 				if i < 3 {
 					m.tier2.RetryNow()
 					m.tier2.Sent(m.tier2.gen, i+1)
-					m.tier2.Ended(i+1, history.StatusFailed)
+					m.tier2.Ended(i+1, chat.StatusFailed)
 				}
 			}
 		},
 		"scheduled": func(m *Model) {
-			c := retry.Classification{Retryable: true, Class: retry.RateLimited, Label: "Rate limited",
+			c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited",
 				RetryAfterUntil: t2Start.Add(50 * time.Minute)}
 			m.tier2.Arm(failedRun(1, c), t2Start)
 		},
 	}
 	for name, arm := range forms {
 		t.Run(name, func(t *testing.T) {
-			m := loaded(t, goldenSession(history.StatusFailed, "", &overloaded), 80, 24)
+			m := loaded(t, goldenSession(chat.StatusFailed, "", &overloaded), 80, 24)
 			arm(&m)
 			m.now = t2Start
 			m, _ = step(m, tea.WindowSizeMsg{Width: 80, Height: 24})

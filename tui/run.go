@@ -10,8 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
+	"parley/tui/sanitize"
 )
 
 // frameInterval is how often, at most, a streaming reply is rendered again: deltas that
@@ -80,7 +81,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
 	m.transcript.Append(history.Message{
 		ID: msg.rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
-		AnchorID: msg.rcpt.AnchorID, RunID: msg.rcpt.RunID, Status: history.StatusQueued, Model: msg.model,
+		AnchorID: msg.rcpt.AnchorID, RunID: msg.rcpt.RunID, Status: chat.StatusQueued, Model: msg.model,
 	})
 	m.transcript.GotoBottom()
 	var cmd tea.Cmd
@@ -115,19 +116,19 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	m.transcript.StartStreaming(rcpt.ReplyID)
 	db, client, clock, id, budget, sessionID := m.db, m.client, m.clock, m.runSeq, m.budget, m.session.ID
 	start := func() tea.Msg {
-		var events <-chan agent.Event
+		var events <-chan chat.Event
 		msgs, err := db.Context(rcpt.AnchorID)
 		if ctx.Err() != nil {
 			// Cancelled before its request was sent: it is stored cancelled and never sent.
-			ch := make(chan agent.Event, 1)
-			ch <- agent.Event{Kind: agent.EventCancelled}
+			ch := make(chan chat.Event, 1)
+			ch <- chat.Event{Kind: chat.EventCancelled}
 			close(ch)
 			events = ch
 		} else if err != nil {
 			// Stored through Record like any failed run, so the database says why.
-			ch := make(chan agent.Event, 1)
-			ch <- agent.Event{Kind: agent.EventFailed, Class: retry.Classification{
-				Class: retry.BadRequest, Label: "Could not build the request", Message: err.Error(),
+			ch := make(chan chat.Event, 1)
+			ch <- chat.Event{Kind: chat.EventFailed, Class: chat.Classification{
+				Class: chat.BadRequest, Label: "Could not build the request", Message: err.Error(),
 			}}
 			close(ch)
 			events = ch
@@ -145,19 +146,19 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 // joined into one, until batchWindow has passed; any other event ends the batch at once, so
 // that retries and the end of the run show without delay, and a terminal event is never left
 // behind.
-func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
+func readEvents(id int, ch <-chan chat.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return runEventsMsg{run: id, ch: ch, closed: true}
 		}
-		if ev.Kind != agent.EventDelta {
-			return runEventsMsg{run: id, events: []agent.Event{ev}, ch: ch}
+		if ev.Kind != chat.EventDelta {
+			return runEventsMsg{run: id, events: []chat.Event{ev}, ch: ch}
 		}
 		var text strings.Builder
 		text.WriteString(ev.Text)
-		batch := func(more ...agent.Event) []agent.Event {
-			return append([]agent.Event{{Kind: agent.EventDelta, Text: text.String()}}, more...)
+		batch := func(more ...chat.Event) []chat.Event {
+			return append([]chat.Event{{Kind: chat.EventDelta, Text: text.String()}}, more...)
 		}
 		window := time.NewTimer(batchWindow)
 		defer window.Stop()
@@ -167,7 +168,7 @@ func readEvents(id int, ch <-chan agent.Event) tea.Cmd {
 				if !ok {
 					return runEventsMsg{run: id, events: batch(), ch: ch, closed: true}
 				}
-				if ev.Kind != agent.EventDelta {
+				if ev.Kind != chat.EventDelta {
 					return runEventsMsg{run: id, events: batch(ev), ch: ch}
 				}
 				text.WriteString(ev.Text)
@@ -199,45 +200,35 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	r := m.run
 	m.now = m.clock.Now()
 	delta := false
-	var final history.RunStatus
+	var final chat.Status
 	for _, ev := range msg.events {
 		switch ev.Kind {
-		case agent.EventStarted:
+		case chat.EventStarted:
 			// The attempt announced by EventRetrying is now being sent: keep its words, drop
 			// the countdown.
 			r.retryAt = time.Time{}
-		case agent.EventCompacted:
+		case chat.EventCompacted:
 			// A quiet note, not a retry: the re-run that follows is a new request.
 			m.setNotice(agent.OmittedNote(ev.Omitted), false)
-		case agent.EventRetrying:
-			r.retrying = fmt.Sprintf("%s — reconnecting, attempt %d/%d", Sanitize(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
+		case chat.EventRetrying:
+			r.retrying = fmt.Sprintf("%s — reconnecting, attempt %d/%d", sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
 			r.retryAt = m.now.Add(ev.Wait)
-		case agent.EventDelta:
+		case chat.EventDelta:
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
 			r.gotDelta, r.retrying, delta = true, "", true
-		case agent.EventFinished:
-			final = history.StatusSucceeded
-			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
-			ended = true
-		case agent.EventFailed:
-			c := ev.Class
-			st := history.StatusFailed
-			if c.Class == retry.Cancelled {
-				st = history.StatusCancelled
-			}
-			m.transcript.Finish(r.rcpt.ReplyID, st, &c)
-			final, ended = st, true
-		case agent.EventCancelled:
-			final = history.StatusCancelled
-			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
-			ended = true
+		}
+		if ev.Terminal() {
+			o := chat.Decide(ev, true)
+			m.transcript.Finish(r.rcpt.ReplyID, o.Status, o.Retry)
+			final, ended = o.Status, true
 		}
 	}
 	if ended {
 		if final == "" {
 			// Record always ends with a terminal event; this only guards the screen.
-			final = history.StatusInterrupted
-			m.transcript.Finish(r.rcpt.ReplyID, final, nil)
+			o := chat.Decide(chat.Event{}, false)
+			m.transcript.Finish(r.rcpt.ReplyID, o.Status, o.Retry)
+			final = o.Status
 		}
 		return m.endRun(final)
 	}
@@ -269,7 +260,7 @@ func (m *Model) frame() tea.Cmd {
 // endRun forgets the ended run, which ended with status st, and starts the next queued one,
 // or quits if asked to. A failed run is read back from the database, for Tier 2 to decide
 // from its stored classification.
-func (m *Model) endRun(st history.RunStatus) tea.Cmd {
+func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.run.rcpt
 	m.run.cancel() // releases the context's resources
 	m.run = nil
@@ -278,7 +269,7 @@ func (m *Model) endRun(st history.RunStatus) tea.Cmd {
 		return m.quit()
 	}
 	var read tea.Cmd
-	if st == history.StatusFailed {
+	if st == chat.StatusFailed {
 		db, gen, t2 := m.db, m.sessionGen, m.tier2.gen
 		read = func() tea.Msg {
 			r, err := db.Run(rcpt.RunID)
@@ -323,7 +314,7 @@ func (m *Model) cancelRun() {
 // quits or leaves the session. It runs inside a command.
 func cancelQueued(db *history.DB, queue []history.Receipt) error {
 	for _, r := range queue {
-		if err := db.FinishRun(r.RunID, history.Finish{Status: history.StatusCancelled}); err != nil {
+		if err := db.FinishRun(r.RunID, history.Finish{Status: chat.StatusCancelled}); err != nil {
 			return err
 		}
 	}
@@ -407,14 +398,14 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	m.queue = keep
 	m.transcript.Append(history.Message{
 		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
-		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: history.StatusQueued, Model: msg.model,
+		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: msg.model,
 	})
 	if m.focus == focusTranscript {
 		m.transcript.SelectLast()
 	}
 	m.transcript.GotoBottom()
 	if msg.auto && !m.tier2.Sent(msg.tier2, rcpt.RunID) {
-		m.transcript.SetStatus(rcpt.ReplyID, history.StatusCancelled, nil)
+		m.transcript.SetStatus(rcpt.ReplyID, chat.StatusCancelled, nil)
 		drop = append(drop, rcpt)
 		return tea.Batch(cancelCmd(db, drop), m.postNext())
 	}
@@ -462,7 +453,7 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		if c := msg.run.Retry; c != nil && c.RetryAfterUntil.After(now) {
 			// Too far away to wait for, or not retryable at all: say when, retry nothing.
 			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
-				Sanitize(c.Label), clockTime(c.RetryAfterUntil, now)), true)
+				sanitize.String(c.Label), clockTime(c.RetryAfterUntil, now)), true)
 		}
 		return nil
 	}
@@ -510,7 +501,7 @@ func (m *Model) cancelRetry() tea.Cmd {
 	for i, q := range m.queue {
 		if q.RunID == runID {
 			m.queue = slices.Delete(slices.Clone(m.queue), i, i+1)
-			m.transcript.SetStatus(q.ReplyID, history.StatusCancelled, nil)
+			m.transcript.SetStatus(q.ReplyID, chat.StatusCancelled, nil)
 			return cancelCmd(m.db, []history.Receipt{q})
 		}
 	}

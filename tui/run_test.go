@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
-	"parley/history"
+	"parley/tui/sanitize"
 )
 
 // These tests run the model against a real demo endpoint on 127.0.0.1 and a real database.
@@ -17,14 +18,14 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("what are the keys?")
 	d.until("the reply to finish", func(m Model) bool {
-		return m.run == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).msg.ID) == history.StatusSucceeded
+		return m.run == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).msg.ID) == chat.StatusSucceeded
 	})
 	reply := lastReply(t, d.m)
 	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
-	if stored.Status != history.StatusSucceeded || stored.Content == "" {
+	if stored.Status != chat.StatusSucceeded || stored.Content == "" {
 		t.Fatalf("stored reply: %+v", stored)
 	}
-	if Sanitize(stored.Content) != reply.text.String() {
+	if sanitize.String(stored.Content) != reply.text.String() {
 		t.Fatal("the screen's text differs from the stored reply")
 	}
 	if d.m.session.Title == "" || !strings.Contains(plain(d.m), d.m.session.Title) {
@@ -50,14 +51,14 @@ func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 	}
 	d.until("the run to end", func(m Model) bool { return m.run == nil })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != history.StatusCancelled {
+	if reply.msg.Status != chat.StatusCancelled {
 		t.Fatalf("reply status %q, want cancelled", reply.msg.Status)
 	}
 	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
-	if stored.Status != history.StatusCancelled || stored.Retry != nil {
+	if stored.Status != chat.StatusCancelled || stored.Retry != nil {
 		t.Fatalf("stored %q with %+v, want cancelled and no failure", stored.Status, stored.Retry)
 	}
-	if stored.Content == "" || Sanitize(stored.Content) != reply.text.String() {
+	if stored.Content == "" || sanitize.String(stored.Content) != reply.text.String() {
 		t.Fatalf("partial text not kept: stored %q, shown %q", stored.Content, reply.text.String())
 	}
 	if !strings.Contains(plain(d.m), "cancelled") {
@@ -85,18 +86,18 @@ func TestSendingDuringARunQueues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 6 || msgs[3].Status != history.StatusQueued || msgs[5].Status != history.StatusQueued {
+	if len(msgs) != 6 || msgs[3].Status != chat.StatusQueued || msgs[5].Status != chat.StatusQueued {
 		t.Fatalf("stored transcript: %+v", msgs)
 	}
 	if msgs[2].Content != "second question" || msgs[4].Content != "third question" {
 		t.Fatal("queued messages stored out of order")
 	}
 	d.until("every run to finish", func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == history.StatusSucceeded
+		return m.run == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == chat.StatusSucceeded
 	})
 	msgs, _ = db.Transcript(d.m.session.ID)
 	for _, i := range []int{1, 3, 5} {
-		if msgs[i].Status != history.StatusSucceeded {
+		if msgs[i].Status != chat.StatusSucceeded {
 			t.Fatalf("reply %d: %q", i, msgs[i].Status)
 		}
 	}
@@ -125,7 +126,7 @@ func TestQuitCancelsQueuedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != history.StatusCancelled {
+	if r.Status != chat.StatusCancelled {
 		t.Fatalf("queued run left %q, want cancelled", r.Status)
 	}
 	if srv.Requests() != 1 {
@@ -141,7 +142,7 @@ func TestFailedRunShowsLabelAndMessage(t *testing.T) {
 	d.typeAndSend("hello")
 	d.until("the run to end", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Retryable {
+	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Retryable {
 		t.Fatalf("reply: %+v", reply.msg)
 	}
 	want := "✗ " + reply.msg.Retry.Label + " — "

@@ -12,15 +12,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/history"
 	"parley/retry"
-	"parley/retry/retrytest"
 )
 
 // budgetScreen returns a driven screen on a new session, against a demo endpoint, held to
 // limits with a price of $1 per thousand tokens for the model.
-func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *retrytest.Clock, *history.DB) {
+func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
 	t.Helper()
 	db := openDB(t)
 	srv, err := demo.Start(demo.Options{})
@@ -28,7 +29,7 @@ func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *re
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	clock := retrytest.New(t2Start)
+	clock := chattest.New(t2Start)
 	client := agent.NewClient(agent.Endpoint{Name: "test", BaseURL: srv.URL(), Model: "priced"}, clock, retry.DefaultPolicy())
 	budget := &agent.Budget{Prices: agent.Prices{"priced": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: db, Clock: clock}
 	s, err := db.CreateSession()
@@ -66,7 +67,7 @@ func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 			before := srv.Requests()
 			exchange(d, "and in short?")
 			screen := plain(d.m)
-			if srv.Requests()-before != 2 || lastReply(t, d.m).msg.Status != history.StatusSucceeded {
+			if srv.Requests()-before != 2 || lastReply(t, d.m).msg.Status != chat.StatusSucceeded {
 				t.Fatalf("%d requests; screen:\n%s", srv.Requests()-before, screen)
 			}
 			if !strings.Contains(screen, "earlier messages left out to fit the model's context") {
@@ -88,7 +89,7 @@ func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
 	clock.Advance(10 * time.Minute)
 	pump(d, 30*time.Millisecond)
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != retry.ContextOverflow {
+	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.ContextOverflow {
 		t.Fatalf("reply %+v", reply.msg)
 	}
 	if d.m.tier2.Active() || srv.Requests() != 1 || !strings.Contains(plain(d.m), "Context too long") {
@@ -119,7 +120,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 	clock.Advance(10 * time.Minute)
 	pump(d, 30*time.Millisecond)
 	reply := lastReply(t, d.m)
-	if srv.Requests() != 1 || reply.msg.Status != history.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != retry.SpendLimitExceeded {
+	if srv.Requests() != 1 || reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.SpendLimitExceeded {
 		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.msg)
 	}
 	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
-	"parley/retry"
 )
 
 // tier2E2E is one parley TUI in a tmux server of its own, talking to a request-counting demo
@@ -33,7 +33,7 @@ type exported struct {
 	Content    string
 	Status     string
 	Superseded bool
-	Retry      *retry.Classification
+	Retry      *chat.Classification
 }
 
 // e2eSeq numbers the tmux servers of this process.
@@ -182,7 +182,7 @@ func TestTmuxTier2(t *testing.T) {
 			switch {
 			case m.Role == "user":
 				users++
-			case m.Superseded && m.Status == "failed" && m.Retry != nil && m.Retry.Class == retry.Overloaded:
+			case m.Superseded && m.Status == "failed" && m.Retry != nil && m.Retry.Class == chat.Overloaded:
 				failed++
 			}
 		}

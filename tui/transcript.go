@@ -7,8 +7,9 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
+	"parley/tui/sanitize"
 )
 
 // gutter is the width of the column left of every transcript line that marks the selected
@@ -20,7 +21,7 @@ type entry struct {
 	msg history.Message // as stored; msg.Content is not kept up to date while streaming
 	// text is the sanitized content. While streaming it only grows.
 	text strings.Builder
-	san  sanitizer // state for streamed deltas, which may split an escape sequence
+	san  sanitize.Stream // state for streamed deltas, which may split an escape sequence
 	// version counts changes of text and status; a cached render of another version is stale.
 	version int
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
@@ -112,7 +113,7 @@ func (t *transcriptView) add(e *entry, m history.Message) {
 func (t *transcriptView) fill(e *entry, m history.Message) {
 	e.msg = m
 	e.text.Grow(len(m.Content))
-	e.san.write(&e.text, m.Content)
+	e.san.Append(&e.text, m.Content)
 	t.byID[m.ID] = e
 }
 
@@ -129,7 +130,7 @@ func (t *transcriptView) SetSize(width, height int) {
 func (t *transcriptView) SetDark(dark bool) { t.dark = dark }
 
 // SetStatus records a new run status for message id (and its failure, if any).
-func (t *transcriptView) SetStatus(id int64, st history.RunStatus, fail *retry.Classification) {
+func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.msg.Status, e.msg.Retry = st, fail
 		e.version++
@@ -140,7 +141,7 @@ func (t *transcriptView) SetStatus(id int64, st history.RunStatus, fail *retry.C
 func (t *transcriptView) StartStreaming(id int64) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = true
-		e.msg.Status = history.StatusRunning
+		e.msg.Status = chat.StatusRunning
 		t.stream = e
 		e.version++
 	}
@@ -149,7 +150,7 @@ func (t *transcriptView) StartStreaming(id int64) {
 // AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
 func (t *transcriptView) AppendDelta(id int64, text string) {
 	if e := t.byID[id]; e != nil {
-		e.san.write(&e.text, text)
+		e.san.Append(&e.text, text)
 		e.version++
 	}
 }
@@ -164,7 +165,7 @@ func (t *transcriptView) Refresh() {
 
 // Finish ends the streaming of reply id with its final status; it renders once more and is
 // then frozen.
-func (t *transcriptView) Finish(id int64, st history.RunStatus, fail *retry.Classification) {
+func (t *transcriptView) Finish(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = false
 		if t.stream == e {
@@ -184,7 +185,7 @@ func (t *transcriptView) Text(id int64) string {
 }
 
 // Status returns the run status shown for message id.
-func (t *transcriptView) Status(id int64) history.RunStatus {
+func (t *transcriptView) Status(id int64) chat.Status {
 	if e := t.byID[id]; e != nil {
 		return e.msg.Status
 	}
@@ -242,22 +243,22 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 	st := t.styles
 	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
 	switch e.msg.Status {
-	case history.StatusQueued:
+	case chat.StatusQueued:
 		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
-	case history.StatusRunning:
+	case chat.StatusRunning:
 		if e.text.Len() == 0 {
 			return indent([]string{"…"}, st.Muted)
 		}
-	case history.StatusCancelled:
+	case chat.StatusCancelled:
 		return indent([]string{"cancelled"}, st.Muted)
-	case history.StatusInterrupted:
+	case chat.StatusInterrupted:
 		return indent(wrap("interrupted: parley stopped while this reply was streaming"), st.Warn)
-	case history.StatusFailed:
+	case chat.StatusFailed:
 		msg := "failed"
 		if c := e.msg.Retry; c != nil {
-			msg = Sanitize(c.Label)
+			msg = sanitize.String(c.Label)
 			if c.Message != "" {
-				msg += " — " + Sanitize(c.Message)
+				msg += " — " + sanitize.String(c.Message)
 			}
 		}
 		return indent(wrap("✗ "+msg), st.Error)

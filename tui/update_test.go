@@ -10,9 +10,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent"
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
 )
 
 // storedExchanges returns n finished question/answer pairs as the database would return them.
@@ -23,7 +22,7 @@ func storedExchanges(n int) []history.Message {
 		msgs = append(msgs,
 			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
 			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
-				Status: history.StatusSucceeded, Model: "test-model",
+				Status: chat.StatusSucceeded, Model: "test-model",
 				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
 	}
 	return msgs
@@ -52,11 +51,11 @@ func streaming(t testing.TB, msgs []history.Message, w, h int) Model {
 }
 
 // deliver hands the active run a batch of events.
-func deliver(m Model, evs ...agent.Event) (Model, tea.Cmd) {
-	return step(m, runEventsMsg{run: m.run.id, events: evs, ch: make(chan agent.Event)})
+func deliver(m Model, evs ...chat.Event) (Model, tea.Cmd) {
+	return step(m, runEventsMsg{run: m.run.id, events: evs, ch: make(chan chat.Event)})
 }
 
-func delta(s string) agent.Event { return agent.Event{Kind: agent.EventDelta, Text: s} }
+func delta(s string) chat.Event { return chat.Event{Kind: chat.EventDelta, Text: s} }
 
 func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
 	m := loaded(t, storedExchanges(3), 80, 24)
@@ -191,7 +190,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m := streaming(t, storedExchanges(2), 80, 24)
 	m.clock = clock
-	m, cmd := deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3})
+	m, cmd := deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 	if !strings.Contains(plain(m), "waiting for the reply") {
 		t.Fatalf("no waiting status:\n%s", plain(m))
 	}
@@ -228,7 +227,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 	if strings.Contains(plain(m), "again") || m.framePending {
 		t.Fatal("stale frame handled wrongly")
 	}
-	m, _ = deliver(m, agent.Event{Kind: agent.EventFinished, FinishReason: "stop"})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished, FinishReason: "stop"})
 	if m.run != nil {
 		t.Fatal("run still active after EventFinished")
 	}
@@ -240,7 +239,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 func TestModelOutputIsSanitized(t *testing.T) {
 	m := streaming(t, nil, 80, 24)
 	m, _ = deliver(m, delta("safe \x1b]0;evil title\x07text \x1b]52;c;cHduZWQ=\x1b\\and \x1b[2J\x1b[31mred\u009b1m"),
-		agent.Event{Kind: agent.EventFinished})
+		chat.Event{Kind: chat.EventFinished})
 	out := m.View().Content
 	for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "evil", "cHduZWQ", "\u009b"} {
 		if strings.Contains(out, bad) {
@@ -254,15 +253,15 @@ func TestModelOutputIsSanitized(t *testing.T) {
 
 func TestTier1StatusAndFailure(t *testing.T) {
 	m := streaming(t, nil, 100, 24)
-	over := retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded",
+	over := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "The service may be temporarily overloaded, please try again later"}
-	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
-		agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: over})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
+		chat.Event{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: over})
 	if s := plain(m); !strings.Contains(s, "Provider overloaded — reconnecting, attempt 2/3 in 2s") || !strings.Contains(s, "reconnecting") {
 		t.Fatalf("no Tier 1 status:\n%s", s)
 	}
-	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3},
-		agent.Event{Kind: agent.EventFailed, Class: over})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 2, MaxAttempts: 3},
+		chat.Event{Kind: chat.EventFailed, Class: over})
 	s := plain(m)
 	if !strings.Contains(s, "✗ Provider overloaded — The service may be temporarily overloaded") {
 		t.Fatalf("failure not shown with label and message:\n%s", s)
@@ -275,12 +274,12 @@ func TestTier1StatusAndFailure(t *testing.T) {
 func TestStaleRunEventsAreIgnored(t *testing.T) {
 	m := streaming(t, nil, 80, 24)
 	id := m.run.id
-	ch := make(chan agent.Event)
-	m, cmd := step(m, runEventsMsg{run: id + 1, events: []agent.Event{delta("ghost")}, ch: ch})
+	ch := make(chan chat.Event)
+	m, cmd := step(m, runEventsMsg{run: id + 1, events: []chat.Event{delta("ghost")}, ch: ch})
 	if cmd == nil {
 		t.Fatal("a stale run that has not ended should still be drained")
 	}
-	m, cmd = step(m, runEventsMsg{run: id + 1, events: []agent.Event{{Kind: agent.EventCancelled}}, ch: ch})
+	m, cmd = step(m, runEventsMsg{run: id + 1, events: []chat.Event{{Kind: chat.EventCancelled}}, ch: ch})
 	if cmd != nil {
 		t.Fatal("an ended stale run should not be read again")
 	}
@@ -291,13 +290,13 @@ func TestStaleRunEventsAreIgnored(t *testing.T) {
 }
 
 func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
-	ch := make(chan agent.Event, 2000)
+	ch := make(chan chat.Event, 2000)
 	var want strings.Builder
 	for i := range 1200 {
 		ch <- delta(fmt.Sprint(i, " "))
 		want.WriteString(fmt.Sprint(i, " "))
 	}
-	ch <- agent.Event{Kind: agent.EventFinished}
+	ch <- chat.Event{Kind: chat.EventFinished}
 	ch <- delta("after the end")
 	// Everything up to the terminal event is ready: one message carries it all, the deltas
 	// joined into one.
@@ -305,7 +304,7 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	if msg.run != 3 || msg.closed || len(msg.events) != 2 {
 		t.Fatalf("batch of %d events (closed %v), want the joined deltas and the end", len(msg.events), msg.closed)
 	}
-	if d := msg.events[0]; d.Kind != agent.EventDelta || d.Text != want.String() || !msg.events[1].Terminal() {
+	if d := msg.events[0]; d.Kind != chat.EventDelta || d.Text != want.String() || !msg.events[1].Terminal() {
 		t.Fatal("deltas lost or reordered, or the end missing")
 	}
 	if len(ch) != 1 {
@@ -317,7 +316,7 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 		t.Fatalf("closed channel: %+v", msg)
 	}
 	// A stream that closes after deltas hands them over with the close.
-	cut := make(chan agent.Event, 2)
+	cut := make(chan chat.Event, 2)
 	cut <- delta("x")
 	cut <- delta("y")
 	close(cut)
@@ -329,16 +328,16 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 // A batch of deltas ends when its window has passed, though the stream goes on; any other
 // event is handed over at once.
 func TestReadEventsWindow(t *testing.T) {
-	ch := make(chan agent.Event)
+	ch := make(chan chat.Event)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		for _, ev := range []agent.Event{{Kind: agent.EventStarted, Attempt: 1}, delta("a"), delta("b")} {
+		for _, ev := range []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, delta("a"), delta("b")} {
 			ch <- ev
 		}
 		<-stop // the stream stays open and silent
 	}()
-	if msg := readEvents(1, ch)().(runEventsMsg); len(msg.events) != 1 || msg.events[0].Kind != agent.EventStarted {
+	if msg := readEvents(1, ch)().(runEventsMsg); len(msg.events) != 1 || msg.events[0].Kind != chat.EventStarted {
 		t.Fatalf("first batch %+v, want EventStarted alone", msg.events)
 	}
 	done := make(chan runEventsMsg)
@@ -457,8 +456,8 @@ func TestTier1CountdownFollowsTheClock(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
 	m := streaming(t, nil, 100, 24)
 	m.clock = clock
-	over := retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded"}
-	m, _ = deliver(m, agent.Event{Kind: agent.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 5 * time.Second, Class: over})
+	over := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
+	m, _ = deliver(m, chat.Event{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 5 * time.Second, Class: over})
 	if !strings.Contains(plain(m), "attempt 2/3 in 5s") {
 		t.Fatalf("no countdown:\n%s", plain(m))
 	}
@@ -467,7 +466,7 @@ func TestTier1CountdownFollowsTheClock(t *testing.T) {
 	if !strings.Contains(plain(m), "attempt 2/3 in 2s") {
 		t.Fatalf("countdown did not move:\n%s", plain(m))
 	}
-	m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 2, MaxAttempts: 3})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 2, MaxAttempts: 3})
 	if s := plain(m); !strings.Contains(s, "reconnecting, attempt 2/3") || strings.Contains(s, " in ") {
 		t.Fatalf("attempt 2 started, the wait should be gone:\n%s", s)
 	}

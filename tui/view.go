@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"parley/tui/sanitize"
+
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -71,7 +73,7 @@ func (m *Model) helpView() string {
 // and the run state.
 func (m *Model) headerView() string {
 	st := m.styles
-	title := Sanitize(m.session.Title)
+	title := sanitize.String(m.session.Title)
 	if title == "" {
 		title = "new session"
 	}

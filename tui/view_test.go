@@ -7,19 +7,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"parley/agent"
+	"parley/agent/chat"
 	"parley/history"
-	"parley/retry"
 )
 
 // goldenReply is a reply with the markdown a model typically sends.
 const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
 
 // goldenSession is a finished exchange followed by a question whose reply is in state st.
-func goldenSession(st history.RunStatus, content string, fail *retry.Classification) []history.Message {
+func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
 	return []history.Message{
 		{ID: 1, Role: history.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: history.RoleAssistant, AnchorID: 1, RunID: 1, Status: history.StatusSucceeded, Model: "test-model", Content: goldenReply},
+		{ID: 2, Role: history.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
 		{ID: 3, Role: history.RoleUser, Content: "And in Rust?"},
 		{ID: 4, Role: history.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
 	}
@@ -28,36 +27,36 @@ func goldenSession(st history.RunStatus, content string, fail *retry.Classificat
 // TestGolden pins the layout of each state at 80×24 as a terminal without colors sees it.
 // Regenerate with go test ./tui -update.
 func TestGolden(t *testing.T) {
-	overloaded := &retry.Classification{Retryable: true, Class: retry.Overloaded, Label: "Provider overloaded",
+	overloaded := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "The service may be temporarily overloaded, please try again later."}
 	states := map[string]func(t *testing.T) Model{
 		"empty": func(t *testing.T) Model { return loaded(t, nil, 80, 24) },
 		"finished": func(t *testing.T) Model {
-			return loaded(t, goldenSession(history.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 80, 24)
+			return loaded(t, goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 80, 24)
 		},
 		"failed": func(t *testing.T) Model {
-			return loaded(t, goldenSession(history.StatusFailed, "", overloaded), 80, 24)
+			return loaded(t, goldenSession(chat.StatusFailed, "", overloaded), 80, 24)
 		},
 		"cancelled": func(t *testing.T) Model {
-			return loaded(t, goldenSession(history.StatusCancelled, "In Rust you use the", nil), 80, 24)
+			return loaded(t, goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 80, 24)
 		},
 		"interrupted": func(t *testing.T) Model {
-			return loaded(t, goldenSession(history.StatusInterrupted, "Rust has a macro", nil), 80, 24)
+			return loaded(t, goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 80, 24)
 		},
 		"streaming": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(history.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
-			m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3},
+			m := streaming(t, goldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
+			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
 				delta("Sure:\n\n1. one\n2. tw"))
 			m, _ = step(m, frameMsg{run: m.run.id})
 			return m
 		},
 		"waiting": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(history.StatusSucceeded, "", nil)[:2], 80, 24)
-			m, _ = deliver(m, agent.Event{Kind: agent.EventStarted, Attempt: 1, MaxAttempts: 3})
+			m := streaming(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
+			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 			return m
 		},
 		"queued": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(history.StatusSucceeded, "", nil)[:2], 80, 24)
+			m := streaming(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, delta("Working on it"))
 			m, _ = step(m, frameMsg{run: m.run.id})
 			m, _ = step(m, postedMsg{text: "Also in C?", model: "test-model", session: m.session,
@@ -65,7 +64,7 @@ func TestGolden(t *testing.T) {
 			return m
 		},
 		"transcript-focus": func(t *testing.T) Model {
-			m := loaded(t, goldenSession(history.StatusSucceeded, "Use `println!`.", nil), 80, 24)
+			m := loaded(t, goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 80, 24)
 			m, _ = step(m, press("esc"))
 			return m
 		},
@@ -84,7 +83,7 @@ func TestGolden(t *testing.T) {
 
 // The same state renders the same at a new size as a fresh model of that size.
 func TestResizeMatchesFreshRender(t *testing.T) {
-	msgs := goldenSession(history.StatusSucceeded, "Use `println!`.", nil)
+	msgs := goldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
 	m := loaded(t, msgs, 80, 24)
 	m, _ = step(m, tea.WindowSizeMsg{Width: 50, Height: 20})
 	if got, want := m.View().Content, loaded(t, msgs, 50, 20).View().Content; got != want {

@@ -66,7 +66,7 @@ func TestCommandQueuesFaultsThatWork(t *testing.T) {
 		}
 	}
 	for i, want := range []int{429, 429, 401, 400, 200} {
-		resp := chat(t, s, c, chatBody(t, false, false, hello...))
+		resp := postChat(t, s, c, chatBody(t, false, false, hello...))
 		if resp.StatusCode != want {
 			t.Fatalf("request %d: %d, want %d", i, resp.StatusCode, want)
 		}
@@ -99,7 +99,7 @@ func TestCommandRejectsBadInput(t *testing.T) {
 
 func TestCommandResetAndStatus(t *testing.T) {
 	s, c := start(t, Options{})
-	chat(t, s, c, chatBody(t, false, false, hello...))
+	postChat(t, s, c, chatBody(t, false, false, hello...))
 	s.Command("overload 2")
 	s.Push(Fault{Delay: time.Second, CutAfter: 4})
 	out, _ := s.Command("status")
@@ -142,7 +142,7 @@ func TestControlEndpoints(t *testing.T) {
 	if q := strings.Join(queued(s), "|"); q != "HTTP 418|cut after 2 chunks|delay 1ms, HTTP 502" {
 		t.Fatalf("queue %q", q)
 	}
-	resp := chat(t, s, c, chatBody(t, true, false, conversation...))
+	resp := postChat(t, s, c, chatBody(t, true, false, conversation...))
 	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 418 || string(b) != "teapot" {
 		t.Fatalf("pushed fault: %d %q", resp.StatusCode, b)
 	}

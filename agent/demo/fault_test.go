@@ -60,7 +60,7 @@ func TestNamedFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, c := start(t, Options{})
 			s.Push(tt.fault)
-			resp := chat(t, s, c, chatBody(t, true, true, hello...))
+			resp := postChat(t, s, c, chatBody(t, true, true, hello...))
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatal(err)
@@ -110,7 +110,7 @@ func TestCustomStatusFaultIsSentAsIs(t *testing.T) {
 	s, c := start(t, Options{})
 	body := "[{\n  \"error\": {\"code\": 429, \"status\": \"RESOURCE_EXHAUSTED\"}}]"
 	s.Push(Fault{Status: 429, Header: map[string]string{"x-should-retry": "false", "content-length": "606"}, Body: body})
-	resp := chat(t, s, c, chatBody(t, false, false, hello...))
+	resp := postChat(t, s, c, chatBody(t, false, false, hello...))
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestStreamFaultSendsExactBytes(t *testing.T) {
 	s, c := start(t, Options{})
 	raw := "error: {\"code\":500,\"message\":\"boom\"}\n\ndata: [DONE]\n\n"
 	s.Push(Fault{Stream: raw})
-	resp := chat(t, s, c, chatBody(t, true, false, hello...))
+	resp := postChat(t, s, c, chatBody(t, true, false, hello...))
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestCutAfterDropsTheConnection(t *testing.T) {
 	}{{5, 5}, {1_000_000, len(appendTokens(nil, Reply(hello)))}} {
 		s, c := start(t, Options{})
 		s.Push(Fault{CutAfter: tt.cut})
-		resp := chat(t, s, c, chatBody(t, true, true, hello...))
+		resp := postChat(t, s, c, chatBody(t, true, true, hello...))
 		events, err := readEvents(resp.Body)
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("cut %d: stream ended with %v, want unexpected EOF", tt.cut, err)
@@ -235,7 +235,7 @@ func TestResetBeforeHeaders(t *testing.T) {
 	if s.Requests() != 1 {
 		t.Errorf("Requests() = %d", s.Requests())
 	}
-	if resp := chat(t, s, c, chatBody(t, true, false, hello...)); resp.StatusCode != 200 {
+	if resp := postChat(t, s, c, chatBody(t, true, false, hello...)); resp.StatusCode != 200 {
 		t.Errorf("next request: %d", resp.StatusCode)
 	}
 }
@@ -357,14 +357,14 @@ func TestQueueIsConsumedInOrder(t *testing.T) {
 	s.Push(Overloaded(), Quota())
 	s.Push(BadKey())
 	for i, want := range []int{503, 429, 401, 200, 200} {
-		resp := chat(t, s, c, chatBody(t, false, false, hello...))
+		resp := postChat(t, s, c, chatBody(t, false, false, hello...))
 		if resp.StatusCode != want {
 			t.Fatalf("request %d: %d, want %d", i, resp.StatusCode, want)
 		}
 	}
 	s.Push(BadKey(), BadKey())
 	s.Reset()
-	if resp := chat(t, s, c, chatBody(t, false, false, hello...)); resp.StatusCode != 200 {
+	if resp := postChat(t, s, c, chatBody(t, false, false, hello...)); resp.StatusCode != 200 {
 		t.Fatalf("after Reset: %d", resp.StatusCode)
 	}
 	if s.Requests() != 6 {
@@ -378,7 +378,7 @@ func TestReceivedRecordsEveryRequest(t *testing.T) {
 	s.Push(Overloaded())
 	bodies := []string{chatBody(t, true, false, hello...), chatBody(t, false, false, conversation...)}
 	for _, b := range bodies {
-		chat(t, s, c, b)
+		postChat(t, s, c, b)
 	}
 	got := s.Received()
 	if len(got) != 2 || s.Requests() != 2 {

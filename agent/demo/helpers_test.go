@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// manualClock is a retry.Clock whose waits the test releases one by one.
+// manualClock is a chat.Clock whose waits the test releases one by one.
 type manualClock struct {
 	now   time.Time
 	waits chan clockWait
@@ -88,8 +88,8 @@ func post(t *testing.T, ctx context.Context, c *http.Client, url, body string) (
 	return c.Do(req)
 }
 
-// chat posts a chat completion request and fails the test on a transport error.
-func chat(t *testing.T, s *Server, c *http.Client, body string) *http.Response {
+// postChat posts a chat completion request and fails the test on a transport error.
+func postChat(t *testing.T, s *Server, c *http.Client, body string) *http.Response {
 	t.Helper()
 	resp, err := post(t, context.Background(), c, s.URL()+"/chat/completions", body)
 	if err != nil {

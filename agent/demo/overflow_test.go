@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/agent/chat"
 	"parley/retry"
 )
 
@@ -17,7 +18,7 @@ func TestContextBudgetRejectsInEveryFormAndClassifiesAsOverflow(t *testing.T) {
 	for _, form := range Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			s, c := start(t, Options{ContextTokens: 200, Overflow: form})
-			resp := chat(t, s, c, chatBody(t, true, true, long...))
+			resp := postChat(t, s, c, chatBody(t, true, true, long...))
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatal(err)
@@ -31,14 +32,14 @@ func TestContextBudgetRejectsInEveryFormAndClassifiesAsOverflow(t *testing.T) {
 				f = retry.Failure{Phase: retry.InStreamBeforeDelta, Status: 200, Body: frame}
 			}
 			cls := retry.Classify(f)
-			if cls.Class != retry.ContextOverflow || cls.Retryable {
+			if cls.Class != chat.ContextOverflow || cls.Retryable {
 				t.Fatalf("classified %s retryable=%v: %s", cls.Class, cls.Retryable, body)
 			}
 			if !strings.Contains(string(body), "200") || !strings.Contains(string(body), "250") {
 				t.Fatalf("the rejection does not state the budget (200) and the prompt (250): %s", body)
 			}
 			// Within the budget the server answers.
-			short := chat(t, s, c, chatBody(t, false, false, Message{Role: "user", Content: "hi"}))
+			short := postChat(t, s, c, chatBody(t, false, false, Message{Role: "user", Content: "hi"}))
 			if short.StatusCode != http.StatusOK {
 				t.Fatalf("a short prompt got %d", short.StatusCode)
 			}
@@ -49,10 +50,10 @@ func TestContextBudgetRejectsInEveryFormAndClassifiesAsOverflow(t *testing.T) {
 func TestContextBudgetLetsQueuedFaultsGoFirst(t *testing.T) {
 	s, c := start(t, Options{ContextTokens: 200})
 	s.Push(Overloaded())
-	if resp := chat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp := postChat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("%d, want the queued 503 first", resp.StatusCode)
 	}
-	resp := chat(t, s, c, chatBody(t, false, false, long...))
+	resp := postChat(t, s, c, chatBody(t, false, false, long...))
 	var e struct {
 		Error struct {
 			Code string `json:"code"`
@@ -70,7 +71,7 @@ func TestContextCommand(t *testing.T) {
 	if err != nil || !strings.Contains(out, "200 tokens") || !strings.Contains(out, "llamacpp") {
 		t.Fatalf("%q %v", out, err)
 	}
-	resp := chat(t, s, c, chatBody(t, false, false, long...))
+	resp := postChat(t, s, c, chatBody(t, false, false, long...))
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"n_ctx":200`) {
 		t.Fatalf("%d %s, want llama.cpp's form", resp.StatusCode, body)
@@ -78,7 +79,7 @@ func TestContextCommand(t *testing.T) {
 	if _, err := s.Command("context off"); err != nil {
 		t.Fatal(err)
 	}
-	if resp := chat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusOK {
+	if resp := postChat(t, s, c, chatBody(t, false, false, long...)); resp.StatusCode != http.StatusOK {
 		t.Fatalf("after off: %d", resp.StatusCode)
 	}
 	for _, bad := range []string{"context", "context 0", "context -5", "context many", "context 100 gopher", "context 1 openai extra"} {

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"parley/retry"
+	"parley/agent/chat"
 )
 
 // DefaultModel is the model the demo endpoint lists and answers as.
@@ -38,8 +38,8 @@ type Options struct {
 	Tokens int
 	// Model is the model listed by GET /v1/models. Default DefaultModel.
 	Model string
-	// Clock paces chunks and times delays and stalls. Default retry.SystemClock.
-	Clock retry.Clock
+	// Clock paces chunks and times delays and stalls. Default chat.SystemClock.
+	Clock chat.Clock
 	// ContextTokens, when positive, is a context budget: a prompt of more tokens than this
 	// (counted as the usage counts them) is rejected in the Overflow form instead of
 	// answered. Queued faults still come first. SetContext changes both while serving.
@@ -89,7 +89,7 @@ func Start(opts Options) (*Server, error) {
 		opts.Model = DefaultModel
 	}
 	if opts.Clock == nil {
-		opts.Clock = retry.SystemClock{}
+		opts.Clock = chat.SystemClock{}
 	}
 	// The demo takes any key and lets anyone queue faults: keep it off the network.
 	if err := checkLoopback(opts.Addr); err != nil {

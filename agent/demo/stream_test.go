@@ -33,7 +33,7 @@ func tokensFor(texts ...string) int {
 
 func TestStreamWireFormat(t *testing.T) {
 	s, c := start(t, Options{})
-	resp := chat(t, s, c, chatBody(t, true, true, conversation...))
+	resp := postChat(t, s, c, chatBody(t, true, true, conversation...))
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
@@ -135,7 +135,7 @@ func TestStreamWireFormat(t *testing.T) {
 
 func TestStreamWithoutUsage(t *testing.T) {
 	s, c := start(t, Options{})
-	resp := chat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
+	resp := postChat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
 	events, err := readEvents(resp.Body)
 	if err != io.EOF {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestPacedChunksAreFlushedOneByOne(t *testing.T) {
 	const pace = 25 * time.Millisecond
 	clock := newManualClock()
 	s, c := start(t, Options{Pace: pace, Clock: clock, Tokens: 4})
-	resp := chat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
+	resp := postChat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
 	br := bufio.NewReader(resp.Body)
 	for range 3 { // role chunk, keep-alive, empty choices: sent before any wait
 		if _, err := readEvent(br); err != nil {
@@ -266,7 +266,7 @@ func TestTokensStreamsExactlyNChunks(t *testing.T) {
 	for i := range texts {
 		s, c := start(t, Options{Tokens: n})
 		// The question does not matter in this mode.
-		resp := chat(t, s, c, chatBody(t, true, true, Message{"user", strings.Repeat("q", i+1)}))
+		resp := postChat(t, s, c, chatBody(t, true, true, Message{"user", strings.Repeat("q", i+1)}))
 		events, err := readEvents(resp.Body)
 		if err != io.EOF {
 			t.Fatal(err)
@@ -329,7 +329,7 @@ func TestModels(t *testing.T) {
 
 func TestBadJSONIsABadRequest(t *testing.T) {
 	s, c := start(t, Options{})
-	resp := chat(t, s, c, `{"messages": [`)
+	resp := postChat(t, s, c, `{"messages": [`)
 	var body struct {
 		Error struct{ Type string } `json:"error"`
 	}

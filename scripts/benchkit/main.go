@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/agent/chat"
 	"parley/history"
 )
 
@@ -87,7 +88,7 @@ func wait(db *history.DB, timeout time.Duration) error {
 			return err
 		}
 		switch r.Status {
-		case history.StatusQueued, history.StatusRunning:
+		case chat.StatusQueued, chat.StatusRunning:
 			continue
 		}
 		msgs, err := db.Transcript(sessionID)
@@ -123,7 +124,7 @@ func seed(db *history.DB, n int) error {
 		if err := db.AppendReply(rc.RunID, seedReply(i+1)); err != nil {
 			return err
 		}
-		if err := db.FinishRun(rc.RunID, history.Finish{Status: history.StatusSucceeded, Attempts: 1}); err != nil {
+		if err := db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 			return err
 		}
 	}

@@ -1,13 +1,13 @@
-// Package retrytest provides a manual retry.Clock for tests of anything that waits: time moves
+// Package chattest provides a manual chat.Clock for tests of anything that waits: time moves
 // only when the test says, so backoffs, countdowns and flush delays are exact and instant.
-package retrytest
+package chattest
 
 import (
 	"sync"
 	"time"
 )
 
-// Clock is a retry.Clock whose time moves only by Advance, or, made by NewInstant, by each
+// Clock is a chat.Clock whose time moves only by Advance, or, made by NewInstant, by each
 // wait. It is safe for concurrent use.
 type Clock struct {
 	mu      sync.Mutex

@@ -1,6 +1,4 @@
-// Package retry decides whether a failed request to an LLM endpoint can succeed if sent again,
-// and when. It is pure policy and classification: it performs no I/O and never sleeps.
-package retry
+package chat
 
 import (
 	"encoding/json"
@@ -45,23 +43,6 @@ type Classification struct {
 	// Message is the provider's own message, or a description of the local failure.
 	Message string `json:"message"`
 }
-
-// Clock tells the time and waits. Everything that waits on retry advice takes one, so tests of
-// backoff and countdowns run on a fake clock.
-type Clock interface {
-	Now() time.Time
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
-}
-
-// SystemClock is the real clock.
-type SystemClock struct{}
-
-// Now returns the current time.
-func (SystemClock) Now() time.Time { return time.Now() }
-
-// After waits for d on the real clock.
-func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // Retryable reports whether a failure of class c can succeed if the same request is sent again.
 // Interrupted is retryable, but only by hand: nothing arms a retry for it automatically.

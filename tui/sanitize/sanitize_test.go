@@ -1,4 +1,4 @@
-package tui
+package sanitize
 
 import (
 	"strings"
@@ -30,8 +30,8 @@ func TestSanitize(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Sanitize(c.in); got != c.want {
-				t.Errorf("Sanitize(%q) = %q, want %q", c.in, got, c.want)
+			if got := String(c.in); got != c.want {
+				t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
 	}
@@ -41,7 +41,7 @@ func TestSanitize(t *testing.T) {
 // text arrives whole, at every split point.
 func TestSanitizerStreamedSplits(t *testing.T) {
 	in := "héllo \x1b]52;c;aGk=\x07wörld \x1b[1;31mred\x1b[0m 漢\u009b2Jz\x1b\\"
-	want := Sanitize(in)
+	want := String(in)
 	for i := 0; i <= len(in); i++ {
 		for j := i; j <= len(in); j++ {
 			var sn sanitizer

@@ -1,10 +1,11 @@
-package agent
+// Package chat is the vocabulary every part of parley shares about a run: the messages sent,
+// the events a run emits, token usage, the classification of a failure, a run's status, the one
+// rule that turns a run's terminal event into its outcome, and the clock that every wait is
+// given. It imports nothing of parley's and no Bubble Tea, go-openai or SQLite, so the
+// database, the screen and print mode can all speak it.
+package chat
 
-import (
-	"time"
-
-	"parley/retry"
-)
+import "time"
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -54,11 +55,18 @@ type Event struct {
 	// Usage is set on EventUsage.
 	Usage Usage
 	// Class is set on EventFailed, and on EventRetrying for the failure being retried.
-	Class retry.Classification
+	Class Classification
 	// FinishReason is the endpoint's finish_reason on EventFinished ("stop", "length", …).
 	FinishReason string
 	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
 	Omitted int
+}
+
+// Add adds u to the usage summed so far; the sum is an estimate when any part is.
+func (s *Usage) Add(u Usage) {
+	s.PromptTokens += u.PromptTokens
+	s.CompletionTokens += u.CompletionTokens
+	s.Estimated = s.Estimated || u.Estimated
 }
 
 // Terminal reports whether e ends its run.

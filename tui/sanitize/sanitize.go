@@ -1,4 +1,6 @@
-package tui
+// Package sanitize neutralises terminal control sequences in text from a model or a provider,
+// for the chat screen and for print mode writing to a terminal.
+package sanitize
 
 import (
 	"strings"
@@ -10,7 +12,7 @@ import (
 // the clipboard (OSC 52) or change the terminal's state. It removes CSI, OSC, DCS, SOS, PM and
 // APC sequences, other escape sequences, lone ESC bytes, C0 controls other than \n and \t,
 // DEL, C1 controls and invalid UTF-8. Printable text, \n and \t are kept.
-func Sanitize(s string) string {
+func String(s string) string {
 	var sn sanitizer
 	var b strings.Builder
 	b.Grow(len(s))
@@ -18,19 +20,25 @@ func Sanitize(s string) string {
 	return b.String()
 }
 
-// Sanitizer is Sanitize for text that arrives in pieces, such as a streamed reply: it keeps its
+// Stream is Sanitize for text that arrives in pieces, such as a streamed reply: it keeps its
 // place inside an escape sequence or a split rune from one piece to the next, so a sequence cut
 // across two deltas is removed whole. The zero value is ready to use.
-type Sanitizer struct {
+type Stream struct {
 	sn sanitizer
 	b  strings.Builder
 }
 
-// Clean returns the printable part of s, given the pieces cleaned before it.
-func (s *Sanitizer) Clean(text string) string {
+// Clean returns the printable part of text, given the pieces cleaned before it.
+func (s *Stream) Clean(text string) string {
 	s.b.Reset()
 	s.sn.write(&s.b, text)
 	return s.b.String()
+}
+
+// Append writes the printable part of text to b, given the pieces cleaned before it: Clean
+// for a caller that keeps the cleaned text itself.
+func (s *Stream) Append(b *strings.Builder, text string) {
+	s.sn.write(b, text)
 }
 
 // sanState is where the sanitizer is inside an escape sequence.

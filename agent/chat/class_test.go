@@ -1,4 +1,4 @@
-package retry
+package chat
 
 import (
 	"encoding/json"
@@ -73,7 +73,7 @@ func TestClassificationJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"retryable":true,"retry_class":"overloaded","retry_after_until":"2026-03-01T12:00:45Z"}`), &c); err != nil {
 		t.Fatal(err)
 	}
-	if !c.RetryAfterUntil.Equal(testNow.Add(45*time.Second)) || c.Class != Overloaded || !c.Retryable {
+	if !c.RetryAfterUntil.Equal(time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC)) || c.Class != Overloaded || !c.Retryable {
 		t.Errorf("decoded %+v", c)
 	}
 	err := json.Unmarshal([]byte(`{"retry_after_until":"next tuesday"}`), &c)

@@ -1,4 +1,4 @@
-package retrytest
+package chattest
 
 import (
 	"testing"
