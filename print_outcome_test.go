@@ -12,29 +12,16 @@ import (
 // chat screen shows it (their tests hold them to the same table), with the exit status the
 // outcome calls for.
 func TestPrintReportsEveryEndingAsDecided(t *testing.T) {
-	for _, e := range chattest.Endings() {
-		t.Run(e.Name, func(t *testing.T) {
-			events := make(chan chat.Event, len(e.Events))
-			for _, ev := range e.Events {
-				events <- ev
-			}
-			close(events)
-			res, code := printEvents(events, true, io.Discard, false, io.Discard)
-			if got := (chat.Outcome{Status: res.Status, Retry: res.Retry}); !chattest.SameOutcome(got, e.Want) {
-				t.Errorf("reported %s %+v, want %s %+v", got.Status, got.Retry, e.Want.Status, e.Want.Retry)
-			}
-			want := exitOK
-			switch {
-			case e.Want.Status == chat.StatusCancelled:
-				want = exitInterrupted
-			case e.Want.Status == chat.StatusFailed && e.Want.Retry.Retryable:
-				want = exitRetryable
-			case e.Want.Status == chat.StatusFailed:
-				want = exitFailed
-			}
-			if code != want {
-				t.Errorf("exit %d, want %d", code, want)
-			}
-		})
-	}
+	exits := map[chat.Status]int{chat.StatusSucceeded: exitOK, chat.StatusCancelled: exitInterrupted}
+	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
+		res, code := printEvents(e.Feed(), true, io.Discard, false, io.Discard)
+		want, ok := exits[e.Want.Status]
+		if !ok {
+			want = map[bool]int{true: exitRetryable, false: exitFailed}[e.Want.Retry.Retryable]
+		}
+		if code != want {
+			t.Errorf("exit %d, want %d", code, want)
+		}
+		return chat.Outcome{Status: res.Status, Retry: res.Retry}
+	})
 }

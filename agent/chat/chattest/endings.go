@@ -1,6 +1,7 @@
 package chattest
 
 import (
+	"testing"
 	"time"
 
 	"parley/agent/chat"
@@ -53,4 +54,26 @@ func SameOutcome(a, b chat.Outcome) bool {
 	x, y := *a.Retry, *b.Retry
 	return x.Retryable == y.Retryable && x.Class == y.Class && x.Label == y.Label && x.Message == y.Message &&
 		x.RetryAfterUntil.Equal(y.RetryAfterUntil)
+}
+
+// CheckEndings runs every ending as a subtest: outcome feeds it to the part under test and
+// returns the outcome that part stored, showed or reported, which must be the ending's Want.
+func CheckEndings(t *testing.T, outcome func(t *testing.T, e Ending) chat.Outcome) {
+	for _, e := range Endings() {
+		t.Run(e.Name, func(t *testing.T) {
+			if got := outcome(t, e); !SameOutcome(got, e.Want) {
+				t.Errorf("%s %+v, want %s %+v", got.Status, got.Retry, e.Want.Status, e.Want.Retry)
+			}
+		})
+	}
+}
+
+// Feed returns a closed channel holding e's events, as a run emits them.
+func (e Ending) Feed() <-chan chat.Event {
+	ch := make(chan chat.Event, len(e.Events))
+	for _, ev := range e.Events {
+		ch <- ev
+	}
+	close(ch)
+	return ch
 }
