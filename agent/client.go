@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
@@ -48,8 +49,19 @@ type Endpoint struct {
 	// Demo is set for parley's built-in offline demo endpoint.
 	Demo bool
 	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response
-	// headers; FirstDeltaTimeout the wait from sending until the first content delta.
-	ConnectTimeout, HeaderTimeout, FirstDeltaTimeout time.Duration
+	// headers; FirstDeltaTimeout the wait from sending until the first output (zero: see
+	// FirstDeltaDeadline); StreamIdleTimeout a silence after it (zero: 120 s).
+	ConnectTimeout, HeaderTimeout, FirstDeltaTimeout, StreamIdleTimeout time.Duration
+	// Reasoning says whether the model thinks before it answers; nil leaves it to the model's
+	// name (IsReasoningModel).
+	Reasoning *bool
+	// SendReasoning sends the stored thinking of earlier replies back with them, for the
+	// providers that require it; otherwise thinking is never sent back.
+	SendReasoning bool
+	// MaxTokens, when positive, limits the reply's tokens, thinking included.
+	MaxTokens int
+	// ReasoningEffort, when set, is sent as reasoning_effort ("low", "medium" or "high").
+	ReasoningEffort string
 	// ContextTokens, when positive, is the model's context window: a conversation whose
 	// estimate passes three quarters of it is compacted before it is sent.
 	ContextTokens int
@@ -73,9 +85,6 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	}
 	if ep.HeaderTimeout <= 0 {
 		ep.HeaderTimeout = DefaultHeaderTimeout
-	}
-	if ep.FirstDeltaTimeout <= 0 {
-		ep.FirstDeltaTimeout = DefaultFirstDeltaTimeout
 	}
 	base := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -125,11 +134,11 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message) <-chan chat.Ev
 // classification the run fails with it, and the request is not sent.
 func (c *Client) stream(ctx context.Context, msgs []chat.Message, check func([]chat.Message) *chat.Classification) <-chan chat.Event {
 	out := make(chan chat.Event, 64)
-	go c.run(ctx, msgs, check, out)
+	go c.runAttempts(ctx, msgs, check, out)
 	return out
 }
 
-func (c *Client) run(ctx context.Context, all []chat.Message, check func([]chat.Message) *chat.Classification, out chan<- chat.Event) {
+func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func([]chat.Message) *chat.Classification, out chan<- chat.Event) {
 	defer close(out)
 	maxAttempts := c.policy.MaxAttempts
 	if c.ep.KeyErr != "" {
@@ -224,17 +233,23 @@ func rejectsStreamOptions(f retry.Failure) bool {
 }
 
 // chunk is the part of a streamed chat.completion.chunk parley reads. Error and Type catch
-// error frames that arrive as ordinary data lines.
+// error frames that arrive as ordinary data lines. Thinking arrives as reasoning_content or
+// reasoning (go-openai's own chunk type knows only the first; parley reads the raw chunk).
 type chunk struct {
 	Choices []struct {
 		Delta struct {
-			Content string `json:"content"`
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
 		} `json:"delta"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 	Type    string          `json:"type"`
@@ -249,38 +264,80 @@ func (ch *chunk) isError() bool {
 		ch.Choices == nil && ch.Usage == nil && ch.Message != ""
 }
 
-func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage bool, out chan<- chat.Event) result {
-	actx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var capt capture
-	actx = withCapture(actx, &capt)
+// usage is the chunk's usage as parley counts it: thinking is output. Most endpoints count
+// reasoning_tokens inside completion_tokens; one that reports more thinking than output
+// counted it apart, and it is added.
+func (ch *chunk) usage() chat.Usage {
+	u := chat.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}
+	if d := ch.Usage.CompletionTokensDetails; d != nil {
+		u.ReasoningTokens = d.ReasoningTokens
+		if u.ReasoningTokens > u.CompletionTokens {
+			u.CompletionTokens += u.ReasoningTokens
+		}
+	}
+	return u
+}
 
-	// The first-delta deadline runs from the send until the first content delta; comments and
-	// role-only chunks do not extend it. It is a network deadline, so it runs on real time.
-	var expired atomic.Bool
-	deadline := time.AfterFunc(c.ep.FirstDeltaTimeout, func() {
-		expired.Store(true)
-		cancel()
-	})
-	defer deadline.Stop()
-	timedOut := expired.Load
-
+// request is the chat completion request for msgs, with the endpoint's limits and effort sent
+// in the fields its model takes.
+func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatCompletionRequest {
 	req := openai.ChatCompletionRequest{
-		Model:    c.ep.Model,
-		Messages: toOpenAI(msgs),
-		Stream:   true,
+		Model:           c.ep.Model,
+		Messages:        c.toOpenAI(msgs),
+		Stream:          true,
+		ReasoningEffort: c.ep.ReasoningEffort,
+	}
+	if c.ep.MaxTokens > 0 {
+		if c.ep.completionLimitField() {
+			req.MaxCompletionTokens = c.ep.MaxTokens
+		} else {
+			req.MaxTokens = c.ep.MaxTokens
+		}
 	}
 	if withUsage {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
-	stream, err := c.api.CreateChatCompletionStream(actx, req)
+	return req
+}
+
+func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage bool, out chan<- chat.Event) result {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var capt capture
+
+	// The first-delta deadline runs from the send until the first output, answer or thinking;
+	// comments and role-only chunks do not extend it. From the first output on, the idle
+	// deadline runs instead, and any bytes at all, comments included, reset it. Both are
+	// network deadlines, so they run on real time.
+	var expired, idled atomic.Bool
+	deadline := time.AfterFunc(c.ep.FirstDeltaDeadline(), func() {
+		expired.Store(true)
+		cancel()
+	})
+	defer deadline.Stop()
+	idleFor := c.ep.StreamIdleDeadline()
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
+	capt.onBytes = func() {
+		if idle != nil {
+			idle.Reset(idleFor)
+		}
+	}
+	actx = withCapture(actx, &capt)
+
+	stream, err := c.api.CreateChatCompletionStream(actx, c.request(msgs, withUsage))
 	if err != nil {
 		f := &retry.Failure{Now: c.clock.Now(), Err: err}
 		switch {
 		case capt.status != 0:
 			f.Phase, f.Status, f.Header, f.Body = retry.Status, capt.status, capt.header, capt.body.Bytes()
-		case timedOut():
+		case expired.Load():
 			f.Phase, f.Kind = retry.BeforeHeaders, retry.NetTimeoutFirstDelta
+			f.Err = fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline())
 		default:
 			f.Phase = retry.BeforeHeaders
 		}
@@ -289,31 +346,74 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	defer stream.Close()
 
 	var res result
+	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
+	emit := func(kind chat.EventKind, text string) {
+		if text != "" {
+			res.deliveredRunes += utf8.RuneCountInString(text)
+			out <- chat.Event{Kind: kind, Text: text}
+		}
+	}
+	// output takes the text of a chunk: the first of it is the commit point (no retry after
+	// it) and starts the idle deadline.
+	output := func(reasoning, content string) {
+		if reasoning == "" && content == "" {
+			return
+		}
+		if !res.delivered {
+			res.delivered = true
+			deadline.Stop()
+			idle = time.AfterFunc(idleFor, func() {
+				idled.Store(true)
+				cancel()
+			})
+		}
+		if reasoning != "" {
+			// Thinking in a field of its own means the content is the answer, tags or not.
+			if r, a := split.end(true); r != "" || a != "" {
+				emit(chat.EventReasoning, r)
+				emit(chat.EventDelta, a)
+			}
+			split.state = thinkAnswer
+			emit(chat.EventReasoning, reasoning)
+		}
+		r, a := split.split(content)
+		emit(chat.EventReasoning, r)
+		emit(chat.EventDelta, a)
+	}
+	// end hands on what the splitter holds when the attempt ends, however it ends.
+	end := func(r result) result {
+		rs, a := split.end(r.failure != nil || ctx.Err() != nil)
+		emit(chat.EventReasoning, rs)
+		emit(chat.EventDelta, a)
+		return r
+	}
 	inStream := func(kind retry.NetKind, body []byte, err error) result {
 		phase := retry.InStreamBeforeDelta
 		if res.delivered {
 			phase = retry.InStreamAfterDelta
 		}
 		res.failure = &retry.Failure{Phase: phase, Status: capt.status, Header: capt.header, Body: body, Err: err, Kind: kind, Now: c.clock.Now()}
-		return res
+		return end(res)
 	}
 	for {
 		raw, err := stream.RecvRaw()
 		if err != nil {
 			if ctx.Err() != nil {
-				return res
+				return end(res)
 			}
 			if frame, ok := retry.StreamError(capt.frames.Bytes()); ok {
 				return inStream(retry.NetUnknown, frame, err)
 			}
 			switch {
-			case timedOut():
-				return inStream(retry.NetTimeoutFirstDelta, nil, err)
+			case expired.Load():
+				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline()))
+			case idled.Load():
+				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
 			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
 				if !res.delivered {
 					return inStream(retry.NetEmpty, nil, nil)
 				}
-				return res
+				return end(res)
 			case errors.Is(err, io.EOF):
 				// Neither [DONE] nor a finish_reason: the stream was cut.
 				return inStream(retry.NetCut, nil, io.ErrUnexpectedEOF)
@@ -329,14 +429,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			return inStream(retry.NetUnknown, raw, nil)
 		}
 		for _, choice := range ch.Choices {
-			if text := choice.Delta.Content; text != "" {
-				if !res.delivered {
-					res.delivered = true
-					deadline.Stop()
-				}
-				res.deliveredRunes += utf8.RuneCountInString(text)
-				out <- chat.Event{Kind: chat.EventDelta, Text: text}
-			}
+			d := choice.Delta
+			output(d.ReasoningContent+d.Reasoning, d.Content)
 			if choice.FinishReason != "" {
 				res.finishReason = choice.FinishReason
 				if choice.FinishReason == "content_filter" {
@@ -346,15 +440,20 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		}
 		if ch.Usage != nil {
 			res.gotUsage = true
-			out <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}}
+			out <- chat.Event{Kind: chat.EventUsage, Usage: ch.usage()}
 		}
 	}
 }
 
-func toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
+// toOpenAI converts msgs for the request. Stored thinking goes back only to an endpoint whose
+// profile asks for it: most reject it, or are only confused by it.
+func (c *Client) toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		if c.ep.SendReasoning {
+			out[i].ReasoningContent = m.Reasoning
+		}
 	}
 	return out
 }

@@ -27,6 +27,9 @@ type capture struct {
 	frames bytes.Buffer
 	// done is set when the stream carried `data: [DONE]`.
 	done bool
+	// onBytes, when set, is called as bytes of a 2xx stream arrive, from the goroutine
+	// reading the stream.
+	onBytes func()
 }
 
 func withCapture(ctx context.Context, c *capture) context.Context {
@@ -99,6 +102,9 @@ const sniff = 16
 
 func (o *sseObserver) Read(p []byte) (int, error) {
 	n, err := o.ReadCloser.Read(p)
+	if n > 0 && o.c.onBytes != nil {
+		o.c.onBytes()
+	}
 	o.observe(p[:n])
 	return n, err
 }

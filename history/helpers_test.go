@@ -69,7 +69,7 @@ func answer(t *testing.T, db *DB, r Receipt, text string) {
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r.RunID, text); err != nil {
+	if err := db.AppendReply(r.RunID, text, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {

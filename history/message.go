@@ -45,6 +45,12 @@ type Message struct {
 	// Attempts and Model are those of the reply's run.
 	Attempts int
 	Model    string
+	// Reasoning is the thinking a reply's model streamed before its answer; never sent back
+	// unless a profile asks (see Context).
+	Reasoning string
+	// FinishReason is the endpoint's finish_reason for a reply ("length": cut at the token
+	// limit); empty until the run succeeds.
+	FinishReason string
 }
 
 // Receipt is what posting or regenerating returns.
@@ -177,14 +183,25 @@ func (db *DB) newRun(tx *sql.Tx, sessionID string, anchorID int64, model string,
 	return runID, replyID, err
 }
 
-const messageQuery = `SELECT m.id, m.session_id, m.role, m.content, coalesce(m.anchor_id, 0),
+// messageQuery reads messages with their runs; a running run's reply is its stored text and
+// the chunks streamed since.
+const messageQuery = `SELECT m.id, m.session_id, m.role,
+	m.content || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'content'), '') ELSE '' END,
+	coalesce(m.anchor_id, 0),
 	coalesce(r.id, 0), coalesce(r.status, ''), x.message_id IS NOT NULL, m.created_at,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message,
-	coalesce(r.attempts, 0), coalesce(r.model, '')
+	coalesce(r.attempts, 0), coalesce(r.model, ''),
+	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
+	coalesce(r.finish_reason, '')
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
 `
+
+// streamedChunks begins the text of a running run's chunks of one kind; the kind and the
+// closing parentheses follow it.
+const streamedChunks = `coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq) FROM reply_chunks c
+	WHERE c.run_id = r.id AND c.kind = `
 
 // queryMessages runs messageQuery with a WHERE clause and returns the messages in id order.
 func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
@@ -201,7 +218,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message,
-			&m.Attempts, &m.Model); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = fromNanos(created)
@@ -269,7 +286,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
-		SELECT m.role, m.content FROM messages m
+		SELECT m.role, m.content, m.reasoning FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
@@ -285,7 +302,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	var out []chat.Message
 	for rows.Next() {
 		var m chat.Message
-		if err := rows.Scan(&m.Role, &m.Content); err != nil {
+		if err := rows.Scan(&m.Role, &m.Content, &m.Reasoning); err != nil {
 			return nil, err
 		}
 		out = append(out, m)

@@ -277,7 +277,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	if err := db.StartRun(r3.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r3.RunID, "partial"); err != nil {
+	if err := db.AppendReply(r3.RunID, "partial", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.FinishRun(r3.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
@@ -287,7 +287,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	if err := db.StartRun(r4.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r4.RunID, "streaming"); err != nil {
+	if err := db.AppendReply(r4.RunID, "streaming", ""); err != nil {
 		t.Fatal(err)
 	}
 	r5 := post(t, db, s.ID, "q5") // queued behind it

@@ -134,10 +134,16 @@ func (db *DB) recoverOwner(owner string) ([]int64, error) {
 	return ids, nil
 }
 
-// interruptOwner marks interrupted the running and queued runs of owner.
+// interruptOwner marks interrupted the running and queued runs of owner, keeping the text
+// they streamed.
 func (db *DB) interruptOwner(owner string) ([]int64, error) {
 	c := interruptedClass
-	rows, err := db.sql.Query(`
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`
 		UPDATE runs SET status = 'interrupted', finished_at = ?,
 			retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?,
 			retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
@@ -147,14 +153,23 @@ func (db *DB) interruptOwner(owner string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	var ids []int64
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
+			rows.Close()
 			return nil, err
 		}
 		ids = append(ids, id)
 	}
-	return ids, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if err := foldChunks(tx, id); err != nil {
+			return nil, err
+		}
+	}
+	return ids, tx.Commit()
 }

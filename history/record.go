@@ -36,8 +36,9 @@ type recorder struct {
 	db       *DB
 	runID    int64
 	started  bool
-	pending  strings.Builder
-	attempts int
+	// pending holds streamed text not yet written: the answer's and the thinking's.
+	pending, pendingReasoning strings.Builder
+	attempts                  int
 	usage    chat.Usage
 }
 
@@ -68,7 +69,7 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 				ev = chat.Event{Kind: chat.EventFailed, Class: chat.EndedWithoutResult}
 			}
 			if ev.Terminal() {
-				rec.finish(chat.Decide(ev, true))
+				rec.finish(chat.Decide(ev, true), ev.FinishReason)
 				done = true
 			} else if rec.note(ev) && flush == nil {
 				flush = clock.After(flushDelay)
@@ -130,27 +131,30 @@ func (r *recorder) note(ev chat.Event) bool {
 		r.usage.Add(ev.Usage)
 	case chat.EventDelta:
 		r.pending.WriteString(ev.Text)
+	case chat.EventReasoning:
+		r.pendingReasoning.WriteString(ev.Text)
 	}
-	return r.pending.Len() > 0
+	return r.pending.Len()+r.pendingReasoning.Len() > 0
 }
 
 // flush writes the text waiting to be written. Text that could not be written stays waiting,
 // to be tried again with the next flush.
 func (r *recorder) flush() {
-	if r.pending.Len() == 0 {
+	if r.pending.Len()+r.pendingReasoning.Len() == 0 {
 		return
 	}
-	err := r.db.AppendReply(r.runID, r.pending.String())
+	err := r.db.AppendReply(r.runID, r.pending.String(), r.pendingReasoning.String())
 	r.log("storing reply text", err)
 	if err == nil {
 		r.pending.Reset()
+		r.pendingReasoning.Reset()
 	}
 }
 
-// finish stores how the run ended.
-func (r *recorder) finish(o chat.Outcome) {
+// finish stores how the run ended, and why the endpoint said it ended.
+func (r *recorder) finish(o chat.Outcome, finishReason string) {
 	r.flush()
-	f := Finish{Status: o.Status, Retry: o.Retry, Attempts: r.attempts, Usage: r.usage}
+	f := Finish{Status: o.Status, Retry: o.Retry, Attempts: r.attempts, Usage: r.usage, FinishReason: finishReason}
 	r.log("finishing run", r.db.FinishRun(r.runID, f))
 }
 

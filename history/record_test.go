@@ -14,12 +14,11 @@ import (
 // replyText reads a run's reply as stored.
 func replyText(t *testing.T, db *DB, runID int64) string {
 	t.Helper()
-	var s string
-	if err := db.sql.QueryRow(`SELECT m.content FROM messages m JOIN runs r ON r.reply_id = m.id WHERE r.id = ?`,
-		runID).Scan(&s); err != nil {
-		t.Fatal(err)
+	msgs, err := db.queryMessages(`WHERE m.id = (SELECT reply_id FROM runs WHERE id = ?)`, runID)
+	if err != nil || len(msgs) != 1 {
+		t.Fatalf("reading the reply of run %d: %v", runID, err)
 	}
-	return s
+	return msgs[0].Content
 }
 
 // recv takes the next forwarded event, failing the test if none comes soon.

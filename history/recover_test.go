@@ -48,7 +48,7 @@ func runHelper(path string) error {
 	if err := db.StartRun(r.RunID); err != nil {
 		return err
 	}
-	if err := db.AppendReply(r.RunID, "half an answer"); err != nil {
+	if err := db.AppendReply(r.RunID, "half an answer", ""); err != nil {
 		return err
 	}
 	fmt.Println(r.RunID, db.token)
@@ -63,7 +63,7 @@ func startRunning(t *testing.T, db *DB, text string) Receipt {
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r.RunID, text); err != nil {
+	if err := db.AppendReply(r.RunID, text, ""); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -105,7 +105,7 @@ func TestRecoveryLeavesLiveOwnersAlone(t *testing.T) {
 		t.Errorf("run of a live owner = %+v, want untouched", run)
 	}
 	// The owner carries on.
-	if err := a.AppendReply(r.RunID, ", and done"); err != nil {
+	if err := a.AppendReply(r.RunID, ", and done", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded}); err != nil {

@@ -25,7 +25,9 @@ type Run struct {
 	Attempts int
 	// Usage sums the token usage the endpoint reported.
 	Usage     chat.Usage
-	CreatedAt time.Time
+	// FinishReason is the endpoint's finish_reason for a succeeded run ("stop", "length", …).
+	FinishReason string
+	CreatedAt    time.Time
 	// StartedAt and FinishedAt are zero until the run starts and ends.
 	StartedAt, FinishedAt time.Time
 }
@@ -38,6 +40,8 @@ type Finish struct {
 	Retry    *chat.Classification
 	Attempts int
 	Usage    chat.Usage
+	// FinishReason is the endpoint's finish_reason, when it gave one.
+	FinishReason string
 }
 
 // storedClass is a chat.Classification as its nullable columns.
@@ -67,10 +71,12 @@ func (db *DB) Run(id int64) (Run, error) {
 	var c storedClass
 	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
 		retryable, retry_class, retry_after_until, retry_label, retry_message,
-		attempts, prompt_tokens, completion_tokens, created_at, started_at, finished_at
+		attempts, prompt_tokens, completion_tokens, reasoning_tokens, finish_reason,
+		created_at, started_at, finished_at
 		FROM runs WHERE id = ?`, id).Scan(&r.ID, &r.AnchorID, &r.ReplyID, &r.SessionID, &r.Status,
 		&r.Owner, &r.Model, &c.retryable, &c.class, &c.after, &c.label, &c.message,
-		&r.Attempts, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &created, &started, &finished)
+		&r.Attempts, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.ReasoningTokens, &r.FinishReason,
+		&created, &started, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Run{}, fmt.Errorf("run %d: %w", id, ErrNotFound)
 	}
@@ -94,22 +100,52 @@ func (db *DB) StartRun(id int64) error {
 	return db.checkChanged(res, id, chat.StatusRunning)
 }
 
-// AppendReply appends text to the reply of a running run owned by this handle.
-func (db *DB) AppendReply(runID int64, text string) error {
-	res, err := db.sql.Exec(`UPDATE messages SET content = content || ?
-		WHERE id = (SELECT reply_id FROM runs WHERE id = ? AND status = 'running' AND owner = ?)`,
-		text, runID, db.token)
+// AppendReply appends streamed text to the reply of a running run owned by this handle: the
+// answer's text and the thinking's, either of which may be empty. It writes only the new text.
+func (db *DB) AppendReply(runID int64, content, reasoning string) error {
+	tx, err := db.sql.Begin()
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
+	defer tx.Rollback()
+	var owned bool
+	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'running' AND owner = ?)`,
+		runID, db.token).Scan(&owned); err != nil {
 		return err
 	}
-	r, err := db.Run(runID)
-	if err != nil {
-		return err
+	if !owned {
+		r, err := db.Run(runID)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("run %d is %s (owner %q), cannot append to its reply: %w", runID, r.Status, r.Owner, ErrTransition)
 	}
-	return fmt.Errorf("run %d is %s (owner %q), cannot append to its reply: %w", runID, r.Status, r.Owner, ErrTransition)
+	for _, c := range []struct{ kind, text string }{{"reasoning", reasoning}, {"content", content}} {
+		if c.text == "" {
+			continue
+		}
+		if _, err := tx.Exec(`INSERT INTO reply_chunks (run_id, seq, kind, text)
+			VALUES (?1, coalesce((SELECT max(seq) FROM reply_chunks WHERE run_id = ?1), 0) + 1, ?2, ?3)`,
+			runID, c.kind, c.text); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// foldChunks moves the streamed chunks of run runID into its reply, in order, and drops them.
+// It runs in the transaction that ends the run.
+func foldChunks(tx *sql.Tx, runID int64) error {
+	_, err := tx.Exec(`
+		UPDATE messages SET
+			content = content || coalesce((SELECT group_concat(text, '' ORDER BY seq) FROM reply_chunks
+				WHERE run_id = ?1 AND kind = 'content'), ''),
+			reasoning = reasoning || coalesce((SELECT group_concat(text, '' ORDER BY seq) FROM reply_chunks
+				WHERE run_id = ?1 AND kind = 'reasoning'), '')
+		WHERE id = (SELECT reply_id FROM runs WHERE id = ?1)
+			AND EXISTS (SELECT 1 FROM reply_chunks WHERE run_id = ?1);
+		DELETE FROM reply_chunks WHERE run_id = ?1;`, runID)
+	return err
 }
 
 // FinishRun ends a run: a queued run may become cancelled or failed, a running run owned by
@@ -145,15 +181,18 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 	// may only be finished by its owner.
 	res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
 		completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
-		retry_label = ?8, retry_message = ?9, finished_at = ?10
+		retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14
 		WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
 		f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
 		c.retryable, c.class, c.after, c.label, c.message, now,
-		id, db.token)
+		id, db.token, f.Usage.ReasoningTokens, f.FinishReason)
 	if err != nil {
 		return err
 	}
 	if err := db.checkChanged(res, id, f.Status); err != nil {
+		return err
+	}
+	if err := foldChunks(tx, id); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,

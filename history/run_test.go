@@ -103,10 +103,10 @@ func TestRunTransitions(t *testing.T) {
 		t.Error("a cancelled run was stored with a classification")
 	}
 	// Text goes only into a running run's reply.
-	if err := db.AppendReply(fresh(), "early"); !errors.Is(err, ErrTransition) {
+	if err := db.AppendReply(fresh(), "early", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a queued run: %v, want ErrTransition", err)
 	}
-	if err := db.AppendReply(finished(Finish{Status: chat.StatusSucceeded})(), "late"); !errors.Is(err, ErrTransition) {
+	if err := db.AppendReply(finished(Finish{Status: chat.StatusSucceeded})(), "late", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a finished run: %v, want ErrTransition", err)
 	}
 }
@@ -118,10 +118,10 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r.RunID, "Hel"); err != nil {
+	if err := db.AppendReply(r.RunID, "Hel", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.AppendReply(r.RunID, "lo"); err != nil {
+	if err := db.AppendReply(r.RunID, "lo", ""); err != nil {
 		t.Fatal(err)
 	}
 	until := time.Date(2025, 3, 1, 14, 50, 0, 123456789, time.UTC)
@@ -177,7 +177,7 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := other.AppendReply(r.RunID, "stolen"); !errors.Is(err, ErrTransition) {
+	if err := other.AppendReply(r.RunID, "stolen", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("another handle appended: %v", err)
 	}
 	if err := other.FinishRun(r.RunID, Finish{Status: chat.StatusCancelled}); !errors.Is(err, ErrTransition) {

@@ -69,5 +69,21 @@ CREATE TABLE supersessions (
 	message_id INTEGER PRIMARY KEY REFERENCES messages (id),
 	run_id     INTEGER NOT NULL REFERENCES runs (id)
 );
+`,	`
+-- Thinking is stored with its reply, apart from the answer; why the reply ended, with its run.
+ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE runs ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+
+-- A running run's text, appended a batch at a time, so that storing a reply costs its length
+-- once rather than once per batch. The run's end folds the chunks into its reply, in order,
+-- and drops them; readers add the chunks of a running run to its reply.
+CREATE TABLE reply_chunks (
+	run_id INTEGER NOT NULL REFERENCES runs (id),
+	seq    INTEGER NOT NULL,
+	kind   TEXT NOT NULL CHECK (kind IN ('content', 'reasoning')),
+	text   TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
 `,
 }

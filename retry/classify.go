@@ -30,9 +30,9 @@ const (
 	BeforeHeaders Phase = iota
 	// Status: the endpoint answered with a non-2xx status.
 	Status
-	// InStreamBeforeDelta: inside a 200 stream, before the first content delta.
+	// InStreamBeforeDelta: inside a 200 stream, before the first output delta.
 	InStreamBeforeDelta
-	// InStreamAfterDelta: inside a 200 stream, after content was shown.
+	// InStreamAfterDelta: inside a 200 stream, after output (answer or thinking) arrived.
 	InStreamAfterDelta
 )
 
@@ -45,13 +45,15 @@ const (
 	NetUnknown NetKind = iota
 	// NetTimeoutHeaders: no response headers within the header timeout.
 	NetTimeoutHeaders
-	// NetTimeoutFirstDelta: no content delta within the first-delta timeout (comments and
-	// role-only chunks do not count).
+	// NetTimeoutFirstDelta: no output (answer or thinking) within the first-delta timeout
+	// (comments and role-only chunks do not count).
 	NetTimeoutFirstDelta
 	// NetCut: the stream ended with neither [DONE] nor a finish_reason.
 	NetCut
 	// NetEmpty: a 200 stream finished normally without any content.
 	NetEmpty
+	// NetStreamIdle: after the first output the stream sent no bytes for the idle timeout.
+	NetStreamIdle
 )
 
 // Failure is everything known about one failed attempt.
@@ -138,6 +140,8 @@ func classify(f Failure) (chat.Class, string) {
 		return chat.Network, describe("the stream ended before the reply was complete", f.Err)
 	case NetEmpty:
 		return chat.EmptyResponse, describe("the stream ended without any reply text", f.Err)
+	case NetStreamIdle:
+		return chat.Timeout, describe("the stream went quiet after the reply began", f.Err)
 	}
 	if errors.Is(f.Err, context.Canceled) {
 		// Checked after Kind: the agent may end a timed-out attempt by cancelling it.

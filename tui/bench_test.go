@@ -177,7 +177,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 			err = db.StartRun(rc.RunID)
 		}
 		if err == nil {
-			err = db.AppendReply(rc.RunID, reply)
+			err = db.AppendReply(rc.RunID, reply, "")
 		}
 		if err == nil {
 			err = db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded})

@@ -27,7 +27,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 			err = db.StartRun(rc.RunID)
 		}
 		if err == nil {
-			err = db.AppendReply(rc.RunID, fmt.Sprintf("answer %d", i))
+			err = db.AppendReply(rc.RunID, fmt.Sprintf("answer %d", i), "")
 		}
 		if err == nil {
 			err = db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded})

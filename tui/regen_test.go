@@ -203,7 +203,7 @@ func versionsDB(t *testing.T) (*history.DB, history.Session) {
 		if err := db.StartRun(r.RunID); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.AppendReply(r.RunID, text); err != nil {
+		if err := db.AppendReply(r.RunID, text, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.FinishRun(r.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {

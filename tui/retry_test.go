@@ -654,7 +654,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	if err := db1.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	if err := db1.AppendReply(r.RunID, "Once upon"); err != nil {
+	if err := db1.AppendReply(r.RunID, "Once upon", ""); err != nil {
 		t.Fatal(err)
 	}
 	db1.Close() // the run's owner is gone: the next open finds it interrupted

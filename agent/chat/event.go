@@ -17,7 +17,7 @@ const (
 	EventStarted EventKind = iota
 	// EventRetrying: Tier 1 is waiting Wait before attempt Attempt of MaxAttempts, because of Class.
 	EventRetrying
-	// EventDelta: content text the model produced.
+	// EventDelta: answer text the model produced.
 	EventDelta
 	// EventUsage: token usage reported by the endpoint.
 	EventUsage
@@ -32,12 +32,18 @@ const (
 	// before the first request when the endpoint's context size is configured, or between an
 	// overflow and the one re-run it allows.
 	EventCompacted
+	// EventReasoning: thinking text the model produced before (or instead of) its answer,
+	// from whichever of the shapes the endpoint streams it in. It is output like a delta:
+	// the first one ends Tier 1's retries.
+	EventReasoning
 )
 
 // Usage is the token count an endpoint reports for one request.
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// ReasoningTokens is the part of CompletionTokens spent thinking, when the endpoint says.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 	// Estimated is set when the endpoint reported no usage and parley estimated it (see
 	// EstimateTokens).
 	Estimated bool `json:"estimated,omitempty"`
@@ -46,7 +52,7 @@ type Usage struct {
 // Event is one step of a run.
 type Event struct {
 	Kind EventKind
-	// Text is the content of an EventDelta.
+	// Text is the text of an EventDelta or EventReasoning.
 	Text string
 	// Attempt and MaxAttempts number the attempt of EventStarted and EventRetrying.
 	Attempt, MaxAttempts int
@@ -66,6 +72,7 @@ type Event struct {
 func (s *Usage) Add(u Usage) {
 	s.PromptTokens += u.PromptTokens
 	s.CompletionTokens += u.CompletionTokens
+	s.ReasoningTokens += u.ReasoningTokens
 	s.Estimated = s.Estimated || u.Estimated
 }
 
@@ -78,4 +85,7 @@ func (e Event) Terminal() bool {
 type Message struct {
 	Role    string `json:"role"` // "system", "user" or "assistant"
 	Content string `json:"content"`
+	// Reasoning is the thinking stored with a reply. It is sent back only to an endpoint
+	// whose profile asks for it (Endpoint.SendReasoning).
+	Reasoning string `json:"reasoning,omitempty"`
 }

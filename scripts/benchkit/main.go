@@ -121,7 +121,7 @@ func seed(db *history.DB, n int) error {
 		if err := db.StartRun(rc.RunID); err != nil {
 			return err
 		}
-		if err := db.AppendReply(rc.RunID, seedReply(i+1)); err != nil {
+		if err := db.AppendReply(rc.RunID, seedReply(i+1), ""); err != nil {
 			return err
 		}
 		if err := db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
