@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +56,9 @@ type DB struct {
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
 	token string
 	lock  *os.File
+	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
+	// 250 ms, and parsing it each time would cost more than the write.
+	appendChunk *sql.Stmt
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -82,7 +86,7 @@ func Open(path string) (*DB, error) {
 	}
 
 	u := url.URL{Scheme: "file", Path: path}
-	dsn := u.String() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	dsn := u.String() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -97,6 +101,10 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	if _, err := db.RecoverInterrupted(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if db.appendChunk, err = sdb.Prepare(appendChunkSQL); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -201,12 +209,26 @@ func (db *DB) migrate() error {
 
 // Close closes the database and releases this handle's owner lock, deleting its lock file.
 func (db *DB) Close() error {
-	err := db.sql.Close()
+	var err error
+	if db.appendChunk != nil {
+		err = db.appendChunk.Close()
+	}
+	err = errors.Join(err, db.sql.Close())
 	if db.lock != nil {
 		err = errors.Join(err, releaseLock(db.lock))
 		db.lock = nil
 	}
 	return err
+}
+
+// sync makes every commit so far durable on disk. Commits are synced only at checkpoints
+// (WAL with synchronous=NORMAL: a crash of parley loses nothing, and streaming a reply costs
+// no fsync per batch), so an operator message is checkpointed as soon as it is stored: no
+// power cut loses what was typed once it shows.
+func (db *DB) sync() {
+	if _, err := db.sql.Exec("PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+		slog.Warn("history: checkpoint after storing an operator message", "err", err)
+	}
 }
 
 // Path returns the absolute path of the database file.

@@ -106,7 +106,11 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
 		return Receipt{}, err
 	}
-	return r, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return Receipt{}, err
+	}
+	db.sync() // stored either way; durable through a power cut once synced
+	return r, nil
 }
 
 // Regenerate starts a new reply to the live operator message anchorID, in one transaction:

@@ -101,37 +101,37 @@ func (db *DB) StartRun(id int64) error {
 }
 
 // AppendReply appends streamed text to the reply of a running run owned by this handle: the
-// answer's text and the thinking's, either of which may be empty. It writes only the new text.
+// answer's text and the thinking's, either of which may be empty. It writes only the new text,
+// a statement per kind, each checking the run is still this handle's.
 func (db *DB) AppendReply(runID int64, content, reasoning string) error {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var owned bool
-	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'running' AND owner = ?)`,
-		runID, db.token).Scan(&owned); err != nil {
-		return err
-	}
-	if !owned {
+	for _, c := range []struct{ kind, text string }{{"reasoning", reasoning}, {"content", content}} {
+		if c.text == "" {
+			continue
+		}
+		res, err := db.appendChunk.Exec(runID, c.kind, c.text, db.token)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		r, err := db.Run(runID)
 		if err != nil {
 			return err
 		}
 		return fmt.Errorf("run %d is %s (owner %q), cannot append to its reply: %w", runID, r.Status, r.Owner, ErrTransition)
 	}
-	for _, c := range []struct{ kind, text string }{{"reasoning", reasoning}, {"content", content}} {
-		if c.text == "" {
-			continue
-		}
-		if _, err := tx.Exec(`INSERT INTO reply_chunks (run_id, seq, kind, text)
-			VALUES (?1, coalesce((SELECT max(seq) FROM reply_chunks WHERE run_id = ?1), 0) + 1, ?2, ?3)`,
-			runID, c.kind, c.text); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return nil
 }
+
+// appendChunkSQL adds a chunk of a kind to a run's reply, if the run is running and owned by
+// the handle whose token is ?4.
+const appendChunkSQL = `INSERT INTO reply_chunks (run_id, seq, kind, text)
+	SELECT ?1, coalesce((SELECT max(seq) FROM reply_chunks WHERE run_id = ?1), 0) + 1, ?2, ?3
+	WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running' AND owner = ?4)`
 
 // foldChunks moves the streamed chunks of run runID into its reply, in order, and drops them.
 // It runs in the transaction that ends the run.
