@@ -55,6 +55,8 @@ type Message struct {
 
 // Receipt is what posting or regenerating returns.
 type Receipt struct {
+	// SessionID is the session posted to (Post only): the one Post created, when it did.
+	SessionID string
 	// AnchorID is the operator message the new run answers.
 	AnchorID int64
 	// RunID is the new run, queued.
@@ -72,7 +74,8 @@ var ErrEmptyMessage = errors.New("empty message")
 
 // Post stores an operator message in the session, with a queued run to answer it and the run's
 // empty reply, in one transaction that is committed before Post returns: once it has, nothing
-// the operator typed can be lost.
+// the operator typed can be lost. With no session id it creates the session in the same
+// transaction: a conversation is stored when its first message is.
 func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, error) {
 	if strings.TrimSpace(content) == "" {
 		return Receipt{}, ErrEmptyMessage
@@ -83,6 +86,11 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	}
 	defer tx.Rollback()
 	now := nanos(time.Now())
+	if sessionID == "" {
+		if sessionID, err = insertSession(tx, now); err != nil {
+			return Receipt{}, err
+		}
+	}
 	res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
 		title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
 		sessionID, now, title(content))
@@ -99,7 +107,7 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	if err != nil {
 		return Receipt{}, err
 	}
-	r := Receipt{Queued: queued}
+	r := Receipt{SessionID: sessionID, Queued: queued}
 	if r.AnchorID, err = res.LastInsertId(); err != nil {
 		return Receipt{}, err
 	}

@@ -85,5 +85,32 @@ CREATE TABLE reply_chunks (
 	text   TEXT NOT NULL,
 	PRIMARY KEY (run_id, seq)
 );
+`,	`
+-- Full-text search over what was said: every message's text, kept in step with the messages
+-- by triggers, so any transaction that writes a message writes its index too. Thinking is
+-- not indexed.
+CREATE VIRTUAL TABLE messages_fts USING fts5(content, content = 'messages', content_rowid = 'id',
+	tokenize = 'unicode61 remove_diacritics 2');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+	INSERT INTO messages_fts (rowid, content) VALUES (NEW.id, NEW.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+	INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', OLD.id, OLD.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+	INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', OLD.id, OLD.content);
+	INSERT INTO messages_fts (rowid, content) VALUES (NEW.id, NEW.content);
+END;
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+
+-- The operator may delete a whole session. Its operator messages stay immutable otherwise:
+-- only a session marked deleting, inside DeleteSession's transaction, lets them go.
+ALTER TABLE sessions ADD COLUMN deleting INTEGER NOT NULL DEFAULT 0;
+DROP TRIGGER operator_messages_no_delete;
+CREATE TRIGGER operator_messages_no_delete BEFORE DELETE ON messages
+WHEN OLD.role = 'user' AND NOT (SELECT deleting FROM sessions WHERE id = OLD.session_id)
+BEGIN
+	SELECT RAISE(ABORT, 'operator messages are immutable');
+END;
 `,
 }

@@ -44,26 +44,38 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	return s, nil
 }
 
-// CreateSession creates an empty session with a new random id.
+// CreateSession creates an empty session with a new random id. An empty session is listed
+// nowhere (see Sessions) until its first message is posted; Post with no session id creates
+// the session and its first message together.
 func (db *DB) CreateSession() (Session, error) {
-	now := nanos(time.Now())
+	id, err := insertSession(db.sql, nanos(time.Now()))
+	if err != nil {
+		return Session{}, err
+	}
+	return db.Session(id)
+}
+
+// insertSession inserts a session with a new random id and returns the id.
+func insertSession(db interface {
+	Exec(string, ...any) (sql.Result, error)
+}, now int64) (string, error) {
 	// Ids are random: retry the rare collision rather than hand out a shared one.
 	for range 16 {
 		b := make([]byte, 4)
 		rand.Read(b)
 		id := hex.EncodeToString(b)
-		res, err := db.sql.Exec(`INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, ?, ?)`,
+		res, err := db.Exec(`INSERT OR IGNORE INTO sessions (id, created_at, updated_at) VALUES (?, ?, ?)`,
 			id, now, now)
 		if err != nil {
-			return Session{}, err
+			return "", err
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return Session{}, err
+			return "", err
 		} else if n == 1 {
-			return db.Session(id)
+			return id, nil
 		}
 	}
-	return Session{}, errors.New("no free session id after 16 tries")
+	return "", errors.New("no free session id after 16 tries")
 }
 
 // Session returns the session whose id is id, or whose id alone starts with id when id has at
@@ -103,20 +115,25 @@ func (db *DB) Session(id string) (Session, error) {
 	return Session{}, fmt.Errorf("session id prefix %q %w", id, ErrAmbiguous)
 }
 
-// LatestSession returns the most recently updated session, or ErrNotFound when there is none.
+// hasMessages keeps the sessions something was said in: a session opened and left without a
+// word is nobody's conversation.
+const hasMessages = `EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)`
+
+// LatestSession returns the most recently updated session that has messages, or ErrNotFound
+// when there is none.
 func (db *DB) LatestSession() (Session, error) {
 	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
-		ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`))
+		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
 	}
 	return s, err
 }
 
-// Sessions returns every session, the most recently updated first.
+// Sessions returns every session that has messages, the most recently updated first.
 func (db *DB) Sessions() ([]Session, error) {
 	rows, err := db.sql.Query(`SELECT ` + sessionColumns + ` FROM sessions s
-		ORDER BY s.updated_at DESC, s.rowid DESC`)
+		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC`)
 	if err != nil {
 		return nil, err
 	}

@@ -103,11 +103,19 @@ func TestLatestSessionAndOrdering(t *testing.T) {
 		}
 		return s.ID
 	}
+	// Sessions nothing was said in are nobody's conversation: listed nowhere, never latest.
+	if got := ids(); len(got) != 0 {
+		t.Errorf("empty sessions listed: %v", got)
+	}
+	if _, err := db.LatestSession(); !errors.Is(err, ErrNotFound) {
+		t.Errorf("latest of empty sessions: %v, want ErrNotFound", err)
+	}
+	post(t, db, c.ID, "to c")
 	if got := latest(); got != c.ID {
-		t.Errorf("latest = %s, want the newest session %s", got, c.ID)
+		t.Errorf("latest = %s, want the only session with a message, %s", got, c.ID)
 	}
 	ra := post(t, db, a.ID, "to a")
-	if got, want := ids(), []string{a.ID, c.ID, b.ID}; strings.Join(got, ",") != strings.Join(want, ",") {
+	if got, want := ids(), []string{a.ID, c.ID}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("after posting to a: sessions %v, want %v", got, want)
 	}
 	post(t, db, b.ID, "to b")

@@ -1,0 +1,131 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Hit is one message that matches a search.
+type Hit struct {
+	SessionID, Title string
+	MessageID        int64
+	Role             Role
+	CreatedAt        time.Time
+	// Excerpt is the text around the matches, each match between HitStart and HitEnd.
+	Excerpt string
+}
+
+// The marks around each match in a Hit's Excerpt: control characters, which no stored text
+// shown on a screen keeps, so a caller can tell them from the text.
+const (
+	HitStart = "\x02"
+	HitEnd   = "\x03"
+)
+
+// Search finds the live messages of every session that contain all of words (the last may be
+// the start of a word, for searching as one types), best matches first, at most limit.
+func (db *DB) Search(words string, limit int) ([]Hit, error) {
+	q := matchQuery(words)
+	if q == "" {
+		return nil, nil
+	}
+	rows, err := db.sql.Query(`
+		SELECT m.id, m.session_id, s.title, m.role, m.created_at,
+			snippet(messages_fts, 0, ?2, ?3, '…', 16)
+		FROM messages_fts
+		JOIN messages m ON m.id = messages_fts.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE messages_fts MATCH ?1
+			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
+		ORDER BY rank LIMIT ?4`, q, HitStart, HitEnd, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		var created sql.NullInt64
+		if err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt); err != nil {
+			return nil, err
+		}
+		h.CreatedAt = fromNanos(created)
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// matchQuery turns what the operator typed into an FTS5 query: every word quoted, so that no
+// word is read as query syntax, all of them required, the last one as a prefix.
+func matchQuery(words string) string {
+	fields := strings.FieldsFunc(words, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+	for i, f := range fields {
+		fields[i] = `"` + f + `"`
+	}
+	if len(fields) > 0 {
+		fields[len(fields)-1] += "*"
+	}
+	return strings.Join(fields, " ")
+}
+
+// ErrStreaming means a session cannot be deleted while one of its replies is being written.
+var ErrStreaming = errors.New("a reply of the session is still streaming")
+
+// DeleteSession deletes a session and everything in it — its messages, operator messages
+// included, its runs and their search index — in one transaction. A session with a run still
+// running (here or in another parley) is refused with ErrStreaming.
+func (db *DB) DeleteSession(id string) error {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var running bool
+	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE session_id = ? AND status = 'running')`, id).
+		Scan(&running); err != nil {
+		return err
+	}
+	if running {
+		return fmt.Errorf("session %s: %w", id, ErrStreaming)
+	}
+	res, err := tx.Exec(`UPDATE sessions SET deleting = 1 WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
+	}
+	for _, stmt := range []string{
+		`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
+			OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
+		`DELETE FROM runs WHERE session_id = ?1`,
+		`DELETE FROM messages WHERE session_id = ?1`,
+		`DELETE FROM sessions WHERE id = ?1`,
+	} {
+		if _, err := tx.Exec(stmt, id); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// SetTitle renames a session. A blank title is refused: the session list needs one.
+func (db *DB) SetTitle(id, newTitle string) error {
+	t := title(newTitle)
+	if t == "" {
+		return errors.New("a title needs at least one visible character")
+	}
+	res, err := db.sql.Exec(`UPDATE sessions SET title = ? WHERE id = ?`, t, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
+	}
+	return nil
+}
