@@ -112,5 +112,28 @@ WHEN OLD.role = 'user' AND NOT (SELECT deleting FROM sessions WHERE id = OLD.ses
 BEGIN
 	SELECT RAISE(ABORT, 'operator messages are immutable');
 END;
+`,	`
+-- A provider's "not before", remembered for the endpoint, model and key variable it was said
+-- for (never the key), so that no parley process sends what the provider said it will refuse.
+CREATE TABLE endpoint_waits (
+	endpoint      TEXT NOT NULL,
+	model         TEXT NOT NULL,
+	key_env       TEXT NOT NULL,
+	until         INTEGER NOT NULL,
+	said_at       INTEGER NOT NULL,
+	retryable     INTEGER NOT NULL,
+	retry_class   TEXT NOT NULL,
+	retry_label   TEXT NOT NULL,
+	retry_message TEXT NOT NULL,
+	PRIMARY KEY (endpoint, model, key_env)
+);
+
+-- The requests sent to each endpoint lately, for the retry budget every parley shares.
+CREATE TABLE endpoint_sends (
+	endpoint TEXT NOT NULL,
+	at       INTEGER NOT NULL,
+	retry    INTEGER NOT NULL
+);
+CREATE INDEX endpoint_sends_at ON endpoint_sends (endpoint, at);
 `,
 }

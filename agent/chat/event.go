@@ -89,3 +89,10 @@ type Message struct {
 	// whose profile asks for it (Endpoint.SendReasoning).
 	Reasoning string `json:"reasoning,omitempty"`
 }
+
+// Send is one request sent to an endpoint, as the retry budget counts them: a first attempt,
+// or a retry that Tier 1 (or print mode's --wait) made by itself.
+type Send struct {
+	At    time.Time
+	Retry bool
+}

@@ -1,0 +1,112 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"time"
+
+	"parley/agent/chat"
+)
+
+// Endpoint names where requests go, as endpoint memory and the retry budget count them: the
+// base URL, the model and the name of the key's variable (never the key).
+type Endpoint struct {
+	BaseURL, Model, KeyEnv string
+}
+
+// StoredWait is a provider's "not before" for an endpoint: the classification of the failure
+// that said it (RetryAfterUntil set), and when it was said.
+type StoredWait struct {
+	Class  chat.Classification
+	SaidAt time.Time
+}
+
+// RememberWait remembers c, a failure whose provider said when to come back, for ep. A later
+// wait replaces an earlier one.
+func (db *DB) RememberWait(ep Endpoint, c chat.Classification, saidAt time.Time) error {
+	_, err := db.sql.Exec(`INSERT OR REPLACE INTO endpoint_waits
+		(endpoint, model, key_env, until, said_at, retryable, retry_class, retry_label, retry_message)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, nanos(c.RetryAfterUntil),
+		nanos(saidAt), c.Retryable, string(c.Class), c.Label, c.Message)
+	return err
+}
+
+// Wait returns the wait remembered for ep that has not passed at now; ok is false when there
+// is none. A wait that has passed is forgotten.
+func (db *DB) Wait(ep Endpoint, now time.Time) (w StoredWait, ok bool, err error) {
+	var until, said int64
+	var class string
+	err = db.sql.QueryRow(`SELECT until, said_at, retryable, retry_class, retry_label, retry_message
+		FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
+		Scan(&until, &said, &w.Class.Retryable, &class, &w.Class.Label, &w.Class.Message)
+	if errors.Is(err, sql.ErrNoRows) {
+		return StoredWait{}, false, nil
+	}
+	if err != nil {
+		return StoredWait{}, false, err
+	}
+	w.Class.Class = chat.Class(class)
+	w.Class.RetryAfterUntil = time.Unix(0, until)
+	w.SaidAt = time.Unix(0, said)
+	if !w.Class.RetryAfterUntil.After(now) {
+		return StoredWait{}, false, db.ForgetWait(ep)
+	}
+	return w, true, nil
+}
+
+// ForgetWait forgets the wait remembered for ep: its time passed, or a request succeeded.
+func (db *DB) ForgetWait(ep Endpoint) error {
+	_, err := db.sql.Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
+		ep.BaseURL, ep.Model, ep.KeyEnv)
+	return err
+}
+
+// RecordSend counts a request sent to the endpoint at baseURL, for the retry budget, and
+// forgets the sends older than keep.
+func (db *DB) RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error {
+	_, err := db.sql.Exec(`DELETE FROM endpoint_sends WHERE at < ?1;
+		INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?2, ?3, ?4)`,
+		nanos(at.Add(-keep)), baseURL, nanos(at), retry)
+	return err
+}
+
+// TakeRetry asks allow, with the sends to baseURL since now-window, whether a retry may be
+// sent at now, and counts it as sent when it may; the two happen in one transaction, so
+// parleys sending at once never share the budget's last retry. When it may not, at is when
+// allow says it will.
+func (db *DB) TakeRetry(baseURL string, now time.Time, window time.Duration,
+	allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (ok bool, at time.Time, err error) {
+	tx, err := db.sql.Begin() // BEGIN IMMEDIATE (see Open): one budget reader-writer at a time
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.Query(`SELECT at, retry FROM endpoint_sends WHERE endpoint = ? AND at > ?`,
+		baseURL, nanos(now.Add(-window)))
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	var sends []chat.Send
+	for rows.Next() {
+		var s chat.Send
+		var at int64
+		if err := rows.Scan(&at, &s.Retry); err != nil {
+			rows.Close()
+			return false, time.Time{}, err
+		}
+		s.At = time.Unix(0, at)
+		sends = append(sends, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, time.Time{}, err
+	}
+	if ok, at = allow(sends, now); !ok {
+		return false, at, nil
+	}
+	if _, err := tx.Exec(`INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?, ?, 1)`,
+		baseURL, nanos(now)); err != nil {
+		return false, time.Time{}, err
+	}
+	return true, now, tx.Commit()
+}
