@@ -76,6 +76,11 @@ type Client struct {
 	// noStreamOptions is set once the endpoint has rejected stream_options, so that later
 	// requests leave it out. Copies made by WithModel share it.
 	noStreamOptions *atomic.Bool
+	// store, when set, shares endpoint memory and the retry budget with every parley (see
+	// EndpointStore); force sends even while endpoint memory holds the endpoint back.
+	store  EndpointStore
+	force  bool
+	budget retry.RetryBudget
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -100,7 +105,8 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers}}
 	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
 	cfg.EmptyMessagesLimit = math.MaxUint32
-	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg), noStreamOptions: new(atomic.Bool)}
+	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
+		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget()}
 }
 
 // Endpoint returns the endpoint the client sends to.
@@ -154,14 +160,22 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
 		}
 	}
+	if cls, saidAt, held := c.heldBack(); held {
+		out <- chat.Event{Kind: chat.EventFailed, Class: cls, SaidAt: saidAt, MaxAttempts: maxAttempts}
+		return
+	}
 	rerun := false // the one re-run after an overflow has been made
 	withUsage := !c.noStreamOptions.Load()
+	retrying := false // the attempt about to be sent is a Tier 1 retry, taken from the budget
 	for attempt := 1; ; attempt++ {
 		if check != nil {
 			if cls := check(msgs); cls != nil {
 				out <- chat.Event{Kind: chat.EventFailed, Class: *cls, Attempt: attempt - 1, MaxAttempts: maxAttempts}
 				return
 			}
+		}
+		if !retrying {
+			c.noteFirstSend()
 		}
 		out <- chat.Event{Kind: chat.EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
 		res := c.attempt(ctx, msgs, withUsage, out)
@@ -175,6 +189,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			out <- chat.Event{Kind: chat.EventCancelled}
 			return
 		case res.failure == nil:
+			c.noteSuccess()
 			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
@@ -182,6 +197,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			c.noStreamOptions.Store(true)
 			withUsage = false
 			attempt-- // the same attempt, sent again
+			retrying = false
 			continue
 		}
 		cls := retry.Classify(*res.failure)
@@ -193,10 +209,11 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			if n > omitted {
 				msgs, omitted, rerun = kept, n, true
 				out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
-				attempt = 0 // a new request, with Tier 1 attempts of its own
+				attempt, retrying = 0, false // a new request, with Tier 1 attempts of its own
 				continue
 			}
 		}
+		c.noteFailure(cls)
 		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
@@ -204,13 +221,24 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
 		}
-		out <- chat.Event{Kind: chat.EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}
+		next := chat.Event{Kind: chat.EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}
+		out <- next
 		select {
 		case <-ctx.Done():
 			out <- chat.Event{Kind: chat.EventCancelled}
 			return
 		case <-c.clock.After(d.Wait):
 		}
+		ok, cancelled := c.takeRetry(ctx, out, next)
+		switch {
+		case cancelled:
+			out <- chat.Event{Kind: chat.EventCancelled}
+			return
+		case !ok:
+			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
+			return
+		}
+		retrying = true
 	}
 }
 

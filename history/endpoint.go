@@ -8,22 +8,9 @@ import (
 	"parley/agent/chat"
 )
 
-// Endpoint names where requests go, as endpoint memory and the retry budget count them: the
-// base URL, the model and the name of the key's variable (never the key).
-type Endpoint struct {
-	BaseURL, Model, KeyEnv string
-}
-
-// StoredWait is a provider's "not before" for an endpoint: the classification of the failure
-// that said it (RetryAfterUntil set), and when it was said.
-type StoredWait struct {
-	Class  chat.Classification
-	SaidAt time.Time
-}
-
 // RememberWait remembers c, a failure whose provider said when to come back, for ep. A later
 // wait replaces an earlier one.
-func (db *DB) RememberWait(ep Endpoint, c chat.Classification, saidAt time.Time) error {
+func (db *DB) RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt time.Time) error {
 	_, err := db.sql.Exec(`INSERT OR REPLACE INTO endpoint_waits
 		(endpoint, model, key_env, until, said_at, retryable, retry_class, retry_label, retry_message)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, nanos(c.RetryAfterUntil),
@@ -31,31 +18,30 @@ func (db *DB) RememberWait(ep Endpoint, c chat.Classification, saidAt time.Time)
 	return err
 }
 
-// Wait returns the wait remembered for ep that has not passed at now; ok is false when there
+// Wait returns the wait remembered for ep that has not passed at now: the classification of
+// the failure that said it (RetryAfterUntil set) and when it was said; ok is false when there
 // is none. A wait that has passed is forgotten.
-func (db *DB) Wait(ep Endpoint, now time.Time) (w StoredWait, ok bool, err error) {
+func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, saidAt time.Time, ok bool, err error) {
 	var until, said int64
 	var class string
 	err = db.sql.QueryRow(`SELECT until, said_at, retryable, retry_class, retry_label, retry_message
 		FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
-		Scan(&until, &said, &w.Class.Retryable, &class, &w.Class.Label, &w.Class.Message)
+		Scan(&until, &said, &c.Retryable, &class, &c.Label, &c.Message)
 	if errors.Is(err, sql.ErrNoRows) {
-		return StoredWait{}, false, nil
+		return chat.Classification{}, time.Time{}, false, nil
 	}
 	if err != nil {
-		return StoredWait{}, false, err
+		return chat.Classification{}, time.Time{}, false, err
 	}
-	w.Class.Class = chat.Class(class)
-	w.Class.RetryAfterUntil = time.Unix(0, until)
-	w.SaidAt = time.Unix(0, said)
-	if !w.Class.RetryAfterUntil.After(now) {
-		return StoredWait{}, false, db.ForgetWait(ep)
+	c.Class, c.RetryAfterUntil = chat.Class(class), time.Unix(0, until)
+	if !c.RetryAfterUntil.After(now) {
+		return chat.Classification{}, time.Time{}, false, db.ForgetWait(ep)
 	}
-	return w, true, nil
+	return c, time.Unix(0, said), true, nil
 }
 
 // ForgetWait forgets the wait remembered for ep: its time passed, or a request succeeded.
-func (db *DB) ForgetWait(ep Endpoint) error {
+func (db *DB) ForgetWait(ep chat.EndpointKey) error {
 	_, err := db.sql.Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
 		ep.BaseURL, ep.Model, ep.KeyEnv)
 	return err

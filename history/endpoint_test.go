@@ -12,32 +12,32 @@ import (
 func TestEndpointMemory(t *testing.T) {
 	db := openTemp(t)
 	other := openAgain(t, db)
-	ep := Endpoint{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}
+	ep := chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}
 	now := time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
 	c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited",
 		Message: "Rate limit reached", RetryAfterUntil: now.Add(48 * time.Minute)}
 	if err := db.RememberWait(ep, c, now); err != nil {
 		t.Fatal(err)
 	}
-	w, ok, err := other.Wait(ep, now.Add(time.Minute))
-	if err != nil || !ok || !w.Class.RetryAfterUntil.Equal(c.RetryAfterUntil) || !w.SaidAt.Equal(now) ||
-		w.Class.Class != chat.RateLimited || w.Class.Message != c.Message {
+	w, said, ok, err := other.Wait(ep, now.Add(time.Minute))
+	if err != nil || !ok || !w.RetryAfterUntil.Equal(c.RetryAfterUntil) || !said.Equal(now) ||
+		w.Class != chat.RateLimited || w.Message != c.Message {
 		t.Fatalf("another parley reads %+v, %v, %v", w, ok, err)
 	}
-	if _, ok, _ := other.Wait(Endpoint{BaseURL: ep.BaseURL, Model: "gpt-4o-mini", KeyEnv: ep.KeyEnv}, now); ok {
+	if _, _, ok, _ := other.Wait(chat.EndpointKey{BaseURL: ep.BaseURL, Model: "gpt-4o-mini", KeyEnv: ep.KeyEnv}, now); ok {
 		t.Error("another model on the same endpoint is held")
 	}
-	if _, ok, _ := other.Wait(ep, c.RetryAfterUntil); ok {
+	if _, _, ok, _ := other.Wait(ep, c.RetryAfterUntil); ok {
 		t.Error("held once the time has passed")
 	}
-	if _, ok, _ := db.Wait(ep, now); ok {
+	if _, _, ok, _ := db.Wait(ep, now); ok {
 		t.Error("a passed wait is forgotten, not kept")
 	}
 	db.RememberWait(ep, c, now)
 	if err := db.ForgetWait(ep); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := db.Wait(ep, now); ok {
+	if _, _, ok, _ := db.Wait(ep, now); ok {
 		t.Error("held after ForgetWait")
 	}
 }

@@ -66,6 +66,12 @@ type Event struct {
 	FinishReason string
 	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
 	Omitted int
+	// SaidAt is set on an EventFailed that sent nothing because the provider had said, at
+	// SaidAt, not to come back before Class.RetryAfterUntil (endpoint memory).
+	SaidAt time.Time
+	// BudgetSpent is set on an EventRetrying whose wait is for the retry budget every parley
+	// shares: the retry goes at the end of Wait.
+	BudgetSpent bool
 }
 
 // Add adds u to the usage summed so far; the sum is an estimate when any part is.
@@ -95,4 +101,10 @@ type Message struct {
 type Send struct {
 	At    time.Time
 	Retry bool
+}
+
+// EndpointKey names where requests go, as endpoint memory counts them: the base URL, the model
+// and the name of the key's variable (never the key).
+type EndpointKey struct {
+	BaseURL, Model, KeyEnv string
 }

@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"parley/agent/chat"
+)
+
+// EndpointStore is what every parley process on the machine shares about endpoints: the waits
+// providers asked for (endpoint memory) and the requests sent (for the retry budget). The
+// history database implements it.
+type EndpointStore interface {
+	Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, saidAt time.Time, ok bool, err error)
+	RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt time.Time) error
+	ForgetWait(ep chat.EndpointKey) error
+	RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error
+	TakeRetry(baseURL string, now time.Time, window time.Duration,
+		allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (bool, time.Time, error)
+}
+
+// WithStore returns a client that shares endpoint memory and the retry budget through store.
+func (c *Client) WithStore(store EndpointStore) *Client {
+	cc := *c
+	cc.store = store
+	return &cc
+}
+
+// WithForce returns a client that sends even while endpoint memory holds the endpoint back.
+func (c *Client) WithForce() *Client {
+	cc := *c
+	cc.force = true
+	return &cc
+}
+
+func (c *Client) key() chat.EndpointKey {
+	return chat.EndpointKey{BaseURL: c.ep.BaseURL, Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
+}
+
+// heldBack returns the failure of a request that must not be sent: the provider said, at
+// saidAt, not before the classification's RetryAfterUntil.
+func (c *Client) heldBack() (cls chat.Classification, saidAt time.Time, held bool) {
+	if c.store == nil || c.force {
+		return chat.Classification{}, time.Time{}, false
+	}
+	cls, saidAt, held, err := c.store.Wait(c.key(), c.clock.Now())
+	c.logStore("reading endpoint memory", err)
+	return cls, saidAt, held
+}
+
+// noteFailure remembers a provider's wait for every parley, while it is still ahead.
+func (c *Client) noteFailure(cls chat.Classification) {
+	now := c.clock.Now()
+	if c.store != nil && cls.RetryAfterUntil.After(now) {
+		c.logStore("remembering a provider's wait", c.store.RememberWait(c.key(), cls, now))
+	}
+}
+
+// noteSuccess forgets any wait remembered for the endpoint: it answered.
+func (c *Client) noteSuccess() {
+	if c.store != nil {
+		c.logStore("forgetting a provider's wait", c.store.ForgetWait(c.key()))
+	}
+}
+
+// noteFirstSend counts a first attempt for the retry budget.
+func (c *Client) noteFirstSend() {
+	if c.store != nil {
+		c.logStore("counting a request", c.store.RecordSend(c.ep.BaseURL, c.clock.Now(), false, c.budget.Window))
+	}
+}
+
+// takeRetry waits until the shared retry budget has room for one more retry, and takes it. It
+// says so while it waits (EventRetrying with BudgetSpent). It reports false, having sent
+// nothing, when the budget frees only after Tier 1's longest wait (the run then fails as it
+// was, for Tier 2), or when ctx ends (cancelled).
+func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, ev chat.Event) (ok, cancelled bool) {
+	if c.store == nil {
+		return true, false
+	}
+	for {
+		now := c.clock.Now()
+		ok, at, err := c.store.TakeRetry(c.ep.BaseURL, now, c.budget.Window, c.budget.Next)
+		if err != nil {
+			c.logStore("taking a retry from the budget", err)
+			return true, false // a broken ledger must not stop a retry the policy allows
+		}
+		if ok {
+			return true, false
+		}
+		wait := at.Sub(now)
+		if wait > c.policy.Cap {
+			slog.Info("retry budget spent", "endpoint", c.ep.BaseURL, "until", at)
+			return false, false
+		}
+		ev.Wait, ev.BudgetSpent = wait, true
+		out <- ev
+		select {
+		case <-ctx.Done():
+			return false, true
+		case <-c.clock.After(wait):
+		}
+	}
+}
+
+func (c *Client) logStore(what string, err error) {
+	if err != nil {
+		slog.Warn("endpoint store: "+what, "endpoint", c.ep.BaseURL, "err", err)
+	}
+}
