@@ -2,8 +2,6 @@ package demo
 
 import (
 	"embed"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -124,88 +122,4 @@ func appendTokens(dst []string, text string) []string {
 		text = text[end:]
 	}
 	return dst
-}
-
-// syntheticTokens returns the first n chunks of a generated markdown document. The document
-// is always the same, so benchmark runs compare.
-func syntheticTokens(n int) []string {
-	rng := rand.New(rand.NewPCG(1, 2))
-	toks := make([]string, 0, n+256)
-	var b strings.Builder
-	for section := 1; len(toks) < n; section++ {
-		b.Reset()
-		writeSection(&b, rng, section)
-		toks = appendTokens(toks, b.String())
-	}
-	return toks[:n:n]
-}
-
-var vocabulary = strings.Fields(`the a stream reply model token request server client retry
-	wait status banner message history session operator endpoint context cancel run attempt
-	render screen input output latency budget limit quota cache buffer chunk delta frame
-	quickly slowly always never only every each first last next honest visible quiet safe
-	sends reads writes waits keeps shows stores drops counts parses renders streams retries
-	with without before after until while because when where and but or so then`)
-
-// codeLines are the body of the function in each section's code block.
-var codeLines = []string{
-	"\tif msg == \"\" {",
-	"\t\treturn errors.New(\"empty message\")",
-	"\t}",
-	"\tfor attempt := 1; attempt <= 3; attempt++ {",
-	"\t\tlog.Printf(\"attempt %d of %d\", attempt, 3)",
-	"\t}",
-	"\treturn c.flush(ctx)",
-	"}",
-}
-
-// writeSection writes one section: a heading, paragraphs with inline code and links, a
-// bulleted and a numbered list, and a fenced code block.
-func writeSection(b *strings.Builder, rng *rand.Rand, section int) {
-	word := func() string { return vocabulary[rng.IntN(len(vocabulary))] }
-	sentence := func() string {
-		n := 6 + rng.IntN(10)
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = word()
-		}
-		switch rng.IntN(4) {
-		case 0:
-			ws[rng.IntN(n)] = "`" + word() + "()`"
-		case 1:
-			w := word()
-			ws[rng.IntN(n)] = fmt.Sprintf("[%s](https://example.com/%s)", w, w)
-		case 2:
-			ws[rng.IntN(n)] = "**" + word() + "**"
-		}
-		s := strings.Join(ws, " ")
-		return strings.ToUpper(s[:1]) + s[1:] + "."
-	}
-	paragraph := func() {
-		for i := range 3 + rng.IntN(3) {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(sentence())
-		}
-		b.WriteString("\n\n")
-	}
-	fmt.Fprintf(b, "## %d. The %s %s\n\n", section, word(), word())
-	paragraph()
-	for range 3 + rng.IntN(3) {
-		fmt.Fprintf(b, "- %s %s `%s`\n", word(), word(), word())
-	}
-	b.WriteString("\n")
-	paragraph()
-	for i := range 2 + rng.IntN(3) {
-		fmt.Fprintf(b, "%d. %s\n", i+1, sentence())
-	}
-	b.WriteString("\n```go\n")
-	name := word()
-	fmt.Fprintf(b, "func (c *Client) %s(ctx context.Context, msg string) error {\n", strings.ToUpper(name[:1])+name[1:])
-	for _, l := range codeLines {
-		b.WriteString(l + "\n")
-	}
-	b.WriteString("```\n\n")
-	paragraph()
 }

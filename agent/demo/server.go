@@ -36,6 +36,9 @@ type Options struct {
 	// Tokens, when positive, makes every reply exactly Tokens content chunks of generated
 	// markdown, whatever was asked (for benchmarks).
 	Tokens int
+	// OpenCode makes the generated reply open a code block early and run on inside it to
+	// the end, as a model writing one long file does.
+	OpenCode bool
 	// Model is the model listed by GET /v1/models. Default DefaultModel.
 	Model string
 	// Clock paces chunks and times delays and stalls. Default chat.SystemClock.
@@ -102,7 +105,7 @@ func Start(opts Options) (*Server, error) {
 	s := &Server{opts: opts, ln: ln}
 	s.idle = sync.NewCond(&s.mu)
 	if opts.Tokens > 0 {
-		s.tokens = syntheticTokens(opts.Tokens)
+		s.tokens = syntheticTokens(opts.Tokens, opts.OpenCode)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)

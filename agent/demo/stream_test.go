@@ -290,16 +290,31 @@ func TestTokensStreamsExactlyNChunks(t *testing.T) {
 	if texts[0] != texts[1] {
 		t.Error("generated replies differ between runs")
 	}
-	for _, md := range []string{"\n## ", "\n- ", "\n1. ", "\n```go\n", "](https://example.com/", " `", "**"} {
-		if !strings.Contains(texts[0], md) {
+	if !strings.HasPrefix(texts[0], "## 1. ") {
+		t.Errorf("generated reply starts %q", texts[0][:20])
+	}
+}
+
+// A long generated reply holds what long real replies hold; with OpenCode it runs on inside
+// one code block to the end.
+func TestSyntheticRepliesAreRealistic(t *testing.T) {
+	text := strings.Join(syntheticTokens(40_000, false), "")
+	for _, md := range []string{"\n## ", "\n### ", "\n- **", "\n  - ", "\n    - ", "\n1. ", "| --- |",
+		"\n```go\n", "\n```python\n", "\n```rust\n", "\n```sql\n", "\n> ", "](https://example.com/", " `", "**", " _"} {
+		if !strings.Contains(text, md) {
 			t.Errorf("generated markdown has no %q", md)
 		}
+	}
+	code := strings.Join(syntheticTokens(20_000, true), "")
+	open := strings.Index(code, "```go\n")
+	if open < 0 || open > 2000 || strings.Count(code, "```") != 1 || strings.Count(code, "\nfunc ") < 100 {
+		t.Errorf("open code reply: fence at %d, %d fences, %d funcs", open, strings.Count(code, "```"), strings.Count(code, "\nfunc "))
 	}
 }
 
 func TestSyntheticTokensAreAPrefix(t *testing.T) {
-	long := syntheticTokens(5000)
-	short := syntheticTokens(1234)
+	long := syntheticTokens(5000, false)
+	short := syntheticTokens(1234, false)
 	if len(long) != 5000 || len(short) != 1234 {
 		t.Fatalf("lengths %d, %d", len(long), len(short))
 	}
