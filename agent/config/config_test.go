@@ -237,9 +237,13 @@ func TestPaths(t *testing.T) {
 			t.Errorf("%s: %+v, %v; want %+v", row.name, got, err, row.want)
 		}
 	}
+	// Without a home directory, what would be under it cannot be found: one line, however many
+	// directories it was wanted for.
 	t.Setenv("HOME", "")
-	_, err := config.ResolvePaths(func(k string) string { return map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d"}[k] })
-	if want := "cannot find a home directory ($HOME is not defined): set PARLEY_HOME"; err == nil || err.Error() != want {
-		t.Errorf("without a home: %v, want %s", err, want)
+	for _, env := range []map[string]string{{"XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d"}, {}} {
+		_, err := config.ResolvePaths(func(k string) string { return env[k] })
+		if want := "cannot find a home directory ($HOME is not defined): set PARLEY_HOME"; err == nil || err.Error() != want {
+			t.Errorf("without a home, with %v: %v, want %s", env, err, want)
+		}
 	}
 }

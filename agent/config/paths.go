@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,20 +22,19 @@ func ResolvePaths(getenv func(string) string) (Paths, error) {
 			Log:    filepath.Join(home, "parley.log"),
 		}, nil
 	}
-	userHome, err := os.UserHomeDir()
-	xdg := func(env, fallback string) (string, error) {
+	userHome, homeErr := os.UserHomeDir()
+	var err error
+	xdg := func(env, fallback string) string {
 		if dir := getenv(env); dir != "" {
-			return filepath.Join(dir, "parley"), nil
+			return filepath.Join(dir, "parley")
 		}
-		if err != nil {
-			return "", fmt.Errorf("cannot find a home directory (%v): set PARLEY_HOME", err)
+		if homeErr != nil {
+			err = fmt.Errorf("cannot find a home directory (%v): set PARLEY_HOME", homeErr)
 		}
-		return filepath.Join(userHome, fallback, "parley"), nil
+		return filepath.Join(userHome, fallback, "parley")
 	}
-	cfg, err1 := xdg("XDG_CONFIG_HOME", ".config")
-	data, err2 := xdg("XDG_DATA_HOME", ".local/share")
-	state, err3 := xdg("XDG_STATE_HOME", ".local/state")
-	if err := errors.Join(err1, err2, err3); err != nil {
+	cfg, data, state := xdg("XDG_CONFIG_HOME", ".config"), xdg("XDG_DATA_HOME", ".local/share"), xdg("XDG_STATE_HOME", ".local/state")
+	if err != nil {
 		return Paths{}, err
 	}
 	return Paths{
