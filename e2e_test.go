@@ -9,16 +9,14 @@ import (
 	"time"
 
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 )
 
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Delay: 2 * time.Second})
 	u := newUser(t)
-	cmd := u.command("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, _ := u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
 	defer cmd.Wait()
 	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	// While the request is still unanswered, a second parley process finds the message stored.
@@ -42,7 +40,7 @@ const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant",
 	"data: [DONE]\n\n"
 
 func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
 	u := newUser(t)
 
@@ -75,7 +73,7 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 }
 
 func TestAPIKeyNeverStored(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	const key = "sk-parley-test-secret-4242"
 	u := newUser(t, "PARLEY_TEST_KEY="+key)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")

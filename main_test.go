@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 )
 
 // parleyBin is the built binary, driven as a user drives it.
@@ -118,16 +119,6 @@ type exportJSON struct {
 	} `json:"messages"`
 }
 
-func startFake(t *testing.T, opts demo.Options) *demo.Server {
-	t.Helper()
-	srv, err := demo.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
 	u := newUser(t)
 	r := u.run("-p", "hello")
@@ -147,7 +138,7 @@ func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
 }
 
 func TestPrintModeAgainstAServerThenExport(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	r := u.run("-p", "what are the keys?", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || r.stdout == "" {
@@ -184,7 +175,7 @@ func TestPrintModeAgainstAServerThenExport(t *testing.T) {
 }
 
 func TestPrintModeContinuesASession(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	first := decode[printJSON](t, u.run("-p", "first", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	second := decode[printJSON](t, u.run("-p", "second", "-c", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
@@ -199,7 +190,7 @@ func TestPrintModeContinuesASession(t *testing.T) {
 }
 
 func TestPrintModeReadsStdin(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	cmd := u.command("--base-url", srv.URL(), "--model", "m")
 	cmd.Stdin = strings.NewReader("from a pipe")
@@ -212,7 +203,7 @@ func TestPrintModeReadsStdin(t *testing.T) {
 }
 
 func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{CutAfter: 4})
 	u := newUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
@@ -228,12 +219,24 @@ func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
 }
 
 func TestPrintModeBadKeyFailsOnce(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.BadKey(), demo.BadKey())
 	r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 1 || srv.Requests() != 1 || !strings.Contains(r.stderr, "Authentication failed") {
 		t.Fatalf("exit %d, %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
 	}
+}
+
+// start starts parley in the background, its output readable while it runs.
+func (u *user) start(args ...string) (cmd *exec.Cmd, stdout, stderr *syncBuffer) {
+	u.t.Helper()
+	cmd = u.command(args...)
+	stdout, stderr = newSyncBuffer(), newSyncBuffer()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		u.t.Fatal(err)
+	}
+	return cmd, stdout, stderr
 }
 
 // waitFor polls until cond holds, failing the test after a few seconds.
@@ -267,14 +270,9 @@ func (b *syncBuffer) String() string {
 }
 
 func TestSIGINTWhileStreamingCancels(t *testing.T) {
-	srv := startFake(t, demo.Options{Pace: 20 * time.Millisecond})
+	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond})
 	u := newUser(t)
-	cmd := u.command("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--json")
-	stdout := newSyncBuffer()
-	cmd.Stdout = stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout, _ := u.start("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--json")
 	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	time.Sleep(200 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -314,7 +312,7 @@ func TestBadConfigurationExits2AndChangesNothing(t *testing.T) {
 }
 
 func TestMissingNamedKeySendsNothing(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY", "--json")
 	out := decode[printJSON](t, r.stdout)
@@ -360,7 +358,7 @@ func TestTier1Scenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := startFake(t, demo.Options{})
+			srv := demotest.Start(t, demo.Options{})
 			srv.Push(sc.faults...)
 			start := time.Now()
 			r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
@@ -394,15 +392,10 @@ func TestTier1Scenarios(t *testing.T) {
 }
 
 func TestSIGINTDuringATier1Wait(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
 	u := newUser(t)
-	cmd := u.command("-p", "hello", "--base-url", srv.URL(), "--model", "m")
-	stderr := newSyncBuffer()
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, stderr := u.start("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 	waitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
@@ -457,7 +450,7 @@ func TestPrintModeCompactsALongSessionOnOverflow(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := startFake(t, demo.Options{})
+			srv := demotest.Start(t, demo.Options{})
 			u := newUser(t)
 			id := longSession(t, u, srv, 5)
 			srv.SetContext(500, form)
@@ -486,7 +479,7 @@ func TestPrintModeOversizeMessageFailsAsContextOverflow(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := startFake(t, demo.Options{ContextTokens: 100, Overflow: form})
+			srv := demotest.Start(t, demo.Options{ContextTokens: 100, Overflow: form})
 			r := newUser(t).run("-p", strings.Repeat("much too long ", 100), "--base-url", srv.URL(), "--model", "m", "--json")
 			out := decode[printJSON](t, r.stdout)
 			if r.code != 1 || out.Retry == nil || out.Retry.RetryClass != "context_overflow" || out.Retry.Retryable || srv.Requests() > 2 {
@@ -497,7 +490,7 @@ func TestPrintModeOversizeMessageFailsAsContextOverflow(t *testing.T) {
 }
 
 func TestPrintModeCompactsBeforeSendingWithAConfiguredContext(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	id := longSession(t, u, srv, 5)
 	srv.SetContext(500, demo.OverflowOpenAI)
@@ -514,7 +507,7 @@ func TestPrintModeCompactsBeforeSendingWithAConfiguredContext(t *testing.T) {
 }
 
 func TestPrintModeSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	r := u.run("-p", strings.Repeat("a long prompt ", 100), "--base-url", srv.URL(), "--model", "m", "--max-tokens-session", "100", "--json")
 	out := decode[printJSON](t, r.stdout)
@@ -528,7 +521,7 @@ func TestPrintModeSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
 }
 
 func TestPrintModeSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	// The first prompt's estimate is well under 150 tokens; the reply takes the session past it.
 	first := decode[spendJSON](t, u.run("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--max-tokens-session", "150", "--json").stdout)
@@ -545,7 +538,7 @@ func TestPrintModeSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 // The daily money limit is counted from history: it holds in the next process, for a new
 // session, and prices come from OpenAI's presets or the profile.
 func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
-	srv := startFake(t, demo.Options{})
+	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	first := decode[spendJSON](t, u.run("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "gpt-4o", "--max-spend", "0.002", "--json").stdout)
 	want := (float64(first.Usage.PromptTokens)*2.50 + float64(first.Usage.CompletionTokens)*10) / 1e6
@@ -575,7 +568,9 @@ func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
 	}
 }
 
-func TestSpendFlagsAndSettingsAreChecked(t *testing.T) {
+// The spend flags are parsed here; the config file's limits and prices are checked by
+// agent/config's tests, and their exit status by TestBadConfigurationExits2AndChangesNothing.
+func TestSpendFlagsAreChecked(t *testing.T) {
 	u := newUser(t)
 	for _, args := range [][]string{
 		{"-p", "hi", "--demo", "--max-spend", "lots"},
@@ -584,18 +579,6 @@ func TestSpendFlagsAndSettingsAreChecked(t *testing.T) {
 	} {
 		if r := u.run(args...); r.code != 2 || !strings.Contains(r.stderr, "max-") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
-		}
-	}
-	for _, cfg := range []string{
-		"[limits]\nmax_tokens_day = -5\n",
-		"[profiles.x]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\nprice_input = -1\n",
-		"[profiles.x]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"m\"\ncontext_tokens = -1\n",
-	} {
-		if err := os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if r := u.run("-p", "hi"); r.code != 2 || !strings.Contains(r.stderr, "fix the file") {
-			t.Errorf("%q: exit %d, stderr %q", cfg, r.code, r.stderr)
 		}
 	}
 }

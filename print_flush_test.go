@@ -7,19 +7,15 @@ import (
 	"time"
 
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 )
 
 // Print mode buffers its output for speed, yet a pipe still receives the reply as it streams,
 // not all at once at the end.
 func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
-	srv := startFake(t, demo.Options{Pace: 20 * time.Millisecond, Tokens: 150})
+	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond, Tokens: 150})
 	u := newUser(t)
-	cmd := u.command("-p", "go", "--base-url", srv.URL(), "--model", "m")
-	stdout := newSyncBuffer()
-	cmd.Stdout = stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdout, _ := u.start("-p", "go", "--base-url", srv.URL(), "--model", "m")
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	// 150 chunks at 20 ms take 3 s: text must show long before the end.

@@ -11,6 +11,7 @@ import (
 	"parley/agent/chat"
 	"parley/agent/chat/chattest"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 	"parley/retry"
 )
 
@@ -26,16 +27,6 @@ func (stuckClock) Now() time.Time { return time.Now() }
 func (c stuckClock) After(time.Duration) <-chan time.Time {
 	close(c.waiting)
 	return nil
-}
-
-func startDemo(t *testing.T) *demo.Server {
-	t.Helper()
-	srv, err := demo.Start(demo.Options{Pace: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
 }
 
 // collect runs one request and returns its events.
@@ -72,7 +63,7 @@ func count(events []chat.Event, kind chat.EventKind) int {
 }
 
 func TestStreamsAReplyWithUsage(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	last := events[len(events)-1]
@@ -88,7 +79,7 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 }
 
 func TestTier1RecoversFromTwoOverloads(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
@@ -107,7 +98,7 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 }
 
 func TestTier1StopsAfterThreeAttempts(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	last := collect(t, c, context.Background())
@@ -121,7 +112,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 }
 
 func TestTier1HandsLongWaitsToTier2(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.RateLimited(50 * time.Minute))
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
@@ -136,7 +127,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 }
 
 func TestNoRetryAfterTheFirstDelta(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{CutAfter: 4})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
@@ -150,7 +141,7 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 }
 
 func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.ErrorEvent())
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
@@ -162,7 +153,7 @@ func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 func TestNotRetryable(t *testing.T) {
 	for name, f := range map[string]demo.Fault{"quota": demo.Quota(), "badkey": demo.BadKey()} {
 		t.Run(name, func(t *testing.T) {
-			srv := startDemo(t)
+			srv := demotest.Start(t, demo.Options{})
 			srv.Push(f, f)
 			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 			events := collect(t, c, context.Background())
@@ -175,7 +166,7 @@ func TestNotRetryable(t *testing.T) {
 }
 
 func TestUnresolvedKeySendsNothing(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -185,7 +176,7 @@ func TestUnresolvedKeySendsNothing(t *testing.T) {
 }
 
 func TestCancelAbortsATier1Wait(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
 	clock := stuckClock{waiting: make(chan struct{})}
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())

@@ -10,6 +10,7 @@ import (
 
 	"parley/agent/chat"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 	"parley/retry"
 	"parley/retry/retrytest"
 )
@@ -195,21 +196,11 @@ func kinds(events []chat.Event) []chat.EventKind {
 	return out
 }
 
-func budgetServer(t *testing.T, tokens int, form demo.Overflow) *demo.Server {
-	t.Helper()
-	srv, err := demo.Start(demo.Options{ContextTokens: tokens, Overflow: form})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv
-}
-
 func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := budgetServer(t, 600, form)
+			srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: form})
 			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 			msgs := conversation(20) // about 2000 tokens
 			events := runEvents(t, c, msgs)
@@ -245,7 +236,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := budgetServer(t, 100, form)
+			srv := demotest.Start(t, demo.Options{ContextTokens: 100, Overflow: form})
 			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 			events := runEvents(t, c, []chat.Message{{Role: "user", Content: strings.Repeat("long ", 200)}})
 			last := events[len(events)-1]
@@ -260,7 +251,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 }
 
 func TestSecondOverflowFailsNotRetryable(t *testing.T) {
-	srv := budgetServer(t, 100, demo.OverflowLlamaCpp)
+	srv := demotest.Start(t, demo.Options{ContextTokens: 100, Overflow: demo.OverflowLlamaCpp})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	msgs := conversation(3)
 	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the budget
@@ -278,7 +269,7 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 }
 
 func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
-	srv := budgetServer(t, 600, demo.OverflowOpenAI)
+	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	srv.Push(demo.Overloaded())
 	clock := newFakeClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
@@ -293,7 +284,7 @@ func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 }
 
 func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
-	srv := budgetServer(t, 600, demo.OverflowOpenAI)
+	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, newFakeClock(), retry.DefaultPolicy())
 	msgs := conversation(20)
 	events := runEvents(t, c, msgs)
@@ -319,7 +310,7 @@ func toAgent(msgs []demo.Message) []chat.Message {
 }
 
 func TestOverflowAfterTextIsNotRetried(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
@@ -330,7 +321,7 @@ func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 }
 
 func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	reject := demo.Fault{Status: 400, Header: map[string]string{"Content-Type": "application/json"},
 		Body: `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`}
 	srv.Push(reject, demo.Overloaded(), demo.Overloaded())
@@ -375,7 +366,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 }
 
 func TestReportedUsageIsNotEstimated(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	for _, ev := range events {

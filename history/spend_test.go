@@ -9,6 +9,7 @@ import (
 	"parley/agent"
 	"parley/agent/chat"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 	"parley/retry"
 )
 
@@ -83,11 +84,7 @@ type spendRig struct {
 }
 
 func newSpendRig(t *testing.T) *spendRig {
-	srv, err := demo.Start(demo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := demotest.Start(t, demo.Options{})
 	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "paid"}, chat.SystemClock{}, retry.DefaultPolicy())
 	return &spendRig{t: t, db: openTemp(t), srv: srv, client: client}
 }

@@ -113,8 +113,8 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 	if spent.Cost <= 0.05 {
 		t.Fatalf("spent %+v; the test needs more than the $0.05 limit", spent)
 	}
-	settle(d, "the header to show "+spent.String(), func(m Model) bool {
-		return strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], spent.String())
+	settle(d, "the header to show "+spentLabel(spent), func(m Model) bool {
+		return strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], spentLabel(spent))
 	})
 	exchange(d, "and again")
 	clock.Advance(10 * time.Minute)

@@ -94,7 +94,7 @@ func (m *Model) headerView() string {
 	state := " " + m.runState() + " "
 	spent := ""
 	if m.budget != nil && m.spent.Tokens > 0 {
-		spent = m.spent.String() + " "
+		spent = spentLabel(m.spent) + " "
 		// On a narrow screen the session's name comes first.
 		if m.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
 			spent = ""

@@ -3,72 +3,15 @@ package agent
 import (
 	"context"
 	"errors"
-	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"parley/agent/chat"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 	"parley/retry"
 )
-
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
-
-func TestPriceMaths(t *testing.T) {
-	p := Price{Input: 2.50, Output: 10}
-	cases := []struct {
-		u    chat.Usage
-		want float64
-	}{
-		{chat.Usage{}, 0},
-		{chat.Usage{PromptTokens: 1_000_000}, 2.50},
-		{chat.Usage{CompletionTokens: 1_000_000}, 10},
-		{chat.Usage{PromptTokens: 1000, CompletionTokens: 500}, 0.0025 + 0.005},
-		{chat.Usage{PromptTokens: 1, CompletionTokens: 1}, 12.5e-6},
-	}
-	for _, c := range cases {
-		if got := p.Cost(c.u); !near(got, c.want) {
-			t.Errorf("Cost(%+v) = %v, want %v", c.u, got, c.want)
-		}
-	}
-	prices := Prices{"gpt-4o-mini": {0.15, 0.60}, "local": {}}
-	if got := prices.Of("openai/gpt-4o-mini"); got != prices["gpt-4o-mini"] {
-		t.Errorf("a provider prefix: %+v", got)
-	}
-	if got := prices.Of("llama3.2"); got != (Price{}) {
-		t.Errorf("an unknown model costs %+v, want nothing", got)
-	}
-	spent := prices.SpentOf(map[string]chat.Usage{
-		"gpt-4o-mini": {PromptTokens: 10_000, CompletionTokens: 2_000},
-		"llama3.2":    {PromptTokens: 5_000, CompletionTokens: 5_000},
-	})
-	if spent.Tokens != 22_000 || !near(spent.Cost, 10_000*0.15/1e6+2_000*0.60/1e6) {
-		t.Errorf("SpentOf = %+v", spent)
-	}
-	for model, p := range DefaultPrices() {
-		if p.Input <= 0 || p.Output < p.Input {
-			t.Errorf("preset %s: %+v; output is never cheaper than input", model, p)
-		}
-	}
-}
-
-func TestSpentFormats(t *testing.T) {
-	cases := []struct {
-		s    Spent
-		want string
-	}{
-		{Spent{Tokens: 12_345, Cost: 0.042}, "$0.042 · 12.3k tok"},
-		{Spent{Tokens: 950}, "950 tok"},
-		{Spent{Tokens: 1000, Cost: 0.0001}, "<$0.001 · 1k tok"},
-		{Spent{Tokens: 2_360_000, Cost: 12.345}, "$12.35 · 2.4M tok"},
-	}
-	for _, c := range cases {
-		if got := c.s.String(); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.s, got, c.want)
-		}
-	}
-}
 
 // fakeLedger is a Ledger of fixed usage that records the times asked about.
 type fakeLedger struct {
@@ -134,7 +77,7 @@ func TestBudgetCheck(t *testing.T) {
 }
 
 func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
-	srv := startDemo(t)
+	srv := demotest.Start(t, demo.Options{})
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
 	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: newFakeClock()}
@@ -179,7 +122,7 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := startDemo(t)
+			srv := demotest.Start(t, demo.Options{})
 			srv.Push(c.fault, c.fault, c.fault)
 			clock := newFakeClock()
 			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())

@@ -1,0 +1,52 @@
+// Package config resolves what parley runs with: the endpoint, its prices and spend limits,
+// from flags over the environment over config.toml's profiles over the presets over the
+// defaults; and where parley keeps its files. It reads config.toml and never writes it.
+package config
+
+import "parley/agent"
+
+// Flags are the command-line settings that choose an endpoint and limit its spend.
+type Flags struct {
+	// BaseURL, Model and APIKeyEnv are --base-url, --model and --api-key-env; Profile is
+	// --profile, a profile of config.toml or a preset.
+	BaseURL, Model, APIKeyEnv, Profile string
+	// Demo is --demo: use the built-in offline demo endpoint whatever is configured.
+	Demo bool
+	// MaxSpend is --max-spend, the day's limit in US dollars; MaxTokensSession is
+	// --max-tokens-session. Zero sets no limit.
+	MaxSpend         float64
+	MaxTokensSession int
+}
+
+// Resolved is the configuration parley runs with.
+type Resolved struct {
+	Paths Paths
+	// Endpoint is the endpoint to call. When Endpoint.Demo is set (--demo, or nothing is
+	// configured at all) its BaseURL is empty: the caller starts the demo endpoint and puts
+	// its URL there.
+	Endpoint agent.Endpoint
+	// Prices and Limits are what runs are held to: the built-in prices with the profile's own
+	// for its model, and the limits of [limits] under the profile's under the flags.
+	Prices agent.Prices
+	Limits agent.Limits
+}
+
+// Resolve reads the configuration: the paths from getenv, config.toml, and the endpoint, its
+// prices and limits, with flags over the environment over the profile over its preset over
+// the defaults. Every error is one line naming the fix; the file is never changed.
+func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
+	paths, err := ResolvePaths(getenv)
+	if err != nil {
+		return Resolved{}, err
+	}
+	f, err := load(paths.Config)
+	if err != nil {
+		return Resolved{}, err
+	}
+	ep, p, err := resolveEndpoint(f, paths.Config, fl, getenv)
+	if err != nil {
+		return Resolved{}, err
+	}
+	prices, limits := spendSettings(f, p, ep.Model, fl)
+	return Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits}, nil
+}

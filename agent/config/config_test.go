@@ -1,0 +1,249 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent"
+	"parley/agent/config"
+)
+
+// resolve writes cfg (when not empty) as config.toml under a PARLEY_HOME of its own and
+// resolves fl in an environment holding only that home and env ("NAME=value").
+func resolve(t *testing.T, cfg string, fl config.Flags, env ...string) (config.Resolved, string, error) {
+	t.Helper()
+	home := t.TempDir()
+	path := filepath.Join(home, "config.toml")
+	if cfg != "" {
+		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"PARLEY_HOME": home}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	r, err := config.Resolve(fl, func(k string) string { return vars[k] })
+	return r, path, err
+}
+
+// What each precedence row looks at.
+var (
+	baseURL = func(r config.Resolved) any { return r.Endpoint.BaseURL }
+	model   = func(r config.Resolved) any { return r.Endpoint.Model }
+	name    = func(r config.Resolved) any { return r.Endpoint.Name }
+	demo    = func(r config.Resolved) any { return r.Endpoint.Demo }
+	// key is the variable the key is read from and the key read.
+	key      = func(r config.Resolved) any { return r.Endpoint.KeyEnv + "=" + r.Endpoint.APIKey }
+	keyErr   = func(r config.Resolved) any { return r.Endpoint.KeyErr }
+	headers  = func(r config.Resolved) any { return r.Endpoint.Headers }
+	contextW = func(r config.Resolved) any { return r.Endpoint.ContextTokens }
+	timeouts = func(r config.Resolved) any {
+		return [3]time.Duration{r.Endpoint.ConnectTimeout, r.Endpoint.HeaderTimeout, r.Endpoint.FirstDeltaTimeout}
+	}
+	limits   = func(r config.Resolved) any { return r.Limits }
+	priceOf  = func(m string) func(config.Resolved) any { return func(r config.Resolved) any { return r.Prices.Of(m) } }
+	loopback = "http://127.0.0.1:9/v1"
+)
+
+// Flags over the environment over the profile over its preset over the defaults, for every
+// field Resolve returns. The file's default profile sits under the environment; a profile
+// named by --profile is a flag, and sits over it.
+func TestPrecedence(t *testing.T) {
+	const (
+		defaultP = "profile = \"p\"\n[profiles.p]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"pm\"\n"
+		envURL   = "OPENAI_BASE_URL=http://127.0.0.1:2/v1"
+		table    = "[limits]\nmax_spend_session = 1\nmax_spend_day = 2\nmax_tokens_session = 3\nmax_tokens_day = 4\n"
+	)
+	rows := []struct {
+		name  string
+		cfg   string
+		fl    config.Flags
+		env   []string
+		field func(config.Resolved) any
+		want  any
+	}{
+		// The endpoint: nothing configured is the demo; a key alone is OpenAI.
+		{"default: the demo", "", config.Flags{}, nil, demo, true},
+		{"default: the demo has no URL yet", "", config.Flags{}, nil, baseURL, ""},
+		{"default: the demo's name", "", config.Flags{}, nil, name, "demo"},
+		{"--demo over a configured endpoint", defaultP, config.Flags{Demo: true, BaseURL: loopback}, []string{envURL}, demo, true},
+		{"a profile without a URL is still the demo", "profile = \"p\"\n[profiles.p]\nmodel = \"pm\"\n", config.Flags{}, nil, demo, true},
+		{"default: OPENAI_API_KEY alone is OpenAI", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, baseURL, "https://api.openai.com/v1"},
+		{"default: OPENAI_API_KEY alone is named openai", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, name, "openai"},
+
+		{"base_url: preset", "", config.Flags{Profile: "ollama"}, nil, baseURL, "http://127.0.0.1:11434/v1"},
+		{"base_url: a profile's preset", "[profiles.p]\npreset = \"ollama\"\n", config.Flags{Profile: "p"}, nil, baseURL, "http://127.0.0.1:11434/v1"},
+		{"base_url: profile over its preset", "[profiles.p]\npreset = \"ollama\"\nbase_url = \"http://127.0.0.1:1/v1\"\n", config.Flags{Profile: "p"}, nil, baseURL, "http://127.0.0.1:1/v1"},
+		{"base_url: env over the default profile", defaultP, config.Flags{}, []string{envURL}, baseURL, "http://127.0.0.1:2/v1"},
+		{"base_url: --profile over env", defaultP, config.Flags{Profile: "p"}, []string{envURL}, baseURL, "http://127.0.0.1:1/v1"},
+		{"base_url: flag over env and --profile", defaultP, config.Flags{Profile: "p", BaseURL: loopback}, []string{envURL}, baseURL, loopback},
+		{"base_url: the trailing slash goes", "", config.Flags{BaseURL: "http://127.0.0.1:9/v1/", Model: "m"}, nil, baseURL, loopback},
+
+		{"model: default for the demo", "", config.Flags{}, nil, model, "parley-demo"},
+		{"model: flag over the demo's", "", config.Flags{Demo: true, Model: "fm"}, nil, model, "fm"},
+		{"model: default for OpenAI", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, model, "gpt-4o-mini"},
+		{"model: preset", "", config.Flags{Profile: "groq"}, nil, model, "llama-3.3-70b-versatile"},
+		{"model: profile over its preset", "[profiles.p]\npreset = \"groq\"\nmodel = \"pm\"\n", config.Flags{Profile: "p"}, nil, model, "pm"},
+		{"model: env over the default profile", defaultP, config.Flags{}, []string{"PARLEY_MODEL=em"}, model, "em"},
+		{"model: --profile over env", defaultP, config.Flags{Profile: "p"}, []string{"PARLEY_MODEL=em"}, model, "pm"},
+		{"model: flag over env and --profile", defaultP, config.Flags{Profile: "p", Model: "fm"}, []string{"PARLEY_MODEL=em"}, model, "fm"},
+
+		{"name: the profile", defaultP, config.Flags{}, nil, name, "p"},
+		{"name: the preset", "", config.Flags{Profile: "groq"}, nil, name, "groq"},
+		{"name: flags alone are custom", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, name, "custom"},
+
+		{"key: default variable, unset", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, key, "OPENAI_API_KEY="},
+		{"key: default variable, from env", "", config.Flags{BaseURL: loopback, Model: "m"}, []string{"OPENAI_API_KEY=sk"}, key, "OPENAI_API_KEY=sk"},
+		{"key: preset's variable", "", config.Flags{Profile: "groq"}, []string{"GROQ_API_KEY=gk", "OPENAI_API_KEY=sk"}, key, "GROQ_API_KEY=gk"},
+		{"key: profile's variable over its preset's", "[profiles.p]\npreset = \"groq\"\napi_key_env = \"MINE\"\n", config.Flags{Profile: "p"}, []string{"MINE=mk", "GROQ_API_KEY=gk"}, key, "MINE=mk"},
+		{"key: flag's variable over the profile's", "[profiles.p]\npreset = \"groq\"\napi_key_env = \"MINE\"\n", config.Flags{Profile: "p", APIKeyEnv: "FLAGKEY"}, []string{"MINE=mk", "FLAGKEY=fk"}, key, "FLAGKEY=fk"},
+		{"key: loopback needs none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, keyErr, ""},
+		{"key: localhost needs none", "", config.Flags{BaseURL: "http://localhost:9/v1", Model: "m"}, nil, keyErr, ""},
+		{"key: a named variable must be set", "", config.Flags{BaseURL: loopback, Model: "m", APIKeyEnv: "NOPE"}, nil, keyErr,
+			"NOPE is not set: export NOPE=… or name another variable with --api-key-env"},
+		{"key: a remote endpoint needs one", "", config.Flags{BaseURL: "https://llm.example/v1", Model: "m"}, nil, keyErr,
+			"no API key for llm.example: export OPENAI_API_KEY=… or name the variable with --api-key-env"},
+
+		{"headers: preset", "", config.Flags{Profile: "openrouter"}, nil, headers, map[string]string{"X-Title": "parley"}},
+		{"headers: profile's merged over its preset's", "[profiles.p]\npreset = \"openrouter\"\nheaders = { \"X-Title\" = \"mine\", \"X-Team\" = \"core\" }\n", config.Flags{Profile: "p"}, nil, headers,
+			map[string]string{"X-Title": "mine", "X-Team": "core"}},
+
+		{"timeouts: default zero (the client's own apply)", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, timeouts, [3]time.Duration{}},
+		{"timeouts: profile's, kept under the flags", "profile = \"p\"\n[profiles.p]\nconnect_timeout = \"1s\"\nheader_timeout = \"2m\"\nfirst_delta_timeout = \"3s\"\n", config.Flags{BaseURL: loopback, Model: "m"}, nil, timeouts,
+			[3]time.Duration{time.Second, 2 * time.Minute, 3 * time.Second}},
+
+		{"context_tokens: default none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, contextW, 0},
+		{"context_tokens: profile's", "[profiles.p]\npreset = \"ollama\"\ncontext_tokens = 8192\n", config.Flags{Profile: "p"}, nil, contextW, 8192},
+
+		{"price: built in", "", config.Flags{BaseURL: loopback, Model: "gpt-4o"}, nil, priceOf("gpt-4o"), agent.Price{Input: 2.50, Output: 10}},
+		{"price: profile's over the built-in", "[profiles.p]\npreset = \"openai\"\nmodel = \"gpt-4o\"\nprice_input = 1\n", config.Flags{Profile: "p"}, nil, priceOf("gpt-4o"), agent.Price{Input: 1, Output: 10}},
+		{"price: profile's for a model without one", "[profiles.p]\npreset = \"ollama\"\nmodel = \"house\"\nprice_input = 2\nprice_output = 3\n", config.Flags{Profile: "p"}, nil, priceOf("house"), agent.Price{Input: 2, Output: 3}},
+		{"price: profile's goes to the model the flag chose", "profile = \"p\"\n[profiles.p]\npreset = \"ollama\"\nmodel = \"house\"\nprice_input = 2\n", config.Flags{Model: "other"}, nil, priceOf("other"), agent.Price{Input: 2}},
+		{"price: none for an unknown model", "", config.Flags{BaseURL: loopback, Model: "house"}, nil, priceOf("house"), agent.Price{}},
+
+		{"limits: default none", "", config.Flags{}, nil, limits, agent.Limits{}},
+		{"limits: [limits]", table, config.Flags{BaseURL: loopback, Model: "m"}, nil, limits, agent.Limits{SessionCost: 1, DayCost: 2, SessionTokens: 3, DayTokens: 4}},
+		{"limits: [limits] hold for the demo", table, config.Flags{}, nil, limits, agent.Limits{SessionCost: 1, DayCost: 2, SessionTokens: 3, DayTokens: 4}},
+		{"limits: profile's over [limits]", table + "[profiles.p]\npreset = \"ollama\"\nmax_spend_session = 10\nmax_tokens_day = 40\n", config.Flags{Profile: "p"}, nil, limits,
+			agent.Limits{SessionCost: 10, DayCost: 2, SessionTokens: 3, DayTokens: 40}},
+		{"limits: flags over the profile's", table + "[profiles.p]\npreset = \"ollama\"\nmax_spend_day = 20\nmax_tokens_session = 30\n", config.Flags{Profile: "p", MaxSpend: 200, MaxTokensSession: 300}, nil, limits,
+			agent.Limits{SessionCost: 1, DayCost: 200, SessionTokens: 300, DayTokens: 4}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			r, _, err := resolve(t, row.cfg, row.fl, row.env...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := row.field(r); !reflect.DeepEqual(got, row.want) {
+				t.Errorf("got %#v, want %#v", got, row.want)
+			}
+		})
+	}
+}
+
+// Every configuration parley refuses, with the one line that says so; the file is left as
+// it was. CONFIG stands for the file's path.
+func TestValidation(t *testing.T) {
+	const fix = "; fix the file (it was not changed)"
+	const known = "deepseek, gemini, groq, llamacpp, lmstudio, mistral, ollama, openai, openrouter, vllm"
+	rows := []struct {
+		name string
+		cfg  string
+		fl   config.Flags
+		env  []string
+		want string
+	}{
+		{"syntax", "[profiles.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \n", config.Flags{}, nil,
+			`config CONFIG line 3: expected value but found '\n' instead` + fix},
+		{"unknown key", "x = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "x"` + fix},
+		{"unknown key in a profile", "[profiles.x]\nfoo = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "profiles.x.foo"` + fix},
+		{"unknown key in [limits]", "[limits]\nmax_spend = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "limits.max_spend"` + fix},
+		{"bad duration", "[profiles.a]\nconnect_timeout = \"soon\"\n", config.Flags{}, nil, `config CONFIG line 2: "soon" is not a duration like 30s or 2m` + fix},
+		{"wrong type", "[profiles.a]\nmodel = 5\n", config.Flags{}, nil,
+			`config CONFIG: toml: line 2 (last key "profiles.a.model"): incompatible types: TOML value has type int64; destination has type string` + fix},
+		{"unknown preset", "[profiles.a]\npreset = \"nope\"\n", config.Flags{}, nil, `config CONFIG: profile "a": unknown preset "nope" (known: ` + known + `)`},
+		{"negative limit in [limits]", "[limits]\nmax_tokens_day = -5\n", config.Flags{}, nil, `config CONFIG: [limits]: max_tokens_day is -5; a limit is at least 0 (0 sets none)` + fix},
+		{"negative limit in a profile", "[profiles.x]\nmax_spend_session = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": max_spend_session is -1; a limit is at least 0 (0 sets none)` + fix},
+		{"negative input price", "[profiles.x]\nprice_input = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": price_input is -1; a price is at least 0` + fix},
+		{"negative output price", "[profiles.x]\nprice_output = -0.5\n", config.Flags{}, nil, `config CONFIG: profile "x": price_output is -0.5; a price is at least 0` + fix},
+		{"negative context window", "[profiles.x]\ncontext_tokens = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": context_tokens is -1; a context window is at least 1 token` + fix},
+		{"unknown profile from --profile", "", config.Flags{Profile: "nope"}, nil,
+			`unknown profile "nope" (--profile): define [profiles.nope] in CONFIG or use a preset: ` + known},
+		{"unknown default profile", "profile = \"nope\"\n", config.Flags{}, nil,
+			`unknown profile "nope" (profile in CONFIG): define [profiles.nope] in CONFIG or use a preset: ` + known},
+		{"bad URL from the flag", "", config.Flags{BaseURL: "ftp//nowhere", Model: "m"}, nil,
+			`invalid base URL "ftp//nowhere": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"bad URL from env", "", config.Flags{}, []string{"OPENAI_BASE_URL=nope", "PARLEY_MODEL=m"},
+			`invalid base URL "nope": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"URL without a host from a profile", "[profiles.x]\nbase_url = \"http:///v1\"\nmodel = \"m\"\n", config.Flags{Profile: "x"}, nil,
+			`invalid base URL "http:///v1": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"no model", "", config.Flags{BaseURL: loopback}, nil,
+			`no model for http://127.0.0.1:9/v1: pass --model NAME, set PARLEY_MODEL, or set model in CONFIG`},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			_, path, err := resolve(t, row.cfg, row.fl, row.env...)
+			if want := strings.ReplaceAll(row.want, "CONFIG", path); err == nil || err.Error() != want {
+				t.Fatalf("error %v\nwant  %s", err, want)
+			}
+			if row.cfg == "" {
+				return
+			}
+			if b, err := os.ReadFile(path); err != nil || string(b) != row.cfg {
+				t.Errorf("the file changed: %q, %v", b, err)
+			}
+		})
+	}
+	t.Run("unreadable file", func(t *testing.T) {
+		home := t.TempDir()
+		path := filepath.Join(home, "config.toml")
+		if err := os.Mkdir(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := config.Resolve(config.Flags{}, func(k string) string { return map[string]string{"PARLEY_HOME": home}[k] })
+		if want := "cannot read config " + path + ": read " + path + ": is a directory"; err == nil || err.Error() != want {
+			t.Fatalf("error %v, want %s", err, want)
+		}
+	})
+}
+
+func TestPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	rows := []struct {
+		name string
+		env  map[string]string
+		want config.Paths
+	}{
+		{"PARLEY_HOME over XDG", map[string]string{"PARLEY_HOME": "/p", "XDG_CONFIG_HOME": "/c"},
+			config.Paths{Config: "/p/config.toml", DB: "/p/history.db", Log: "/p/parley.log"}},
+		{"XDG", map[string]string{"XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s"},
+			config.Paths{Config: "/c/parley/config.toml", DB: "/d/parley/history.db", Log: "/s/parley/parley.log"}},
+		{"XDG defaults under the home directory", map[string]string{"XDG_DATA_HOME": "/d"},
+			config.Paths{Config: home + "/.config/parley/config.toml", DB: "/d/parley/history.db", Log: home + "/.local/state/parley/parley.log"}},
+	}
+	for _, row := range rows {
+		got, err := config.ResolvePaths(func(k string) string { return row.env[k] })
+		if err != nil || got != row.want {
+			t.Errorf("%s: %+v, %v; want %+v", row.name, got, err, row.want)
+		}
+	}
+	// Without a home directory, what would be under it cannot be found: one line, however many
+	// directories it was wanted for.
+	t.Setenv("HOME", "")
+	for _, env := range []map[string]string{{"XDG_CONFIG_HOME": "/c", "XDG_DATA_HOME": "/d"}, {}} {
+		_, err := config.ResolvePaths(func(k string) string { return env[k] })
+		if want := "cannot find a home directory ($HOME is not defined): set PARLEY_HOME"; err == nil || err.Error() != want {
+			t.Errorf("without a home, with %v: %v, want %s", env, err, want)
+		}
+	}
+}

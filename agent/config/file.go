@@ -1,0 +1,140 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// file is config.toml.
+type file struct {
+	// Profile names the profile used when no --profile flag is given.
+	Profile  string             `toml:"profile"`
+	Profiles map[string]profile `toml:"profiles"`
+	// Limits apply to every profile, unless the profile sets its own.
+	Limits limits `toml:"limits"`
+}
+
+// profile is one named endpoint in config.toml; the presets, the environment and the flags
+// are layers of the same shape.
+type profile struct {
+	Preset            string            `toml:"preset"`
+	BaseURL           string            `toml:"base_url"`
+	Model             string            `toml:"model"`
+	APIKeyEnv         string            `toml:"api_key_env"`
+	Headers           map[string]string `toml:"headers"`
+	ConnectTimeout    duration          `toml:"connect_timeout"`
+	HeaderTimeout     duration          `toml:"header_timeout"`
+	FirstDeltaTimeout duration          `toml:"first_delta_timeout"`
+	// PriceInput and PriceOutput are what the profile's model costs, in US dollars per
+	// million input and output tokens; unset, the model's preset price (if any) applies.
+	PriceInput  *float64 `toml:"price_input"`
+	PriceOutput *float64 `toml:"price_output"`
+	// ContextTokens is the model's context window; set, parley compacts before sending.
+	ContextTokens int `toml:"context_tokens"`
+	// A profile's own spend limits override those of the [limits] table.
+	limits
+}
+
+// limits are spend limits, per session and per calendar day, in US dollars and in tokens.
+// Zero or absent sets no limit.
+type limits struct {
+	MaxSpendSession  float64 `toml:"max_spend_session"`
+	MaxSpendDay      float64 `toml:"max_spend_day"`
+	MaxTokensSession int     `toml:"max_tokens_session"`
+	MaxTokensDay     int     `toml:"max_tokens_day"`
+}
+
+// duration reads a TOML string such as "30s" as a time.Duration.
+type duration struct{ time.Duration }
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration like 30s or 2m", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// load reads config.toml at path and checks it; a missing file is an empty config.
+func load(path string) (file, error) {
+	var f file
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("cannot read config %s: %v", path, err)
+	}
+	md, err := toml.Decode(string(b), &f)
+	if err != nil {
+		var perr toml.ParseError
+		if errors.As(err, &perr) {
+			return f, fmt.Errorf("config %s line %d: %s; fix the file (it was not changed)", path, perr.Position.Line, perr.Message)
+		}
+		return f, fmt.Errorf("config %s: %v; fix the file (it was not changed)", path, err)
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		return f, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, undecoded[0].String())
+	}
+	if err := f.Limits.check(); err != nil {
+		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)
+	}
+	for name, p := range f.Profiles {
+		if p.Preset != "" {
+			if _, ok := presets[p.Preset]; !ok {
+				return f, fmt.Errorf("config %s: profile %q: unknown preset %q (known: %s)", path, name, p.Preset, presetNames())
+			}
+		}
+		if err := p.check(); err != nil {
+			return f, fmt.Errorf("config %s: profile %q: %v; fix the file (it was not changed)", path, name, err)
+		}
+	}
+	return f, nil
+}
+
+// check refuses numbers that cannot be meant: a negative price, window or limit.
+func (p profile) check() error {
+	for key, v := range map[string]*float64{"price_input": p.PriceInput, "price_output": p.PriceOutput} {
+		if v != nil && *v < 0 {
+			return fmt.Errorf("%s is %v; a price is at least 0", key, *v)
+		}
+	}
+	if p.ContextTokens < 0 {
+		return fmt.Errorf("context_tokens is %d; a context window is at least 1 token", p.ContextTokens)
+	}
+	return p.limits.check()
+}
+
+func (l limits) check() error {
+	for key, v := range map[string]float64{
+		"max_spend_session": l.MaxSpendSession, "max_spend_day": l.MaxSpendDay,
+		"max_tokens_session": float64(l.MaxTokensSession), "max_tokens_day": float64(l.MaxTokensDay),
+	} {
+		if v < 0 {
+			return fmt.Errorf("%s is %v; a limit is at least 0 (0 sets none)", key, v)
+		}
+	}
+	return nil
+}
+
+// over returns l with every limit that o sets put in its place.
+func (l limits) over(o limits) limits {
+	if o.MaxSpendSession > 0 {
+		l.MaxSpendSession = o.MaxSpendSession
+	}
+	if o.MaxSpendDay > 0 {
+		l.MaxSpendDay = o.MaxSpendDay
+	}
+	if o.MaxTokensSession > 0 {
+		l.MaxTokensSession = o.MaxTokensSession
+	}
+	if o.MaxTokensDay > 0 {
+		l.MaxTokensDay = o.MaxTokensDay
+	}
+	return l
+}

@@ -1,0 +1,182 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"parley/agent"
+	"parley/agent/demo"
+)
+
+// resolveEndpoint applies flags over the environment over the config file, and returns the
+// endpoint with the profile it was resolved from: the demo endpoint when it is asked for or
+// nothing is configured. An error is a configuration the user must fix.
+func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) string) (agent.Endpoint, profile, error) {
+	if fl.Demo {
+		return demoEndpoint(fl), profile{}, nil
+	}
+	// Layers from lowest to highest precedence; each non-empty field overrides. The file's
+	// default profile sits under the environment; a profile named by --profile is a flag, so
+	// it sits over it.
+	var layers []profile
+	name := ""
+	pick := func(n, source string) error {
+		if p, ok := f.Profiles[n]; ok {
+			if p.Preset != "" {
+				layers = append(layers, presets[p.Preset])
+			}
+			layers = append(layers, p)
+		} else if p, ok := presets[n]; ok {
+			layers = append(layers, p)
+		} else {
+			return fmt.Errorf("unknown profile %q (%s): define [profiles.%s] in %s or use a preset: %s", n, source, n, cfgPath, presetNames())
+		}
+		name = n
+		return nil
+	}
+	if f.Profile != "" && fl.Profile == "" {
+		if err := pick(f.Profile, "profile in "+cfgPath); err != nil {
+			return agent.Endpoint{}, profile{}, err
+		}
+	}
+	env := profile{BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("PARLEY_MODEL")}
+	layers = append(layers, env)
+	if fl.Profile != "" {
+		if err := pick(fl.Profile, "--profile"); err != nil {
+			return agent.Endpoint{}, profile{}, err
+		}
+	}
+	layers = append(layers, profile{BaseURL: fl.BaseURL, Model: fl.Model, APIKeyEnv: fl.APIKeyEnv})
+
+	var p profile
+	for _, l := range layers {
+		p = merge(p, l)
+	}
+	if p.BaseURL == "" {
+		if getenv("OPENAI_API_KEY") == "" {
+			return demoEndpoint(fl), p, nil
+		}
+		p = merge(presets["openai"], p)
+		name = "openai"
+	}
+	if name == "" {
+		name = "custom"
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return agent.Endpoint{}, p, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in %s)", p.BaseURL, cfgPath)
+	}
+	if p.Model == "" {
+		return agent.Endpoint{}, p, fmt.Errorf("no model for %s: pass --model NAME, set PARLEY_MODEL, or set model in %s", p.BaseURL, cfgPath)
+	}
+	ep := agent.Endpoint{
+		Name:              name,
+		BaseURL:           strings.TrimRight(p.BaseURL, "/"),
+		Model:             p.Model,
+		Headers:           p.Headers,
+		ConnectTimeout:    p.ConnectTimeout.Duration,
+		HeaderTimeout:     p.HeaderTimeout.Duration,
+		FirstDeltaTimeout: p.FirstDeltaTimeout.Duration,
+		ContextTokens:     p.ContextTokens,
+	}
+	// A key variable someone named must be set; the default one may be missing only for a
+	// server on this machine, which is called without a key.
+	named := p.APIKeyEnv != ""
+	ep.KeyEnv = p.APIKeyEnv
+	if !named {
+		ep.KeyEnv = "OPENAI_API_KEY"
+	}
+	ep.APIKey = getenv(ep.KeyEnv)
+	switch {
+	case ep.APIKey != "":
+	case named:
+		ep.KeyErr = fmt.Sprintf("%s is not set: export %s=… or name another variable with --api-key-env", ep.KeyEnv, ep.KeyEnv)
+	case !isLoopback(u.Hostname()):
+		ep.KeyErr = fmt.Sprintf("no API key for %s: export OPENAI_API_KEY=… or name the variable with --api-key-env", u.Host)
+	}
+	return ep, p, nil
+}
+
+// demoEndpoint is the built-in demo endpoint, without its URL: the caller starts it.
+func demoEndpoint(fl Flags) agent.Endpoint {
+	ep := agent.Endpoint{Name: "demo", Model: demo.DefaultModel, Demo: true}
+	if fl.Model != "" {
+		ep.Model = fl.Model
+	}
+	return ep
+}
+
+// merge returns p with every field that over sets put in its place; headers are merged.
+func merge(p, over profile) profile {
+	if over.BaseURL != "" {
+		p.BaseURL = over.BaseURL
+	}
+	if over.Model != "" {
+		p.Model = over.Model
+	}
+	if over.APIKeyEnv != "" {
+		p.APIKeyEnv = over.APIKeyEnv
+	}
+	if len(over.Headers) > 0 {
+		h := make(map[string]string, len(p.Headers)+len(over.Headers))
+		for k, v := range p.Headers {
+			h[k] = v
+		}
+		for k, v := range over.Headers {
+			h[k] = v
+		}
+		p.Headers = h
+	}
+	for _, d := range []struct{ dst, src *duration }{
+		{&p.ConnectTimeout, &over.ConnectTimeout},
+		{&p.HeaderTimeout, &over.HeaderTimeout},
+		{&p.FirstDeltaTimeout, &over.FirstDeltaTimeout},
+	} {
+		if d.src.Duration > 0 {
+			*d.dst = *d.src
+		}
+	}
+	if over.PriceInput != nil {
+		p.PriceInput = over.PriceInput
+	}
+	if over.PriceOutput != nil {
+		p.PriceOutput = over.PriceOutput
+	}
+	if over.ContextTokens > 0 {
+		p.ContextTokens = over.ContextTokens
+	}
+	p.limits = p.limits.over(over.limits)
+	return p
+}
+
+// spendSettings returns the price table and the spend limits for model, reached through
+// profile p: the built-in prices with the profile's own price for its model, and the limits
+// of the [limits] table under the profile's under the flags.
+func spendSettings(f file, p profile, model string, fl Flags) (agent.Prices, agent.Limits) {
+	prices := agent.DefaultPrices()
+	if p.PriceInput != nil || p.PriceOutput != nil {
+		pr := prices.Of(model)
+		if p.PriceInput != nil {
+			pr.Input = *p.PriceInput
+		}
+		if p.PriceOutput != nil {
+			pr.Output = *p.PriceOutput
+		}
+		prices[model] = pr
+	}
+	l := f.Limits.over(p.limits).over(limits{MaxSpendDay: fl.MaxSpend, MaxTokensSession: fl.MaxTokensSession})
+	return prices, agent.Limits{
+		SessionCost: l.MaxSpendSession, DayCost: l.MaxSpendDay,
+		SessionTokens: l.MaxTokensSession, DayTokens: l.MaxTokensDay,
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

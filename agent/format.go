@@ -1,0 +1,34 @@
+package agent
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// FormatCost writes an amount of US dollars: three decimals under a dollar, two from there,
+// and "<$0.001" for a cost too small to show.
+func FormatCost(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd < 0.0005:
+		return "<$0.001"
+	case usd < 1:
+		return fmt.Sprintf("$%.3f", usd)
+	}
+	return fmt.Sprintf("$%.2f", usd)
+}
+
+// FormatTokens writes a token count briefly: 950, 12.3k, 1.2M.
+func FormatTokens(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n)
+	case n < 1_000_000:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/1e3)) + "k"
+	}
+	return trimZero(fmt.Sprintf("%.1f", float64(n)/1e6)) + "M"
+}
+
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }

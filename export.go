@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"parley/agent/chat"
+	"parley/history"
+)
+
+// messageJSON is one message of `parley export --json`.
+type messageJSON struct {
+	ID         int64                `json:"id"`
+	Role       history.Role         `json:"role"`
+	Content    string               `json:"content"`
+	Status     chat.Status          `json:"status"`
+	RunID      *int64               `json:"run_id"`
+	AnchorID   *int64               `json:"anchor_id,omitempty"`
+	Superseded bool                 `json:"superseded"`
+	CreatedAt  time.Time            `json:"created_at"`
+	Retry      *chat.Classification `json:"retry"`
+}
+
+// exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
+// superseded ones too, with its run and classification.
+func exportSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	jsonOut := fs.Bool("json", false, "")
+	markdown := fs.Bool("markdown", false, "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
+		return exitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
+	}
+	db, err := openHistory(getenv)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer db.Close()
+	sess, err := db.Session(pos[0])
+	if errors.Is(err, history.ErrNotFound) {
+		return exitUsage, usagef("no session %q: list them with parley sessions", pos[0])
+	}
+	if err != nil {
+		return exitFailed, err
+	}
+	msgs, err := db.AllMessages(sess.ID)
+	if err != nil {
+		return exitFailed, err
+	}
+	if *markdown {
+		writeMarkdown(stdout, sess, msgs)
+		return exitOK, nil
+	}
+	out := struct {
+		Session  sessionJSON   `json:"session"`
+		Messages []messageJSON `json:"messages"`
+	}{Session: toSessionJSON(sess), Messages: make([]messageJSON, 0, len(msgs))}
+	for _, m := range msgs {
+		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded, CreatedAt: m.CreatedAt, Retry: m.Retry}
+		if m.Role == history.RoleUser {
+			mj.Status = "stored"
+		}
+		if m.RunID != 0 {
+			mj.RunID, mj.AnchorID = &m.RunID, &m.AnchorID
+		}
+		out.Messages = append(out.Messages, mj)
+	}
+	return exitOK, writeJSON(stdout, out)
+}
+
+// writeMarkdown prints a session for reading: live messages, with superseded ones marked.
+func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
+	title := sess.Title
+	if title == "" {
+		title = "Session " + sess.ID
+	}
+	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
+	for _, m := range msgs {
+		who := "You"
+		if m.Role == history.RoleAssistant {
+			who = fmt.Sprintf("Reply (run %d, %s)", m.RunID, m.Status)
+		}
+		if m.Superseded {
+			who += " — superseded"
+		}
+		fmt.Fprintf(w, "\n## %s\n\n%s\n", who, strings.TrimRight(m.Content, "\n"))
+		if m.Retry != nil {
+			fmt.Fprintf(w, "\n> %s — %s (%s)\n", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry))
+		}
+	}
+}

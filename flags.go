@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"parley/agent/config"
+)
+
+// options are parley's own flags (not its subcommands'), checked against each other.
+type options struct {
+	config.Flags
+	// printMode is set by -p, or by a stdin that is not a terminal; prompt is then -p's value
+	// or what stdin held.
+	printMode bool
+	prompt    string
+	jsonOut   bool
+	// cont is -c; sessionID is --session.
+	cont      bool
+	sessionID string
+}
+
+// flagSet binds parley's flags to o.
+func flagSet(o *options) *flag.FlagSet {
+	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.prompt, "p", "", "print mode: send `PROMPT`, stream the reply to stdout, exit")
+	fs.BoolVar(&o.jsonOut, "json", false, "print mode: print one JSON object at the end")
+	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
+	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
+	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
+	fs.StringVar(&o.Model, "model", "", "model `NAME`")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
+	fs.StringVar(&o.Profile, "profile", "", "config profile or preset `NAME`")
+	fs.BoolVar(&o.Demo, "demo", false, "use the built-in offline demo endpoint")
+	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
+		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return errors.New("want an amount of US dollars such as 0.50")
+		}
+		o.MaxSpend = v
+		return nil
+	})
+	fs.Func("max-tokens-session", "stop before this session's tokens, input and output, pass `N`", func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return errors.New("want a whole number of tokens such as 50000")
+		}
+		o.MaxTokensSession = v
+		return nil
+	})
+	return fs
+}
+
+// parseFlags reads parley's flags, and in print mode without -p the prompt from stdin. It
+// returns flag.ErrHelp for -h, and a usageError for anything else amiss.
+func parseFlags(args []string, stdin *os.File) (options, error) {
+	var o options
+	fs := flagSet(&o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usagef("%v (see parley -h)", err)
+	}
+	if fs.NArg() > 0 {
+		return o, usagef("unexpected argument %q: to send a prompt use parley -p %q (see parley -h)", fs.Arg(0), fs.Arg(0))
+	}
+	if o.cont && o.sessionID != "" {
+		return o, usagef("-c and --session both choose a session: use one")
+	}
+	promptSet := false
+	fs.Visit(func(f *flag.Flag) { promptSet = promptSet || f.Name == "p" })
+	o.printMode = promptSet || !term.IsTerminal(stdin.Fd())
+	if o.jsonOut && !o.printMode {
+		return o, usagef("--json is for print mode: add -p PROMPT")
+	}
+	if o.printMode && !promptSet {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return o, usagef("reading the prompt from stdin: %v", err)
+		}
+		o.prompt = string(b)
+	}
+	if o.printMode && o.prompt == "" {
+		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
+	}
+	return o, nil
+}
+
+// parseInterspersed parses a subcommand's flags, which may stand before or after its
+// positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
