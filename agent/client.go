@@ -62,6 +62,8 @@ type Endpoint struct {
 	MaxTokens int
 	// ReasoningEffort, when set, is sent as reasoning_effort ("low", "medium" or "high").
 	ReasoningEffort string
+	// Temperature and TopP, when set, are sent as they are.
+	Temperature, TopP *float64
 	// ContextTokens, when positive, is the model's context window: a conversation whose
 	// estimate passes three quarters of it is compacted before it is sent.
 	ContextTokens int
@@ -321,6 +323,13 @@ func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatComplet
 		} else {
 			req.MaxTokens = c.ep.MaxTokens
 		}
+	}
+	// go-openai leaves out a zero; the smallest float32 is how a set 0 is sent as 0.
+	if t := c.ep.Temperature; t != nil {
+		req.Temperature = max(float32(*t), math.SmallestNonzeroFloat32)
+	}
+	if t := c.ep.TopP; t != nil {
+		req.TopP = float32(*t)
 	}
 	if withUsage {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}

@@ -3,7 +3,11 @@
 // defaults; and where parley keeps its files. It reads config.toml and never writes it.
 package config
 
-import "parley/agent"
+import (
+	"fmt"
+
+	"parley/agent"
+)
 
 // Flags are the command-line settings that choose an endpoint and limit its spend.
 type Flags struct {
@@ -29,6 +33,9 @@ type Resolved struct {
 	// for its model, and the limits of [limits] under the profile's under the flags.
 	Prices agent.Prices
 	Limits agent.Limits
+	// Fallback is the endpoint of the profile's fallback, when it names one: where the
+	// operator may send a retry instead of waiting.
+	Fallback *agent.Endpoint
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, and the endpoint, its
@@ -48,5 +55,18 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	prices, limits := spendSettings(f, p, ep.Model, fl)
-	return Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits}, nil
+	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits}
+	if p.Fallback != "" {
+		if _, ok := f.Profiles[p.Fallback]; !ok {
+			if _, ok := presets[p.Fallback]; !ok {
+				return Resolved{}, fmt.Errorf("fallback %q is not a profile: define [profiles.%s] in %s or use a preset: %s", p.Fallback, p.Fallback, paths.Config, presetNames())
+			}
+		}
+		fb, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: p.Fallback}, getenv)
+		if err != nil {
+			return Resolved{}, fmt.Errorf("fallback %q: %v", p.Fallback, err)
+		}
+		r.Fallback = &fb
+	}
+	return r, nil
 }

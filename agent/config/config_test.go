@@ -46,7 +46,30 @@ var (
 	timeouts = func(r config.Resolved) any {
 		return [3]time.Duration{r.Endpoint.ConnectTimeout, r.Endpoint.HeaderTimeout, r.Endpoint.FirstDeltaTimeout}
 	}
-	limits   = func(r config.Resolved) any { return r.Limits }
+	limits    = func(r config.Resolved) any { return r.Limits }
+	reasoning = func(r config.Resolved) any {
+		e := r.Endpoint
+		on := "unset"
+		if e.Reasoning != nil {
+			on = map[bool]string{true: "on", false: "off"}[*e.Reasoning]
+		}
+		return []any{on, e.SendReasoning, e.MaxTokens, e.ReasoningEffort, e.StreamIdleTimeout, e.FirstDeltaDeadline()}
+	}
+	sampling = func(r config.Resolved) any {
+		f := func(p *float64) any {
+			if p == nil {
+				return "unset"
+			}
+			return *p
+		}
+		return []any{f(r.Endpoint.Temperature), f(r.Endpoint.TopP)}
+	}
+	fallback = func(r config.Resolved) any {
+		if r.Fallback == nil {
+			return "none"
+		}
+		return r.Fallback.Name + " " + r.Fallback.BaseURL + " " + r.Fallback.Model
+	}
 	priceOf  = func(m string) func(config.Resolved) any { return func(r config.Resolved) any { return r.Prices.Of(m) } }
 	loopback = "http://127.0.0.1:9/v1"
 )
@@ -127,6 +150,22 @@ func TestPrecedence(t *testing.T) {
 		{"price: profile's goes to the model the flag chose", "profile = \"p\"\n[profiles.p]\npreset = \"ollama\"\nmodel = \"house\"\nprice_input = 2\n", config.Flags{Model: "other"}, nil, priceOf("other"), agent.Price{Input: 2}},
 		{"price: none for an unknown model", "", config.Flags{BaseURL: loopback, Model: "house"}, nil, priceOf("house"), agent.Price{}},
 
+		{"reasoning: default by the model's name", "", config.Flags{BaseURL: loopback, Model: "qwq"}, nil, reasoning,
+			[]any{"unset", false, 0, "", time.Duration(0), 10 * time.Minute}},
+		{"reasoning: default for another model", "", config.Flags{BaseURL: loopback, Model: "llama3"}, nil, reasoning,
+			[]any{"unset", false, 0, "", time.Duration(0), 90 * time.Second}},
+		{"reasoning: profile's", "[profiles.p]\npreset = \"ollama\"\nmodel = \"house\"\nreasoning = true\nsend_reasoning = true\nmax_tokens = 4096\nreasoning_effort = \"high\"\nstream_idle_timeout = \"2s\"\n",
+			config.Flags{Profile: "p"}, nil, reasoning, []any{"on", true, 4096, "high", 2 * time.Second, 10 * time.Minute}},
+		{"reasoning: off for a reasoning name, with its own deadline", "[profiles.p]\npreset = \"ollama\"\nmodel = \"qwen3\"\nreasoning = false\nfirst_delta_timeout = \"3s\"\n",
+			config.Flags{Profile: "p"}, nil, reasoning, []any{"off", false, 0, "", time.Duration(0), 3 * time.Second}},
+		{"sampling: default unset", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, sampling, []any{"unset", "unset"}},
+		{"sampling: profile's, 0 kept", "[profiles.p]\npreset = \"ollama\"\ntemperature = 0.0\ntop_p = 0.9\n", config.Flags{Profile: "p"}, nil, sampling, []any{0.0, 0.9}},
+		{"fallback: none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, fallback, "none"},
+		{"fallback: a profile", "[profiles.p]\npreset = \"ollama\"\nfallback = \"q\"\n[profiles.q]\nbase_url = \"http://127.0.0.1:7/v1\"\nmodel = \"small\"\n",
+			config.Flags{Profile: "p"}, nil, fallback, "q http://127.0.0.1:7/v1 small"},
+		{"fallback: a preset", "[profiles.p]\npreset = \"openai\"\nmodel = \"gpt-4o\"\nfallback = \"groq\"\n", config.Flags{Profile: "p"}, []string{"OPENAI_API_KEY=sk", "GROQ_API_KEY=gk"},
+			fallback, "groq https://api.groq.com/openai/v1 llama-3.3-70b-versatile"},
+
 		{"limits: default none", "", config.Flags{}, nil, limits, agent.Limits{}},
 		{"limits: [limits]", table, config.Flags{BaseURL: loopback, Model: "m"}, nil, limits, agent.Limits{SessionCost: 1, DayCost: 2, SessionTokens: 3, DayTokens: 4}},
 		{"limits: [limits] hold for the demo", table, config.Flags{}, nil, limits, agent.Limits{SessionCost: 1, DayCost: 2, SessionTokens: 3, DayTokens: 4}},
@@ -175,6 +214,13 @@ func TestValidation(t *testing.T) {
 		{"negative input price", "[profiles.x]\nprice_input = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": price_input is -1; a price is at least 0` + fix},
 		{"negative output price", "[profiles.x]\nprice_output = -0.5\n", config.Flags{}, nil, `config CONFIG: profile "x": price_output is -0.5; a price is at least 0` + fix},
 		{"negative context window", "[profiles.x]\ncontext_tokens = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": context_tokens is -1; a context window is at least 1 token` + fix},
+		{"negative max_tokens", "[profiles.x]\nmax_tokens = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": max_tokens is -1; a reply needs at least 1 token (leave it out for no limit)` + fix},
+		{"unknown reasoning effort", "[profiles.x]\nreasoning_effort = \"max\"\n", config.Flags{}, nil, `config CONFIG: profile "x": reasoning_effort is "max"; use low, medium or high` + fix},
+		{"temperature out of range", "[profiles.x]\ntemperature = 3.0\n", config.Flags{}, nil, `config CONFIG: profile "x": temperature is 3; use a number from 0 to 2` + fix},
+		{"top_p out of range", "[profiles.x]\ntop_p = 0.0\n", config.Flags{}, nil, `config CONFIG: profile "x": top_p is 0; use a number above 0, at most 1` + fix},
+		{"bad duration for the idle timeout", "[profiles.a]\nstream_idle_timeout = \"long\"\n", config.Flags{}, nil, `config CONFIG line 2: "long" is not a duration like 30s or 2m` + fix},
+		{"fallback that is no profile", "[profiles.p]\npreset = \"ollama\"\nfallback = \"nope\"\n", config.Flags{Profile: "p"}, nil,
+			`fallback "nope" is not a profile: define [profiles.nope] in CONFIG or use a preset: ` + known},
 		{"unknown profile from --profile", "", config.Flags{Profile: "nope"}, nil,
 			`unknown profile "nope" (--profile): define [profiles.nope] in CONFIG or use a preset: ` + known},
 		{"unknown default profile", "profile = \"nope\"\n", config.Flags{}, nil,

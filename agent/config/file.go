@@ -29,6 +29,19 @@ type profile struct {
 	ConnectTimeout    duration          `toml:"connect_timeout"`
 	HeaderTimeout     duration          `toml:"header_timeout"`
 	FirstDeltaTimeout duration          `toml:"first_delta_timeout"`
+	StreamIdleTimeout duration          `toml:"stream_idle_timeout"`
+	// Reasoning says whether the model thinks before it answers; unset, its name decides.
+	Reasoning *bool `toml:"reasoning"`
+	// SendReasoning sends stored thinking back with earlier replies (some providers need it).
+	SendReasoning *bool `toml:"send_reasoning"`
+	// MaxTokens limits a reply, thinking included; ReasoningEffort is low, medium or high.
+	MaxTokens       int    `toml:"max_tokens"`
+	ReasoningEffort string `toml:"reasoning_effort"`
+	// Temperature and TopP are sampling settings sent as they are.
+	Temperature *float64 `toml:"temperature"`
+	TopP        *float64 `toml:"top_p"`
+	// Fallback names the profile the operator may send a retry to instead (f on the banner).
+	Fallback string `toml:"fallback"`
 	// PriceInput and PriceOutput are what the profile's model costs, in US dollars per
 	// million input and output tokens; unset, the model's preset price (if any) applies.
 	PriceInput  *float64 `toml:"price_input"`
@@ -106,6 +119,20 @@ func (p profile) check() error {
 	}
 	if p.ContextTokens < 0 {
 		return fmt.Errorf("context_tokens is %d; a context window is at least 1 token", p.ContextTokens)
+	}
+	if p.MaxTokens < 0 {
+		return fmt.Errorf("max_tokens is %d; a reply needs at least 1 token (leave it out for no limit)", p.MaxTokens)
+	}
+	switch p.ReasoningEffort {
+	case "", "minimal", "low", "medium", "high":
+	default:
+		return fmt.Errorf("reasoning_effort is %q; use low, medium or high", p.ReasoningEffort)
+	}
+	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
+		return fmt.Errorf("temperature is %v; use a number from 0 to 2", *t)
+	}
+	if t := p.TopP; t != nil && (*t <= 0 || *t > 1) {
+		return fmt.Errorf("top_p is %v; use a number above 0, at most 1", *t)
 	}
 	return p.limits.check()
 }

@@ -79,7 +79,14 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		ConnectTimeout:    p.ConnectTimeout.Duration,
 		HeaderTimeout:     p.HeaderTimeout.Duration,
 		FirstDeltaTimeout: p.FirstDeltaTimeout.Duration,
+		StreamIdleTimeout: p.StreamIdleTimeout.Duration,
 		ContextTokens:     p.ContextTokens,
+		Reasoning:         p.Reasoning,
+		SendReasoning:     p.SendReasoning != nil && *p.SendReasoning,
+		MaxTokens:         p.MaxTokens,
+		ReasoningEffort:   p.ReasoningEffort,
+		Temperature:       p.Temperature,
+		TopP:              p.TopP,
 	}
 	// A key variable someone named must be set; the default one may be missing only for a
 	// server on this machine, which is called without a key.
@@ -133,6 +140,7 @@ func merge(p, over profile) profile {
 		{&p.ConnectTimeout, &over.ConnectTimeout},
 		{&p.HeaderTimeout, &over.HeaderTimeout},
 		{&p.FirstDeltaTimeout, &over.FirstDeltaTimeout},
+		{&p.StreamIdleTimeout, &over.StreamIdleTimeout},
 	} {
 		if d.src.Duration > 0 {
 			*d.dst = *d.src
@@ -146,6 +154,25 @@ func merge(p, over profile) profile {
 	}
 	if over.ContextTokens > 0 {
 		p.ContextTokens = over.ContextTokens
+	}
+	for _, b := range []struct{ dst, src **bool }{{&p.Reasoning, &over.Reasoning}, {&p.SendReasoning, &over.SendReasoning}} {
+		if *b.src != nil {
+			*b.dst = *b.src
+		}
+	}
+	for _, f := range []struct{ dst, src **float64 }{{&p.Temperature, &over.Temperature}, {&p.TopP, &over.TopP}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if over.MaxTokens > 0 {
+		p.MaxTokens = over.MaxTokens
+	}
+	if over.ReasoningEffort != "" {
+		p.ReasoningEffort = over.ReasoningEffort
+	}
+	if over.Fallback != "" {
+		p.Fallback = over.Fallback
 	}
 	p.limits = p.limits.over(over.limits)
 	return p
