@@ -10,13 +10,17 @@ import (
 )
 
 func queued(s *Server) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []string
-	for _, f := range s.faults {
+	for _, f := range queuedFaults(s) {
 		out = append(out, f.String())
 	}
 	return out
+}
+
+func queuedFaults(s *Server) []Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Fault(nil), s.faults...)
 }
 
 func TestCommand(t *testing.T) {

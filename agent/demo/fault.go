@@ -10,9 +10,14 @@ import (
 
 // Fault is how the server misbehaves for one chat completion request. The zero Fault is a
 // normal reply. When several fields are set, Delay comes first, then the first of Reset,
-// Status, Stream, Stall and CutAfter applies.
+// Status, Stream and Stall applies; failing those the request gets a reply, shaped by Think,
+// ThinkFor, ThinkText, ThinkOnly, MaxAnswer and Finish, and broken off by StallAfter or else
+// CutAfter. A request that does not stream gets the same reply whole: its thinking, after
+// ThinkFor, in the message's reasoning_content or reasoning field or inline in its content, and
+// its body broken off halfway by StallAfter or CutAfter.
 //
-// In JSON (POST /_demo/faults) the fields are snake_case and Delay is in nanoseconds.
+// In JSON (POST /_demo/faults) the fields are snake_case and Delay and ThinkFor are in
+// nanoseconds.
 type Fault struct {
 	// Status, when non-zero, is the HTTP status sent with Header and Body as they are.
 	Status int               `json:"status,omitempty"`
@@ -21,15 +26,35 @@ type Fault struct {
 	// Stream, when non-empty, is sent as the raw body of a 200 text/event-stream response.
 	Stream string `json:"stream,omitempty"`
 	// CutAfter, when positive, streams the reply normally and drops the connection after that
-	// many content chunks: no finish_reason, no [DONE].
+	// many chunks of text, thinking or answer: no finish_reason, no [DONE].
 	CutAfter int `json:"cut_after,omitempty"`
 	// Stall sends 200 event-stream headers, then only keep-alive comments, one a second,
 	// until the client goes away.
 	Stall bool `json:"stall,omitempty"`
+	// StallAfter, when positive, streams the reply normally until that many chunks of text,
+	// thinking or answer, then sends nothing more, not even keep-alives, until the client goes
+	// away: a hung server or a half-open connection.
+	StallAfter int `json:"stall_after,omitempty"`
 	// Reset drops the TCP connection with a reset before any response is sent.
 	Reset bool `json:"reset,omitempty"`
 	// Delay holds the response back this long, or until the client goes away.
 	Delay time.Duration `json:"delay,omitempty"`
+
+	// Think, when set, makes the reply think before it answers, in that shape.
+	Think ThinkShape `json:"think,omitempty"`
+	// ThinkFor is how long the thinking takes on the server clock, spread evenly over its
+	// chunks (one silence for ThinkSilent); 0 paces thinking chunks as content chunks are paced.
+	ThinkFor time.Duration `json:"think_for,omitempty"`
+	// ThinkText is what is thought; default Thinking of the request's messages.
+	ThinkText string `json:"think_text,omitempty"`
+	// ThinkOnly ends the reply while it is still thinking: no answer and, in the tags and bare
+	// shapes, no </think>. With Finish "length" it is a token limit spent on thinking.
+	ThinkOnly bool `json:"think_only,omitempty"`
+	// MaxAnswer, when positive, shortens the answer to that many chunks. With Finish "length"
+	// it is an answer stopped by the token limit.
+	MaxAnswer int `json:"max_answer,omitempty"`
+	// Finish is the reply's finish_reason, such as "length"; default "stop".
+	Finish string `json:"finish,omitempty"`
 }
 
 // String describes f in a few words, as /demo status lists it.
@@ -47,15 +72,44 @@ func (f Fault) String() string {
 		what = "raw stream"
 	case f.Stall:
 		what = "stall"
-	case f.CutAfter > 0:
-		what = fmt.Sprintf("cut after %d chunks", f.CutAfter)
 	default:
-		what = "normal reply"
+		what = f.replyString()
 	}
 	if f.Delay > 0 {
 		what = "delay " + f.Delay.String() + ", " + what
 	}
 	return what
+}
+
+// replyString describes the reply f shapes.
+func (f Fault) replyString() string {
+	var parts []string
+	if f.Think != "" {
+		think := "think " + string(f.Think)
+		if f.ThinkFor > 0 {
+			think += " " + f.ThinkFor.String()
+		}
+		parts = append(parts, think)
+	}
+	if f.ThinkOnly {
+		parts = append(parts, "no answer")
+	}
+	if f.MaxAnswer > 0 {
+		parts = append(parts, fmt.Sprintf("answer of %d chunks", f.MaxAnswer))
+	}
+	if f.Finish != "" {
+		parts = append(parts, "finish "+f.Finish)
+	}
+	switch {
+	case f.StallAfter > 0:
+		parts = append(parts, fmt.Sprintf("stall after %d chunks", f.StallAfter))
+	case f.CutAfter > 0:
+		parts = append(parts, fmt.Sprintf("cut after %d chunks", f.CutAfter))
+	}
+	if len(parts) == 0 {
+		return "normal reply"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // errorCode returns the string error.code of an OpenAI error body, or "".
@@ -142,14 +196,57 @@ func ErrorEvent() Fault {
 		"\n\ndata: [DONE]\n\n"}
 }
 
-// maxCount bounds the N of overload and cut.
+// maxCount bounds the N of overload, cut and stallafter.
 const maxCount = 1000
 
-// usage lists the /demo commands, one line.
-const usage = "usage: /demo overload [N] | ratelimit DURATION | quota | badkey | overflow | context N [FORM] | context off | error | cut [N] | stall | reset | status | help"
+// lengthAnswer is how many chunks of answer /demo length lets through.
+const lengthAnswer = 16
+
+// commands are the /demo commands and their arguments, in the order help lists them.
+var commands = []struct{ name, args string }{
+	{"overload", "[N]"},
+	{"ratelimit", "DURATION"},
+	{"quota", ""},
+	{"badkey", ""},
+	{"overflow", ""},
+	{"context", "N [FORM] | context off"},
+	{"error", ""},
+	{"cut", "[N]"},
+	{"stall", ""},
+	{"stallafter", "N"},
+	{"think", "SHAPE [DURATION]"},
+	{"thinkonly", "[SHAPE]"},
+	{"length", ""},
+	{"reset", ""},
+	{"status", ""},
+	{"help", "[COMMAND]"},
+}
+
+// usage lists every /demo command, one line.
+var usage = func() string {
+	forms := make([]string, len(commands))
+	for i, c := range commands {
+		forms[i] = strings.TrimSpace(c.name + " " + c.args)
+	}
+	return "usage: /demo " + strings.Join(forms, " | ")
+}()
+
+// commandUsage is the usage line of one command, with its choices spelled out, short enough
+// for a narrow screen; the whole list when there is no such command.
+func commandUsage(name string) string {
+	for _, c := range commands {
+		if c.name == name {
+			// Spelled out here only, to keep the whole list short.
+			args := strings.NewReplacer("SHAPE", shapeList(), "FORM", formList()).Replace(c.args)
+			return strings.TrimSpace("usage: /demo " + c.name + " " + args)
+		}
+	}
+	return usage
+}
 
 // Command runs the arguments of a "/demo" command, such as "overload 3" or "ratelimit 50m",
-// and returns a one-line confirmation. Bad input gives an error that ends with the usage line.
+// and returns a one-line confirmation. Bad input gives an error that ends with the command's
+// usage line, or the whole usage line when the command is unknown.
 func (s *Server) Command(args string) (string, error) {
 	fields := strings.Fields(args)
 	if len(fields) > 0 && fields[0] == "/demo" {
@@ -160,7 +257,7 @@ func (s *Server) Command(args string) (string, error) {
 	}
 	name, rest := fields[0], fields[1:]
 	bad := func(format string, a ...any) (string, error) {
-		return "", fmt.Errorf("/demo %s: %s; %s", name, fmt.Sprintf(format, a...), usage)
+		return "", fmt.Errorf("/demo %s: %s; %s", name, fmt.Sprintf(format, a...), commandUsage(name))
 	}
 	// count reads the optional N of a command, def when absent. The cap keeps a typo from
 	// queueing millions of faults.
@@ -217,6 +314,18 @@ func (s *Server) Command(args string) (string, error) {
 		return fmt.Sprintf("demo: the next reply breaks off after %d chunks", n), nil
 	case "stall":
 		return single(Fault{Stall: true}, "demo: the next request stalls, sending only keep-alives, until cancelled")
+	case "stallafter":
+		n, ok := count(0)
+		if !ok || n == 0 {
+			return bad("N must be a whole number from 1 to %d", maxCount)
+		}
+		s.Push(Fault{StallAfter: n})
+		return fmt.Sprintf("demo: the next reply goes silent after %d chunks, not even keep-alives, until cancelled", n), nil
+	case "think", "thinkonly":
+		return s.thinkCommand(name, rest, bad)
+	case "length":
+		return single(Fault{MaxAnswer: lengthAnswer, Finish: "length"},
+			fmt.Sprintf("demo: the next reply stops after %d chunks with finish_reason length", lengthAnswer))
 	case "reset":
 		if len(rest) > 0 {
 			return bad("takes no arguments")
@@ -232,7 +341,16 @@ func (s *Server) Command(args string) (string, error) {
 		}
 		return s.status(), nil
 	case "help":
-		return usage, nil
+		switch len(rest) {
+		case 0:
+			return usage, nil
+		case 1:
+			if u := commandUsage(rest[0]); u != usage {
+				return u, nil
+			}
+			return bad("unknown command %q", rest[0])
+		}
+		return bad("give at most one command")
 	}
 	return bad("unknown command")
 }

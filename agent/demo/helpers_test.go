@@ -144,9 +144,12 @@ type chunk struct {
 		FinishReason *string         `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		TotalTokens             int `json:"total_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 }
 
@@ -178,4 +181,90 @@ func contentOf(t *testing.T, c chunk) (string, bool) {
 		return "", false
 	}
 	return text, true
+}
+
+// tap reads a response body on a goroutine, so a test can wait for what arrives with a time
+// limit and tell a silent stream from a slow one.
+type tap struct {
+	in   chan []byte // what each read returned; closed when the body ends
+	buf  []byte      // received and not yet taken as events
+	done bool        // in is closed
+}
+
+func newTap(t *testing.T, body io.Reader) *tap {
+	tp := &tap{in: make(chan []byte)}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) }) // runs before the body is closed, which ends the read
+	go func() {
+		defer close(tp.in)
+		for {
+			b := make([]byte, 4096)
+			n, err := body.Read(b)
+			if n > 0 {
+				select {
+				case tp.in <- b[:n]:
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tp
+}
+
+// take adds what a receive from in returned.
+func (tp *tap) take(b []byte, ok bool) {
+	if !ok {
+		tp.done = true
+		return
+	}
+	tp.buf = append(tp.buf, b...)
+}
+
+// next returns the next whole event already received.
+func (tp *tap) next() (string, bool) {
+	i := strings.Index(string(tp.buf), "\n\n")
+	if i < 0 {
+		return "", false
+	}
+	ev := string(tp.buf[:i])
+	tp.buf = tp.buf[i+2:]
+	return ev, true
+}
+
+// event returns the next whole event, waiting at most d for it; false when none came in time
+// or the body ended.
+func (tp *tap) event(d time.Duration) (string, bool) {
+	timeout := time.After(d)
+	for {
+		if ev, ok := tp.next(); ok {
+			return ev, true
+		}
+		if tp.done {
+			return "", false
+		}
+		select {
+		case b, ok := <-tp.in:
+			tp.take(b, ok)
+		case <-timeout:
+			return "", false
+		}
+	}
+}
+
+// quiet reports whether nothing at all is left over or arrives within d, the body still open.
+func (tp *tap) quiet(d time.Duration) bool {
+	if len(tp.buf) > 0 || tp.done {
+		return false
+	}
+	select {
+	case b, ok := <-tp.in:
+		tp.take(b, ok)
+		return false
+	case <-time.After(d):
+		return true
+	}
 }

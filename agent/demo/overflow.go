@@ -3,6 +3,7 @@ package demo
 import (
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ func (s *Server) overflow(msgs []Message) (f Fault, over bool) {
 
 // normal reports whether f is the zero Fault: a normal reply.
 func (f Fault) normal() bool {
-	return f.Status == 0 && f.Stream == "" && f.CutAfter == 0 && !f.Stall && !f.Reset && f.Delay == 0
+	return reflect.ValueOf(f).IsZero()
 }
 
 // OverflowFault is the response that rejects a prompt of prompt tokens against a context of
@@ -94,28 +95,36 @@ func OverflowFault(form Overflow, limit, prompt int) Fault {
 		limit, prompt), "invalid_request_error", "messages", "context_length_exceeded")
 }
 
-// contextCommand runs "/demo context N [FORM]" and "/demo context off".
-func (s *Server) contextCommand(rest []string, bad func(string, ...any) (string, error)) (string, error) {
+// formList is the overflow forms for a usage line.
+func formList() string {
 	forms := make([]string, len(Overflows))
 	for i, f := range Overflows {
 		forms[i] = string(f)
 	}
+	return strings.Join(forms, "|")
+}
+
+// contextCommand runs "/demo context N [FORM]" and "/demo context off".
+func (s *Server) contextCommand(rest []string, bad func(string, ...any) (string, error)) (string, error) {
 	if len(rest) == 1 && rest[0] == "off" {
 		s.SetContext(0, "")
 		return "demo: prompts of any length are accepted", nil
 	}
-	if len(rest) < 1 || len(rest) > 2 {
-		return bad("give a token budget and optionally a form (%s), or off", strings.Join(forms, ", "))
+	if len(rest) < 1 {
+		return bad("give a token budget")
+	}
+	if len(rest) > 2 {
+		return bad("too many arguments")
 	}
 	n, err := strconv.Atoi(rest[0])
 	if err != nil || n <= 0 {
-		return bad("%q is not a positive whole number of tokens", rest[0])
+		return bad("bad token budget %q", rest[0])
 	}
 	form := OverflowOpenAI
 	if len(rest) == 2 {
 		form = Overflow(rest[1])
 		if !slices.Contains(Overflows, form) {
-			return bad("unknown form %q; one of %s", rest[1], strings.Join(forms, ", "))
+			return bad("unknown form %q", rest[1])
 		}
 	}
 	s.SetContext(n, form)

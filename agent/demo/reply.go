@@ -22,12 +22,7 @@ func canned(name string) string {
 // can (greetings, parley's keys, retries, the /demo commands, code) and otherwise gives a
 // generic reply that says it is the offline demo. The same messages always get the same reply.
 func Reply(msgs []Message) string {
-	var q string
-	for _, m := range msgs {
-		if m.Role == "user" {
-			q = m.Content
-		}
-	}
+	q := lastUser(msgs)
 	lower := strings.ToLower(q)
 	words := map[string]bool{}
 	for _, w := range strings.FieldsFunc(lower, func(r rune) bool {
@@ -62,6 +57,17 @@ func Reply(msgs []Message) string {
 		return canned("greeting")
 	}
 	return strings.Replace(canned("generic"), "QUESTION", quote(q), 1)
+}
+
+// lastUser returns the content of the last user message, "" when there is none.
+func lastUser(msgs []Message) string {
+	var q string
+	for _, m := range msgs {
+		if m.Role == "user" {
+			q = m.Content
+		}
+	}
+	return q
 }
 
 var greetings = map[string]bool{

@@ -18,7 +18,7 @@ func TestReplyAnswersTheLastQuestion(t *testing.T) {
 		{"what are the keys?", []string{"`shift+enter`", "`alt+enter`", "`ctrl+j`", "`esc`", "`k`/`j`", "`r`", "`y`", "`[` and `]`", "`?`", "`ctrl+c`", "`ctrl+d`"}},
 		{"How do retries work?", []string{"Tier 1", "3 attempts", "`Retry-After`", "Tier 2", "`esc` cancels", "`enter` retries"}},
 		{"what happens when the server is overloaded", []string{"Tier 1"}},
-		{"how can I make it misbehave?", []string{"`/demo overload [N]`", "`/demo ratelimit DURATION`", "`/demo cut [N]`", "`/demo stall`"}},
+		{"how can I make it misbehave?", []string{"`/demo overload [N]`", "`/demo ratelimit DURATION`", "`/demo cut [N]`", "`/demo stall`", "`/demo think SHAPE [DURATION]`", "`/demo thinkonly [SHAPE]`", "`/demo stallafter N`", "`/demo length`"}},
 		{"what does /demo do", []string{"`/demo quota`"}},
 		{"write a function that reverses a string", []string{"```go\n", "func retry(", "offline demo endpoint"}},
 		{"What is the capital of France?", []string{"“What is the capital of France?”", "\n- ", "\n```sh\n"}},

@@ -31,7 +31,8 @@ const DefaultPace = 25 * time.Millisecond
 type Options struct {
 	// Addr is the address to listen on; it must be a loopback address. Default "127.0.0.1:0".
 	Addr string
-	// Pace is the delay before each content chunk; 0 streams as fast as possible.
+	// Pace is the delay before each chunk of text, thinking included unless a fault's ThinkFor
+	// times it; 0 streams as fast as possible.
 	Pace time.Duration
 	// Tokens, when positive, makes every reply exactly Tokens content chunks of generated
 	// markdown, whatever was asked (for benchmarks).
@@ -185,8 +186,13 @@ func (s *Server) Received() []Request {
 }
 
 // Push queues faults. Each chat completion request takes the next one; with the queue empty
-// a request gets a normal reply.
+// a request gets a normal reply. It panics on a fault with an unknown Think shape.
 func (s *Server) Push(f ...Fault) {
+	for _, ff := range f {
+		if err := ff.check(); err != nil {
+			panic("demo: " + err.Error())
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, f...)
@@ -260,7 +266,7 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	case decodeErr != nil:
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+decodeErr.Error(), "invalid_request_error")
 	default:
-		s.reply(w, r, req, seq, f.CutAfter)
+		s.reply(w, r, req, seq, f)
 	}
 }
 
@@ -289,6 +295,12 @@ func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 	if err := json.NewDecoder(r.Body).Decode(&faults); err != nil {
 		http.Error(w, "want a JSON array of faults: "+err.Error(), http.StatusBadRequest)
 		return
+	}
+	for i, f := range faults {
+		if err := f.check(); err != nil {
+			http.Error(w, fmt.Sprintf("fault %d: %v", i, err), http.StatusBadRequest)
+			return
+		}
 	}
 	s.Push(faults...)
 	fmt.Fprintf(w, "queued %d faults\n", len(faults))
