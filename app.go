@@ -18,6 +18,8 @@ import (
 type app struct {
 	db     *history.DB
 	client *agent.Client
+	// fallback is the client of the profile's fallback endpoint, nil when it names none.
+	fallback *agent.Client
 	// budget holds every run to the spend limits and prices what the runs used.
 	budget *agent.Budget
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
@@ -45,7 +47,12 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 		a.close()
 		return nil, err
 	}
-	a.client = agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
+	// Every client shares endpoint memory and the retry budget with every parley, through
+	// the history database.
+	a.client = agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db)
+	if cfg.Fallback != nil {
+		a.fallback = agent.NewClient(*cfg.Fallback, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db)
+	}
 	a.budget = &agent.Budget{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil

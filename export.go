@@ -23,6 +23,11 @@ type messageJSON struct {
 	Superseded bool                 `json:"superseded"`
 	CreatedAt  time.Time            `json:"created_at"`
 	Retry      *chat.Classification `json:"retry"`
+	// Reasoning is a reply's thinking; FinishReason why it ended, when the endpoint said.
+	Reasoning    string `json:"reasoning,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Model is the model that wrote a reply.
+	Model string `json:"model,omitempty"`
 }
 
 // exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
@@ -61,7 +66,11 @@ func exportSession(args []string, stdout io.Writer, getenv func(string) string) 
 		Messages []messageJSON `json:"messages"`
 	}{Session: toSessionJSON(sess), Messages: make([]messageJSON, 0, len(msgs))}
 	for _, m := range msgs {
-		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded, CreatedAt: m.CreatedAt, Retry: m.Retry}
+		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded,
+			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason}
+		if m.Role == history.RoleAssistant {
+			mj.Model = m.Model
+		}
 		if m.Role == history.RoleUser {
 			mj.Status = "stored"
 		}
@@ -88,7 +97,15 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 		if m.Superseded {
 			who += " — superseded"
 		}
-		fmt.Fprintf(w, "\n## %s\n\n%s\n", who, strings.TrimRight(m.Content, "\n"))
+		fmt.Fprintf(w, "\n## %s\n\n", who)
+		if m.Reasoning != "" {
+			// Collapsed where markdown is rendered as HTML, as a chat screen shows it.
+			fmt.Fprintf(w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(m.Reasoning))
+		}
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(m.Content, "\n"))
+		if note := finishNote(m.FinishReason, m.Content); note != "" && m.Status == chat.StatusSucceeded {
+			fmt.Fprintf(w, "\n_%s_\n", note)
+		}
 		if m.Retry != nil {
 			fmt.Fprintf(w, "\n> %s — %s (%s)\n", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry))
 		}

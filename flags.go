@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
@@ -21,7 +22,7 @@ type options struct {
 	// or what stdin held.
 	printMode bool
 	prompt    string
-	jsonOut   bool
+	print     printOptions
 	// cont is -c; sessionID is --session.
 	cont      bool
 	sessionID string
@@ -32,7 +33,11 @@ func flagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.prompt, "p", "", "print mode: send `PROMPT`, stream the reply to stdout, exit")
-	fs.BoolVar(&o.jsonOut, "json", false, "print mode: print one JSON object at the end")
+	fs.BoolVar(&o.print.jsonOut, "json", false, "print mode: print one JSON object at the end")
+	fs.BoolVar(&o.print.showReasoning, "show-reasoning", false, "print mode: write the model's thinking to stderr")
+	fs.BoolVar(&o.print.force, "force", false, "print mode: send even while the provider's last wait holds the endpoint")
+	fs.Var(&waitFlag{&o.print.wait}, "wait", "print mode: wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
+	fs.BoolVar(&o.print.fallback, "fallback", false, "print mode: after a retryable failure with no output, try the profile's fallback once")
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
@@ -79,8 +84,15 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	promptSet := false
 	fs.Visit(func(f *flag.Flag) { promptSet = promptSet || f.Name == "p" })
 	o.printMode = promptSet || !term.IsTerminal(stdin.Fd())
-	if o.jsonOut && !o.printMode {
-		return o, usagef("--json is for print mode: add -p PROMPT")
+	printOnly := ""
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "json", "show-reasoning", "force", "wait", "fallback":
+			printOnly = f.Name
+		}
+	})
+	if printOnly != "" && !o.printMode {
+		return o, usagef("--%s is for print mode: add -p PROMPT", printOnly)
 	}
 	if o.printMode && !promptSet {
 		b, err := io.ReadAll(stdin)
@@ -94,6 +106,34 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	}
 	return o, nil
 }
+
+// defaultWait is how long --wait without a value waits in all.
+const defaultWait = 30 * time.Minute
+
+// waitFlag is --wait[=MAX]: a boolean flag that takes an optional duration.
+type waitFlag struct{ d *time.Duration }
+
+func (w *waitFlag) String() string {
+	if w.d == nil || *w.d == 0 {
+		return ""
+	}
+	return w.d.String()
+}
+
+func (w *waitFlag) Set(s string) error {
+	if s == "true" {
+		*w.d = defaultWait
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return errors.New("want a total wait such as 20s, 10m or 2h")
+	}
+	*w.d = d
+	return nil
+}
+
+func (w *waitFlag) IsBoolFlag() bool { return true }
 
 // parseInterspersed parses a subcommand's flags, which may stand before or after its
 // positional arguments.

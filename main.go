@@ -85,7 +85,7 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.printMode {
-		return printReply(ctx, a, sess, o.prompt, o.jsonOut, stdout, stderr), nil
+		return printReply(ctx, a, sess, o.prompt, o.print, stdout, stderr), nil
 	}
 	return chatScreen(ctx, a, sess)
 }

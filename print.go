@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -14,36 +11,60 @@ import (
 	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/retry"
 )
-
-// printFlush is how long streamed text may wait in print mode's output buffer.
-const printFlush = 10 * time.Millisecond
 
 // printResult is print mode's --json object.
 type printResult struct {
-	SessionID string               `json:"session_id"`
-	RunID     int64                `json:"run_id"`
-	Status    chat.Status          `json:"status"`
-	Text      string               `json:"text"`
-	Attempts  int                  `json:"attempts"`
-	Error     *string              `json:"error"`
-	Retry     *chat.Classification `json:"retry"`
-	Model     string               `json:"model"`
-	Endpoint  string               `json:"endpoint"`
-	Demo      bool                 `json:"demo"`
-	Usage     chat.Usage           `json:"usage"`
-	// CostUSD prices Usage; 0 for a model without a price.
-	CostUSD float64 `json:"cost_usd"`
+	SessionID string `json:"session_id"`
+	RunID     int64  `json:"run_id"`
+	// Status and Retry are the last run's; Attempts counts the requests of every run.
+	Status   chat.Status          `json:"status"`
+	Text     string               `json:"text"`
+	Attempts int                  `json:"attempts"`
+	Error    *string              `json:"error"`
+	Retry    *chat.Classification `json:"retry"`
+	// Reasoning is the thinking the model streamed before its answer; FinishReason why the
+	// reply ended ("length": at the token limit).
+	Reasoning    string `json:"reasoning"`
+	FinishReason string `json:"finish_reason"`
+	Model        string `json:"model"`
+	Endpoint     string `json:"endpoint"`
+	Demo         bool   `json:"demo"`
+	// Usage sums every run's; CostUSD prices it, 0 for a model without a price.
+	Usage   chat.Usage `json:"usage"`
+	CostUSD float64    `json:"cost_usd"`
 	// OmittedMessages counts the earlier messages left out to fit the model's context.
 	OmittedMessages int `json:"omitted_messages"`
 }
 
-// printReply is print mode: one run, its text streamed to stdout (raw to a pipe, with control
-// sequences neutralised to a terminal), Tier 1 only, held to the spend limits, and an exit
-// status that says whether trying again can help. Attempts counts the requests sent.
-func printReply(ctx context.Context, a *app, sess history.Session, prompt string, jsonOut bool, stdout, stderr *os.File) int {
-	ep := a.client.Endpoint()
+// printOptions are print mode's own flags.
+type printOptions struct {
+	jsonOut, showReasoning bool
+	// force sends even while endpoint memory holds the endpoint back.
+	force bool
+	// wait, when positive, is --wait's longest total wait for a retryable failure.
+	wait time.Duration
+	// fallback tries the profile's fallback once, after a retryable failure with no output.
+	fallback bool
+}
+
+// printReply is print mode: the operator's message stored, then one run streamed to stdout
+// (raw to a pipe, neutralised to a terminal), with Tier 1 inside it and held to the spend
+// limits. A run that failed retryable before any output may be followed, on request, by one
+// run on the fallback endpoint and by Tier 2's schedule within --wait; nothing is sent again
+// after output. The exit status says whether trying again can help.
+func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printOptions, stdout, stderr *os.File) int {
+	start := time.Now()
+	client := a.client
+	if po.force {
+		client = client.WithForce()
+	}
+	if po.wait > 0 {
+		// --wait bounds the whole: Tier 1 starts no wait past it either.
+		client = client.RetriesUntil(start.Add(po.wait))
+	}
+	ep := client.Endpoint()
 	if ep.Demo {
 		fmt.Fprintln(stderr, "parley: using the offline demo endpoint (no provider configured; see README \"Endpoints\")")
 	}
@@ -52,22 +73,119 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		fmt.Fprintf(stderr, "parley: cannot store the message: %v\n", err)
 		return exitFailed
 	}
-	msgs, err := a.db.Context(rcpt.AnchorID)
-	if err != nil {
-		fmt.Fprintf(stderr, "parley: cannot read the session: %v\n", err)
-		return exitFailed
+	view := printView{stdout: stdout, stderr: stderr, jsonOut: po.jsonOut, showReasoning: po.showReasoning,
+		stdoutTerminal: term.IsTerminal(stdout.Fd()), stderrTerminal: term.IsTerminal(stderr.Fd())}
+	var total printResult
+	var res runOutput
+	var code int
+	fellBack := false
+	for tier2 := 1; ; tier2++ {
+		res, code = printRun(ctx, a, client, rcpt, view)
+		total.Attempts += res.Attempts
+		total.Usage.Add(res.Usage)
+		total.CostUSD += a.budget.Prices.Of(client.Endpoint().Model).Cost(res.Usage)
+		if code != exitRetryable || res.output || ctx.Err() != nil {
+			break
+		}
+		if !res.heldSince.IsZero() && po.wait == 0 {
+			fmt.Fprintf(stderr, "parley: rate limited until %s (said at %s) — --wait to wait, --force to send anyway\n",
+				clockTime(res.Retry.RetryAfterUntil), clockTime(res.heldSince))
+		}
+		var next *agent.Client
+		switch {
+		case po.fallback && a.fallback != nil && !fellBack:
+			fellBack, next = true, a.fallback
+			fmt.Fprintf(stderr, "parley: %s — sending to the fallback, %s\n", res.Retry.Label, next.Endpoint().Model)
+			tier2-- // not a wait
+		case po.wait > 0:
+			due := retry.Tier2Due(tier2, *res.Retry, time.Now())
+			if due.Sub(start) > po.wait {
+				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
+					res.Retry.Label, elapsed(time.Since(start)), clockTime(due))
+				break
+			}
+			if !waitUntil(ctx, due, tier2, *res.Retry, view) {
+				code = exitInterrupted
+				break
+			}
+			next = client.AsRetryOf(*res.Retry)
+		}
+		if next == nil {
+			break
+		}
+		client = next
+		if rcpt, err = a.db.Regenerate(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
+			fmt.Fprintf(stderr, "parley: cannot store the retry: %v\n", err)
+			return exitFailed
+		}
 	}
-	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, a.client, sess.ID, msgs), chat.SystemClock{})
-	res, code := printEvents(events, jsonOut, stdout, term.IsTerminal(stdout.Fd()), stderr)
+	ep = client.Endpoint()
 	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = sess.ID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
-	res.CostUSD = a.budget.Prices.Of(ep.Model).Cost(res.Usage)
-	if res.Error != nil {
+	res.Attempts, res.Usage, res.CostUSD = total.Attempts, total.Usage, total.CostUSD
+	if res.Error != nil && code != exitInterrupted {
 		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry), rcpt.RunID)
 	}
-	if jsonOut {
-		writeJSON(stdout, res)
+	if po.jsonOut {
+		writeJSON(stdout, res.printResult)
 	}
 	return code
+}
+
+// printRun streams the run of rcpt on client, stored as it goes.
+func printRun(ctx context.Context, a *app, client *agent.Client, rcpt history.Receipt, v printView) (runOutput, int) {
+	msgs, err := a.db.Context(rcpt.AnchorID)
+	if err != nil {
+		fmt.Fprintf(v.stderr, "parley: cannot read the session: %v\n", err)
+		return runOutput{}, exitFailed
+	}
+	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, client, rcpt.SessionID, msgs), chat.SystemClock{})
+	return printEvents(events, v)
+}
+
+// waitUntil waits for Tier 2 retry n, due at due, saying so on stderr: a countdown redrawn
+// each second on a terminal, one line otherwise. It reports false when ctx ended first.
+func waitUntil(ctx context.Context, due time.Time, n int, c chat.Classification, v printView) bool {
+	say := func(now time.Time) {
+		left := due.Sub(now).Round(time.Second)
+		when := fmt.Sprintf("in %s", elapsed(left))
+		if left > retry.Tier2Cap {
+			when = "after " + clockTime(due)
+		}
+		fmt.Fprintf(v.stderr, "%sparley: %s — retrying %s (attempt %d) · ctrl+c stops", map[bool]string{true: "\r\x1b[K"}[v.stderrTerminal],
+			c.Label, when, n)
+		if !v.stderrTerminal {
+			fmt.Fprintln(v.stderr)
+		}
+	}
+	say(time.Now())
+	timer := time.NewTimer(time.Until(due))
+	defer timer.Stop()
+	var tick <-chan time.Time
+	if v.stderrTerminal {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+		defer fmt.Fprint(v.stderr, "\r\x1b[K")
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		case now := <-tick:
+			say(now)
+		}
+	}
+}
+
+// clockTime is a time of day as the operator reads it, with the date when it is not today.
+func clockTime(t time.Time) string {
+	t = t.Local()
+	if y, m, d := t.Date(); y != time.Now().Year() || m != time.Now().Month() || d != time.Now().Day() {
+		return t.Format("Jan 2 15:04")
+	}
+	return t.Format("15:04")
 }
 
 func retryWord(c chat.Classification) string {
@@ -78,88 +196,4 @@ func retryWord(c chat.Classification) string {
 		return "retryable after " + c.RetryAfterUntil.Local().Format("15:04:05")
 	}
 	return "retryable"
-}
-
-// writeText writes model output: raw to a pipe or file, neutralised to a terminal by san,
-// which carries a sequence split across deltas from one to the next.
-func writeText(w io.Writer, s string, san *sanitize.Stream) {
-	if san != nil {
-		s = san.Clean(s)
-	}
-	io.WriteString(w, s)
-}
-
-// printEvents streams a run's events as print mode shows them: the text to stdout (unless
-// jsonOut; neutralised when stdout is a terminal), Tier 1's notes to stderr. It returns what
-// the --json object says of the run, and the exit status, both from chat.Decide.
-func printEvents(events <-chan chat.Event, jsonOut bool, stdout io.Writer, toTerminal bool, stderr io.Writer) (printResult, int) {
-	var res printResult
-	var san *sanitize.Stream
-	if toTerminal {
-		san = new(sanitize.Stream)
-	}
-	var text strings.Builder
-	var last chat.Event
-	ended := false
-	// Text reaches stdout through a buffer flushed printFlush after it was written, so a fast
-	// stream costs one write per batch rather than per delta.
-	out := bufio.NewWriterSize(stdout, 32<<10)
-	var flush <-chan time.Time
-	for {
-		var ev chat.Event
-		var ok bool
-		select {
-		case ev, ok = <-events:
-		case <-flush:
-			flush = nil
-			out.Flush()
-			continue
-		}
-		if !ok {
-			break
-		}
-		switch ev.Kind {
-		case chat.EventStarted:
-			res.Attempts++
-		case chat.EventCompacted:
-			res.OmittedMessages = ev.Omitted
-			fmt.Fprintf(stderr, "parley: %s\n", agent.OmittedNote(ev.Omitted))
-		case chat.EventRetrying:
-			fmt.Fprintf(stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n",
-				sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
-		case chat.EventDelta:
-			text.WriteString(ev.Text)
-			if !jsonOut {
-				writeText(out, ev.Text, san)
-				if flush == nil {
-					flush = time.After(printFlush)
-				}
-			}
-		case chat.EventUsage:
-			res.Usage.Add(ev.Usage)
-		}
-		last, ended = ev, ev.Terminal()
-	}
-	out.Flush()
-	res.Text = text.String()
-	if !jsonOut && toTerminal && text.Len() > 0 && !strings.HasSuffix(res.Text, "\n") {
-		fmt.Fprintln(stdout)
-	}
-	o := chat.Decide(last, ended)
-	res.Status, res.Retry = o.Status, o.Retry
-	switch o.Status {
-	case chat.StatusCancelled:
-		return res, exitInterrupted
-	case chat.StatusFailed:
-		msg := sanitize.String(o.Retry.Label)
-		if o.Retry.Message != "" {
-			msg += " — " + sanitize.String(o.Retry.Message)
-		}
-		res.Error = &msg
-		if o.Retry.Retryable {
-			return res, exitRetryable
-		}
-		return res, exitFailed
-	}
-	return res, exitOK
 }

@@ -14,7 +14,7 @@ import (
 func TestPrintReportsEveryEndingAsDecided(t *testing.T) {
 	exits := map[chat.Status]int{chat.StatusSucceeded: exitOK, chat.StatusCancelled: exitInterrupted}
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
-		res, code := printEvents(e.Feed(), true, io.Discard, false, io.Discard)
+		res, code := printEvents(e.Feed(), printView{stdout: io.Discard, stderr: io.Discard, jsonOut: true})
 		want, ok := exits[e.Want.Status]
 		if !ok {
 			want = map[bool]int{true: exitRetryable, false: exitFailed}[e.Want.Retry.Retryable]

@@ -83,6 +83,10 @@ type Client struct {
 	store  EndpointStore
 	force  bool
 	budget retry.RetryBudget
+	// retryOf, when set, makes every run an automatic retry of that failure (AsRetryOf).
+	retryOf *chat.Classification
+	// retryDeadline, when set, is when Tier 1's waits must have ended (RetriesUntil).
+	retryDeadline time.Time
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -168,7 +172,19 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	}
 	rerun := false // the one re-run after an overflow has been made
 	withUsage := !c.noStreamOptions.Load()
-	retrying := false // the attempt about to be sent is a Tier 1 retry, taken from the budget
+	retrying := false // the attempt about to be sent is a retry, taken from the budget
+	if c.retryOf != nil {
+		ok, cancelled := c.takeRetry(ctx, out, chat.Event{Kind: chat.EventRetrying, Attempt: 1, MaxAttempts: maxAttempts, Class: *c.retryOf})
+		switch {
+		case cancelled:
+			out <- chat.Event{Kind: chat.EventCancelled}
+			return
+		case !ok:
+			out <- chat.Event{Kind: chat.EventFailed, Class: *c.retryOf, MaxAttempts: maxAttempts}
+			return
+		}
+		retrying = true
+	}
 	for attempt := 1; ; attempt++ {
 		if check != nil {
 			if cls := check(msgs); cls != nil {
@@ -219,7 +235,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
-		if !d.Retry {
+		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
 			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
 		}

@@ -34,6 +34,23 @@ func (c *Client) WithForce() *Client {
 	return &cc
 }
 
+// AsRetryOf returns a client whose runs are automatic retries of a failure classed cls (print
+// mode's --wait): each run's first request is taken from the retry budget like a Tier 1
+// retry, and when the budget has no room in time the run fails as cls did, sending nothing.
+func (c *Client) AsRetryOf(cls chat.Classification) *Client {
+	cc := *c
+	cc.retryOf = &cls
+	return &cc
+}
+
+// RetriesUntil returns a client whose Tier 1 starts no wait that would end after t: a caller
+// with a deadline of its own (print mode's --wait) gets the failure instead.
+func (c *Client) RetriesUntil(t time.Time) *Client {
+	cc := *c
+	cc.retryDeadline = t
+	return &cc
+}
+
 func (c *Client) key() chat.EndpointKey {
 	return chat.EndpointKey{BaseURL: c.ep.BaseURL, Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
 }

@@ -186,3 +186,20 @@ func TestClassifyProperties(t *testing.T) {
 		}
 	})
 }
+
+func TestTier2Schedule(t *testing.T) {
+	want := []time.Duration{2, 4, 8, 16, 32, 64, 128, 256, 300, 300}
+	for i, w := range want {
+		if got := Tier2Delay(i + 1); got != w*time.Second {
+			t.Errorf("Tier2Delay(%d) = %s, want %s", i+1, got, w*time.Second)
+		}
+	}
+	failed := time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
+	advised := chat.Classification{RetryAfterUntil: failed.Add(50 * time.Minute)}
+	if got := Tier2Due(1, advised, failed); !got.Equal(advised.RetryAfterUntil) {
+		t.Errorf("due %s, want the provider's time", got)
+	}
+	if got := Tier2Due(3, chat.Classification{}, failed); !got.Equal(failed.Add(8 * time.Second)) {
+		t.Errorf("due %s", got)
+	}
+}

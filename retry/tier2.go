@@ -1,0 +1,39 @@
+package retry
+
+import (
+	"time"
+
+	"parley/agent/chat"
+)
+
+// Tier 2 is the slow, visible retry: the chat screen's countdown, and print mode's --wait.
+// Its schedule lives here so that both wait alike.
+const (
+	// Tier2Base is the wait before the first Tier 2 retry; each later wait doubles.
+	Tier2Base = 2 * time.Second
+	// Tier2Cap bounds every wait. Provider advice further away than this is shown as a time
+	// of day instead of a countdown.
+	Tier2Cap = 300 * time.Second
+	// Tier2Horizon is how far away provider advice may be for a retry to arm at all; beyond
+	// it nobody waits at a terminal, and the failure is a hard quota.
+	Tier2Horizon = quotaHorizon
+)
+
+// Tier2Delay returns the countdown before Tier 2 retry n (from 1): 2 s, 4 s, 8 s … 300 s.
+func Tier2Delay(n int) time.Duration {
+	d := Tier2Base
+	for i := 1; i < n && d < Tier2Cap; i++ {
+		d *= 2
+	}
+	return min(d, Tier2Cap)
+}
+
+// Tier2Due returns when Tier 2 retry n of a failure classed c, which happened at failed, is
+// sent: after its countdown, and never before the provider's advice.
+func Tier2Due(n int, c chat.Classification, failed time.Time) time.Time {
+	due := failed.Add(Tier2Delay(n))
+	if c.RetryAfterUntil.After(due) {
+		return c.RetryAfterUntil
+	}
+	return due
+}
