@@ -33,13 +33,13 @@ func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-
 
 // recorder is the state of one Record.
 type recorder struct {
-	db       *DB
-	runID    int64
-	started  bool
+	db      *DB
+	runID   int64
+	started bool
 	// pending holds streamed text not yet written: the answer's and the thinking's.
 	pending, pendingReasoning strings.Builder
 	attempts                  int
-	usage    chat.Usage
+	usage                     chat.Usage
 }
 
 func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out chan<- chat.Event) {

@@ -24,7 +24,7 @@ type Run struct {
 	// Attempts counts the requests sent.
 	Attempts int
 	// Usage sums the token usage the endpoint reported.
-	Usage     chat.Usage
+	Usage chat.Usage
 	// FinishReason is the endpoint's finish_reason for a succeeded run ("stop", "length", …).
 	FinishReason string
 	CreatedAt    time.Time

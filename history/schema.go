@@ -69,7 +69,7 @@ CREATE TABLE supersessions (
 	message_id INTEGER PRIMARY KEY REFERENCES messages (id),
 	run_id     INTEGER NOT NULL REFERENCES runs (id)
 );
-`,	`
+`, `
 -- Thinking is stored with its reply, apart from the answer; why the reply ended, with its run.
 ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT '';
 ALTER TABLE runs ADD COLUMN finish_reason TEXT NOT NULL DEFAULT '';
@@ -85,7 +85,7 @@ CREATE TABLE reply_chunks (
 	text   TEXT NOT NULL,
 	PRIMARY KEY (run_id, seq)
 );
-`,	`
+`, `
 -- Full-text search over what was said: every message's text, kept in step with the messages
 -- by triggers, so any transaction that writes a message writes its index too. Thinking is
 -- not indexed.
@@ -112,7 +112,7 @@ WHEN OLD.role = 'user' AND NOT (SELECT deleting FROM sessions WHERE id = OLD.ses
 BEGIN
 	SELECT RAISE(ABORT, 'operator messages are immutable');
 END;
-`,	`
+`, `
 -- A provider's "not before", remembered for the endpoint, model and key variable it was said
 -- for (never the key), so that no parley process sends what the provider said it will refuse.
 CREATE TABLE endpoint_waits (
