@@ -70,23 +70,23 @@ func stream(m Model, toks []string, rate int) Model {
 	m.clock = clock
 	per := max(1, rate*int(batchWindow)/int(time.Second))
 	ch := make(chan chat.Event)
-	id := m.run.id
+	tag := m.active.tag
 	batch := make([]chat.Event, 0, per)
 	for i := 0; i < len(toks); i += per {
 		clock.now = clock.now.Add(batchWindow)
 		if m.framePending {
 			// Its tick fires before the next batch is gathered.
-			m, _ = step(m, frameMsg{run: id})
+			m, _ = step(m, frameMsg{tag: tag})
 			m.View()
 		}
 		batch = batch[:0]
 		for _, tok := range toks[i:min(i+per, len(toks))] {
 			batch = append(batch, chat.Event{Kind: chat.EventDelta, Text: tok})
 		}
-		m, _ = step(m, runEventsMsg{run: id, events: batch, ch: ch})
+		m, _ = step(m, runEventsMsg{tag: tag, events: batch, ch: ch})
 		m.View()
 	}
-	m, _ = step(m, runEventsMsg{run: id, events: []chat.Event{{Kind: chat.EventFinished}}, ch: ch})
+	m, _ = step(m, runEventsMsg{tag: tag, events: []chat.Event{{Kind: chat.EventFinished}}, ch: ch})
 	m.View()
 	return m
 }
@@ -143,7 +143,7 @@ func BenchmarkReply(b *testing.B) {
 				c := cpuTime(b)
 				m = stream(m, toks, 60_000)
 				cpu += cpuTime(b) - c
-				if m.run != nil {
+				if m.active != nil {
 					b.Fatal("the run did not end")
 				}
 			}

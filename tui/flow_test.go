@@ -68,10 +68,10 @@ func TestFlowSendCancelQuit(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 
 	reply := lastReply(t, final)
-	if reply.msg.Status != chat.StatusCancelled || reply.text.Len() == 0 {
-		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.msg.Status, reply.text.Len())
+	if reply.message.Status != chat.StatusCancelled || reply.text.Len() == 0 {
+		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.message.Status, reply.text.Len())
 	}
-	if got := storedReply(t, db, s.ID, reply.msg.ID); got.Status != chat.StatusCancelled {
+	if got := storedReply(t, db, s.ID, reply.message.ID); got.Status != chat.StatusCancelled {
 		t.Fatalf("stored %q", got.Status)
 	}
 }

@@ -217,7 +217,7 @@ func asciiView(m Model) string {
 func lastReply(t testing.TB, m Model) *entry {
 	t.Helper()
 	for i := len(m.transcript.entries) - 1; i >= 0; i-- {
-		if e := m.transcript.entries[i]; e.msg.Role == history.RoleAssistant {
+		if e := m.transcript.entries[i]; e.message.Role == history.RoleAssistant {
 			return e
 		}
 	}

@@ -12,12 +12,12 @@ import (
 func TestScreenShowsEveryEndingAsDecided(t *testing.T) {
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
 		m := streaming(t, storedExchanges(1), 80, 24)
-		reply := m.run.rcpt.ReplyID
-		m, _ = step(m, runEventsMsg{run: m.run.id, events: e.Events, ch: make(chan chat.Event), closed: true})
-		if m.run != nil {
+		reply := m.active.rcpt.ReplyID
+		m, _ = step(m, runEventsMsg{tag: m.active.tag, events: e.Events, ch: make(chan chat.Event), closed: true})
+		if m.active != nil {
 			t.Fatal("the run is still active after its events ended")
 		}
-		shown := m.transcript.byID[reply].msg
+		shown := m.transcript.byID[reply].message
 		return chat.Outcome{Status: shown.Status, Retry: shown.Retry}
 	})
 }

@@ -21,8 +21,8 @@ import (
 // nothing running or waiting.
 func answered(t *testing.T, n int) func(Model) bool {
 	return func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && !m.posting && m.transcript.Len() == n &&
-			lastReply(t, m).msg.Status == chat.StatusSucceeded
+		return m.active == nil && len(m.queue) == 0 && !m.posting && m.transcript.Len() == n &&
+			lastReply(t, m).message.Status == chat.StatusSucceeded
 	}
 }
 
@@ -136,11 +136,11 @@ func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
 	d.typeAndSend("first")
 	d.until("the first reply", answered(t, 2))
 	d.typeAndSend("second")
-	d.until("the second reply to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
-	streamingRun := d.m.run.rcpt
+	d.until("the second reply to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	streamingRun := d.m.active.rcpt
 	d.typeAndSend("/regen")
 	d.until("the regeneration to queue", func(m Model) bool { return len(m.queue) == 1 })
-	if d.m.run == nil || d.m.run.rcpt.RunID != streamingRun.RunID || !strings.Contains(plain(d.m), "1 queued") {
+	if d.m.active == nil || d.m.active.rcpt.RunID != streamingRun.RunID || !strings.Contains(plain(d.m), "1 queued") {
 		t.Fatalf("the active run should go on, the regeneration wait:\n%s", plain(d.m))
 	}
 	d.until("both runs", answered(t, 4))
@@ -161,7 +161,7 @@ func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
 	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 60})
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("first")
-	d.until("the first reply to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.until("the first reply to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
 	d.typeAndSend("second")
 	d.until("the second to queue", func(m Model) bool { return len(m.queue) == 1 })
 	queued := d.m.queue[0]

@@ -41,7 +41,7 @@ func runDown(t *testing.T, m *tier2, now time.Time) (time.Time, []string) {
 	t.Helper()
 	var banners []string
 	for range 1000 {
-		fire, next := m.Tick(m.gen, now)
+		fire, next := m.Tick(m.Token(), now)
 		if fire {
 			return now, banners
 		}
@@ -73,7 +73,7 @@ func TestTier2DelaysDoubleToTheCap(t *testing.T) {
 		}
 		// The retry's run is stored, sent, and fails again a few seconds later.
 		failed = failedRun(int64(i+2), overloaded)
-		if !m.Sent(m.gen, failed.ID) {
+		if !m.Sent(m.Token(), failed.ID) {
 			t.Fatal("the retry's run was refused")
 		}
 		m.Ended(failed.ID, chat.StatusFailed)
@@ -105,11 +105,11 @@ func TestTier2BannerCountsDownEachSecond(t *testing.T) {
 	}
 
 	// A third attempt: the example line.
-	m.Sent(m.gen, 2)
+	m.Sent(m.Token(), 2)
 	m.Ended(2, chat.StatusFailed)
 	m.Arm(failedRun(2, overloaded), t2Start)
 	m.RetryNow()
-	m.Sent(m.gen, 3)
+	m.Sent(m.Token(), 3)
 	m.Ended(3, chat.StatusFailed)
 	m.Arm(failedRun(3, overloaded), t2Start)
 	if got := m.Banner(t2Start); got != "Provider overloaded — retrying in 8s (attempt 3) · esc cancel · enter retry now" {
@@ -159,10 +159,10 @@ func TestTier2FarRetryAfterIsScheduled(t *testing.T) {
 	if got := m.Banner(t2Start); got != "Rate limited — retrying after 14:50 · esc cancel" {
 		t.Fatalf("banner %q", got)
 	}
-	if fire, _ := m.Tick(m.gen, c.RetryAfterUntil.Add(-time.Nanosecond)); fire {
+	if fire, _ := m.Tick(m.Token(), c.RetryAfterUntil.Add(-time.Nanosecond)); fire {
 		t.Fatal("fired before the advised time")
 	}
-	if fire, _ := m.Tick(m.gen, c.RetryAfterUntil); !fire {
+	if fire, _ := m.Tick(m.Token(), c.RetryAfterUntil); !fire {
 		t.Fatal("did not fire at the advised time")
 	}
 
@@ -186,7 +186,7 @@ func TestTier2FarRetryAfterIsScheduled(t *testing.T) {
 func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	var m tier2
 	m.Arm(failedRun(1, overloaded), t2Start)
-	first := m.gen
+	first := m.Token()
 	m.Cancel()
 	if fire, next := m.Tick(first, t2Start.Add(time.Hour)); fire || next != 0 {
 		t.Fatal("a tick of a cancelled countdown was not ignored")
@@ -208,7 +208,7 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	if !m.RetryNow() {
 		t.Fatal("retry now did nothing while armed")
 	}
-	sending := m.gen
+	sending := m.Token()
 	if run := m.Cancel(); run != 0 {
 		t.Fatalf("cancel returned run %d before any was stored", run)
 	}
@@ -219,7 +219,7 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	// A retry running when cancelled: its run is handed back to be cancelled.
 	m.Arm(failedRun(3, overloaded), t2Start)
 	m.RetryNow()
-	m.Sent(m.gen, 10)
+	m.Sent(m.Token(), 10)
 	if run := m.Cancel(); run != 10 {
 		t.Fatalf("cancel returned run %d, want 10", run)
 	}
@@ -231,7 +231,7 @@ func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
 	// Results for runs other than the one sent change nothing.
 	m.Arm(failedRun(4, overloaded), t2Start)
 	m.RetryNow()
-	m.Sent(m.gen, 11)
+	m.Sent(m.Token(), 11)
 	m.Ended(12, chat.StatusSucceeded)
 	if m.state != tier2Dispatching {
 		t.Fatalf("another run's end moved the machine to %v", m.state)
@@ -297,7 +297,7 @@ func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
 func TestTier2DisarmForgetsEverything(t *testing.T) {
 	var m tier2
 	m.Arm(failedRun(1, overloaded), t2Start)
-	gen := m.gen
+	gen := m.Token()
 	m.Disarm()
 	if m.Active() || m.Banner(t2Start) != "" {
 		t.Fatal("still armed after disarm")
@@ -307,7 +307,7 @@ func TestTier2DisarmForgetsEverything(t *testing.T) {
 	}
 	m.Arm(failedRun(2, overloaded), t2Start)
 	m.RetryNow()
-	gen = m.gen
+	gen = m.Token()
 	m.Disarm()
 	if m.Sent(gen, 5) {
 		t.Fatal("a disarmed retry's run may be started")
@@ -383,7 +383,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 	d, srv, clock, db := tier2Screen(t, demo.Overloaded(), demo.Overloaded())
 	d.typeAndSend("hello")
 	settle(d, "the retry to arm", armed)
-	first := lastReply(t, d.m).msg
+	first := lastReply(t, d.m).message
 	if r, err := db.Run(first.RunID); err != nil || r.Status != chat.StatusFailed || r.Retry == nil || r.Retry.Class != chat.Overloaded {
 		t.Fatalf("stored run %+v, %v", r, err)
 	}
@@ -405,7 +405,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 		advance(d, clock, time.Second)
 	}
 	settle(d, "the reply", func(m Model) bool {
-		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == chat.StatusSucceeded
+		return m.active == nil && !m.tier2.Active() && lastReply(t, m).message.Status == chat.StatusSucceeded
 	})
 	if srv.Requests() != 3 {
 		t.Fatalf("%d requests, want 3", srv.Requests())
@@ -457,8 +457,8 @@ func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 	}
 	clock.Advance(time.Hour) // the pending tick fires, stale
 	pump(d, 100*time.Millisecond)
-	if srv.Requests() != 1 || d.m.run != nil || d.m.tier2.Active() {
-		t.Fatalf("%d requests after esc, run %v", srv.Requests(), d.m.run)
+	if srv.Requests() != 1 || d.m.active != nil || d.m.tier2.Active() {
+		t.Fatalf("%d requests after esc, run %v", srv.Requests(), d.m.active)
 	}
 }
 
@@ -468,17 +468,17 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	settle(d, "the retry to arm", armed)
 	advance(d, clock, time.Second)
 	advance(d, clock, time.Second)
-	settle(d, "the retry's request", func(m Model) bool { return m.run != nil && srv.Requests() == 2 })
+	settle(d, "the retry's request", func(m Model) bool { return m.active != nil && srv.Requests() == 2 })
 	if d.m.tier2.state != tier2Dispatching {
 		t.Fatalf("Tier 2 %v while its run is out", d.m.tier2.state)
 	}
-	sent := d.m.run.rcpt
+	sent := d.m.active.rcpt
 	d.send(press("esc"))
-	settle(d, "the run to end", func(m Model) bool { return m.run == nil })
+	settle(d, "the run to end", func(m Model) bool { return m.active == nil })
 	if r, err := db.Run(sent.RunID); err != nil || r.Status != chat.StatusCancelled || r.Retry != nil {
 		t.Fatalf("the retry's run is stored %+v, %v; want cancelled", r, err)
 	}
-	if d.m.tier2.Active() || lastReply(t, d.m).msg.Status != chat.StatusCancelled {
+	if d.m.tier2.Active() || lastReply(t, d.m).message.Status != chat.StatusCancelled {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
 	}
 	clock.Advance(time.Hour)
@@ -496,7 +496,7 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	// dispatch and the answer from the database.
 	m := d.m
 	clock.Advance(2 * time.Second)
-	m, regen := step(m, tier2TickMsg{gen: m.tier2.gen})
+	m, regen := step(m, tier2TickMsg{token: m.tier2.Token()})
 	if m.tier2.state != tier2Dispatching || regen == nil {
 		t.Fatalf("the due tick did not dispatch: %v", m.tier2.state)
 	}
@@ -510,7 +510,7 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	for _, msg := range execCmd(cmd, 5*time.Second) {
 		m, _ = step(m, msg)
 	}
-	if m.run != nil || len(m.queue) != 0 {
+	if m.active != nil || len(m.queue) != 0 {
 		t.Fatal("a retry cancelled before it was stored was started")
 	}
 	if r, err := db.Run(rm.rcpt.RunID); err != nil || r.Status != chat.StatusCancelled {
@@ -520,7 +520,7 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests, want 1", srv.Requests())
 	}
-	if lastReply(t, m).msg.Status != chat.StatusCancelled {
+	if lastReply(t, m).message.Status != chat.StatusCancelled {
 		t.Fatalf("screen:\n%s", plain(m))
 	}
 }
@@ -529,12 +529,12 @@ func TestTier2EnterRetriesNow(t *testing.T) {
 	d, srv, clock, _ := tier2Screen(t, demo.Overloaded())
 	d.typeAndSend("hello")
 	settle(d, "the retry to arm", armed)
-	if !d.m.keys.RetryNow.Enabled() || !strings.Contains(plain(d.m), "enter retry now") {
+	if !d.m.keys.Chat.RetryNow.Enabled() || !strings.Contains(plain(d.m), "enter retry now") {
 		t.Fatalf("enter is not offered as retry now:\n%s", plain(d.m))
 	}
 	d.send(press("enter"))
 	settle(d, "the reply", func(m Model) bool {
-		return m.run == nil && !m.tier2.Active() && lastReply(t, m).msg.Status == chat.StatusSucceeded
+		return m.active == nil && !m.tier2.Active() && lastReply(t, m).message.Status == chat.StatusSucceeded
 	})
 	if srv.Requests() != 2 || !clock.Now().Equal(t2Start) {
 		t.Fatalf("%d requests, clock moved to %v", srv.Requests(), clock.Now())
@@ -545,13 +545,13 @@ func TestTier2NewMessageDisarms(t *testing.T) {
 	d, srv, clock, db := tier2Screen(t, demo.Overloaded())
 	d.typeAndSend("first")
 	settle(d, "the retry to arm", armed)
-	failed := lastReply(t, d.m).msg
+	failed := lastReply(t, d.m).message
 	d.typeAndSend("second") // with text in the input, enter sends it
 	if d.m.tier2.Active() {
 		t.Fatal("a new message did not disarm")
 	}
 	settle(d, "the second reply", func(m Model) bool {
-		return m.run == nil && m.transcript.Len() == 4 && lastReply(t, m).msg.Status == chat.StatusSucceeded
+		return m.active == nil && m.transcript.Len() == 4 && lastReply(t, m).message.Status == chat.StatusSucceeded
 	})
 	clock.Advance(time.Hour)
 	pump(d, 100*time.Millisecond)
@@ -582,7 +582,7 @@ func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
 				settle(d, "the request", func(m Model) bool { return srv.Requests() == 1 })
 				d.send(press("esc"))
 			}
-			settle(d, "the run to end", func(m Model) bool { return m.run == nil })
+			settle(d, "the run to end", func(m Model) bool { return m.active == nil })
 			pump(d, 50*time.Millisecond) // the stored run is read back
 			clock.Advance(14 * time.Hour)
 			pump(d, 50*time.Millisecond)
@@ -618,7 +618,7 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := step(m, postedMsg{gen: m.sessionGen, text: "hello", model: "test-model", rcpt: rcpt, session: s})
+		m, _ := step(m, postedMsg{sessionGen: m.sessionGen, text: "hello", modelName: "test-model", rcpt: rcpt, session: s})
 		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusFailed, Retry: &stored}); err != nil {
 			t.Fatal(err)
 		}
@@ -686,7 +686,7 @@ func TestTier2BannerGolden(t *testing.T) {
 				m.tier2.Arm(failedRun(i, overloaded), t2Start)
 				if i < 3 {
 					m.tier2.RetryNow()
-					m.tier2.Sent(m.tier2.gen, i+1)
+					m.tier2.Sent(m.tier2.Token(), i+1)
 					m.tier2.Ended(i+1, chat.StatusFailed)
 				}
 			}

@@ -18,10 +18,10 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("what are the keys?")
 	d.until("the reply to finish", func(m Model) bool {
-		return m.run == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).msg.ID) == chat.StatusSucceeded
+		return m.active == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).message.ID) == chat.StatusSucceeded
 	})
 	reply := lastReply(t, d.m)
-	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	stored := storedReply(t, db, d.m.session.ID, reply.message.ID)
 	if stored.Status != chat.StatusSucceeded || stored.Content == "" {
 		t.Fatalf("stored reply: %+v", stored)
 	}
@@ -44,17 +44,17 @@ func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("tell me a long story")
-	d.until("some text", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.until("some text", func(m Model) bool { return m.active != nil && m.active.gotDelta })
 	d.send(press("esc"))
 	if d.m.focus != focusInput {
 		t.Fatal("esc during a run should cancel, not move the focus")
 	}
-	d.until("the run to end", func(m Model) bool { return m.run == nil })
+	d.until("the run to end", func(m Model) bool { return m.active == nil })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusCancelled {
-		t.Fatalf("reply status %q, want cancelled", reply.msg.Status)
+	if reply.message.Status != chat.StatusCancelled {
+		t.Fatalf("reply status %q, want cancelled", reply.message.Status)
 	}
-	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	stored := storedReply(t, db, d.m.session.ID, reply.message.ID)
 	if stored.Status != chat.StatusCancelled || stored.Retry != nil {
 		t.Fatalf("stored %q with %+v, want cancelled and no failure", stored.Status, stored.Retry)
 	}
@@ -75,7 +75,7 @@ func TestSendingDuringARunQueues(t *testing.T) {
 	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 40})
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("first question")
-	d.until("the first run to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.until("the first run to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
 	d.typeAndSend("second question")
 	d.typeAndSend("third question")
 	d.until("both to be queued", func(m Model) bool { return len(m.queue) == 2 })
@@ -93,7 +93,7 @@ func TestSendingDuringARunQueues(t *testing.T) {
 		t.Fatal("queued messages stored out of order")
 	}
 	d.until("every run to finish", func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == chat.StatusSucceeded
+		return m.active == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == chat.StatusSucceeded
 	})
 	msgs, _ = db.Transcript(d.m.session.ID)
 	for _, i := range []int{1, 3, 5} {
@@ -116,7 +116,7 @@ func TestQuitCancelsQueuedRuns(t *testing.T) {
 	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("first")
-	d.until("streaming", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.until("streaming", func(m Model) bool { return m.active != nil && m.active.gotDelta })
 	d.typeAndSend("second")
 	d.until("queued", func(m Model) bool { return len(m.queue) == 1 })
 	queued := d.m.queue[0]
@@ -140,12 +140,12 @@ func TestFailedRunShowsLabelAndMessage(t *testing.T) {
 	srv.Push(demo.Quota())
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("hello")
-	d.until("the run to end", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	d.until("the run to end", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Retryable {
-		t.Fatalf("reply: %+v", reply.msg)
+	if reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Retryable {
+		t.Fatalf("reply: %+v", reply.message)
 	}
-	want := "✗ " + reply.msg.Retry.Label + " — "
+	want := "✗ " + reply.message.Retry.Label + " — "
 	if !strings.Contains(plain(d.m), want) {
 		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
 	}
@@ -158,12 +158,12 @@ func TestSlashCommands(t *testing.T) {
 	first := d.m.session.ID
 
 	d.typeAndSend("/model other-model")
-	if d.m.model() != "other-model" || !strings.Contains(plain(d.m), "other-model") {
+	if d.m.modelName() != "other-model" || !strings.Contains(plain(d.m), "other-model") {
 		t.Fatalf("/model did not switch:\n%s", plain(d.m))
 	}
 	d.typeAndSend("hi")
-	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
-	if r := storedReply(t, db, first, lastReply(t, d.m).msg.ID); r.Model != "other-model" {
+	d.until("reply", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
+	if r := storedReply(t, db, first, lastReply(t, d.m).message.ID); r.Model != "other-model" {
 		t.Fatalf("run stored with model %q", r.Model)
 	}
 
@@ -209,7 +209,7 @@ func TestContinueShowsStoredHistory(t *testing.T) {
 	srv, client := startDemo(t, demo.Options{})
 	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
 	d.typeAndSend("remember this question")
-	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	d.until("reply", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
 	s, err := db.LatestSession()
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestUnstoredMessageIsGivenBack(t *testing.T) {
 	if !m.noticeErr || !strings.Contains(plain(m), "could not store the message") {
 		t.Fatalf("no error shown:\n%s", plain(m))
 	}
-	if m.run != nil || m.transcript.Len() != 0 {
+	if m.active != nil || m.transcript.Len() != 0 {
 		t.Fatal("an unstored message must not start a run")
 	}
 }

@@ -49,7 +49,7 @@ func exchange(d *driver, text string) {
 	d.send(tea.PasteMsg{Content: text}) // typing long text key by key is slow
 	d.send(press("enter"))
 	settle(d, "the run of "+text, func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && !m.posting && len(m.transcript.entries) == before+2
+		return m.active == nil && len(m.queue) == 0 && !m.posting && len(m.transcript.entries) == before+2
 	})
 	pump(d, 30*time.Millisecond) // the stored run and the spend are read back
 }
@@ -67,7 +67,7 @@ func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 			before := srv.Requests()
 			exchange(d, "and in short?")
 			screen := plain(d.m)
-			if srv.Requests()-before != 2 || lastReply(t, d.m).msg.Status != chat.StatusSucceeded {
+			if srv.Requests()-before != 2 || lastReply(t, d.m).message.Status != chat.StatusSucceeded {
 				t.Fatalf("%d requests; screen:\n%s", srv.Requests()-before, screen)
 			}
 			if !strings.Contains(screen, "earlier messages left out to fit the model's context") {
@@ -89,8 +89,8 @@ func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
 	clock.Advance(10 * time.Minute)
 	pump(d, 30*time.Millisecond)
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.ContextOverflow {
-		t.Fatalf("reply %+v", reply.msg)
+	if reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Class != chat.ContextOverflow {
+		t.Fatalf("reply %+v", reply.message)
 	}
 	if d.m.tier2.Active() || srv.Requests() != 1 || !strings.Contains(plain(d.m), "Context too long") {
 		t.Fatalf("Tier 2 %v after %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
@@ -120,8 +120,8 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 	clock.Advance(10 * time.Minute)
 	pump(d, 30*time.Millisecond)
 	reply := lastReply(t, d.m)
-	if srv.Requests() != 1 || reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.SpendLimitExceeded {
-		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.msg)
+	if srv.Requests() != 1 || reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Class != chat.SpendLimitExceeded {
+		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.message)
 	}
 	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))

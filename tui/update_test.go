@@ -42,9 +42,9 @@ func streaming(t testing.TB, msgs []history.Message, w, h int) Model {
 	t.Helper()
 	m := loaded(t, msgs, w, h)
 	next := int64(len(msgs) + 1)
-	m, _ = step(m, postedMsg{text: "and now?", model: "test-model", session: m.session,
+	m, _ = step(m, postedMsg{text: "and now?", modelName: "test-model", session: m.session,
 		rcpt: history.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
-	if m.run == nil {
+	if m.active == nil {
 		t.Fatal("no run started")
 	}
 	return m
@@ -52,7 +52,7 @@ func streaming(t testing.TB, msgs []history.Message, w, h int) Model {
 
 // deliver hands the active run a batch of events.
 func deliver(m Model, evs ...chat.Event) (Model, tea.Cmd) {
-	return step(m, runEventsMsg{run: m.run.id, events: evs, ch: make(chan chat.Event)})
+	return step(m, runEventsMsg{tag: m.active.tag, events: evs, ch: make(chan chat.Event)})
 }
 
 func delta(s string) chat.Event { return chat.Event{Kind: chat.EventDelta, Text: s} }
@@ -171,7 +171,7 @@ func TestQuitKeys(t *testing.T) {
 	}
 	m = streaming(t, storedExchanges(1), 80, 24)
 	m, cmd = step(m, press("ctrl+c"))
-	if quits(cmd) || !m.run.cancelling {
+	if quits(cmd) || !m.active.cancelling {
 		t.Fatal("ctrl+c during a run should cancel it, not quit")
 	}
 }
@@ -208,7 +208,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 		t.Fatal("deltas should wait for the frame before rendering")
 	}
 	clock.now = clock.now.Add(frameInterval)
-	m, _ = step(m, frameMsg{run: m.run.id})
+	m, _ = step(m, frameMsg{tag: m.active.tag})
 	if !strings.Contains(plain(m), "Hi. Hello world") {
 		t.Fatalf("frame did not render the reply:\n%s", plain(m))
 	}
@@ -223,12 +223,12 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 	}
 	// A frame of another run is ignored but clears the pending flag.
 	m, _ = deliver(m, delta(" again"))
-	m, _ = step(m, frameMsg{run: m.run.id + 7})
+	m, _ = step(m, frameMsg{tag: m.active.tag + 7})
 	if strings.Contains(plain(m), "again") || m.framePending {
 		t.Fatal("stale frame handled wrongly")
 	}
 	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished, FinishReason: "stop"})
-	if m.run != nil {
+	if m.active != nil {
 		t.Fatal("run still active after EventFinished")
 	}
 	if !strings.Contains(plain(m), "Hello world Then again") || strings.Contains(plain(m), "**") {
@@ -266,25 +266,25 @@ func TestTier1StatusAndFailure(t *testing.T) {
 	if !strings.Contains(s, "✗ Provider overloaded — The service may be temporarily overloaded") {
 		t.Fatalf("failure not shown with label and message:\n%s", s)
 	}
-	if strings.Contains(s, "reconnecting") || m.run != nil {
+	if strings.Contains(s, "reconnecting") || m.active != nil {
 		t.Fatal("status not cleared after the run ended")
 	}
 }
 
 func TestStaleRunEventsAreIgnored(t *testing.T) {
 	m := streaming(t, nil, 80, 24)
-	id := m.run.id
+	id := m.active.tag
 	ch := make(chan chat.Event)
-	m, cmd := step(m, runEventsMsg{run: id + 1, events: []chat.Event{delta("ghost")}, ch: ch})
+	m, cmd := step(m, runEventsMsg{tag: id + 1, events: []chat.Event{delta("ghost")}, ch: ch})
 	if cmd == nil {
 		t.Fatal("a stale run that has not ended should still be drained")
 	}
-	m, cmd = step(m, runEventsMsg{run: id + 1, events: []chat.Event{{Kind: chat.EventCancelled}}, ch: ch})
+	m, cmd = step(m, runEventsMsg{tag: id + 1, events: []chat.Event{{Kind: chat.EventCancelled}}, ch: ch})
 	if cmd != nil {
 		t.Fatal("an ended stale run should not be read again")
 	}
-	m, _ = step(m, frameMsg{run: id})
-	if strings.Contains(plain(m), "ghost") || m.run == nil || m.run.id != id {
+	m, _ = step(m, frameMsg{tag: id})
+	if strings.Contains(plain(m), "ghost") || m.active == nil || m.active.tag != id {
 		t.Fatal("a stale run's events changed the screen")
 	}
 }
@@ -301,7 +301,7 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	// Everything up to the terminal event is ready: one message carries it all, the deltas
 	// joined into one.
 	msg := readEvents(3, ch)().(runEventsMsg)
-	if msg.run != 3 || msg.closed || len(msg.events) != 2 {
+	if msg.tag != 3 || msg.closed || len(msg.events) != 2 {
 		t.Fatalf("batch of %d events (closed %v), want the joined deltas and the end", len(msg.events), msg.closed)
 	}
 	if d := msg.events[0]; d.Kind != chat.EventDelta || d.Text != want.String() || !msg.events[1].Terminal() {
@@ -355,7 +355,7 @@ func TestReadEventsWindow(t *testing.T) {
 func TestFollowModeAndScrolling(t *testing.T) {
 	m := streaming(t, storedExchanges(20), 80, 20)
 	m, _ = deliver(m, delta("first words"))
-	m, _ = step(m, frameMsg{run: m.run.id})
+	m, _ = step(m, frameMsg{tag: m.active.tag})
 	if !strings.Contains(plain(m), "first words") {
 		t.Fatal("follow mode should show the streaming reply")
 	}
@@ -368,7 +368,7 @@ func TestFollowModeAndScrolling(t *testing.T) {
 		t.Fatalf("pgup did not scroll away:\n%s", before)
 	}
 	m, _ = deliver(m, delta("\n\nmore and more\n\nand more"))
-	m, _ = step(m, frameMsg{run: m.run.id})
+	m, _ = step(m, frameMsg{tag: m.active.tag})
 	if plain(m) != before {
 		t.Fatal("new text moved the window while scrolled up")
 	}

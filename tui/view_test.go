@@ -47,7 +47,7 @@ func TestGolden(t *testing.T) {
 			m := streaming(t, goldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
 			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
 				delta("Sure:\n\n1. one\n2. tw"))
-			m, _ = step(m, frameMsg{run: m.run.id})
+			m, _ = step(m, frameMsg{tag: m.active.tag})
 			return m
 		},
 		"waiting": func(t *testing.T) Model {
@@ -58,8 +58,8 @@ func TestGolden(t *testing.T) {
 		"queued": func(t *testing.T) Model {
 			m := streaming(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, delta("Working on it"))
-			m, _ = step(m, frameMsg{run: m.run.id})
-			m, _ = step(m, postedMsg{text: "Also in C?", model: "test-model", session: m.session,
+			m, _ = step(m, frameMsg{tag: m.active.tag})
+			m, _ = step(m, postedMsg{text: "Also in C?", modelName: "test-model", session: m.session,
 				rcpt: history.Receipt{AnchorID: 5, RunID: 3, ReplyID: 6, Queued: true}})
 			return m
 		},
