@@ -122,7 +122,7 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 // one a stored copy of it gets when a session is opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	toks := generatedReply(t, 1200)
-	m := streaming(t, nil, 90, 30)
+	m := streamingModel(t, nil, 90, 30)
 	id := m.active.rcpt.ReplyID
 	for i := 0; i < len(toks); i += 7 {
 		m, _ = deliver(m, delta(strings.Join(toks[i:min(i+7, len(toks))], "")))
@@ -140,7 +140,7 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	}
 	stored := e.message
 	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
-	fresh := loaded(t, []history.Message{stored}, 90, 30)
+	fresh := loadedModel(t, []history.Message{stored}, 90, 30)
 	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
