@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
-	"parley/agent"
 	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 	"parley/history"
-	"parley/retry"
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one
@@ -32,12 +30,8 @@ import (
 // 127.0.0.1, as a run receives them.
 func generatedReply(tb testing.TB, n int) []string {
 	tb.Helper()
-	srv, err := demo.Start(demo.Options{Tokens: n})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer srv.Close()
-	client := agent.NewClient(agent.Endpoint{BaseURL: srv.URL(), Model: "bench"}, chat.SystemClock{}, retry.DefaultPolicy())
+	srv := demotest.Start(tb, demo.Options{Tokens: n})
+	client := demoClient(srv, chat.SystemClock{}, 0)
 	var toks []string
 	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
 		switch ev.Kind {
@@ -62,31 +56,31 @@ func cpuTime(tb testing.TB) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// stream delivers toks to the model's active run at rate tokens a second, as the program
+// streamTokens delivers toks to the model's active run at rate tokens a second, as the program
 // would: one message per batchWindow of simulated time, View after each message, a frame
 // when the model asks for one; then the end of the run.
-func stream(m Model, toks []string, rate int) Model {
-	clock := &fakeClock{now: time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)}
+func streamTokens(m Model, toks []string, rate int) Model {
+	clock := chattest.New(clockStart)
 	m.clock = clock
 	per := max(1, rate*int(batchWindow)/int(time.Second))
 	ch := make(chan chat.Event)
-	id := m.run.id
+	tag := m.active.tag
 	batch := make([]chat.Event, 0, per)
 	for i := 0; i < len(toks); i += per {
-		clock.now = clock.now.Add(batchWindow)
+		clock.Advance(batchWindow)
 		if m.framePending {
 			// Its tick fires before the next batch is gathered.
-			m, _ = step(m, frameMsg{run: id})
+			m, _ = step(m, frameMsg{tag: tag})
 			m.View()
 		}
 		batch = batch[:0]
 		for _, tok := range toks[i:min(i+per, len(toks))] {
 			batch = append(batch, chat.Event{Kind: chat.EventDelta, Text: tok})
 		}
-		m, _ = step(m, runEventsMsg{run: id, events: batch, ch: ch})
+		m, _ = step(m, runEventsMsg{tag: tag, events: batch, ch: ch})
 		m.View()
 	}
-	m, _ = step(m, runEventsMsg{run: id, events: []chat.Event{{Kind: chat.EventFinished}}, ch: ch})
+	m, _ = step(m, runEventsMsg{tag: tag, events: []chat.Event{{Kind: chat.EventFinished}}, ch: ch})
 	m.View()
 	return m
 }
@@ -103,7 +97,7 @@ func BenchmarkDelta(b *testing.B) {
 			var ms runtime.MemStats
 			for range b.N {
 				b.StopTimer()
-				m := streaming(b, storedExchanges(n/2), 100, 40)
+				m := streamingModel(b, storedExchanges(n/2), 100, 40)
 				if m.transcript.Len() != n+2 {
 					b.Fatalf("%d messages, want %d", m.transcript.Len(), n+2)
 				}
@@ -112,7 +106,7 @@ func BenchmarkDelta(b *testing.B) {
 				allocs -= ms.Mallocs
 				b.StartTimer()
 				c := cpuTime(b)
-				m = stream(m, toks, 120)
+				m = streamTokens(m, toks, 120)
 				cpu += cpuTime(b) - c
 				b.StopTimer()
 				runtime.ReadMemStats(&ms)
@@ -138,12 +132,12 @@ func BenchmarkReply(b *testing.B) {
 			var cpu time.Duration
 			for range b.N {
 				b.StopTimer()
-				m := streaming(b, storedExchanges(5), 100, 30)
+				m := streamingModel(b, storedExchanges(5), 100, 30)
 				b.StartTimer()
 				c := cpuTime(b)
-				m = stream(m, toks, 60_000)
+				m = streamTokens(m, toks, 60_000)
 				cpu += cpuTime(b) - c
-				if m.run != nil {
+				if m.active != nil {
 					b.Fatal("the run did not end")
 				}
 			}
@@ -162,29 +156,10 @@ func BenchmarkFirstFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := db.CreateSession()
-	if err != nil {
-		b.Fatal(err)
-	}
-	toks := generatedReply(b, 120)
-	var reply string
-	for _, t := range toks {
-		reply += t
-	}
+	s := newSessionIn(b, db)
+	reply := strings.Join(generatedReply(b, 120), "")
 	for i := range 5000 {
-		rc, err := db.Post(s.ID, fmt.Sprintf("question %d", i+1), "bench", false)
-		if err == nil {
-			err = db.StartRun(rc.RunID)
-		}
-		if err == nil {
-			err = db.AppendReply(rc.RunID, reply, "")
-		}
-		if err == nil {
-			err = db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded})
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
+		storeExchange(b, db, s.ID, fmt.Sprintf("question %d", i+1), reply)
 	}
 	db.Close()
 	b.ResetTimer()
@@ -193,9 +168,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := New(Options{DB: db, Client: offlineClient(), Session: s})
-		m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 30})
-		m, _ = step(m, m.loadSession(s.ID)())
+		m, _ := openOffline(b, db, s, 100, 30)
 		v := m.View()
 		b.StopTimer()
 		if m.transcript.Len() != firstScreen || plain(m) == "" || v.Content == "" {
@@ -212,19 +185,15 @@ func BenchmarkFirstFrame(b *testing.B) {
 // the messages a page brings on screen are rendered, so every page costs about the same.
 func BenchmarkScroll(b *testing.B) {
 	reply := strings.Join(generatedReply(b, 120), "")
-	msgs := make([]history.Message, 0, 10000)
-	for i := range 5000 {
-		id := int64(2*i + 1)
-		msgs = append(msgs,
-			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
-			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
-				Status: chat.StatusSucceeded, Model: "bench", Content: reply})
+	msgs := storedExchanges(5000)
+	for i := 1; i < len(msgs); i += 2 {
+		msgs[i].Content = reply
 	}
 	pages := 0
 	var worst time.Duration
 	for range b.N {
 		b.StopTimer()
-		m := loaded(b, msgs, 100, 30)
+		m := loadedModel(b, msgs, 100, 30)
 		m.View()
 		b.StartTimer()
 		for m.transcript.current() != (linePos{}) {

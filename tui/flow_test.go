@@ -16,10 +16,33 @@ import (
 
 // These flows run the whole Bubble Tea program against a demo endpoint and a real database.
 
+// startProgram runs m as a Bubble Tea program in a 100×30 terminal without colors.
 func startProgram(t *testing.T, m Model) *teatest.TestModel {
 	t.Helper()
 	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.Ascii)))
+}
+
+// startFlow runs the program on a new session against a new demo endpoint with opts, and
+// waits for its first frame.
+func startFlow(t *testing.T, opts demo.Options) (*teatest.TestModel, Options, *demo.Server) {
+	t.Helper()
+	o, srv, _ := demoOptions(t, screenConfig{demo: opts})
+	tm := startProgram(t, New(o))
+	waitFor(t, tm, "idle")
+	return tm, o, srv
+}
+
+// sendLine types text into the program and presses enter.
+func sendLine(tm *teatest.TestModel, text string) {
+	tm.Type(text)
+	tm.Send(press("enter"))
+}
+
+// finalModel waits for the program to end and returns its model.
+func finalModel(t *testing.T, tm *teatest.TestModel) Model {
+	t.Helper()
+	return tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 }
 
 // eventually polls cond until it holds, failing after a few seconds. The flows wait on the
@@ -50,71 +73,51 @@ func waitFor(t *testing.T, tm *teatest.TestModel, marker string) {
 }
 
 func TestFlowSendCancelQuit(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
-	waitFor(t, tm, "idle")
-	tm.Type("tell me a story")
-	tm.Send(press("enter"))
+	tm, o, _ := startFlow(t, cancellable)
+	db, s := o.DB, o.Session
+	sendLine(tm, "tell me a story")
 	eventually(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
 	tm.Send(press("esc"))
 	eventually(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == chat.StatusCancelled })
 	waitFor(t, tm, "cancelled")
 	tm.Send(press("ctrl+c"))
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-
-	reply := lastReply(t, final)
-	if reply.msg.Status != chat.StatusCancelled || reply.text.Len() == 0 {
-		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.msg.Status, reply.text.Len())
+	reply := lastReply(t, finalModel(t, tm))
+	if reply.message.Status != chat.StatusCancelled || reply.text.Len() == 0 {
+		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.message.Status, reply.text.Len())
 	}
-	if got := storedReply(t, db, s.ID, reply.msg.ID); got.Status != chat.StatusCancelled {
+	if got := storedReply(t, db, s.ID, reply.message.ID); got.Status != chat.StatusCancelled {
 		t.Fatalf("stored %q", got.Status)
 	}
 }
 
 func TestFlowQueueAndContinue(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 60})
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tm := startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
-	waitFor(t, tm, "idle")
-	tm.Type("first")
-	tm.Send(press("enter"))
+	tm, o, srv := startFlow(t, queueable)
+	db, s := o.DB, o.Session
+	sendLine(tm, "first")
 	eventually(t, "the first request", func() bool { return srv.Requests() == 1 })
-	tm.Type("second")
-	tm.Send(press("enter"))
+	sendLine(tm, "second")
 	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusQueued })
 	waitFor(t, tm, "queued")
 	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusSucceeded })
 	tm.Send(press("ctrl+d"))
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-	if final.transcript.Len() != 4 {
-		t.Fatalf("%d messages on screen, want 4", final.transcript.Len())
+	if n := finalModel(t, tm).transcript.Len(); n != 4 {
+		t.Fatalf("%d messages on screen, want 4", n)
 	}
-	msgs, err := db.Transcript(s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := liveMessages(t, db, s.ID)
 	if len(msgs) != 4 || msgs[2].Content != "second" || msgs[1].Status != chat.StatusSucceeded || msgs[3].Status != chat.StatusSucceeded {
 		t.Fatalf("stored: %+v", msgs)
 	}
 
 	// Continuing the session shows the earlier exchange.
-	s, err = db.LatestSession()
+	latest, err := db.LatestSession()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm = startProgram(t, New(Options{DB: db, Client: client, Session: s, Demo: srv}))
+	o.Session = latest
+	tm = startProgram(t, New(o))
 	waitFor(t, tm, "second")
 	tm.Send(press("ctrl+c"))
-	if got := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model); got.transcript.Len() != 4 {
-		t.Fatalf("continued session shows %d messages", got.transcript.Len())
+	if n := finalModel(t, tm).transcript.Len(); n != 4 {
+		t.Fatalf("continued session shows %d messages", n)
 	}
 }

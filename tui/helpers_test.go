@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +14,12 @@ import (
 
 	"parley/agent"
 	"parley/agent/chat"
-	"parley/agent/demo"
+	"parley/agent/chat/chattest"
 	"parley/history"
 	"parley/retry"
 )
+
+// Helpers that build a model and step it by hand; driver_test.go runs one like a program.
 
 // openDB opens a fresh history database in a temporary directory.
 func openDB(t testing.TB) *history.DB {
@@ -29,16 +32,14 @@ func openDB(t testing.TB) *history.DB {
 	return db
 }
 
-// startDemo starts a demo endpoint on 127.0.0.1 and a client for it.
-func startDemo(t testing.TB, opts demo.Options) (*demo.Server, *agent.Client) {
+// newSessionIn creates a session in db.
+func newSessionIn(t testing.TB, db *history.DB) history.Session {
 	t.Helper()
-	srv, err := demo.Start(opts)
+	s, err := db.CreateSession()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
-	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: "parley-demo", Demo: true}
-	return srv, agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
+	return s
 }
 
 // offlineClient is a client for an endpoint that is never called: unit tests feed the
@@ -48,24 +49,66 @@ func offlineClient() *agent.Client {
 	return agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
 }
 
-// newModel returns a model on a new session of db, sized w×h, with the session loaded.
-func newModel(t testing.TB, db *history.DB, client *agent.Client, srv *demo.Server, w, h int) Model {
+// openModel returns the model of o, sized w×h, with o.Session read from o.DB, and the
+// command its loading returned.
+func openModel(t testing.TB, o Options, w, h int) (Model, tea.Cmd) {
 	t.Helper()
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return openModel(t, db, client, srv, s, w, h)
+	m := New(o)
+	m, _ = step(m, tea.WindowSizeMsg{Width: w, Height: h})
+	return step(m, m.loadSession(o.Session.ID)())
 }
 
-// openModel returns a model on session s, sized w×h, with the session loaded.
-func openModel(t testing.TB, db *history.DB, client *agent.Client, srv *demo.Server, s history.Session, w, h int) Model {
+// openOffline returns a model sized w×h on session s of db, with its stored messages read,
+// and the command their loading returned. Its client is offline and its clock manual, at
+// clockStart: the test feeds it whatever it is to see.
+func openOffline(t testing.TB, db *history.DB, s history.Session, w, h int) (Model, tea.Cmd) {
 	t.Helper()
-	m := New(Options{DB: db, Client: client, Session: s, Demo: srv})
+	return openModel(t, Options{DB: db, Client: offlineClient(), Session: s, Clock: chattest.New(clockStart)}, w, h)
+}
+
+// storedExchanges returns n finished question/answer pairs as the database would return them.
+func storedExchanges(n int) []history.Message {
+	var msgs []history.Message
+	for i := range n {
+		id := int64(2*i + 1)
+		msgs = append(msgs,
+			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
+			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
+				Status: chat.StatusSucceeded, Model: "test-model",
+				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
+	}
+	return msgs
+}
+
+// loadedModel returns a model showing msgs, without a database.
+func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
+	t.Helper()
+	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
 	m, _ = step(m, tea.WindowSizeMsg{Width: w, Height: h})
-	m, _ = step(m, m.loadSession(s.ID)())
+	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: msgs})
 	return m
 }
+
+// streamingModel returns a model showing msgs and a new exchange whose reply is being written
+// by the active run.
+func streamingModel(t testing.TB, msgs []history.Message, w, h int) Model {
+	t.Helper()
+	m := loadedModel(t, msgs, w, h)
+	next := int64(len(msgs) + 1)
+	m, _ = step(m, postedMsg{text: "and now?", modelName: "test-model", session: m.session,
+		rcpt: history.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
+	if m.active == nil {
+		t.Fatal("no run started")
+	}
+	return m
+}
+
+// deliver hands the active run a batch of events.
+func deliver(m Model, evs ...chat.Event) (Model, tea.Cmd) {
+	return step(m, runEventsMsg{tag: m.active.tag, events: evs, ch: make(chan chat.Event)})
+}
+
+func delta(s string) chat.Event { return chat.Event{Kind: chat.EventDelta, Text: s} }
 
 // step runs one Update.
 func step(m Model, msg tea.Msg) (Model, tea.Cmd) {
@@ -88,6 +131,7 @@ func press(name string) tea.KeyPressMsg {
 		"home":        {Code: tea.KeyHome},
 		"end":         {Code: tea.KeyEnd},
 		"backspace":   {Code: tea.KeyBackspace},
+		"space":       {Code: tea.KeySpace, Text: " "},
 	}
 	if k, ok := special[name]; ok {
 		return tea.KeyPressMsg(k)
@@ -134,72 +178,22 @@ func execCmd(cmd tea.Cmd, wait time.Duration) []tea.Msg {
 	}
 }
 
-// driver runs a model like a Bubble Tea program without a terminal: commands run in
-// goroutines and their messages come back through Update, one at a time.
-type driver struct {
-	t    testing.TB
-	m    Model
-	msgs chan tea.Msg
-	done chan struct{}
-	quit bool
-}
-
-func newDriver(t testing.TB, m Model) *driver {
-	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
-	t.Cleanup(func() { close(d.done) })
-	return d
-}
-
-// send delivers msg to the model and starts the commands it returns.
-func (d *driver) send(msg tea.Msg) {
-	switch msg := msg.(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			d.exec(c)
-		}
-	case tea.QuitMsg:
-		d.quit = true
-	default:
-		var cmd tea.Cmd
-		d.m, cmd = step(d.m, msg)
-		d.exec(cmd)
+// runCmds runs cmd and hands the model every message it gives within a few seconds.
+func runCmds(m Model, cmd tea.Cmd) Model {
+	for _, msg := range execCmd(cmd, 5*time.Second) {
+		m, _ = step(m, msg)
 	}
+	return m
 }
 
-func (d *driver) exec(cmd tea.Cmd) {
-	if cmd == nil {
-		return
-	}
-	go func() {
-		if msg := cmd(); msg != nil {
-			select {
-			case d.msgs <- msg:
-			case <-d.done:
-			}
-		}
-	}()
-}
-
-// typeAndSend types text and presses enter.
-func (d *driver) typeAndSend(text string) {
-	for _, r := range text {
-		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
-	}
-	d.send(press("enter"))
-}
-
-// until processes messages until cond holds, failing after a few seconds.
-func (d *driver) until(what string, cond func(m Model) bool) {
-	d.t.Helper()
-	deadline := time.After(10 * time.Second)
-	for !cond(d.m) {
-		select {
-		case msg := <-d.msgs:
-			d.send(msg)
-		case <-deadline:
-			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m))
+// quits reports whether cmd ends the program.
+func quits(cmd tea.Cmd) bool {
+	for _, msg := range execCmd(cmd, time.Second) {
+		if _, ok := msg.(tea.QuitMsg); ok {
+			return true
 		}
 	}
+	return false
 }
 
 // plain is the text of the screen, without styles.
@@ -217,7 +211,7 @@ func asciiView(m Model) string {
 func lastReply(t testing.TB, m Model) *entry {
 	t.Helper()
 	for i := len(m.transcript.entries) - 1; i >= 0; i-- {
-		if e := m.transcript.entries[i]; e.msg.Role == history.RoleAssistant {
+		if e := m.transcript.entries[i]; e.message.Role == history.RoleAssistant {
 			return e
 		}
 	}
@@ -225,18 +219,51 @@ func lastReply(t testing.TB, m Model) *entry {
 	return nil
 }
 
-// storedReply reads reply id back from the database.
-func storedReply(t testing.TB, db *history.DB, sessionID string, id int64) history.Message {
+// liveMessages returns the session's live messages as stored.
+func liveMessages(t testing.TB, db *history.DB, sessionID string) []history.Message {
 	t.Helper()
 	msgs, err := db.Transcript(sessionID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, msg := range msgs {
+	return msgs
+}
+
+// storedReply reads reply id back from the database.
+func storedReply(t testing.TB, db *history.DB, sessionID string, id int64) history.Message {
+	t.Helper()
+	for _, msg := range liveMessages(t, db, sessionID) {
 		if msg.ID == id {
 			return msg
 		}
 	}
 	t.Fatalf("message %d not stored", id)
 	return history.Message{}
+}
+
+// storeExchange stores question in session sessionID and answer as its reply, as a run that
+// streamed it and succeeded would, and returns the question's receipt.
+func storeExchange(t testing.TB, db *history.DB, sessionID, question, answer string) history.Receipt {
+	t.Helper()
+	rcpt, err := db.Post(sessionID, question, "test-model", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeAnswer(t, db, rcpt, answer)
+	return rcpt
+}
+
+// storeAnswer stores text as the reply of rcpt's run, which succeeds.
+func storeAnswer(t testing.TB, db *history.DB, rcpt history.Receipt, text string) {
+	t.Helper()
+	err := db.StartRun(rcpt.RunID)
+	if err == nil {
+		err = db.AppendReply(rcpt.RunID, text, "")
+	}
+	if err == nil {
+		err = db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -186,7 +186,7 @@ func (md *markdown) tail(chunk string, width int, dark bool) (lines []string, ok
 
 // scan reads the complete lines of text after s.scanned, tracking code fences and lists, and
 // records the newest boundary: the start of a line that follows a blank line, outside a fence,
-// and that begins a block which cannot continue what came before (no indent, quote, table,
+// and that begins a block which cannot continue what came before (no indent, quote,
 // setext underline or HTML; a list item only when no list came since the last boundary).
 func (s *streamMD) scan(text string) {
 	for {
@@ -226,7 +226,7 @@ func (s *streamMD) scan(text string) {
 // ends whatever block came before it.
 func safeStart(line string) bool {
 	switch c := line[0]; {
-	case c == ' ' || c == '\t' || c == '>' || c == '|' || c == '=' || c == '<' || c == '[':
+	case c == ' ' || c == '\t' || c == '>' || c == '=' || c == '<' || c == '[':
 		return false
 	case c == '-' || c == '*' || c == '+':
 		return len(line) > 1 && line[1] != ' ' && line[1] != '\t' && c != '-'

@@ -122,11 +122,11 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 // one a stored copy of it gets when a session is opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	toks := generatedReply(t, 1200)
-	m := streaming(t, nil, 90, 30)
-	id := m.run.rcpt.ReplyID
+	m := streamingModel(t, nil, 90, 30)
+	id := m.active.rcpt.ReplyID
 	for i := 0; i < len(toks); i += 7 {
 		m, _ = deliver(m, delta(strings.Join(toks[i:min(i+7, len(toks))], "")))
-		m, _ = step(m, frameMsg{run: m.run.id})
+		m, _ = step(m, frameMsg{tag: m.active.tag})
 		m.View()
 	}
 	e := m.transcript.byID[id]
@@ -138,9 +138,9 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	if e.md.stableEnd != 0 {
 		t.Fatal("the stream's render state outlived the final render")
 	}
-	stored := e.msg
+	stored := e.message
 	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
-	fresh := loaded(t, []history.Message{stored}, 90, 30)
+	fresh := loadedModel(t, []history.Message{stored}, 90, 30)
 	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -4,7 +4,7 @@
 package tui
 
 import (
-	"context"
+	"fmt"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -73,10 +73,11 @@ type Model struct {
 	picker        picker
 	versions      versionView
 
-	// run is the active run, nil when none is active.
-	run *run
-	// runSeq numbers runs; a run's number tags all of its messages.
-	runSeq int
+	// active is the run whose reply is streaming (or about to), nil when none is.
+	active *activeRun
+	// lastRunTag is the tag of the newest active run: each run started takes the next one,
+	// and its messages carry it.
+	lastRunTag int
 	// queue holds stored runs waiting for the active one to end, oldest first.
 	queue []history.Receipt
 	// outbox holds messages typed while an earlier one is being stored; posting one at a
@@ -101,22 +102,6 @@ type Model struct {
 	quitAfterRun bool
 }
 
-// run is the run whose reply is streaming (or about to).
-type run struct {
-	id   int
-	rcpt history.Receipt
-	// cancel cancels the run's context; the run then ends with EventCancelled, which is
-	// stored before it reaches the screen.
-	cancel     context.CancelFunc
-	cancelling bool
-	// retrying describes a Tier 1 retry, and retryAt is when its wait ends (zero when it is
-	// not waiting).
-	retrying string
-	retryAt  time.Time
-	// gotDelta is set once text has arrived: from then on nothing is retried automatically.
-	gotDelta bool
-}
-
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so
 // the first frame does not wait for the database.
 func New(o Options) Model {
@@ -138,17 +123,17 @@ func New(o Options) Model {
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.transcript = newTranscript(m.styles)
-	m.input = newInput()
+	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
 	return m
 }
 
-// newInput returns the message box: enter sends (the model handles it), shift+enter,
-// alt+enter and ctrl+j insert a newline, and pgup/pgdown belong to the transcript.
-func newInput() textarea.Model {
+// newInput returns the message box: the model handles enter (send), the textarea inserts a
+// newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
+func newInput(k KeyMap) textarea.Model {
 	ta := textarea.New()
-	ta.Placeholder = "Ask anything — enter sends, ? lists keys"
+	ta.Placeholder = fmt.Sprintf("Ask anything — %s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
@@ -158,7 +143,7 @@ func newInput() textarea.Model {
 	// Without this the textarea stops taking newlines at MaxHeight lines; the height is
 	// only how much of the message shows at once.
 	ta.MaxContentHeight = 1 << 20
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"))
+	ta.KeyMap.InsertNewline = k.Input.Newline
 	ta.KeyMap.PageUp = key.NewBinding()
 	ta.KeyMap.PageDown = key.NewBinding()
 	ta.SetVirtualCursor(false)

@@ -5,45 +5,24 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/agent/chat"
-	"parley/agent/demo"
 	"parley/history"
 )
 
 // Regenerating with r and /regen, against a demo endpoint and a real database.
 
-// answered reports whether the screen shows n messages, the last a finished reply, with
-// nothing running or waiting.
-func answered(t *testing.T, n int) func(Model) bool {
-	return func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && !m.posting && m.transcript.Len() == n &&
-			lastReply(t, m).msg.Status == chat.StatusSucceeded
-	}
-}
-
 // liveIDs returns the ids of the session's live messages.
 func liveIDs(t *testing.T, db *history.DB, sessionID string) []int64 {
-	t.Helper()
-	msgs, err := db.Transcript(sessionID)
-	if err != nil {
-		t.Fatal(err)
+	var ids []int64
+	for _, msg := range liveMessages(t, db, sessionID) {
+		ids = append(ids, msg.ID)
 	}
-	var out []int64
-	for _, m := range msgs {
-		out = append(out, m.ID)
-	}
-	return out
+	return ids
 }
 
 func TestRegenerateNewestAndEarlierReply(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d, srv, _, db := demoScreen(t, screenConfig{})
 	for i, q := range []string{"first question", "second question", "third question"} {
 		d.typeAndSend(q)
 		d.until("reply "+q, answered(t, 2*(i+1)))
@@ -130,17 +109,15 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 }
 
 func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 60})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
 	d.typeAndSend("first")
 	d.until("the first reply", answered(t, 2))
 	d.typeAndSend("second")
-	d.until("the second reply to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
-	streamingRun := d.m.run.rcpt
+	d.until("the second reply to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	streamingRun := d.m.active.rcpt
 	d.typeAndSend("/regen")
 	d.until("the regeneration to queue", func(m Model) bool { return len(m.queue) == 1 })
-	if d.m.run == nil || d.m.run.rcpt.RunID != streamingRun.RunID || !strings.Contains(plain(d.m), "1 queued") {
+	if d.m.active == nil || d.m.active.rcpt.RunID != streamingRun.RunID || !strings.Contains(plain(d.m), "1 queued") {
 		t.Fatalf("the active run should go on, the regeneration wait:\n%s", plain(d.m))
 	}
 	d.until("both runs", answered(t, 4))
@@ -157,13 +134,8 @@ func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
 }
 
 func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 60})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
-	d.typeAndSend("first")
-	d.until("the first reply to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
-	d.typeAndSend("second")
-	d.until("the second to queue", func(m Model) bool { return len(m.queue) == 1 })
+	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
+	d.queueBehind("first", "second")
 	queued := d.m.queue[0]
 	d.typeAndSend("/regen") // the newest reply is the queued one
 	d.until("the regeneration to replace it", func(m Model) bool { return len(m.queue) == 1 && m.queue[0].RunID != queued.RunID })
@@ -177,7 +149,7 @@ func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
 }
 
 func TestRegenerateRefusals(t *testing.T) {
-	m := loaded(t, nil, 80, 24)
+	m := loadedModel(t, nil, 80, 24)
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("r"))
 	if cmd != nil || m.notice != "" {
@@ -188,102 +160,5 @@ func TestRegenerateRefusals(t *testing.T) {
 	m, cmd = step(m, press("enter"))
 	if cmd != nil || !m.noticeErr || !strings.Contains(m.notice, "no reply to regenerate") {
 		t.Fatalf("/regen with no reply: notice %q", m.notice)
-	}
-}
-
-// versionsDB stores one question answered twice: the first answer superseded by the second.
-func versionsDB(t *testing.T) (*history.DB, history.Session) {
-	t.Helper()
-	db := openDB(t)
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer := func(r history.Receipt, text string) {
-		if err := db.StartRun(r.RunID); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.AppendReply(r.RunID, text, ""); err != nil {
-			t.Fatal(err)
-		}
-		if err := db.FinishRun(r.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := db.Post(s.ID, "Name a colour.", "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer(r, "Blue, the **first** answer.")
-	g, err := db.Regenerate(r.AnchorID, "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer(g, "Green, the second answer.")
-	s, err = db.Session(s.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db, s
-}
-
-// runCmds runs cmd and hands the model every message it gives.
-func runCmds(m Model, cmd tea.Cmd) Model {
-	for _, msg := range execCmd(cmd, 5*time.Second) {
-		m, _ = step(m, msg)
-	}
-	return m
-}
-
-func TestVersionsCycleThroughEarlierReplies(t *testing.T) {
-	db, s := versionsDB(t)
-	m := openModel(t, db, offlineClient(), nil, s, 80, 24)
-	m, _ = step(m, press("esc"))
-	m, cmd := step(m, press("]"))
-	m = runCmds(m, cmd)
-	if m.focus != focusTranscript || !strings.Contains(m.notice, "no later version") {
-		t.Fatalf("] on the live reply: focus %v, notice %q", m.focus, m.notice)
-	}
-	m, cmd = step(m, press("["))
-	m = runCmds(m, cmd)
-	if m.focus != focusVersions {
-		t.Fatalf("[ did not open the versions:\n%s", plain(m))
-	}
-	screen := plain(m)
-	if !strings.Contains(screen, "Version 1/2 · superseded") || !strings.Contains(screen, "Blue, the first answer.") ||
-		strings.Contains(screen, "Green") {
-		t.Fatalf("version 1:\n%s", screen)
-	}
-	m, _ = step(m, press("]"))
-	if s := plain(m); !strings.Contains(s, "Version 2/2 · live") || !strings.Contains(s, "Green, the second answer.") {
-		t.Fatalf("version 2:\n%s", s)
-	}
-	m, _ = step(m, press("]")) // stays on the newest
-	if !strings.Contains(plain(m), "Version 2/2") {
-		t.Fatalf("] past the newest:\n%s", plain(m))
-	}
-	m, _ = step(m, press("["))
-	golden.RequireEqual(t, asciiView(m))
-	m, _ = step(m, press("esc"))
-	if m.focus != focusTranscript || strings.Contains(plain(m), "Version") || !strings.Contains(plain(m), "Green") {
-		t.Fatalf("esc did not close the versions:\n%s", plain(m))
-	}
-}
-
-func TestVersionsOfAReplyWithOnlyOne(t *testing.T) {
-	db := openDB(t)
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Post(s.ID, "only once", "test-model", false); err != nil {
-		t.Fatal(err)
-	}
-	m := openModel(t, db, offlineClient(), nil, s, 80, 24)
-	m, _ = step(m, press("esc"))
-	m, cmd := step(m, press("["))
-	m = runCmds(m, cmd)
-	if m.focus != focusTranscript || !strings.Contains(m.notice, "only one version") {
-		t.Fatalf("focus %v, notice %q", m.focus, m.notice)
 	}
 }

@@ -13,15 +13,13 @@ import (
 // These tests run the model against a real demo endpoint on 127.0.0.1 and a real database.
 
 func TestSendStreamsAndStoresReply(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("what are the keys?")
 	d.until("the reply to finish", func(m Model) bool {
-		return m.run == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).msg.ID) == chat.StatusSucceeded
+		return m.active == nil && m.transcript.Len() == 2 && m.transcript.Status(lastReply(t, m).message.ID) == chat.StatusSucceeded
 	})
 	reply := lastReply(t, d.m)
-	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	stored := storedReply(t, db, d.m.session.ID, reply.message.ID)
 	if stored.Status != chat.StatusSucceeded || stored.Content == "" {
 		t.Fatalf("stored reply: %+v", stored)
 	}
@@ -40,21 +38,19 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 }
 
 func TestEscCancelsRunKeepingPartialText(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	d.typeAndSend("tell me a long story")
-	d.until("some text", func(m Model) bool { return m.run != nil && m.run.gotDelta })
+	d.until("some text", func(m Model) bool { return m.active != nil && m.active.gotDelta })
 	d.send(press("esc"))
 	if d.m.focus != focusInput {
 		t.Fatal("esc during a run should cancel, not move the focus")
 	}
-	d.until("the run to end", func(m Model) bool { return m.run == nil })
+	d.until("the run to end", func(m Model) bool { return m.active == nil })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusCancelled {
-		t.Fatalf("reply status %q, want cancelled", reply.msg.Status)
+	if reply.message.Status != chat.StatusCancelled {
+		t.Fatalf("reply status %q, want cancelled", reply.message.Status)
 	}
-	stored := storedReply(t, db, d.m.session.ID, reply.msg.ID)
+	stored := storedReply(t, db, d.m.session.ID, reply.message.ID)
 	if stored.Status != chat.StatusCancelled || stored.Retry != nil {
 		t.Fatalf("stored %q with %+v, want cancelled and no failure", stored.Status, stored.Retry)
 	}
@@ -71,14 +67,8 @@ func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 }
 
 func TestSendingDuringARunQueues(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 10 * time.Millisecond, Tokens: 40})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
-	d.typeAndSend("first question")
-	d.until("the first run to stream", func(m Model) bool { return m.run != nil && m.run.gotDelta })
-	d.typeAndSend("second question")
-	d.typeAndSend("third question")
-	d.until("both to be queued", func(m Model) bool { return len(m.queue) == 2 })
+	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
+	d.queueBehind("first question", "second question", "third question")
 	if !strings.Contains(plain(d.m), "queued: sends when the current reply ends") || !strings.Contains(plain(d.m), "2 queued") {
 		t.Fatalf("queued messages not shown as queued:\n%s", plain(d.m))
 	}
@@ -93,7 +83,7 @@ func TestSendingDuringARunQueues(t *testing.T) {
 		t.Fatal("queued messages stored out of order")
 	}
 	d.until("every run to finish", func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == chat.StatusSucceeded
+		return m.active == nil && len(m.queue) == 0 && m.transcript.Status(msgs[5].ID) == chat.StatusSucceeded
 	})
 	msgs, _ = db.Transcript(d.m.session.ID)
 	for _, i := range []int{1, 3, 5} {
@@ -112,13 +102,8 @@ func TestSendingDuringARunQueues(t *testing.T) {
 }
 
 func TestQuitCancelsQueuedRuns(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{Pace: 20 * time.Millisecond})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
-	d.typeAndSend("first")
-	d.until("streaming", func(m Model) bool { return m.run != nil && m.run.gotDelta })
-	d.typeAndSend("second")
-	d.until("queued", func(m Model) bool { return len(m.queue) == 1 })
+	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
+	d.queueBehind("first", "second")
 	queued := d.m.queue[0]
 	d.send(press("ctrl+d")) // empty input, run active: cancel, then quit
 	d.until("quit", func(Model) bool { return d.quit })
@@ -135,110 +120,36 @@ func TestQuitCancelsQueuedRuns(t *testing.T) {
 }
 
 func TestFailedRunShowsLabelAndMessage(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{})
-	srv.Push(demo.Quota())
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
+	d, _, _, _ := demoScreen(t, screenConfig{faults: []demo.Fault{demo.Quota()}})
 	d.typeAndSend("hello")
-	d.until("the run to end", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
+	d.until("the run to end", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Retryable {
-		t.Fatalf("reply: %+v", reply.msg)
+	if reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Retryable {
+		t.Fatalf("reply: %+v", reply.message)
 	}
-	want := "✗ " + reply.msg.Retry.Label + " — "
+	want := "✗ " + reply.message.Retry.Label + " — "
 	if !strings.Contains(plain(d.m), want) {
 		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
 	}
 }
 
-func TestSlashCommands(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
-	first := d.m.session.ID
-
-	d.typeAndSend("/model other-model")
-	if d.m.model() != "other-model" || !strings.Contains(plain(d.m), "other-model") {
-		t.Fatalf("/model did not switch:\n%s", plain(d.m))
-	}
-	d.typeAndSend("hi")
-	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
-	if r := storedReply(t, db, first, lastReply(t, d.m).msg.ID); r.Model != "other-model" {
-		t.Fatalf("run stored with model %q", r.Model)
-	}
-
-	d.typeAndSend("/demo overload 2")
-	d.until("the demo's answer", func(m Model) bool { return strings.Contains(m.notice, "503") })
-
-	d.typeAndSend("/demo nonsense")
-	d.until("the demo's error", func(m Model) bool { return m.noticeErr && strings.Contains(m.notice, "usage") })
-	srv.Reset()
-
-	d.typeAndSend("/bogus")
-	if !d.m.noticeErr || !strings.Contains(d.m.notice, "unknown command /bogus") {
-		t.Fatalf("notice %q", d.m.notice)
-	}
-
-	d.typeAndSend("/new")
-	d.until("a new session", func(m Model) bool { return m.session.ID != first })
-	if d.m.transcript.Len() != 0 {
-		t.Fatal("new session should be empty")
-	}
-
-	d.typeAndSend("/sessions")
-	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
-	if !strings.Contains(plain(d.m), "Sessions") || !strings.Contains(plain(d.m), "hi") {
-		t.Fatalf("picker:\n%s", plain(d.m))
-	}
-	// Sessions are listed newest first: the first session is below the new one.
-	for d.m.picker.sessions[d.m.picker.cursor].ID != first {
-		d.send(press("down"))
-	}
-	d.send(press("enter"))
-	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 2 })
-	if !strings.Contains(plain(d.m), "hi") {
-		t.Fatalf("stored history not shown:\n%s", plain(d.m))
-	}
-
-	d.typeAndSend("/quit")
-	d.until("quit", func(Model) bool { return d.quit })
-}
-
-func TestContinueShowsStoredHistory(t *testing.T) {
-	db := openDB(t)
-	srv, client := startDemo(t, demo.Options{})
-	d := newDriver(t, newModel(t, db, client, srv, 100, 30))
-	d.typeAndSend("remember this question")
-	d.until("reply", func(m Model) bool { return m.run == nil && m.transcript.Len() == 2 })
-	s, err := db.LatestSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := openModel(t, db, client, srv, s, 100, 30)
-	if m.transcript.Len() != 2 || !strings.Contains(plain(m), "remember this question") {
-		t.Fatalf("continued session:\n%s", plain(m))
-	}
-}
-
 func TestUnstoredMessageIsGivenBack(t *testing.T) {
 	db := openDB(t)
-	m := newModel(t, db, offlineClient(), nil, 80, 24)
+	m, _ := openOffline(t, db, newSessionIn(t, db), 80, 24)
 	db.Close()
 	m = typeText(m, "do not lose me")
 	m, cmd := step(m, press("enter"))
 	if m.input.Value() != "" {
 		t.Fatal("input not cleared on send")
 	}
-	for _, msg := range execCmd(cmd, 5*time.Second) {
-		m, _ = step(m, msg)
-	}
+	m = runCmds(m, cmd)
 	if m.input.Value() != "do not lose me" {
 		t.Fatalf("input %q, want the unsent message back", m.input.Value())
 	}
 	if !m.noticeErr || !strings.Contains(plain(m), "could not store the message") {
 		t.Fatalf("no error shown:\n%s", plain(m))
 	}
-	if m.run != nil || m.transcript.Len() != 0 {
+	if m.active != nil || m.transcript.Len() != 0 {
 		t.Fatal("an unstored message must not start a run")
 	}
 }

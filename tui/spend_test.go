@@ -2,9 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,34 +10,8 @@ import (
 
 	"parley/agent"
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/agent/demo"
-	"parley/history"
-	"parley/retry"
 )
-
-// budgetScreen returns a driven screen on a new session, against a demo endpoint, held to
-// limits with a price of $1 per thousand tokens for the model.
-func budgetScreen(t *testing.T, limits agent.Limits) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
-	t.Helper()
-	db := openDB(t)
-	srv, err := demo.Start(demo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	clock := chattest.New(t2Start)
-	client := agent.NewClient(agent.Endpoint{Name: "test", BaseURL: srv.URL(), Model: "priced"}, clock, retry.DefaultPolicy())
-	budget := &agent.Budget{Prices: agent.Prices{"priced": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: db, Clock: clock}
-	s, err := db.CreateSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{DB: db, Client: client, Session: s, Clock: clock, Budget: budget})
-	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 30})
-	m, _ = step(m, m.loadSession(s.ID)())
-	return newDriver(t, m), srv, clock, db
-}
 
 // exchange sends text and waits until its run has ended and the session's spend is read.
 func exchange(d *driver, text string) {
@@ -48,10 +19,8 @@ func exchange(d *driver, text string) {
 	before := len(d.m.transcript.entries)
 	d.send(tea.PasteMsg{Content: text}) // typing long text key by key is slow
 	d.send(press("enter"))
-	settle(d, "the run of "+text, func(m Model) bool {
-		return m.run == nil && len(m.queue) == 0 && !m.posting && len(m.transcript.entries) == before+2
-	})
-	pump(d, 30*time.Millisecond) // the stored run and the spend are read back
+	d.until("the run of "+text, func(m Model) bool { return settled(m) && len(m.transcript.entries) == before+2 })
+	d.pump(30 * time.Millisecond) // the stored run and the spend are read back
 }
 
 // Against a server that rejects long prompts, a long session compacts once: the screen says
@@ -59,7 +28,7 @@ func exchange(d *driver, text string) {
 func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
-			d, srv, clock, _ := budgetScreen(t, agent.Limits{})
+			d, srv, clock, _ := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{}})
 			for i := range 5 {
 				exchange(d, fmt.Sprintf("question %d: %s", i, strings.Repeat("lorem ipsum dolor sit amet ", 20)))
 			}
@@ -67,14 +36,14 @@ func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 			before := srv.Requests()
 			exchange(d, "and in short?")
 			screen := plain(d.m)
-			if srv.Requests()-before != 2 || lastReply(t, d.m).msg.Status != chat.StatusSucceeded {
+			if srv.Requests()-before != 2 || lastReply(t, d.m).message.Status != chat.StatusSucceeded {
 				t.Fatalf("%d requests; screen:\n%s", srv.Requests()-before, screen)
 			}
 			if !strings.Contains(screen, "earlier messages left out to fit the model's context") {
 				t.Fatalf("no note on the screen:\n%s", screen)
 			}
 			clock.Advance(time.Minute)
-			pump(d, 30*time.Millisecond)
+			d.pump(30 * time.Millisecond)
 			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || strings.Contains(screen, "reconnecting") {
 				t.Fatalf("a retry showed; screen:\n%s", plain(d.m))
 			}
@@ -83,14 +52,14 @@ func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 }
 
 func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
-	d, srv, clock, _ := budgetScreen(t, agent.Limits{})
+	d, srv, clock, _ := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{}})
 	srv.SetContext(100, demo.OverflowLlamaCpp)
 	exchange(d, strings.Repeat("far too long ", 100))
 	clock.Advance(10 * time.Minute)
-	pump(d, 30*time.Millisecond)
+	d.pump(30 * time.Millisecond)
 	reply := lastReply(t, d.m)
-	if reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.ContextOverflow {
-		t.Fatalf("reply %+v", reply.msg)
+	if reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Class != chat.ContextOverflow {
+		t.Fatalf("reply %+v", reply.message)
 	}
 	if d.m.tier2.Active() || srv.Requests() != 1 || !strings.Contains(plain(d.m), "Context too long") {
 		t.Fatalf("Tier 2 %v after %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
@@ -100,7 +69,7 @@ func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
 // The header shows what the session spent; a limit crossed by the reply's usage stops the
 // next request, which fails in the transcript without being sent, and Tier 2 stays idle.
 func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
-	d, srv, clock, db := budgetScreen(t, agent.Limits{SessionCost: 0.05})
+	d, srv, clock, db := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{SessionCost: 0.05}})
 	if strings.Contains(plain(d.m), "tok") {
 		t.Fatalf("a new session shows spend:\n%s", plain(d.m))
 	}
@@ -109,19 +78,19 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spent := agent.Prices{"priced": {Input: 1000, Output: 1000}}.SpentOf(usage)
+	spent := testPrices.SpentOf(usage)
 	if spent.Cost <= 0.05 {
 		t.Fatalf("spent %+v; the test needs more than the $0.05 limit", spent)
 	}
-	settle(d, "the header to show "+spentLabel(spent), func(m Model) bool {
+	d.until("the header to show "+spentLabel(spent), func(m Model) bool {
 		return strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], spentLabel(spent))
 	})
 	exchange(d, "and again")
 	clock.Advance(10 * time.Minute)
-	pump(d, 30*time.Millisecond)
+	d.pump(30 * time.Millisecond)
 	reply := lastReply(t, d.m)
-	if srv.Requests() != 1 || reply.msg.Status != chat.StatusFailed || reply.msg.Retry == nil || reply.msg.Retry.Class != chat.SpendLimitExceeded {
-		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.msg)
+	if srv.Requests() != 1 || reply.message.Status != chat.StatusFailed || reply.message.Retry == nil || reply.message.Retry.Class != chat.SpendLimitExceeded {
+		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.message)
 	}
 	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
@@ -133,37 +102,19 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 // no retry, and the header shows the session's spend. Then a session token limit refuses the
 // next message without sending it.
 func TestTmuxCompactionAndSpend(t *testing.T) {
-	bin := tmuxBinary(t)
-	dir := t.TempDir()
-	srv, err := demo.Start(demo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	home := filepath.Join(dir, "home")
+	p := newPane(t, "gpt-4o-mini", demo.Options{})
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	for i := range 5 {
-		cmd := exec.Command(bin, "-c", "-p", fmt.Sprintf("question %d: %s", i, filler), "--base-url", srv.URL(), "--model", "gpt-4o-mini")
-		cmd.Env = append(os.Environ(), "PARLEY_HOME="+home)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building the session: %v\n%s", err, out)
-		}
+		p.parley("-c", "-p", fmt.Sprintf("question %d: %s", i, filler), "--base-url", p.srv.URL(), "--model", p.model)
 	}
-	srv.SetContext(500, demo.OverflowLlamaCpp)
-	x := tmux{t: t, socket: fmt.Sprintf("parley-spend-%d", os.Getpid())}
-	defer exec.Command("tmux", "-L", x.socket, "kill-server").Run()
-	command := func(args string) string {
-		return fmt.Sprintf("env PARLEY_HOME=%s %s -c --base-url %s --model gpt-4o-mini %s; sleep 60", home, bin, srv.URL(), args)
-	}
+	p.srv.SetContext(500, demo.OverflowLlamaCpp)
 
-	x.run("new-session", "-d", "-s", "parley", "-x", "110", "-y", "30", command(""))
-	x.waitScreen("idle")
-	x.run("send-keys", "-t", "parley", "-l", "and in short?")
-	x.run("send-keys", "-t", "parley", "Enter")
-	screen := x.waitScreen("earlier messages left out to fit the model's context")
-	screen = x.waitScreen("idle")
-	if srv.Requests() != 7 {
-		t.Fatalf("%d requests, want 5 + 2; screen:\n%s", srv.Requests(), screen)
+	p.start(110, 30, nil, "-c")
+	p.send("and in short?")
+	screen := p.waitScreen("earlier messages left out to fit the model's context")
+	screen = p.waitScreen("idle")
+	if p.srv.Requests() != 7 {
+		t.Fatalf("%d requests, want 5 + 2; screen:\n%s", p.srv.Requests(), screen)
 	}
 	if strings.Contains(screen, "retrying") || strings.Contains(screen, "reconnecting") || strings.Contains(screen, "✗") {
 		t.Fatalf("a retry or a failure showed:\n%s", screen)
@@ -171,17 +122,16 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, " tok") || !strings.Contains(header, "$0.00") {
 		t.Fatalf("the header shows no spend: %q", header)
 	}
-	x.run("send-keys", "-t", "parley", "C-c")
+	p.key("C-c")
 
 	// The same pane, a new parley: the tmux server stays up.
-	x.run("respawn-pane", "-k", "-t", "parley", command("--max-tokens-session 1000"))
-	x.waitScreenNot("earlier messages left out") // the new parley has drawn its screen
-	x.waitScreen("idle")
-	x.run("send-keys", "-t", "parley", "-l", "one more")
-	x.run("send-keys", "-t", "parley", "Enter")
-	screen = x.waitScreen("Spend limit reached")
-	if srv.Requests() != 7 {
-		t.Fatalf("%d requests; screen:\n%s", srv.Requests(), screen)
+	p.tmux("respawn-pane", "-k", "-t", "parley", p.command(nil, "-c", "--max-tokens-session", "1000"))
+	p.waitScreenNot("earlier messages left out") // the new parley has drawn its screen
+	p.waitScreen("idle")
+	p.send("one more")
+	screen = p.waitScreen("Spend limit reached")
+	if p.srv.Requests() != 7 {
+		t.Fatalf("%d requests; screen:\n%s", p.srv.Requests(), screen)
 	}
-	x.run("send-keys", "-t", "parley", "C-c")
+	p.key("C-c")
 }

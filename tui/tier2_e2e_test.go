@@ -1,14 +1,9 @@
 package tui
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"reflect"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,74 +11,36 @@ import (
 	"parley/agent/demo"
 )
 
-// tier2E2E is one parley TUI in a tmux server of its own, talking to a request-counting demo
-// endpoint in this process, with its own history.
-type tier2E2E struct {
-	t    *testing.T
-	x    tmux
-	bin  string
-	home string
-	srv  *demo.Server
-}
+// Tier 2 end to end: the built binary under tmux (tmux_test.go) against a request-counting
+// demo endpoint.
 
-// exported is one message of `parley export --json`.
-type exported struct {
-	ID         int64
-	Role       string
-	Content    string
-	Status     string
-	Superseded bool
-	Retry      *chat.Classification
-}
-
-// e2eSeq numbers the tmux servers of this process.
-var e2eSeq atomic.Int32
-
-// startTier2E2E starts the binary bin under tmux, with env set, against a new demo endpoint.
-func startTier2E2E(t *testing.T, bin string, env ...string) *tier2E2E {
+// startTier2Pane starts parley, with env set, in a pane of its own against a new demo
+// endpoint.
+func startTier2Pane(t *testing.T, env ...string) *pane {
 	t.Helper()
-	srv, err := demo.Start(demo.Options{Pace: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	x := tmux{t: t, socket: fmt.Sprintf("parley-t2-%d-%d", os.Getpid(), e2eSeq.Add(1))}
-	t.Cleanup(func() { exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
-	p := &tier2E2E{t: t, x: x, bin: bin, home: t.TempDir(), srv: srv}
-	env = append(env, "PARLEY_HOME="+p.home)
-	cmd := fmt.Sprintf("env %s %s --base-url %s --model fake-model; sleep 60", strings.Join(env, " "), bin, srv.URL())
-	x.run("new-session", "-d", "-s", "parley", "-x", "110", "-y", "30", cmd)
-	x.waitScreen("idle")
+	p := newPane(t, "fake-model", demo.Options{Pace: 5 * time.Millisecond})
+	p.start(110, 30, env)
 	return p
 }
 
-// send types text and presses enter.
-func (p *tier2E2E) send(text string) {
-	p.x.run("send-keys", "-t", "parley", "-l", text)
-	p.x.run("send-keys", "-t", "parley", "Enter")
-}
-
-// key presses one key, in tmux's names.
-func (p *tier2E2E) key(k string) { p.x.run("send-keys", "-t", "parley", k) }
-
 // waitRequests waits until the endpoint has received n chat requests.
-func (p *tier2E2E) waitRequests(n int) {
+func (p *pane) waitRequests(n int) {
 	p.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for p.srv.Requests() != n {
 		if time.Now().After(deadline) {
-			p.t.Fatalf("%d requests, waited for %d; screen:\n%s", p.srv.Requests(), n, p.x.screen())
+			p.t.Fatalf("%d requests, waited for %d; screen:\n%s", p.srv.Requests(), n, p.screen())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 // quiet checks that no request leaves for d, and that the screen shows no retry meanwhile.
-func (p *tier2E2E) quiet(d time.Duration) {
+func (p *pane) quiet(d time.Duration) {
 	p.t.Helper()
 	n := p.srv.Requests()
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if s := p.x.screen(); strings.Contains(s, "retrying") {
+		if s := p.screen(); strings.Contains(s, "retrying") {
 			p.t.Fatalf("a retry is armed:\n%s", s)
 		}
 	}
@@ -92,28 +49,8 @@ func (p *tier2E2E) quiet(d time.Duration) {
 	}
 }
 
-// export returns the session's messages as `parley export --json` prints them.
-func (p *tier2E2E) export() []exported {
-	p.t.Helper()
-	run := func(args ...string) []byte {
-		cmd := exec.Command(p.bin, args...)
-		cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
-		out, err := cmd.Output()
-		if err != nil {
-			p.t.Fatalf("parley %v: %v", args, err)
-		}
-		return out
-	}
-	id := strings.Fields(string(run("sessions")))[0]
-	var out struct{ Messages []exported }
-	if err := json.Unmarshal(run("export", id, "--json"), &out); err != nil {
-		p.t.Fatal(err)
-	}
-	return out.Messages
-}
-
 // waitExport waits until the exported session satisfies cond.
-func (p *tier2E2E) waitExport(what string, cond func([]exported) bool) []exported {
+func (p *pane) waitExport(what string, cond func([]exported) bool) []exported {
 	p.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -122,7 +59,7 @@ func (p *tier2E2E) waitExport(what string, cond func([]exported) bool) []exporte
 			return msgs
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %s; export %+v; screen:\n%s", what, msgs, p.x.screen())
+			p.t.Fatalf("timed out waiting for %s; export %+v; screen:\n%s", what, msgs, p.screen())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -149,8 +86,7 @@ func settledReplies(n int) func([]exported) bool {
 // TestTmuxTier2 runs the built binary under tmux against a request-counting demo endpoint:
 // the Tier 2 banner, its retries and cancels, the classes that never arm, and r.
 func TestTmuxTier2(t *testing.T) {
-	bin := tmuxBinary(t)
-	over := func(n int) []demo.Fault {
+	overloads := func(n int) []demo.Fault {
 		f := make([]demo.Fault, n)
 		for i := range f {
 			f[i] = demo.Overloaded()
@@ -160,20 +96,20 @@ func TestTmuxTier2(t *testing.T) {
 
 	t.Run("503 for two runs, then a reply", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2E2E(t, bin)
-		p.srv.Push(over(6)...) // Tier 1 sends each run 3 times
+		p := startTier2Pane(t)
+		p.srv.Push(overloads(6)...) // Tier 1 sends each run 3 times
 		p.send("hello there")
-		p.x.waitScreen("Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now")
+		p.waitScreen("Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now")
 		if n := p.srv.Requests(); n != 3 {
 			t.Fatalf("banner shown after %d requests, want 3", n)
 		}
-		p.x.waitScreen("retrying in 4s (attempt 2)")
-		p.x.waitScreen("retrying in 3s (attempt 2)") // it ticks
+		p.waitScreen("retrying in 4s (attempt 2)")
+		p.waitScreen("retrying in 3s (attempt 2)") // it ticks
 		msgs := p.waitExport("the reply", settledReplies(1))
 		if n := p.srv.Requests(); n != 7 {
 			t.Fatalf("%d requests, want 3+3+1 = 7", n)
 		}
-		s := p.x.waitScreen("idle")
+		s := p.waitScreen("idle")
 		if strings.Contains(s, "retrying") || strings.Contains(s, "overloaded") {
 			t.Fatalf("banner or failure still shown:\n%s", s)
 		}
@@ -199,11 +135,11 @@ func TestTmuxTier2(t *testing.T) {
 		if err != nil {
 			t.Skipf("no time zone data: %v", err)
 		}
-		p := startTier2E2E(t, bin, "TZ="+zone)
+		p := startTier2Pane(t, "TZ="+zone)
 		p.srv.Push(demo.RateLimited(3000 * time.Second))
 		sent := time.Now()
 		p.send("hello")
-		s := p.x.waitScreen("Rate limited — retrying after ")
+		s := p.waitScreen("Rate limited — retrying after ")
 		shown := regexp.MustCompile(`Rate limited — retrying after (.+?) · esc cancel`).FindStringSubmatch(s)
 		if shown == nil {
 			t.Fatalf("banner without a time:\n%s", s)
@@ -228,21 +164,21 @@ func TestTmuxTier2(t *testing.T) {
 			t.Fatalf("%d requests, want 1: Tier 1 hands a long wait to Tier 2", p.srv.Requests())
 		}
 		p.key("Escape")
-		p.x.waitScreenNot("retrying after")
-		p.x.waitScreen("retry cancelled")
+		p.waitScreenNot("retrying after")
+		p.waitScreen("retry cancelled")
 		p.quiet(5 * time.Second)
 		t.Logf("banner %q for retry_after_until %s; 1 request 5 s after esc", shown[0], until.Format(time.RFC3339))
 	})
 
 	t.Run("esc while armed", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2E2E(t, bin)
-		p.srv.Push(over(3)...)
+		p := startTier2Pane(t)
+		p.srv.Push(overloads(3)...)
 		p.send("hello")
-		p.x.waitScreen("retrying in")
+		p.waitScreen("retrying in")
 		p.key("Escape")
-		p.x.waitScreenNot("retrying in")
-		p.x.waitScreen("retry cancelled")
+		p.waitScreenNot("retrying in")
+		p.waitScreen("retry cancelled")
 		if n := p.srv.Requests(); n != 3 {
 			t.Fatalf("%d requests, want 3", n)
 		}
@@ -251,12 +187,12 @@ func TestTmuxTier2(t *testing.T) {
 
 	t.Run("esc while dispatching", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2E2E(t, bin)
-		p.srv.Push(append(over(3), demo.Fault{Stall: true})...)
+		p := startTier2Pane(t)
+		p.srv.Push(append(overloads(3), demo.Fault{Stall: true})...)
 		p.send("hello")
-		p.x.waitScreen("retrying in")
+		p.waitScreen("retrying in")
 		p.waitRequests(4) // the retry is out, and stalls
-		p.x.waitScreen("waiting for the reply")
+		p.waitScreen("waiting for the reply")
 		p.key("Escape")
 		p.waitExport("the retry stored cancelled", func(msgs []exported) bool {
 			return strings.Join(liveReplies(msgs), " ") == "cancelled"
@@ -267,49 +203,48 @@ func TestTmuxTier2(t *testing.T) {
 		}
 	})
 
-	t.Run("401 never arms", func(t *testing.T) {
-		t.Parallel()
-		p := startTier2E2E(t, bin)
-		p.srv.Push(demo.BadKey())
-		p.send("hello")
-		p.x.waitScreen("Authentication failed")
-		p.quiet(3 * time.Second)
-		if n := p.srv.Requests(); n != 1 {
-			t.Fatalf("%d requests, want 1", n)
-		}
-	})
-
-	t.Run("a cancelled run never arms", func(t *testing.T) {
-		t.Parallel()
-		p := startTier2E2E(t, bin)
-		p.srv.Push(demo.Fault{Stall: true})
-		p.send("hello")
-		p.waitRequests(1)
-		p.x.waitScreen("waiting for the reply")
-		p.key("Escape")
-		p.x.waitScreen("cancelled")
-		p.quiet(3 * time.Second)
-		if n := p.srv.Requests(); n != 1 {
-			t.Fatalf("%d requests, want 1", n)
-		}
-	})
+	for name, c := range map[string]struct {
+		fault demo.Fault
+		esc   bool   // the run stalls and esc cancels it
+		shows string // what the screen says when the run has ended
+	}{
+		"401 never arms":             {fault: demo.BadKey(), shows: "Authentication failed"},
+		"a cancelled run never arms": {fault: demo.Fault{Stall: true}, esc: true, shows: "cancelled"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p := startTier2Pane(t)
+			p.srv.Push(c.fault)
+			p.send("hello")
+			if c.esc {
+				p.waitRequests(1)
+				p.waitScreen("waiting for the reply")
+				p.key("Escape")
+			}
+			p.waitScreen(c.shows)
+			p.quiet(3 * time.Second)
+			if n := p.srv.Requests(); n != 1 {
+				t.Fatalf("%d requests, want 1", n)
+			}
+		})
+	}
 
 	t.Run("r on the newest reply and an earlier one", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2E2E(t, bin)
+		p := startTier2Pane(t)
 		for i, q := range []string{"first question", "second question", "third question"} {
 			p.send(q)
 			p.waitExport("reply to "+q, settledReplies(i+1))
 		}
-		p.x.waitScreen("idle")
-		p.key("Escape")                 // select replies: the newest is selected
-		p.x.waitScreen("back to input") // a key sent right after esc would read as alt+key
+		p.waitScreen("idle")
+		p.key("Escape")               // select replies: the newest is selected
+		p.waitScreen("back to input") // a key sent right after esc would read as alt+key
 		p.key("r")
 		p.waitRequests(4)
 		p.waitExport("the newest reply again", func(msgs []exported) bool {
 			return settledReplies(3)(msgs) && len(msgs) == 7
 		})
-		p.x.waitScreen("idle")
+		p.waitScreen("idle")
 		p.key("k") // the reply before it
 		p.key("r")
 		p.waitRequests(5)
@@ -340,7 +275,7 @@ func TestTmuxTier2(t *testing.T) {
 		if strings.Join(superseded, " ") != "assistant user assistant assistant" {
 			t.Fatalf("superseded %v", superseded)
 		}
-		s := p.x.screen()
+		s := p.screen()
 		if strings.Contains(s, "third question") || !strings.Contains(s, "second question") {
 			t.Fatalf("screen:\n%s", s)
 		}

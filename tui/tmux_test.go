@@ -2,114 +2,183 @@ package tui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"parley/agent/chat"
 	"parley/agent/demo"
+	"parley/agent/demo/demotest"
 )
 
-// tmux drives a built parley in a tmux server of its own.
-type tmux struct {
+// End-to-end runs of the built parley binary under tmux: the harness, and the tests of
+// sending, streaming, cancelling, queueing, scrolling, resizing, quitting and -c.
+
+// pane is the built parley running in a tmux server of its own, against a request-counting
+// demo endpoint in this process, with a PARLEY_HOME of its own.
+type pane struct {
 	t      *testing.T
 	socket string
+	bin    string
+	model  string
+	home   string
+	srv    *demo.Server
 }
 
-func (x tmux) run(args ...string) string {
-	x.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", x.socket}, args...)...).CombinedOutput()
+// paneSeq numbers the tmux servers of this process.
+var paneSeq atomic.Int32
+
+// newPane starts a demo endpoint with opts and a tmux server for parley to run in against
+// it, asking for model. Nothing runs in the server until start.
+func newPane(t *testing.T, model string, opts demo.Options) *pane {
+	t.Helper()
+	p := &pane{t: t, socket: fmt.Sprintf("parley-test-%d-%d", os.Getpid(), paneSeq.Add(1)),
+		bin: tmuxBinary(t), model: model, home: t.TempDir(), srv: demotest.Start(t, opts)}
+	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	return p
+}
+
+// tmux runs one tmux command in the pane's server.
+func (p *pane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
 	if err != nil {
-		x.t.Fatalf("tmux %v: %v: %s", args, err, out)
+		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
 	}
 	return string(out)
 }
 
+// command is the shell command that runs the TUI with env and args, and then keeps the pane
+// open.
+func (p *pane) command(env []string, args ...string) string {
+	env = append(env, "PARLEY_HOME="+p.home)
+	args = append([]string{"--base-url", p.srv.URL(), "--model", p.model}, args...)
+	return fmt.Sprintf("env %s %s %s; sleep 60", strings.Join(env, " "), p.bin, strings.Join(args, " "))
+}
+
+// start runs the TUI in a new w×h session of the server and waits for its first frame.
+func (p *pane) start(w, h int, env []string, args ...string) {
+	p.t.Helper()
+	p.tmux("new-session", "-d", "-s", "parley", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), p.command(env, args...))
+	p.waitScreen("idle")
+}
+
+// parley runs the binary outside tmux on the pane's home, and returns its standard output.
+func (p *pane) parley(args ...string) []byte {
+	p.t.Helper()
+	cmd := exec.Command(p.bin, args...)
+	cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if exit := (*exec.ExitError)(nil); errors.As(err, &exit) {
+			stderr = exit.Stderr
+		}
+		p.t.Fatalf("parley %v: %v\n%s", args, err, stderr)
+	}
+	return out
+}
+
+// send types text and presses enter.
+func (p *pane) send(text string) {
+	p.tmux("send-keys", "-t", "parley", "-l", text)
+	p.key("Enter")
+}
+
+// key presses one key, in tmux's names.
+func (p *pane) key(k string) { p.tmux("send-keys", "-t", "parley", k) }
+
 // screen returns what the pane shows.
-func (x tmux) screen() string { return x.run("capture-pane", "-p", "-t", "parley") }
+func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parley") }
 
 // waitScreen waits until the pane shows text.
-func (x tmux) waitScreen(text string) string {
-	x.t.Helper()
+func (p *pane) waitScreen(text string) string {
+	p.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		s := x.screen()
+		s := p.screen()
 		if strings.Contains(s, text) {
 			return s
 		}
 		if time.Now().After(deadline) {
-			x.t.Fatalf("timed out waiting for %q; screen:\n%s", text, s)
+			p.t.Fatalf("timed out waiting for %q; screen:\n%s", text, s)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
 // waitScreenNot waits until the pane no longer shows text.
-func (x tmux) waitScreenNot(text string) {
-	x.t.Helper()
+func (p *pane) waitScreenNot(text string) {
+	p.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for s := x.screen(); strings.Contains(s, text); s = x.screen() {
+	for s := p.screen(); strings.Contains(s, text); s = p.screen() {
 		if time.Now().After(deadline) {
-			x.t.Fatalf("timed out waiting for %q to go; screen:\n%s", text, s)
+			p.t.Fatalf("timed out waiting for %q to go; screen:\n%s", text, s)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
+// exported is one message of `parley export --json`.
+type exported struct {
+	ID         int64
+	Role       string
+	Content    string
+	Status     string
+	Superseded bool
+	Retry      *chat.Classification
+}
+
+// export returns the messages of the newest session as `parley export --json` prints them.
+func (p *pane) export() []exported {
+	p.t.Helper()
+	id := strings.Fields(string(p.parley("sessions")))[0]
+	var out struct{ Messages []exported }
+	if err := json.Unmarshal(p.parley("export", id, "--json"), &out); err != nil {
+		p.t.Fatal(err)
+	}
+	return out.Messages
+}
+
 // TestTmuxEndToEnd runs the parley binary in tmux against a local endpoint: send, stream,
 // cancel, queue during a run, scroll up during streaming, resize, quit, and -c.
 func TestTmuxEndToEnd(t *testing.T) {
-	bin := tmuxBinary(t)
-	dir := t.TempDir()
-	srv, err := demo.Start(demo.Options{Pace: 10 * time.Millisecond, Tokens: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	home := filepath.Join(dir, "home")
-	x := tmux{t: t, socket: fmt.Sprintf("parley-test-%d", os.Getpid())}
-	defer exec.Command("tmux", "-L", x.socket, "kill-server").Run()
-	start := func(args string) {
-		cmd := fmt.Sprintf("env PARLEY_HOME=%s %s --base-url %s --model fake-model %s; sleep 60", home, bin, srv.URL(), args)
-		x.run("new-session", "-d", "-s", "parley", "-x", "100", "-y", "30", cmd)
-	}
+	p := newPane(t, "fake-model", demo.Options{Pace: 10 * time.Millisecond, Tokens: 300})
+	p.start(100, 30, nil)
+	p.send("first question")
+	p.waitScreen("esc cancels")
+	p.key("Escape")
+	p.waitScreen("cancelled")
 
-	start("")
-	x.waitScreen("idle")
-	x.run("send-keys", "-t", "parley", "-l", "first question")
-	x.run("send-keys", "-t", "parley", "Enter")
-	x.waitScreen("esc cancels")
-	x.run("send-keys", "-t", "parley", "Escape")
-	x.waitScreen("cancelled")
-
-	x.run("send-keys", "-t", "parley", "-l", "second question")
-	x.run("send-keys", "-t", "parley", "Enter")
-	x.waitScreen("streaming")
-	x.run("send-keys", "-t", "parley", "-l", "third question")
-	x.run("send-keys", "-t", "parley", "Enter")
-	x.waitScreen("queued: sends when the current reply ends")
+	p.send("second question")
+	p.waitScreen("streaming")
+	p.send("third question")
+	p.waitScreen("queued: sends when the current reply ends")
 
 	// Scrolled up during streaming, the window stays where the operator put it. First wait
 	// for the reply to push the first exchange off the screen.
-	x.waitScreenNot("cancelled")
-	x.run("send-keys", "-t", "parley", "PPage")
-	before := x.waitScreen("scrolled up")
+	p.waitScreenNot("cancelled")
+	p.key("PPage")
+	before := p.waitScreen("scrolled up")
 	time.Sleep(300 * time.Millisecond)
-	after := x.screen()
+	after := p.screen()
 	if !strings.Contains(after, "streaming") {
 		t.Fatalf("the run ended too soon to check scrolling:\n%s", after)
 	}
 	if transcriptTop(before) != transcriptTop(after) {
 		t.Fatalf("window moved while scrolled up:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
-	x.run("send-keys", "-t", "parley", "End")
+	p.key("End")
 
-	x.run("resize-window", "-t", "parley", "-x", "60", "-y", "20")
-	s := x.waitScreen("idle")
+	p.tmux("resize-window", "-t", "parley", "-x", "60", "-y", "20")
+	s := p.waitScreen("idle")
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > 20 {
 		t.Fatalf("%d lines after resizing to 20:\n%s", len(lines), s)
@@ -119,34 +188,13 @@ func TestTmuxEndToEnd(t *testing.T) {
 			t.Fatalf("line of %d columns after resizing to 60: %q", w, l)
 		}
 	}
-	x.run("send-keys", "-t", "parley", "C-c")
+	p.key("C-c")
 	time.Sleep(200 * time.Millisecond)
-	x.run("kill-session", "-t", "parley")
+	p.tmux("kill-session", "-t", "parley")
 
 	// The database says what the screen said.
-	env := append(os.Environ(), "PARLEY_HOME="+home)
-	cmd := exec.Command(bin, "sessions")
-	cmd.Env = env
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("parley sessions: %v", err)
-	}
-	id := strings.Fields(string(out))[0]
-	cmd = exec.Command(bin, "export", id, "--json")
-	cmd.Env = env
-	if out, err = cmd.Output(); err != nil {
-		t.Fatalf("parley export: %v", err)
-	}
-	var export struct {
-		Messages []struct {
-			Role, Content, Status string
-		}
-	}
-	if err := json.Unmarshal(out, &export); err != nil {
-		t.Fatal(err)
-	}
 	var statuses []string
-	for _, m := range export.Messages {
+	for _, m := range p.export() {
 		if m.Role == "assistant" {
 			statuses = append(statuses, m.Status)
 		}
@@ -156,12 +204,11 @@ func TestTmuxEndToEnd(t *testing.T) {
 	}
 
 	// -c opens the latest session with its history.
-	start("-c")
-	x.waitScreen("idle")
-	x.run("send-keys", "-t", "parley", "Home")
-	x.waitScreen("first question\n")
-	x.waitScreen("cancelled")
-	x.run("send-keys", "-t", "parley", "C-c")
+	p.start(100, 30, nil, "-c")
+	p.key("Home")
+	p.waitScreen("first question\n")
+	p.waitScreen("cancelled")
+	p.key("C-c")
 }
 
 // transcriptTop returns the first transcript lines of a screen, below the header.

@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
+// This file owns Update and the keys of the input and the transcript; the picker, the version
+// view and the slash commands handle their own in their files.
+
 // wheelLines is how far one step of the mouse wheel scrolls.
 const wheelLines = 3
 
@@ -15,6 +18,7 @@ const wheelLines = 3
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
+	// The terminal and the operator.
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
@@ -31,18 +35,26 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.now = m.clock.Now() // moves the Tier 1 countdown
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
+	case noticeMsg:
+		m.setNotice(msg.text, msg.err)
+
+	// The session (session.go, picker.go, versions.go).
 	case sessionLoadedMsg:
 		cmd = tea.Batch(m.handleSessionLoaded(msg), m.readSpent())
 	case olderLoadedMsg:
 		m.handleOlderLoaded(msg)
 	case spentMsg:
-		if msg.gen == m.sessionGen && msg.err == nil {
-			m.spent = msg.spent
-		}
+		m.handleSpent(msg)
+	case sessionsMsg:
+		m.handleSessions(msg)
+	case versionsMsg:
+		m.handleVersions(msg)
+
+	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
 	case postedMsg:
 		cmd = m.handlePosted(msg)
 	case runStartedMsg:
-		cmd = m.handleRunStarted(msg)
+		cmd = readEvents(msg.tag, msg.events)
 	case runEventsMsg:
 		cmd = m.handleRunEvents(msg)
 	case frameMsg:
@@ -53,12 +65,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStoredRun(msg)
 	case tier2TickMsg:
 		cmd = m.handleTier2Tick(msg)
-	case versionsMsg:
-		m.handleVersions(msg)
-	case sessionsMsg:
-		m.handleSessions(msg)
-	case noticeMsg:
-		m.setNotice(msg.text, msg.err)
+
 	default:
 		// Cursor blinks and other internal messages of the textarea.
 		if m.focus == focusInput {
@@ -73,51 +80,64 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handleKey routes a key press by focus. Typed keys go to the input only; the transcript
 // interprets its own keys and ignores the rest.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
 	switch m.focus {
 	case focusPicker:
 		return m.pickerKey(msg)
 	case focusVersions:
 		return m.versionsKey(msg)
 	}
+	c := m.keys.Chat
 	switch {
-	case key.Matches(msg, k.Interrupt):
-		switch {
-		case m.tier2.Active():
-			return m.cancelRetry()
-		case m.run != nil:
-			m.cancelRun()
-			return nil
+	case key.Matches(msg, c.Interrupt):
+		if cmd, stopped := m.stop(); stopped {
+			return cmd
 		}
 		return m.quit()
-	case key.Matches(msg, k.Cancel):
-		switch {
-		case m.tier2.Active():
-			return m.cancelRetry()
-		case m.run != nil:
-			m.cancelRun()
-		case m.focus == focusInput:
+	case key.Matches(msg, c.Cancel):
+		if cmd, stopped := m.stop(); stopped {
+			return cmd
+		}
+		if m.focus == focusInput {
 			m.focusTranscript()
-		default:
+		} else {
 			m.focusInput()
 		}
 		return nil
-	case key.Matches(msg, k.PageUp):
+	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.height-1))
 		return nil
-	case key.Matches(msg, k.PageDown):
+	case key.Matches(msg, c.PageDown):
 		m.transcript.ScrollDown(max(1, m.transcript.height-1))
 		return nil
 	}
 	if m.focus == focusTranscript {
 		return m.transcriptKey(msg)
 	}
+	return m.inputKey(msg)
+}
 
+// stop is what esc and ctrl+c cancel first: the Tier 2 retry, else the active run. It
+// reports whether there was one.
+func (m *Model) stop() (tea.Cmd, bool) {
+	switch {
+	case m.tier2.Active():
+		return m.cancelTier2(), true
+	case m.active != nil:
+		m.cancelRun()
+		return nil, true
+	}
+	return nil, false
+}
+
+// inputKey handles a key while the input has the focus. On an empty input a few keys act;
+// otherwise keys are text.
+func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	c, in := m.keys.Chat, m.keys.Input
 	empty := m.input.Value() == ""
 	switch {
-	case empty && m.tier2.Armed() && key.Matches(msg, k.RetryNow):
+	case empty && m.tier2.Armed() && key.Matches(msg, c.RetryNow):
 		return m.retryNow()
-	case key.Matches(msg, k.Send):
+	case key.Matches(msg, in.Send):
 		text := m.input.Value()
 		if strings.TrimSpace(text) == "" {
 			return nil
@@ -128,20 +148,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.command(text)
 		}
 		return m.send(text)
-	case empty && key.Matches(msg, k.Quit):
-		if m.run != nil {
-			m.quitAfterRun = true
-			m.cancelRun()
-			return nil
-		}
-		return m.quit()
-	case empty && key.Matches(msg, k.Help):
+	case empty && key.Matches(msg, in.Quit):
+		return m.quitAfterActive()
+	case empty && key.Matches(msg, c.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return nil
-	case empty && key.Matches(msg, k.Top):
+	case empty && key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
 		return nil
-	case empty && key.Matches(msg, k.Bottom):
+	case empty && key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
 		return nil
 	}
@@ -152,31 +167,29 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // transcriptKey handles a key while the transcript has the focus.
 func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+	c, t := m.keys.Chat, m.keys.Transcript
 	switch {
-	case m.tier2.Armed() && key.Matches(msg, k.RetryNow):
+	case m.tier2.Armed() && key.Matches(msg, c.RetryNow):
 		return m.retryNow()
-	case key.Matches(msg, k.Regenerate):
+	case key.Matches(msg, t.Regenerate):
 		return m.regenerateReply(m.transcript.Selected())
-	case key.Matches(msg, k.Versions):
-		dir := 1
-		if msg.String() == "[" {
-			dir = -1
-		}
-		return m.showVersions(m.transcript.Selected(), dir)
-	case key.Matches(msg, k.Up):
+	case key.Matches(msg, t.Older):
+		return m.showVersions(m.transcript.Selected(), -1)
+	case key.Matches(msg, t.Newer):
+		return m.showVersions(m.transcript.Selected(), 1)
+	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
-	case key.Matches(msg, k.Down):
+	case key.Matches(msg, t.Down):
 		m.transcript.SelectNext()
-	case key.Matches(msg, k.Top):
+	case key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
-	case key.Matches(msg, k.Bottom):
+	case key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
-	case key.Matches(msg, k.Help):
+	case key.Matches(msg, c.Help):
 		m.help.ShowAll = !m.help.ShowAll
-	case key.Matches(msg, k.Input):
+	case key.Matches(msg, t.FocusInput):
 		m.focusInput()
-	case key.Matches(msg, k.Copy):
+	case key.Matches(msg, t.Copy):
 		id := m.transcript.Selected()
 		if id == 0 {
 			return nil
@@ -242,51 +255,4 @@ func (m *Model) setDark(dark bool) {
 // setNotice shows one line in the status line until the next message is sent.
 func (m *Model) setNotice(text string, isErr bool) {
 	m.notice, m.noticeErr = text, isErr
-}
-
-// waiting reports whether a run is active and has shown no text yet.
-func (m *Model) waiting() bool {
-	return m.run != nil && !m.run.gotDelta
-}
-
-// updateKeys enables the bindings that apply now and names what esc and ctrl+c do.
-func (m *Model) updateKeys() {
-	k := &m.keys
-	input, trans := m.focus == focusInput, m.focus == focusTranscript
-	pick := m.focus == focusPicker || m.focus == focusVersions
-	active := m.run != nil
-	armed := m.tier2.Armed()
-	k.RetryNow.SetEnabled(armed && !pick && (trans || m.input.Value() == ""))
-	k.Send.SetEnabled(input && !k.RetryNow.Enabled())
-	k.Newline.SetEnabled(input)
-	k.Quit.SetEnabled(input && m.input.Value() == "")
-	k.Help.SetEnabled(!pick)
-	k.Up.SetEnabled(trans)
-	k.Down.SetEnabled(trans)
-	k.Copy.SetEnabled(trans && m.transcript.Selected() != 0)
-	k.Regenerate.SetEnabled(trans && m.transcript.Selected() != 0)
-	k.Versions.SetEnabled(trans && m.transcript.Selected() != 0)
-	k.Input.SetEnabled(trans)
-	k.Choose.SetEnabled(m.focus == focusPicker)
-	k.Close.SetEnabled(pick)
-	k.Cancel.SetEnabled(!pick)
-	k.Interrupt.SetEnabled(!pick)
-	k.PageUp.SetEnabled(!pick)
-	k.PageDown.SetEnabled(!pick)
-	k.Top.SetEnabled(!pick)
-	k.Bottom.SetEnabled(!pick)
-	switch {
-	case m.tier2.Active():
-		k.Cancel.SetHelp("esc", "cancel retry")
-		k.Interrupt.SetHelp("ctrl+c", "cancel retry")
-	case active:
-		k.Cancel.SetHelp("esc", "cancel reply")
-		k.Interrupt.SetHelp("ctrl+c", "cancel reply")
-	case trans:
-		k.Cancel.SetHelp("esc", "back to input")
-		k.Interrupt.SetHelp("ctrl+c", "quit")
-	default:
-		k.Cancel.SetHelp("esc", "select replies")
-		k.Interrupt.SetHelp("ctrl+c", "quit")
-	}
 }

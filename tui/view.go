@@ -28,7 +28,7 @@ func (m Model) View() tea.View {
 	case focusPicker:
 		lines = append(lines, m.pickerView(m.transcript.height)...)
 	case focusVersions:
-		lines = append(lines, m.versionsView(m.transcript.height)...)
+		lines = append(lines, m.versionsView()...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
@@ -91,7 +91,7 @@ func (m *Model) headerView() string {
 	if demo {
 		badge = st.HeaderDemo.Render(" demo ")
 	}
-	state := " " + m.runState() + " "
+	state := " " + m.headerState() + " "
 	spent := ""
 	if m.budget != nil && m.spent.Tokens > 0 {
 		spent = spentLabel(m.spent) + " "
@@ -106,17 +106,17 @@ func (m *Model) headerView() string {
 	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
 
-// runState names what the active run is doing, and how many messages wait.
-func (m *Model) runState() string {
+// headerState names what the active run (or Tier 2) is doing, and how many messages wait.
+func (m *Model) headerState() string {
 	var s string
-	switch r := m.run; {
+	switch r := m.active; {
 	case r == nil && m.tier2.Armed():
 		s = "retry armed"
 	case r == nil:
 		s = "idle"
 	case r.cancelling:
 		s = "cancelling"
-	case r.retrying != "":
+	case r.reconnecting != "":
 		s = "reconnecting"
 	case !r.gotDelta:
 		s = "waiting"
@@ -133,8 +133,9 @@ func (m *Model) runState() string {
 // run is doing, and whether the transcript is scrolled away from the end.
 func (m *Model) statusView() string {
 	st := m.styles
+	cancels := m.keys.Chat.Cancel.Help().Key + " cancels"
 	var left string
-	switch r := m.run; {
+	switch r := m.active; {
 	case m.tier2.Armed():
 		left = st.Warn.Bold(true).Render(m.tier2.Banner(m.now))
 	case m.notice != "":
@@ -146,20 +147,20 @@ func (m *Model) statusView() string {
 	case r == nil:
 	case r.cancelling:
 		left = st.Muted.Render("cancelling…")
-	case r.retrying != "":
-		text := r.retrying
-		if wait := r.retryAt.Sub(m.now); wait > 0 {
+	case r.reconnecting != "":
+		text := r.reconnecting
+		if wait := r.reconnectAt.Sub(m.now); wait > 0 {
 			text += fmt.Sprintf(" in %ds", int(math.Ceil(wait.Seconds())))
 		}
 		left = m.spinner.View() + " " + st.Warn.Render(text)
 	case !r.gotDelta:
-		left = m.spinner.View() + " " + st.Muted.Render("waiting for the reply · esc cancels")
+		left = m.spinner.View() + " " + st.Muted.Render("waiting for the reply · "+cancels)
 	default:
-		left = st.Muted.Render("streaming · esc cancels")
+		left = st.Muted.Render("streaming · " + cancels)
 	}
 	right := ""
 	if !m.transcript.Following() {
-		right = st.Muted.Render("scrolled up · end follows")
+		right = st.Muted.Render("scrolled up · " + m.keys.Chat.Bottom.Help().Key + " follows")
 	}
 	room := m.width - lipgloss.Width(right) - 1
 	left = ansi.Truncate(left, max(room, 0), "…")

@@ -3,8 +3,10 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/agent/chat"
@@ -27,49 +29,49 @@ func goldenSession(st chat.Status, content string, fail *chat.Classification) []
 // TestGolden pins the layout of each state at 80×24 as a terminal without colors sees it.
 // Regenerate with go test ./tui -update.
 func TestGolden(t *testing.T) {
-	overloaded := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
+	withMessage := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "The service may be temporarily overloaded, please try again later."}
 	states := map[string]func(t *testing.T) Model{
-		"empty": func(t *testing.T) Model { return loaded(t, nil, 80, 24) },
+		"empty": func(t *testing.T) Model { return loadedModel(t, nil, 80, 24) },
 		"finished": func(t *testing.T) Model {
-			return loaded(t, goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 80, 24)
+			return loadedModel(t, goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 80, 24)
 		},
 		"failed": func(t *testing.T) Model {
-			return loaded(t, goldenSession(chat.StatusFailed, "", overloaded), 80, 24)
+			return loadedModel(t, goldenSession(chat.StatusFailed, "", withMessage), 80, 24)
 		},
 		"cancelled": func(t *testing.T) Model {
-			return loaded(t, goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 80, 24)
+			return loadedModel(t, goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 80, 24)
 		},
 		"interrupted": func(t *testing.T) Model {
-			return loaded(t, goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 80, 24)
+			return loadedModel(t, goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 80, 24)
 		},
 		"streaming": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
+			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
 			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
 				delta("Sure:\n\n1. one\n2. tw"))
-			m, _ = step(m, frameMsg{run: m.run.id})
+			m, _ = step(m, frameMsg{tag: m.active.tag})
 			return m
 		},
 		"waiting": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
+			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 			return m
 		},
 		"queued": func(t *testing.T) Model {
-			m := streaming(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
+			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, delta("Working on it"))
-			m, _ = step(m, frameMsg{run: m.run.id})
-			m, _ = step(m, postedMsg{text: "Also in C?", model: "test-model", session: m.session,
+			m, _ = step(m, frameMsg{tag: m.active.tag})
+			m, _ = step(m, postedMsg{text: "Also in C?", modelName: "test-model", session: m.session,
 				rcpt: history.Receipt{AnchorID: 5, RunID: 3, ReplyID: 6, Queued: true}})
 			return m
 		},
 		"transcript-focus": func(t *testing.T) Model {
-			m := loaded(t, goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 80, 24)
+			m := loadedModel(t, goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 80, 24)
 			m, _ = step(m, press("esc"))
 			return m
 		},
 		"full-help": func(t *testing.T) Model {
-			m := loaded(t, nil, 80, 24)
+			m := loadedModel(t, nil, 80, 24)
 			m, _ = step(m, press("?"))
 			return m
 		},
@@ -84,16 +86,16 @@ func TestGolden(t *testing.T) {
 // The same state renders the same at a new size as a fresh model of that size.
 func TestResizeMatchesFreshRender(t *testing.T) {
 	msgs := goldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
-	m := loaded(t, msgs, 80, 24)
+	m := loadedModel(t, msgs, 80, 24)
 	m, _ = step(m, tea.WindowSizeMsg{Width: 50, Height: 20})
-	if got, want := m.View().Content, loaded(t, msgs, 50, 20).View().Content; got != want {
+	if got, want := m.View().Content, loadedModel(t, msgs, 50, 20).View().Content; got != want {
 		t.Fatalf("resized:\n%s\nfresh:\n%s", got, want)
 	}
 }
 
 // Opening and scrolling a long session renders only the messages that reach the screen.
 func TestViewRendersOnlyVisibleMessages(t *testing.T) {
-	m := loaded(t, storedExchanges(5000), 100, 40)
+	m := loadedModel(t, storedExchanges(5000), 100, 40)
 	rendered := func() int {
 		n := 0
 		for _, e := range m.transcript.entries {
@@ -118,5 +120,75 @@ func TestViewRendersOnlyVisibleMessages(t *testing.T) {
 	}
 	if !strings.Contains(plain(m), "question 1\n") {
 		t.Fatalf("home does not show the first message:\n%s", plain(m))
+	}
+}
+
+func TestResizeRelaysOut(t *testing.T) {
+	m := loadedModel(t, storedExchanges(5), 80, 24)
+	for _, size := range [][2]int{{40, 12}, {120, 40}, {60, 30}} {
+		m, _ = step(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(m.View().Content, "\n")
+		if len(lines) != size[1] {
+			t.Fatalf("%v: %d lines", size, len(lines))
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > size[0] {
+				t.Fatalf("%v: line %d is %d wide: %q", size, i, w, ansi.Strip(l))
+			}
+		}
+		if !strings.Contains(plain(m), "Answer 5") {
+			t.Fatalf("%v: newest reply not shown", size)
+		}
+	}
+}
+
+func TestLightBackground(t *testing.T) {
+	m := loadedModel(t, storedExchanges(1), 80, 24)
+	dark := m.View().Content
+	m, _ = step(m, tea.BackgroundColorMsg{Color: ansiWhite{}})
+	if m.dark {
+		t.Fatal("a white background should select the light styles")
+	}
+	if m.View().Content == dark {
+		t.Fatal("the screen did not change for a light background")
+	}
+	if ansi.Strip(m.View().Content) != ansi.Strip(dark) {
+		t.Fatal("the text should not depend on the background")
+	}
+}
+
+// ansiWhite is a white terminal background.
+type ansiWhite struct{}
+
+func (ansiWhite) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+// TestTier2BannerGolden pins both banner forms at 80×24.
+func TestTier2BannerGolden(t *testing.T) {
+	forms := map[string]func(m *Model){
+		"countdown": func(m *Model) {
+			// Third attempt, as in the issue: 8 s.
+			for i := int64(1); i <= 3; i++ {
+				m.tier2.Arm(failedRun(i, overloaded), clockStart)
+				if i < 3 {
+					m.tier2.RetryNow()
+					m.tier2.Sent(m.tier2.Token(), i+1)
+					m.tier2.Ended(i+1, chat.StatusFailed)
+				}
+			}
+		},
+		"scheduled": func(m *Model) {
+			c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited",
+				RetryAfterUntil: clockStart.Add(50 * time.Minute)}
+			m.tier2.Arm(failedRun(1, c), clockStart)
+		},
+	}
+	for name, arm := range forms {
+		t.Run(name, func(t *testing.T) {
+			m := loadedModel(t, goldenSession(chat.StatusFailed, "", &overloaded), 80, 24)
+			arm(&m)
+			m.now = clockStart
+			m, _ = step(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			golden.RequireEqual(t, asciiView(m))
+		})
 	}
 }

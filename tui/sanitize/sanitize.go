@@ -120,23 +120,9 @@ func (sn *sanitizer) run(b *strings.Builder, s string) {
 				sn.ground(b, r)
 			}
 		case sanEscInter:
-			switch {
-			case r >= 0x20 && r <= 0x2f:
-			case r >= 0x30 && r <= 0x7e:
-				sn.state = sanGround
-			default:
-				sn.state = sanGround
-				sn.ground(b, r)
-			}
+			sn.sequence(b, r, 0x2f) // intermediates, then a final byte
 		case sanCSI:
-			switch {
-			case r >= 0x20 && r <= 0x3f: // parameters and intermediates
-			case r >= 0x40 && r <= 0x7e: // final byte
-				sn.state = sanGround
-			default:
-				sn.state = sanGround
-				sn.ground(b, r)
-			}
+			sn.sequence(b, r, 0x3f) // parameters and intermediates, then a final byte
 		case sanString:
 			switch r {
 			case 0x07, 0x9c: // BEL, ST
@@ -153,6 +139,20 @@ func (sn *sanitizer) run(b *strings.Builder, s string) {
 			sn.state = sanEsc
 			i -= size
 		}
+	}
+}
+
+// sequence handles r inside an escape or control sequence: bytes from 0x20 up to last go on
+// with it, the bytes after them up to 0x7e are its final byte, and anything else cuts it short
+// and is read as text.
+func (sn *sanitizer) sequence(b *strings.Builder, r, last rune) {
+	switch {
+	case r >= 0x20 && r <= last:
+	case r > last && r <= 0x7e:
+		sn.state = sanGround
+	default:
+		sn.state = sanGround
+		sn.ground(b, r)
 	}
 }
 

@@ -14,18 +14,7 @@ import (
 // stored in the database, the screen counts down and then regenerates the reply from its
 // anchor, until a run succeeds or the operator cancels. The machine below holds only state
 // and decisions; every method that needs the time is given it, so it never reads a clock or
-// sleeps, and its tests step it on a fake clock.
-
-const (
-	// tier2Base is the wait before the first automatic retry; each later wait doubles.
-	tier2Base = 2 * time.Second
-	// tier2Cap bounds every wait. Provider advice further away than this is shown as a time
-	// of day instead of a countdown.
-	tier2Cap = 300 * time.Second
-	// tier2Horizon is how far away provider advice may be for a retry to arm at all; beyond
-	// it nobody waits at a terminal, and the failure is a hard quota.
-	tier2Horizon = 12 * time.Hour
-)
+// sleeps, and its tests step it through time exactly. tier2.go ties it to the screen.
 
 // tier2State is where the machine is:
 //
@@ -43,13 +32,14 @@ const (
 // tier2 is the Tier 2 machine.
 type tier2 struct {
 	state tier2State
-	// gen is the generation token. Every arming, cancel and disarm takes a new one; a tick
-	// or result that carries another is stale and changes nothing.
-	gen int
+	// token is the generation token. Every arming, cancel and disarm takes a new one; a tick
+	// or result that carries another is stale and changes nothing. Callers read it only to
+	// stamp what they send (Token); the machine alone compares it.
+	token int
 	// anchor is the operator message the retry regenerates from.
 	anchor int64
-	// run is the run the retry sent, once its receipt is back; 0 before.
-	run int64
+	// runID is the stored run the retry sent, once its receipt is back; 0 before.
+	runID int64
 	// attempt numbers the automatic retries of one failure from 1: the one counted down to
 	// while armed, the one sent while dispatching.
 	attempt int
@@ -61,6 +51,17 @@ type tier2 struct {
 	// shows the time of day instead of counting seconds.
 	scheduled bool
 }
+
+const (
+	// tier2Base is the wait before the first automatic retry; each later wait doubles.
+	tier2Base = 2 * time.Second
+	// tier2Cap bounds every wait. Provider advice further away than this is shown as a time
+	// of day instead of a countdown.
+	tier2Cap = 300 * time.Second
+	// tier2Horizon is how far away provider advice may be for a retry to arm at all; beyond
+	// it nobody waits at a terminal, and the failure is a hard quota.
+	tier2Horizon = 12 * time.Hour
+)
 
 // tier2Delay returns the countdown before automatic retry n (from 1): 2 s, 4 s, 8 s … 300 s.
 func tier2Delay(n int) time.Duration {
@@ -89,7 +90,7 @@ func armable(r history.Run, now time.Time) bool {
 // whether it did. When r is the run the machine sent, the retry is the next attempt;
 // otherwise it is the first. A run that may not arm ends a dispatch of it.
 func (t *tier2) Arm(r history.Run, now time.Time) bool {
-	ours := t.state == tier2Dispatching && t.run == r.ID
+	ours := t.state == tier2Dispatching && t.runID == r.ID
 	if !armable(r, now) {
 		if ours {
 			t.state = tier2Idle
@@ -100,8 +101,8 @@ func (t *tier2) Arm(r history.Run, now time.Time) bool {
 	if ours {
 		attempt = t.attempt + 1
 	}
-	t.gen++
-	t.state, t.anchor, t.run, t.attempt, t.class = tier2Armed, r.AnchorID, 0, attempt, *r.Retry
+	t.token++
+	t.state, t.anchor, t.runID, t.attempt, t.class = tier2Armed, r.AnchorID, 0, attempt, *r.Retry
 	t.due = now.Add(tier2Delay(attempt))
 	after := r.Retry.RetryAfterUntil
 	t.scheduled = after.Sub(now) > tier2Cap
@@ -117,11 +118,14 @@ func (t *tier2) Armed() bool { return t.state == tier2Armed }
 // Active reports whether a retry is counting down or being sent: what esc cancels.
 func (t *tier2) Active() bool { return t.state == tier2Armed || t.state == tier2Dispatching }
 
-// Tick handles a tick of generation gen at now. It reports fire when the retry is due, after
+// Token is the current generation token, for the ticks and results to carry.
+func (t *tier2) Token() int { return t.token }
+
+// Tick handles a tick carrying token at now. It reports fire when the retry is due, after
 // moving to dispatching; otherwise next is the wait until the countdown shows another
 // second, or 0 when the tick is stale and no more ticks are wanted.
-func (t *tier2) Tick(gen int, now time.Time) (fire bool, next time.Duration) {
-	if gen != t.gen || t.state != tier2Armed {
+func (t *tier2) Tick(token int, now time.Time) (fire bool, next time.Duration) {
+	if token != t.token || t.state != tier2Armed {
 		return false, 0
 	}
 	left := t.due.Sub(now)
@@ -144,14 +148,14 @@ func (t *tier2) RetryNow() bool {
 	return true
 }
 
-// Sent records the run that the retry of generation gen stored, and reports whether it may
+// Sent records the run that the retry sent under token stored, and reports whether it may
 // be started. It may not when the retry was cancelled or replaced meanwhile: the caller then
 // stores the run as cancelled, unsent.
-func (t *tier2) Sent(gen int, runID int64) bool {
-	if gen != t.gen || t.state != tier2Dispatching {
+func (t *tier2) Sent(token int, runID int64) bool {
+	if token != t.token || t.state != tier2Dispatching {
 		return false
 	}
-	t.run = runID
+	t.runID = runID
 	return true
 }
 
@@ -159,14 +163,14 @@ func (t *tier2) Sent(gen int, runID int64) bool {
 // machine's work; one that was cancelled stays cancelled; one that failed waits for its
 // stored classification (Arm) to decide.
 func (t *tier2) Ended(runID int64, st chat.Status) {
-	if t.state != tier2Dispatching || t.run != runID {
+	if t.state != tier2Dispatching || t.runID != runID {
 		return
 	}
 	switch st {
 	case chat.StatusSucceeded:
 		t.state = tier2Idle
 	case chat.StatusCancelled:
-		t.gen++
+		t.token++
 		t.state = tier2Cancelled
 	case chat.StatusFailed:
 	default:
@@ -182,10 +186,10 @@ func (t *tier2) Cancel() (runID int64) {
 		return 0
 	}
 	if t.state == tier2Dispatching {
-		runID = t.run
+		runID = t.runID
 	}
-	t.gen++
-	t.state, t.run = tier2Cancelled, 0
+	t.token++
+	t.state, t.runID = tier2Cancelled, 0
 	return runID
 }
 
@@ -193,8 +197,8 @@ func (t *tier2) Cancel() (runID int64) {
 // message, a regeneration by hand, another session. Results of the old generation are
 // ignored from now on.
 func (t *tier2) Disarm() {
-	t.gen++
-	t.state, t.run = tier2Idle, 0
+	t.token++
+	t.state, t.runID = tier2Idle, 0
 }
 
 // Banner is the line that shows an armed retry at now, or "" when none is armed.

@@ -1,0 +1,203 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent"
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
+	"parley/agent/demo"
+	"parley/agent/demo/demotest"
+	"parley/history"
+	"parley/retry"
+)
+
+// A driven screen: a model run like a Bubble Tea program, without a terminal, against a demo
+// endpoint and a real database.
+
+// clockStart is when the tests' manual clocks start: a fixed local time, as banners show
+// local times.
+var clockStart = time.Date(2026, 3, 1, 14, 0, 0, 0, time.Local)
+
+// testPrices prices the demo's model at $1 per thousand tokens.
+var testPrices = agent.Prices{demo.DefaultModel: {Input: 1000, Output: 1000}}
+
+// Demo endpoints slow enough for a test to act while a reply streams.
+var (
+	// cancellable streams a long reply at 50 tokens a second: time to cancel it partway.
+	cancellable = demo.Options{Pace: 20 * time.Millisecond}
+	// queueable streams 60 tokens at 100 a second: time to queue messages behind it.
+	queueable = demo.Options{Pace: 10 * time.Millisecond, Tokens: 60}
+)
+
+// screenConfig is how demoScreen sets a screen up.
+type screenConfig struct {
+	demo     demo.Options  // the endpoint's pace and reply length
+	faults   []demo.Fault  // what the endpoint serves first
+	manual   bool          // the client, Tier 2 and the budget run on a manual clock from clockStart
+	attempts int           // Tier 1's attempts a run; 0: the default policy's
+	limits   *agent.Limits // a budget at testPrices held to these limits; nil: none
+}
+
+// tier2Config sets a screen up for Tier 2: a manual clock, one request a run (so each failed
+// run is one request), and faults.
+func tier2Config(faults ...demo.Fault) screenConfig {
+	return screenConfig{faults: faults, manual: true, attempts: 1}
+}
+
+// demoScreen returns a driven 120×30 screen on a new session against a new demo endpoint, and
+// the manual clock when c asks for one.
+func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
+	t.Helper()
+	o, srv, clock := demoOptions(t, c)
+	m, _ := openModel(t, o, 120, 30)
+	return newDriver(t, m), srv, clock, o.DB
+}
+
+// demoOptions returns the options of a screen on a new session of a new database, against a
+// new demo endpoint, set up as c says; and the manual clock when c asks for one.
+func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest.Clock) {
+	t.Helper()
+	db := openDB(t)
+	srv := demotest.Start(t, c.demo)
+	srv.Push(c.faults...)
+	var clock chat.Clock = chat.SystemClock{}
+	var manual *chattest.Clock
+	if c.manual {
+		manual = chattest.New(clockStart)
+		clock = manual
+	}
+	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Session: newSessionIn(t, db), Demo: srv, Clock: clock}
+	if c.limits != nil {
+		o.Budget = &agent.Budget{Prices: testPrices, Limits: *c.limits, Ledger: db, Clock: clock}
+	}
+	return o, srv, manual
+}
+
+// demoClient returns a client for the demo endpoint srv on clock, which sends a run at most
+// attempts times (0: as the default policy does).
+func demoClient(srv *demo.Server, clock chat.Clock, attempts int) *agent.Client {
+	policy := retry.DefaultPolicy()
+	if attempts > 0 {
+		policy.MaxAttempts = attempts
+	}
+	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: demo.DefaultModel, Demo: true}
+	return agent.NewClient(ep, clock, policy)
+}
+
+// driver runs a model like a Bubble Tea program without a terminal: commands run in
+// goroutines and their messages come back through Update, one at a time.
+type driver struct {
+	t    testing.TB
+	m    Model
+	msgs chan tea.Msg
+	done chan struct{}
+	quit bool
+}
+
+func newDriver(t testing.TB, m Model) *driver {
+	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
+	t.Cleanup(func() { close(d.done) })
+	return d
+}
+
+// send delivers msg to the model and starts the commands it returns.
+func (d *driver) send(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.exec(c)
+		}
+	case tea.QuitMsg:
+		d.quit = true
+	default:
+		var cmd tea.Cmd
+		d.m, cmd = step(d.m, msg)
+		d.exec(cmd)
+	}
+}
+
+func (d *driver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if msg := cmd(); msg != nil {
+			select {
+			case d.msgs <- msg:
+			case <-d.done:
+			}
+		}
+	}()
+}
+
+// typeAndSend types text and presses enter.
+func (d *driver) typeAndSend(text string) {
+	for _, r := range text {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.send(press("enter"))
+}
+
+// queueBehind sends first, waits until its reply streams, then sends each of queued and
+// waits until they all queue behind it.
+func (d *driver) queueBehind(first string, queued ...string) {
+	d.t.Helper()
+	d.typeAndSend(first)
+	d.until("the reply to "+first+" to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	for _, text := range queued {
+		d.typeAndSend(text)
+	}
+	d.until(fmt.Sprint(len(queued), " queued"), func(m Model) bool { return len(m.queue) == len(queued) })
+}
+
+// until processes messages until cond holds, checking it also while no message comes (it may
+// wait on the endpoint or the clock), and fails after a few seconds.
+func (d *driver) until(what string, cond func(m Model) bool) {
+	d.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond(d.m) {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-time.After(2 * time.Millisecond):
+		case <-deadline:
+			d.t.Fatalf("timed out waiting for %s; screen:\n%s", what, plain(d.m))
+		}
+	}
+}
+
+// pump processes whatever messages come for a while.
+func (d *driver) pump(dur time.Duration) {
+	end := time.After(dur)
+	for {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-end:
+			return
+		}
+	}
+}
+
+// advance waits until the screen waits on clock for tick, then moves the clock on by it.
+func (d *driver) advance(clock *chattest.Clock, tick time.Duration) {
+	d.t.Helper()
+	d.until(fmt.Sprintf("a %v tick", tick), func(Model) bool { return clock.Waiting(tick) })
+	clock.Advance(tick)
+}
+
+// settled reports whether nothing runs, waits or is being stored.
+func settled(m Model) bool { return m.active == nil && len(m.queue) == 0 && !m.posting }
+
+// answered returns a condition: the screen has settled and shows n messages, the last a reply
+// that succeeded.
+func answered(t *testing.T, n int) func(Model) bool {
+	return func(m Model) bool {
+		return settled(m) && m.transcript.Len() == n && lastReply(t, m).message.Status == chat.StatusSucceeded
+	}
+}

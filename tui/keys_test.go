@@ -1,0 +1,185 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// The keys of the input and the transcript, driven through Update.
+
+func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
+	m := loadedModel(t, storedExchanges(3), 80, 24)
+	if m.focus != focusInput {
+		t.Fatal("the input should have the focus at start")
+	}
+	m, _ = step(m, press("esc"))
+	if m.focus != focusTranscript {
+		t.Fatal("esc without a run should move the focus to the transcript")
+	}
+	if got := m.transcript.Selected(); got != 6 {
+		t.Fatalf("selected %d, want the newest reply 6", got)
+	}
+	for _, k := range []string{"up", "k"} {
+		before := m.transcript.Selected()
+		m, _ = step(m, press(k))
+		if got := m.transcript.Selected(); got != before-2 {
+			t.Fatalf("%s: selected %d, want the previous reply %d", k, got, before-2)
+		}
+	}
+	m, _ = step(m, press("k")) // already the first reply: stays
+	if got := m.transcript.Selected(); got != 2 {
+		t.Fatalf("selected %d, want 2", got)
+	}
+	m, _ = step(m, press("j"))
+	m, _ = step(m, press("down"))
+	if got := m.transcript.Selected(); got != 6 {
+		t.Fatalf("selected %d, want 6", got)
+	}
+	// Letters typed in the transcript never reach the input.
+	m, _ = step(m, press("x"))
+	m, _ = step(m, press("q"))
+	if v := m.input.Value(); v != "" {
+		t.Fatalf("typed keys leaked into the input: %q", v)
+	}
+	if !strings.Contains(plain(m), "▌ Assistant") {
+		t.Fatalf("the selected reply is not marked:\n%s", plain(m))
+	}
+	for _, k := range []string{"i", "tab", "enter"} {
+		m, _ = step(m, press(k))
+		if m.focus != focusInput || m.transcript.Selected() != 0 {
+			t.Fatalf("%s should return to the input and clear the selection", k)
+		}
+		m, _ = step(m, press("esc"))
+	}
+}
+
+func TestInputKeys(t *testing.T) {
+	m := loadedModel(t, nil, 80, 24)
+	m = typeText(m, "one")
+	for i, k := range []string{"shift+enter", "alt+enter", "ctrl+j"} {
+		m, _ = step(m, press(k))
+		m = typeText(m, fmt.Sprint(i))
+	}
+	if got, want := m.input.Value(), "one\n0\n1\n2"; got != want {
+		t.Fatalf("input %q, want %q", got, want)
+	}
+	// ? and ctrl+d are text or editing keys while the input holds text.
+	m = typeText(m, "?")
+	if m.help.ShowAll || !strings.HasSuffix(m.input.Value(), "?") {
+		t.Fatal("? should be typed into a non-empty input")
+	}
+	m, _ = step(m, press("home"))
+	m, cmd := step(m, press("ctrl+d"))
+	if msgs := execCmd(cmd, 100*time.Millisecond); len(msgs) > 0 {
+		if _, quit := msgs[0].(tea.QuitMsg); quit {
+			t.Fatal("ctrl+d quit with text in the input")
+		}
+	}
+	// A large bracketed paste arrives whole.
+	m.input.Reset()
+	big := strings.Repeat("pasted line with some words\n", 3000)
+	m, _ = step(m, tea.PasteMsg{Content: big})
+	if m.input.Value() != big {
+		t.Fatalf("paste kept %d of %d bytes", len(m.input.Value()), len(big))
+	}
+	if h := strings.Count(m.View().Content, "\n") + 1; h != 24 {
+		t.Fatalf("screen is %d lines with a large input, want 24", h)
+	}
+}
+
+func TestHelpToggle(t *testing.T) {
+	m := loadedModel(t, nil, 100, 24)
+	short := plain(m)
+	if !strings.Contains(short, "enter send") || strings.Contains(short, "previous reply") {
+		t.Fatalf("short help should list the input's keys only:\n%s", short)
+	}
+	m, _ = step(m, press("?"))
+	if !m.help.ShowAll || m.input.Value() != "" {
+		t.Fatal("? on an empty input should open the full help")
+	}
+	full := plain(m)
+	for _, want := range []string{"newline", "scroll up", "follow"} {
+		if !strings.Contains(full, want) {
+			t.Fatalf("full help lacks %q:\n%s", want, full)
+		}
+	}
+	if h := strings.Count(m.View().Content, "\n") + 1; h != 24 {
+		t.Fatalf("screen is %d lines with the full help, want 24", h)
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	m := loadedModel(t, nil, 80, 24)
+	_, cmd := step(m, press("ctrl+c"))
+	if !quits(cmd) {
+		t.Fatal("ctrl+c without a run should quit")
+	}
+	_, cmd = step(m, press("ctrl+d"))
+	if !quits(cmd) {
+		t.Fatal("ctrl+d on an empty input should quit")
+	}
+	m = streamingModel(t, storedExchanges(1), 80, 24)
+	m, cmd = step(m, press("ctrl+c"))
+	if quits(cmd) || !m.active.cancelling {
+		t.Fatal("ctrl+c during a run should cancel it, not quit")
+	}
+}
+
+func TestCopySelectedReply(t *testing.T) {
+	m := loadedModel(t, storedExchanges(2), 80, 24)
+	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
+	m, cmd := step(m, press("y"))
+	msgs := execCmd(cmd, time.Second)
+	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
+		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
+	}
+	if !strings.Contains(plain(m), "copied") {
+		t.Fatal("no notice after copying")
+	}
+}
+
+func TestFollowModeAndScrolling(t *testing.T) {
+	m := streamingModel(t, storedExchanges(20), 80, 20)
+	m, _ = deliver(m, delta("first words"))
+	m, _ = step(m, frameMsg{tag: m.active.tag})
+	if !strings.Contains(plain(m), "first words") {
+		t.Fatal("follow mode should show the streaming reply")
+	}
+	m, _ = step(m, press("pgup"))
+	if m.transcript.Following() {
+		t.Fatal("pgup should stop following")
+	}
+	before := plain(m)
+	if strings.Contains(before, "first words") || !strings.Contains(before, "scrolled up") {
+		t.Fatalf("pgup did not scroll away:\n%s", before)
+	}
+	m, _ = deliver(m, delta("\n\nmore and more\n\nand more"))
+	m, _ = step(m, frameMsg{tag: m.active.tag})
+	if plain(m) != before {
+		t.Fatal("new text moved the window while scrolled up")
+	}
+	m, _ = step(m, tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if plain(m) == before {
+		t.Fatal("the mouse wheel did not scroll")
+	}
+	m, _ = step(m, press("home"))
+	if !strings.Contains(plain(m), "question 1") {
+		t.Fatalf("home should show the first message:\n%s", plain(m))
+	}
+	for range 50 {
+		m, _ = step(m, press("pgdown"))
+	}
+	if !m.transcript.Following() || !strings.Contains(plain(m), "and more") {
+		t.Fatal("scrolling to the bottom should follow again")
+	}
+	m, _ = step(m, press("pgup"))
+	m, _ = step(m, press("end"))
+	if !m.transcript.Following() {
+		t.Fatal("end should follow")
+	}
+}

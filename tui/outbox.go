@@ -1,0 +1,142 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent/chat"
+	"parley/history"
+)
+
+// This file owns what waits to be sent: the outbox of typed messages not yet stored, the queue
+// of stored runs waiting for the active one, and storing queued runs as cancelled when they
+// will never be sent (on quit, on leaving a session, when a regeneration supersedes them).
+
+// send stores text as an operator message and starts or queues its run. Messages are stored
+// one at a time, in the order typed. A new message disarms Tier 2: the operator moved on.
+func (m *Model) send(text string) tea.Cmd {
+	m.tier2.Disarm()
+	m.outbox = append(m.outbox, text)
+	return m.postNext()
+}
+
+// busy reports whether a new run has to queue: a run is active, or others wait before it.
+func (m *Model) busy() bool {
+	return m.active != nil || len(m.queue) > 0
+}
+
+// postNext stores the oldest message of the outbox, unless one is being stored already.
+func (m *Model) postNext() tea.Cmd {
+	if m.posting || len(m.outbox) == 0 {
+		return nil
+	}
+	text := m.outbox[0]
+	m.outbox = m.outbox[1:]
+	m.posting = true
+	db, sessionID, modelName, sessionGen, queued := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy()
+	return func() tea.Msg {
+		rcpt, err := db.Post(sessionID, text, modelName, queued)
+		if err != nil {
+			return postedMsg{sessionGen: sessionGen, text: text, err: err}
+		}
+		s, err := db.Session(sessionID)
+		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, session: s, err: err}
+	}
+}
+
+// handlePosted shows a stored message and its reply, and starts the run unless it queues.
+func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
+	m.posting = false
+	if msg.sessionGen != m.sessionGen {
+		// The operator switched sessions meanwhile; the message is stored in its own session.
+		return m.postNext()
+	}
+	if msg.rcpt.RunID == 0 {
+		// Not stored: give the words back rather than lose them.
+		if m.input.Value() == "" {
+			m.input.SetValue(msg.text)
+		}
+		m.setNotice("could not store the message: "+msg.err.Error(), true)
+		return m.postNext()
+	}
+	if msg.err == nil {
+		m.session = msg.session
+	}
+	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
+	m.appendQueuedReply(msg.rcpt, msg.modelName)
+	m.transcript.GotoBottom()
+	var cmd tea.Cmd
+	if msg.rcpt.Queued {
+		m.queue = append(m.queue, msg.rcpt)
+		if m.active == nil {
+			cmd = m.dispatchNext()
+		}
+	} else {
+		cmd = m.startRun(msg.rcpt)
+	}
+	return tea.Batch(cmd, m.postNext())
+}
+
+// appendQueuedReply shows the reply of a stored run that has not started yet.
+func (m *Model) appendQueuedReply(rcpt history.Receipt, modelName string) {
+	m.transcript.Append(history.Message{
+		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
+	})
+}
+
+// dispatchNext starts the oldest queued run, if any.
+func (m *Model) dispatchNext() tea.Cmd {
+	if len(m.queue) == 0 {
+		return nil
+	}
+	rcpt := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.startRun(rcpt)
+}
+
+// cancelQueued stores queued runs as cancelled, so none is left waiting. It runs inside a
+// command.
+func cancelQueued(db *history.DB, rcpts []history.Receipt) error {
+	for _, rcpt := range rcpts {
+		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusCancelled}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelQueuedCmd stores queued runs as cancelled, from a command; nil when there are none.
+func cancelQueuedCmd(db *history.DB, rcpts []history.Receipt) tea.Cmd {
+	if len(rcpts) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		if err := cancelQueued(db, rcpts); err != nil {
+			return noticeMsg{text: "could not cancel a queued run: " + err.Error(), err: true}
+		}
+		return nil
+	}
+}
+
+// quitAfterActive quits at once when no run is active, and otherwise cancels the active run
+// and quits when it has ended (ctrl+d, /quit).
+func (m *Model) quitAfterActive() tea.Cmd {
+	if m.active == nil {
+		return m.quit()
+	}
+	m.quitAfterRun = true
+	m.cancelRun()
+	return nil
+}
+
+// quit stores the queued runs as cancelled and ends the program.
+func (m *Model) quit() tea.Cmd {
+	db, queue := m.db, m.queue
+	m.queue = nil
+	return func() tea.Msg {
+		// Quitting either way: a run that could not be cancelled stays queued and shows so
+		// at the next start.
+		_ = cancelQueued(db, queue)
+		return tea.Quit()
+	}
+}

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent/chat"
+	"parley/history"
+)
+
+// This file owns regeneration: r and /regen by hand, and every Tier 2 retry, supersede a
+// reply and what follows it and run its anchor again.
+
+// regenerateReply regenerates reply id by hand (r, /regen): it supersedes the reply and
+// everything after it and runs its anchor again, queued behind an active run. It disarms
+// Tier 2.
+func (m *Model) regenerateReply(id int64) tea.Cmd {
+	anchor := m.transcript.Anchor(id)
+	if anchor == 0 {
+		m.setNotice("no reply to regenerate", true)
+		return nil
+	}
+	if m.posting {
+		m.setNotice("a message is being stored; regenerate again in a moment", true)
+		return nil
+	}
+	m.tier2.Disarm()
+	return m.regenerate(anchor, false)
+}
+
+// regenerate stores a regeneration from the operator message anchor: the path of r, /regen
+// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 token.
+// Like a posted message it holds back other messages until it is stored, so the two never
+// supersede each other by racing.
+func (m *Model) regenerate(anchor int64, auto bool) tea.Cmd {
+	m.posting = true
+	db, modelName, sessionGen, token, queued := m.db, m.modelName(), m.sessionGen, m.tier2.Token(), m.busy()
+	return func() tea.Msg {
+		rcpt, err := db.Regenerate(anchor, modelName, queued)
+		return regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, rcpt: rcpt, err: err}
+	}
+}
+
+// handleRegenerated shows a stored regeneration: the superseded messages leave the
+// transcript, the new reply joins it, and its run starts or queues. A Tier 2 retry cancelled
+// (or replaced) while it was being stored is stored cancelled instead, and never sent.
+func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
+	m.posting = false
+	db := m.db
+	if msg.sessionGen != m.sessionGen {
+		// The session was left meanwhile; its run must not wait forever.
+		if msg.err == nil {
+			return tea.Batch(cancelQueuedCmd(db, []history.Receipt{msg.rcpt}), m.postNext())
+		}
+		return m.postNext()
+	}
+	if msg.err != nil {
+		if msg.auto && msg.tier2Token == m.tier2.Token() {
+			m.tier2.Disarm()
+		}
+		m.setNotice("could not regenerate: "+msg.err.Error(), true)
+		return m.postNext()
+	}
+	rcpt := msg.rcpt
+	m.transcript.Remove(rcpt.Superseded)
+	// Queued runs whose replies were superseded must never be sent.
+	var keep, drop []history.Receipt
+	for _, q := range m.queue {
+		if slices.Contains(rcpt.Superseded, q.ReplyID) {
+			drop = append(drop, q)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	m.queue = keep
+	m.appendQueuedReply(rcpt, msg.modelName)
+	if m.focus == focusTranscript {
+		m.transcript.SelectLast()
+	}
+	m.transcript.GotoBottom()
+	if msg.auto && !m.tier2.Sent(msg.tier2Token, rcpt.RunID) {
+		m.transcript.SetStatus(rcpt.ReplyID, chat.StatusCancelled, nil)
+		drop = append(drop, rcpt)
+		return tea.Batch(cancelQueuedCmd(db, drop), m.postNext())
+	}
+	var start tea.Cmd
+	if m.busy() {
+		m.queue = append(m.queue, rcpt)
+	} else {
+		start = m.startRun(rcpt)
+	}
+	return tea.Batch(cancelQueuedCmd(db, drop), start, m.postNext())
+}

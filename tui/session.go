@@ -1,0 +1,134 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent/chat"
+	"parley/history"
+)
+
+// This file owns the open session: reading it (its newest messages first, then the rest),
+// switching to another, and reading what it has spent.
+
+// firstScreen is how many of a session's newest messages are read before its first frame; the
+// older ones follow in a second read, so a long session opens as fast as a short one.
+const firstScreen = 200
+
+// opener opens a session in the database: a new one, or one by its id.
+type opener func(*history.DB) (history.Session, error)
+
+// sessionByID opens the stored session id.
+func sessionByID(id string) opener {
+	return func(db *history.DB) (history.Session, error) { return db.Session(id) }
+}
+
+// createSession creates a session (/new).
+func createSession(db *history.DB) (history.Session, error) { return db.CreateSession() }
+
+// readSession opens a session and reads its newest messages. It runs inside a command.
+func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
+	s, err := open(db)
+	if err != nil {
+		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	}
+	msgs, err := db.TranscriptBefore(s.ID, 0, firstScreen)
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, err: err}
+}
+
+// loadSession reads session id and its transcript.
+func (m *Model) loadSession(id string) tea.Cmd {
+	sessionGen, db := m.sessionGen, m.db
+	return func() tea.Msg { return readSession(db, sessionGen, sessionByID(id)) }
+}
+
+// switchTo leaves the current session, cancelling its active and queued runs, and opens the
+// session that open returns.
+func (m *Model) switchTo(open opener) tea.Cmd {
+	if m.active != nil {
+		m.active.cancel() // stored as cancelled by its recorder; its events are drained unseen
+		m.active = nil
+	}
+	queue := m.queue
+	m.queue = nil
+	m.sessionGen++
+	m.tier2.Disarm()
+	if len(m.outbox) > 0 && m.input.Value() == "" {
+		// Typed for the session being left and not stored yet: give it back, unsent.
+		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
+	}
+	m.outbox = nil
+	sessionGen, db := m.sessionGen, m.db
+	return func() tea.Msg {
+		if err := cancelQueued(db, queue); err != nil {
+			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+		}
+		return readSession(db, sessionGen, open)
+	}
+}
+
+// handleSessionLoaded shows a session's transcript, and reads the older messages when only the
+// newest were read.
+func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
+	if msg.sessionGen != m.sessionGen {
+		return nil
+	}
+	if msg.err != nil {
+		m.setNotice("could not open the session: "+msg.err.Error(), true)
+		return nil
+	}
+	m.session = msg.session
+	m.transcript.Reset(msg.msgs)
+	m.focus = focusInput
+	m.input.Focus()
+	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
+	// to the operator instead.
+	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
+		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
+	}
+	if len(msg.msgs) == firstScreen {
+		return m.loadOlder(msg.msgs[0].ID)
+	}
+	return nil
+}
+
+// loadOlder reads the messages of the current session older than the first one shown.
+func (m *Model) loadOlder(before int64) tea.Cmd {
+	sessionGen, db, id := m.sessionGen, m.db, m.session.ID
+	return func() tea.Msg {
+		msgs, err := db.TranscriptBefore(id, before, 0)
+		return olderLoadedMsg{sessionGen: sessionGen, msgs: msgs, err: err}
+	}
+}
+
+// handleOlderLoaded puts the rest of a long session before what is shown.
+func (m *Model) handleOlderLoaded(msg olderLoadedMsg) {
+	if msg.sessionGen != m.sessionGen {
+		return
+	}
+	if msg.err != nil {
+		m.setNotice("could not read the older messages: "+msg.err.Error(), true)
+		return
+	}
+	m.transcript.Prepend(msg.msgs)
+}
+
+// readSpent reads what the session has spent, for the header.
+func (m *Model) readSpent() tea.Cmd {
+	if m.budget == nil {
+		return nil
+	}
+	b, id, sessionGen := m.budget, m.session.ID, m.sessionGen
+	return func() tea.Msg {
+		s, err := b.Session(id)
+		return spentMsg{sessionGen: sessionGen, spent: s, err: err}
+	}
+}
+
+// handleSpent shows what the session has spent, unless it could not be read.
+func (m *Model) handleSpent(msg spentMsg) {
+	if msg.sessionGen == m.sessionGen && msg.err == nil {
+		m.spent = msg.spent
+	}
+}

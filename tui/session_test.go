@@ -1,0 +1,141 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"parley/history"
+)
+
+// Opening, switching and listing sessions, and the other slash commands.
+
+// The picker moves with its keys, says them in its title and help line, and closes with esc
+// or q; enter on the open session closes it without switching.
+func TestPickerKeys(t *testing.T) {
+	m := loadedModel(t, nil, 100, 24)
+	open := func(m Model) Model {
+		m, _ = step(m, sessionsMsg{sessions: []history.Session{{ID: "s0", Title: "zero"}, {ID: "s1"}, {ID: "s2"}}})
+		return m
+	}
+	m = open(m)
+	if m.focus != focusPicker || m.picker.cursor != 1 {
+		t.Fatalf("focus %v on session %d, want the picker on the open session s1", m.focus, m.picker.cursor)
+	}
+	for _, want := range []string{"↑/↓ choose · enter open · esc close", "enter open session • esc close"} {
+		if !strings.Contains(plain(m), want) {
+			t.Fatalf("picker lacks %q:\n%s", want, plain(m))
+		}
+	}
+	for _, k := range []struct {
+		key    string
+		cursor int
+	}{{"j", 2}, {"down", 2}, {"k", 1}, {"up", 0}, {"up", 0}, {"x", 0}} {
+		if m, _ = step(m, press(k.key)); m.picker.cursor != k.cursor {
+			t.Fatalf("%s: cursor %d, want %d", k.key, m.picker.cursor, k.cursor)
+		}
+	}
+	for _, k := range []string{"q", "esc", "enter"} {
+		m, cmd := step(open(m), press(k))
+		if m.focus != focusInput || cmd != nil {
+			t.Fatalf("%s: focus %v, command %v; want the input back and no switch", k, m.focus, cmd != nil)
+		}
+	}
+}
+
+func TestSlashCommands(t *testing.T) {
+	d, srv, _, db := demoScreen(t, screenConfig{})
+	first := d.m.session.ID
+
+	d.typeAndSend("/model other-model")
+	if d.m.modelName() != "other-model" || !strings.Contains(plain(d.m), "other-model") {
+		t.Fatalf("/model did not switch:\n%s", plain(d.m))
+	}
+	d.typeAndSend("hi")
+	d.until("reply", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
+	if r := storedReply(t, db, first, lastReply(t, d.m).message.ID); r.Model != "other-model" {
+		t.Fatalf("run stored with model %q", r.Model)
+	}
+
+	d.typeAndSend("/demo overload 2")
+	d.until("the demo's answer", func(m Model) bool { return strings.Contains(m.notice, "503") })
+
+	d.typeAndSend("/demo nonsense")
+	d.until("the demo's error", func(m Model) bool { return m.noticeErr && strings.Contains(m.notice, "usage") })
+	srv.Reset()
+
+	d.typeAndSend("/bogus")
+	if !d.m.noticeErr || !strings.Contains(d.m.notice, "unknown command /bogus") {
+		t.Fatalf("notice %q", d.m.notice)
+	}
+
+	d.typeAndSend("/new")
+	d.until("a new session", func(m Model) bool { return m.session.ID != first })
+	if d.m.transcript.Len() != 0 {
+		t.Fatal("new session should be empty")
+	}
+
+	d.typeAndSend("/sessions")
+	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
+	if !strings.Contains(plain(d.m), "Sessions") || !strings.Contains(plain(d.m), "hi") {
+		t.Fatalf("picker:\n%s", plain(d.m))
+	}
+	// Sessions are listed newest first: the first session is below the new one.
+	for d.m.picker.sessions[d.m.picker.cursor].ID != first {
+		d.send(press("down"))
+	}
+	d.send(press("enter"))
+	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 2 })
+	if !strings.Contains(plain(d.m), "hi") {
+		t.Fatalf("stored history not shown:\n%s", plain(d.m))
+	}
+
+	d.typeAndSend("/quit")
+	d.until("quit", func(Model) bool { return d.quit })
+}
+
+func TestContinueShowsStoredHistory(t *testing.T) {
+	d, srv, _, db := demoScreen(t, screenConfig{})
+	d.typeAndSend("remember this question")
+	d.until("reply", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
+	s, err := db.LatestSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := openModel(t, Options{DB: db, Client: d.m.client, Session: s, Demo: srv}, 100, 30)
+	if m.transcript.Len() != 2 || !strings.Contains(plain(m), "remember this question") {
+		t.Fatalf("continued session:\n%s", plain(m))
+	}
+}
+
+// A long session shows its end from the first frame; the older messages arrive next, before
+// what is shown, without moving the window or the selection.
+func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
+	db := openDB(t)
+	s := newSessionIn(t, db)
+	const turns = 150 // 300 messages: more than the first read takes
+	for i := range turns {
+		storeExchange(t, db, s.ID, fmt.Sprintf("question %d", i), fmt.Sprintf("answer %d", i))
+	}
+	m, loadOlder := openOffline(t, db, s, 80, 24)
+	if m.transcript.Len() != firstScreen || !strings.Contains(plain(m), fmt.Sprintf("answer %d", turns-1)) {
+		t.Fatalf("first frame holds %d messages; screen:\n%s", m.transcript.Len(), plain(m))
+	}
+	// The operator selects a reply and scrolls before the rest arrives.
+	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
+	m, _ = step(m, press("pgup"))
+	before := plain(m)
+	m = runCmds(m, loadOlder)
+	if m.transcript.Len() != 2*turns {
+		t.Fatalf("after the second read %d messages, want %d", m.transcript.Len(), 2*turns)
+	}
+	if after := plain(m); after != before {
+		t.Fatalf("the window moved when older messages arrived:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	// The oldest are reachable.
+	m, _ = step(m, press("home"))
+	if !strings.Contains(plain(m), "question 0") {
+		t.Fatalf("home does not reach the first message:\n%s", plain(m))
+	}
+}

@@ -1,0 +1,301 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent/chat"
+	"parley/agent/demo"
+	"parley/history"
+)
+
+// The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
+// that moves only when the test says. Tier 1 is held to one attempt, so each failed run is
+// one request.
+
+func armed(m Model) bool { return m.tier2.Armed() }
+
+func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
+	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Overloaded()))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	first := lastReply(t, d.m).message
+	if r, err := db.Run(first.RunID); err != nil || r.Status != chat.StatusFailed || r.Retry == nil || r.Retry.Class != chat.Overloaded {
+		t.Fatalf("stored run %+v, %v", r, err)
+	}
+	want := "Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now"
+	if !strings.Contains(plain(d.m), want) {
+		t.Fatalf("no banner %q:\n%s", want, plain(d.m))
+	}
+	d.advance(clock, time.Second)
+	d.until("the countdown to tick", func(m Model) bool { return strings.Contains(plain(m), "retrying in 1s (attempt 1)") })
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests before the countdown ended", srv.Requests())
+	}
+	d.advance(clock, time.Second)
+	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.attempt == 2 })
+	if !strings.Contains(plain(d.m), "Provider overloaded — retrying in 4s (attempt 2)") || srv.Requests() != 2 {
+		t.Fatalf("%d requests; screen:\n%s", srv.Requests(), plain(d.m))
+	}
+	for range 4 {
+		d.advance(clock, time.Second)
+	}
+	d.until("the reply", func(m Model) bool {
+		return m.active == nil && !m.tier2.Active() && lastReply(t, m).message.Status == chat.StatusSucceeded
+	})
+	if srv.Requests() != 3 {
+		t.Fatalf("%d requests, want 3", srv.Requests())
+	}
+	for i, r := range srv.Received() {
+		if len(r.Messages) != 1 || r.Messages[0] != (demo.Message{Role: "user", Content: "hello"}) {
+			t.Fatalf("request %d sent %+v", i+1, r.Messages)
+		}
+	}
+	if s := plain(d.m); strings.Contains(s, "retrying") || strings.Contains(s, "overloaded") {
+		t.Fatalf("the banner or the failure is still shown:\n%s", s)
+	}
+	all, err := db.AllMessages(d.m.session.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users, superseded, live int
+	for _, msg := range all {
+		switch {
+		case msg.Role == history.RoleUser:
+			users++
+		case msg.Superseded:
+			superseded++
+			if msg.Status != chat.StatusFailed {
+				t.Fatalf("superseded reply %+v", msg)
+			}
+		default:
+			live++
+			if msg.Status != chat.StatusSucceeded {
+				t.Fatalf("live reply %+v", msg)
+			}
+		}
+	}
+	if users != 1 || superseded != 2 || live != 1 || d.m.transcript.Len() != 2 {
+		t.Fatalf("%d operator rows, %d superseded and %d live replies, %d on screen", users, superseded, live, d.m.transcript.Len())
+	}
+}
+
+func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
+	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	d.send(press("esc"))
+	if d.m.tier2.state != tier2Cancelled || d.m.focus != focusInput {
+		t.Fatalf("esc left Tier 2 %v, focus %v", d.m.tier2.state, d.m.focus)
+	}
+	if s := plain(d.m); strings.Contains(s, "retrying") || !strings.Contains(s, "retry cancelled") {
+		t.Fatalf("screen after esc:\n%s", s)
+	}
+	clock.Advance(time.Hour) // the pending tick fires, stale
+	d.pump(100 * time.Millisecond)
+	if srv.Requests() != 1 || d.m.active != nil || d.m.tier2.Active() {
+		t.Fatalf("%d requests after esc, run %v", srv.Requests(), d.m.active)
+	}
+}
+
+func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
+	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{Stall: true}))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	d.advance(clock, time.Second)
+	d.advance(clock, time.Second)
+	d.until("the retry's request", func(m Model) bool { return m.active != nil && srv.Requests() == 2 })
+	if d.m.tier2.state != tier2Dispatching {
+		t.Fatalf("Tier 2 %v while its run is out", d.m.tier2.state)
+	}
+	sent := d.m.active.rcpt
+	d.send(press("esc"))
+	d.until("the run to end", func(m Model) bool { return m.active == nil })
+	if r, err := db.Run(sent.RunID); err != nil || r.Status != chat.StatusCancelled || r.Retry != nil {
+		t.Fatalf("the retry's run is stored %+v, %v; want cancelled", r, err)
+	}
+	if d.m.tier2.Active() || lastReply(t, d.m).message.Status != chat.StatusCancelled {
+		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
+	}
+	clock.Advance(time.Hour)
+	d.pump(100 * time.Millisecond)
+	if srv.Requests() != 2 || d.m.tier2.Active() {
+		t.Fatalf("%d requests after esc, want 2", srv.Requests())
+	}
+}
+
+func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
+	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	// From here the test steps the screen itself, so it can press esc between the retry's
+	// dispatch and the answer from the database.
+	m := d.m
+	clock.Advance(2 * time.Second)
+	m, regen := step(m, tier2TickMsg{token: m.tier2.Token()})
+	if m.tier2.state != tier2Dispatching || regen == nil {
+		t.Fatalf("the due tick did not dispatch: %v", m.tier2.state)
+	}
+	m, _ = step(m, press("esc"))
+	msgs := execCmd(regen, 5*time.Second)
+	if len(msgs) != 1 {
+		t.Fatalf("regenerating gave %v", msgs)
+	}
+	rm := msgs[0].(regeneratedMsg)
+	m = runCmds(step(m, rm))
+	if m.active != nil || len(m.queue) != 0 {
+		t.Fatal("a retry cancelled before it was stored was started")
+	}
+	if r, err := db.Run(rm.rcpt.RunID); err != nil || r.Status != chat.StatusCancelled {
+		t.Fatalf("its run is stored %+v, %v; want cancelled", r, err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if srv.Requests() != 1 {
+		t.Fatalf("%d requests, want 1", srv.Requests())
+	}
+	if lastReply(t, m).message.Status != chat.StatusCancelled {
+		t.Fatalf("screen:\n%s", plain(m))
+	}
+}
+
+func TestTier2EnterRetriesNow(t *testing.T) {
+	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	if !d.m.keys.Chat.RetryNow.Enabled() || !strings.Contains(plain(d.m), "enter retry now") {
+		t.Fatalf("enter is not offered as retry now:\n%s", plain(d.m))
+	}
+	d.send(press("enter"))
+	d.until("the reply", func(m Model) bool {
+		return m.active == nil && !m.tier2.Active() && lastReply(t, m).message.Status == chat.StatusSucceeded
+	})
+	if srv.Requests() != 2 || !clock.Now().Equal(clockStart) {
+		t.Fatalf("%d requests, clock moved to %v", srv.Requests(), clock.Now())
+	}
+}
+
+func TestTier2NewMessageDisarms(t *testing.T) {
+	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
+	d.typeAndSend("first")
+	d.until("the retry to arm", armed)
+	failed := lastReply(t, d.m).message
+	d.typeAndSend("second") // with text in the input, enter sends it
+	if d.m.tier2.Active() {
+		t.Fatal("a new message did not disarm")
+	}
+	d.until("the second reply", func(m Model) bool {
+		return m.active == nil && m.transcript.Len() == 4 && lastReply(t, m).message.Status == chat.StatusSucceeded
+	})
+	clock.Advance(time.Hour)
+	d.pump(100 * time.Millisecond)
+	if srv.Requests() != 2 || d.m.tier2.Active() {
+		t.Fatalf("%d requests, want 2", srv.Requests())
+	}
+	if got := storedReply(t, db, d.m.session.ID, failed.ID); got.Status != chat.StatusFailed {
+		t.Fatalf("the failed reply became %+v", got)
+	}
+}
+
+func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
+	cases := map[string]struct {
+		fault demo.Fault
+		esc   bool
+	}{
+		"401":        {fault: demo.BadKey()},
+		"quota":      {fault: demo.Quota()},
+		"overflow":   {fault: demo.ContextOverflow()},
+		"13h advice": {fault: demo.RateLimited(13 * time.Hour)},
+		"cancelled":  {fault: demo.Fault{Stall: true}, esc: true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			d, srv, clock, _ := demoScreen(t, tier2Config(c.fault))
+			d.typeAndSend("hello")
+			if c.esc {
+				d.until("the request", func(m Model) bool { return srv.Requests() == 1 })
+				d.send(press("esc"))
+			}
+			d.until("the run to end", func(m Model) bool { return m.active == nil })
+			d.pump(50 * time.Millisecond) // the stored run is read back
+			clock.Advance(14 * time.Hour)
+			d.pump(50 * time.Millisecond)
+			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || srv.Requests() != 1 {
+				t.Fatalf("Tier 2 %v, %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
+			}
+		})
+	}
+}
+
+func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
+	d, _, _, _ := demoScreen(t, tier2Config(demo.RateLimited(13*time.Hour)))
+	d.typeAndSend("hello")
+	d.until("the notice", func(m Model) bool { return strings.Contains(m.notice, "not before") })
+	want := "Quota exhausted — the provider says not before " + clockTime(clockStart.Add(13*time.Hour), clockStart)
+	if !strings.Contains(plain(d.m), want) {
+		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
+	}
+}
+
+func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
+	// The event says overloaded; the database says quota. The database wins.
+	db := openDB(t)
+	s := newSessionIn(t, db)
+	m, _ := openOffline(t, db, s, 100, 24)
+	arm := func(stored, event chat.Classification) Model {
+		rcpt, err := db.Post(s.ID, "hello", "test-model", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := step(m, postedMsg{sessionGen: m.sessionGen, text: "hello", modelName: "test-model", rcpt: rcpt, session: s})
+		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusFailed, Retry: &stored}); err != nil {
+			t.Fatal(err)
+		}
+		return runCmds(deliver(m, chat.Event{Kind: chat.EventFailed, Class: event}))
+	}
+	quota := chat.Classification{Class: chat.QuotaExhausted, Label: "Quota exhausted"}
+	if m := arm(quota, overloaded); m.tier2.Active() {
+		t.Fatal("armed from the event's classification, not the stored one")
+	}
+	if m := arm(overloaded, quota); !m.tier2.Armed() {
+		t.Fatal("did not arm from the stored classification")
+	}
+}
+
+func TestTier2NeverArmsAtStartUp(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/history.db"
+	db1, err := history.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _ := db1.CreateSession()
+	r, _ := db1.Post(failed.ID, "hello", "m", false)
+	if err := db1.FinishRun(r.RunID, history.Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
+		t.Fatal(err)
+	}
+	cut, _ := db1.CreateSession()
+	r, _ = db1.Post(cut.ID, "tell me", "m", false)
+	if err := db1.StartRun(r.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db1.AppendReply(r.RunID, "Once upon", ""); err != nil {
+		t.Fatal(err)
+	}
+	db1.Close() // the run's owner is gone: the next open finds it interrupted
+	db, err := history.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+
+	for _, s := range []history.Session{failed, cut} {
+		m, cmd := openOffline(t, db, s, 100, 24)
+		if m.tier2.Active() || cmd != nil || strings.Contains(plain(m), "retrying") {
+			t.Fatalf("session %s armed at start-up:\n%s", s.ID, plain(m))
+		}
+		if s == cut && !strings.Contains(plain(m), "interrupted — r to regenerate") {
+			t.Fatalf("the interrupted reply is not offered for r:\n%s", plain(m))
+		}
+	}
+}

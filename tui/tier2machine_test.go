@@ -1,0 +1,305 @@
+package tui
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/agent/chat"
+	"parley/history"
+	"parley/retry"
+)
+
+// The Tier 2 machine on its own: every method is given the time, so these tests step it
+// exactly.
+
+// failedRun is a stored failed run of anchor 1 with classification c.
+func failedRun(id int64, c chat.Classification) history.Run {
+	if c.Label == "" {
+		c.Label = chat.Label(c.Class)
+	}
+	return history.Run{ID: id, AnchorID: 1, ReplyID: 100 + id, Status: chat.StatusFailed, Retry: &c}
+}
+
+var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
+
+// runDown ticks the machine from now until it fires, the way the screen does, and returns
+// when that was and the banners it showed on the way.
+func runDown(t *testing.T, m *tier2, now time.Time) (time.Time, []string) {
+	t.Helper()
+	var banners []string
+	for range 1000 {
+		fire, next := m.Tick(m.Token(), now)
+		if fire {
+			return now, banners
+		}
+		banners = append(banners, m.Banner(now))
+		if next <= 0 || next > time.Second {
+			t.Fatalf("tick at %v asked for the next in %v", now, next)
+		}
+		now = now.Add(next)
+	}
+	t.Fatal("the countdown never fired")
+	return now, nil
+}
+
+func TestTier2DelaysDoubleToTheCap(t *testing.T) {
+	want := []int{2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300, 300}
+	var m tier2
+	now := clockStart
+	failed := failedRun(1, overloaded) // the operator's own run
+	for i, secs := range want {
+		if !m.Arm(failed, now) {
+			t.Fatalf("retry %d did not arm", i+1)
+		}
+		if m.attempt != i+1 {
+			t.Fatalf("attempt %d, want %d", m.attempt, i+1)
+		}
+		fired, _ := runDown(t, &m, now)
+		if got := fired.Sub(now); got != time.Duration(secs)*time.Second {
+			t.Fatalf("retry %d fired after %v, want %ds", i+1, got, secs)
+		}
+		// The retry's run is stored, sent, and fails again a few seconds later.
+		failed = failedRun(int64(i+2), overloaded)
+		if !m.Sent(m.Token(), failed.ID) {
+			t.Fatal("the retry's run was refused")
+		}
+		m.Ended(failed.ID, chat.StatusFailed)
+		if m.state != tier2Dispatching {
+			t.Fatalf("a failed retry left the machine %v before its classification was read", m.state)
+		}
+		now = fired.Add(3 * time.Second)
+	}
+	for n := 1; n <= 20; n++ {
+		if d := tier2Delay(n); d > tier2Cap || d < tier2Base {
+			t.Fatalf("delay %d = %v", n, d)
+		}
+	}
+}
+
+func TestTier2BannerCountsDownEachSecond(t *testing.T) {
+	var m tier2
+	m.Arm(failedRun(1, overloaded), clockStart)
+	_, banners := runDown(t, &m, clockStart)
+	want := []string{
+		"Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now",
+		"Provider overloaded — retrying in 1s (attempt 1) · esc cancel · enter retry now",
+	}
+	if !slices.Equal(banners, want) {
+		t.Fatalf("banners %q, want %q", banners, want)
+	}
+	if m.state != tier2Dispatching || m.Banner(clockStart) != "" {
+		t.Fatal("a fired retry is dispatching and shows no banner")
+	}
+
+	// A third attempt: the issue's example line.
+	m.Sent(m.Token(), 2)
+	m.Ended(2, chat.StatusFailed)
+	m.Arm(failedRun(2, overloaded), clockStart)
+	m.RetryNow()
+	m.Sent(m.Token(), 3)
+	m.Ended(3, chat.StatusFailed)
+	m.Arm(failedRun(3, overloaded), clockStart)
+	if got := m.Banner(clockStart); got != "Provider overloaded — retrying in 8s (attempt 3) · esc cancel · enter retry now" {
+		t.Fatalf("banner %q", got)
+	}
+}
+
+func TestTier2HonoursANearerRetryAfter(t *testing.T) {
+	var m tier2
+	c := chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: clockStart.Add(2500 * time.Millisecond)}
+	m.Arm(failedRun(1, c), clockStart)
+	if m.due != c.RetryAfterUntil || m.scheduled {
+		t.Fatalf("due %v (scheduled %v), want the advice %v as a countdown", m.due, m.scheduled, c.RetryAfterUntil)
+	}
+	fired, banners := runDown(t, &m, clockStart)
+	if !fired.Equal(c.RetryAfterUntil) {
+		t.Fatalf("fired at %v, want %v, never earlier", fired, c.RetryAfterUntil)
+	}
+	if len(banners) != 3 || !strings.Contains(banners[0], "retrying in 3s") || !strings.Contains(banners[1], "retrying in 2s") ||
+		!strings.Contains(banners[2], "retrying in 1s") {
+		t.Fatalf("banners %q", banners)
+	}
+
+	// Advice nearer than the countdown does not shorten it.
+	m = tier2{}
+	c.RetryAfterUntil = clockStart.Add(time.Second)
+	m.Arm(failedRun(1, c), clockStart)
+	if m.due != clockStart.Add(2*time.Second) {
+		t.Fatalf("due %v, want the 2 s countdown", m.due)
+	}
+
+	// Up to the cap it is still counted in seconds.
+	m = tier2{}
+	c.RetryAfterUntil = clockStart.Add(tier2Cap)
+	m.Arm(failedRun(1, c), clockStart)
+	if m.scheduled || !strings.Contains(m.Banner(clockStart), "retrying in 300s (attempt 1)") {
+		t.Fatalf("banner %q", m.Banner(clockStart))
+	}
+}
+
+func TestTier2FarRetryAfterIsScheduled(t *testing.T) {
+	var m tier2
+	c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited", RetryAfterUntil: clockStart.Add(50 * time.Minute)}
+	if !m.Arm(failedRun(1, c), clockStart) {
+		t.Fatal("advice 50 minutes away should arm")
+	}
+	if got := m.Banner(clockStart); got != "Rate limited — retrying after 14:50 · esc cancel" {
+		t.Fatalf("banner %q", got)
+	}
+	if fire, _ := m.Tick(m.Token(), c.RetryAfterUntil.Add(-time.Nanosecond)); fire {
+		t.Fatal("fired before the advised time")
+	}
+	if fire, _ := m.Tick(m.Token(), c.RetryAfterUntil); !fire {
+		t.Fatal("did not fire at the advised time")
+	}
+
+	// Not today: the date is shown too.
+	late := time.Date(2026, 3, 1, 23, 30, 0, 0, time.Local)
+	m = tier2{}
+	c.RetryAfterUntil = time.Date(2026, 3, 2, 1, 10, 0, 0, time.Local)
+	m.Arm(failedRun(1, c), late)
+	if got := m.Banner(late); got != "Rate limited — retrying after Mar 2 01:10 · esc cancel" {
+		t.Fatalf("banner %q", got)
+	}
+	// Just beyond the cap it is a time, not seconds.
+	m = tier2{}
+	c.RetryAfterUntil = clockStart.Add(tier2Cap + time.Second)
+	m.Arm(failedRun(1, c), clockStart)
+	if !m.scheduled || m.due != c.RetryAfterUntil {
+		t.Fatalf("scheduled %v due %v", m.scheduled, m.due)
+	}
+}
+
+func TestTier2StaleTicksAndResultsAreIgnored(t *testing.T) {
+	var m tier2
+	m.Arm(failedRun(1, overloaded), clockStart)
+	first := m.Token()
+	m.Cancel()
+	if fire, next := m.Tick(first, clockStart.Add(time.Hour)); fire || next != 0 {
+		t.Fatal("a tick of a cancelled countdown was not ignored")
+	}
+	if m.state != tier2Cancelled {
+		t.Fatalf("state %v, want cancelled", m.state)
+	}
+
+	// Armed again: the old generation's tick still changes nothing.
+	m.Arm(failedRun(2, overloaded), clockStart)
+	if m.attempt != 1 {
+		t.Fatalf("a new failure after a cancel starts at attempt 1, got %d", m.attempt)
+	}
+	if fire, next := m.Tick(first, clockStart.Add(time.Hour)); fire || next != 0 || m.state != tier2Armed {
+		t.Fatal("a stale tick fired or stopped the new countdown")
+	}
+
+	// A retry cancelled while its regeneration was being stored: the result is stale.
+	if !m.RetryNow() {
+		t.Fatal("retry now did nothing while armed")
+	}
+	sending := m.Token()
+	if run := m.Cancel(); run != 0 {
+		t.Fatalf("cancel returned run %d before any was stored", run)
+	}
+	if m.Sent(sending, 9) {
+		t.Fatal("the run of a cancelled retry may be started")
+	}
+
+	// A retry running when cancelled: its run is handed back to be cancelled.
+	m.Arm(failedRun(3, overloaded), clockStart)
+	m.RetryNow()
+	m.Sent(m.Token(), 10)
+	if run := m.Cancel(); run != 10 {
+		t.Fatalf("cancel returned run %d, want 10", run)
+	}
+	m.Ended(10, chat.StatusCancelled)
+	if m.Active() {
+		t.Fatal("active after cancel")
+	}
+
+	// Results for runs other than the one sent change nothing.
+	m.Arm(failedRun(4, overloaded), clockStart)
+	m.RetryNow()
+	m.Sent(m.Token(), 11)
+	m.Ended(12, chat.StatusSucceeded)
+	if m.state != tier2Dispatching {
+		t.Fatalf("another run's end moved the machine to %v", m.state)
+	}
+	m.Ended(11, chat.StatusSucceeded)
+	if m.state != tier2Idle {
+		t.Fatalf("a successful retry left the machine %v", m.state)
+	}
+}
+
+func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
+	var m tier2
+	refused := map[string]history.Run{
+		"cancelled run":        {ID: 1, AnchorID: 1, Status: chat.StatusCancelled},
+		"succeeded run":        {ID: 1, AnchorID: 1, Status: chat.StatusSucceeded},
+		"interrupted run":      {ID: 1, AnchorID: 1, Status: chat.StatusInterrupted, Retry: &chat.Classification{Retryable: true, Class: chat.Interrupted}},
+		"interrupted class":    failedRun(1, chat.Classification{Retryable: true, Class: chat.Interrupted}),
+		"cancelled class":      failedRun(1, chat.Classification{Class: chat.Cancelled}),
+		"no classification":    {ID: 1, AnchorID: 1, Status: chat.StatusFailed},
+		"x-should-retry false": failedRun(1, chat.Classification{Retryable: false, Class: chat.Overloaded}),
+		"advice beyond 12 h": failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited,
+			RetryAfterUntil: clockStart.Add(tier2Horizon + time.Second)}),
+	}
+	for _, c := range []chat.Class{chat.QuotaExhausted, chat.AuthFailed, chat.CredentialsUnresolved,
+		chat.SpendLimitExceeded, chat.ContextOverflow, chat.ModelNotFound, chat.BadRequest,
+		chat.ContentFilter, chat.EmptyResponse} {
+		if c.Retryable() {
+			t.Fatalf("%s is retryable", c)
+		}
+		refused[string(c)] = failedRun(1, chat.Classification{Retryable: c.Retryable(), Class: c})
+	}
+	for name, r := range refused {
+		if m.Arm(r, clockStart) || m.state != tier2Idle || m.Banner(clockStart) != "" {
+			t.Errorf("%s: armed", name)
+		}
+	}
+	for _, c := range []chat.Class{chat.RateLimited, chat.Overloaded, chat.ServerError, chat.Network, chat.Timeout} {
+		m = tier2{}
+		if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: c}), clockStart) {
+			t.Errorf("%s did not arm", c)
+		}
+	}
+	// Advice exactly 12 hours away still arms, as a scheduled time.
+	m = tier2{}
+	if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: clockStart.Add(tier2Horizon)}), clockStart) || !m.scheduled {
+		t.Error("advice 12 hours away should arm, scheduled")
+	}
+
+	// The classifier already calls a rate limit that resets in more than 12 hours a hard quota.
+	h := http.Header{}
+	h.Set("Retry-After", "46800") // 13 h
+	c := retry.Classify(retry.Failure{Phase: retry.Status, Status: 429, Header: h, Now: clockStart,
+		Body: []byte(`{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`)})
+	if c.Class != chat.QuotaExhausted || c.Retryable {
+		t.Fatalf("13 h advice classified %+v, want quota_exhausted, not retryable", c)
+	}
+	m = tier2{}
+	if m.Arm(failedRun(1, c), clockStart) {
+		t.Fatal("a 13 h rate limit armed")
+	}
+}
+
+func TestTier2DisarmForgetsEverything(t *testing.T) {
+	var m tier2
+	m.Arm(failedRun(1, overloaded), clockStart)
+	token := m.Token()
+	m.Disarm()
+	if m.Active() || m.Banner(clockStart) != "" {
+		t.Fatal("still armed after disarm")
+	}
+	if fire, next := m.Tick(token, clockStart.Add(time.Hour)); fire || next != 0 {
+		t.Fatal("a tick from before the disarm was not ignored")
+	}
+	m.Arm(failedRun(2, overloaded), clockStart)
+	m.RetryNow()
+	token = m.Token()
+	m.Disarm()
+	if m.Sent(token, 5) {
+		t.Fatal("a disarmed retry's run may be started")
+	}
+}

@@ -1,0 +1,140 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/agent/chat"
+	"parley/history"
+	"parley/tui/sanitize"
+)
+
+// This file draws the transcript: each message's render, cached per width and version, and
+// the window of lines on screen.
+
+// gutter is the width of the column left of every transcript line that marks the selected
+// reply.
+const gutter = 2
+
+// lines returns the render of entry i, rendering it if its cache is stale. A streaming
+// entry keeps its render until Refresh drops it.
+func (t *transcriptView) lines(i int) []string {
+	e := t.entries[i]
+	c := &e.cache
+	if c.lines != nil && c.width == t.width && c.dark == t.dark && (c.version == e.version || e.streaming) {
+		return c.lines
+	}
+	c.lines, c.width, c.dark, c.version = t.render(e), t.width, t.dark, e.version
+	return c.lines
+}
+
+// render draws one message: a label line, the text, the run's outcome, and a blank line.
+func (t *transcriptView) render(e *entry) []string {
+	st := t.styles
+	w := t.width - gutter
+	var out []string
+	if e.message.Role == history.RoleUser {
+		out = append(out, st.UserLabel.Render("You"))
+		for _, l := range strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n") {
+			out = append(out, "  "+st.UserText.Render(l))
+		}
+		return append(out, "")
+	}
+	label := st.ReplyLabel.Render("Assistant")
+	if e.message.Model != "" {
+		label += st.Muted.Render(" · " + e.message.Model)
+	}
+	out = append(out, label)
+	if text := e.text.String(); text != "" {
+		switch {
+		case e.streaming:
+			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
+		case e.md.width == w && e.md.dark == t.dark:
+			// Just finished: the stable prefix is rendered already. Later renders (a new
+			// width, a new status) are full ones.
+			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
+			e.md = streamMD{}
+		default:
+			out = append(out, t.md.full(text, w, t.dark)...)
+		}
+	}
+	out = append(out, t.outcome(e, w)...)
+	return append(out, "")
+}
+
+// outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
+func (t *transcriptView) outcome(e *entry, w int) []string {
+	st := t.styles
+	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
+	switch e.message.Status {
+	case chat.StatusQueued:
+		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
+	case chat.StatusRunning:
+		if e.text.Len() == 0 {
+			return indent([]string{"…"}, st.Muted)
+		}
+	case chat.StatusCancelled:
+		return indent([]string{"cancelled"}, st.Muted)
+	case chat.StatusInterrupted:
+		return indent(wrap("interrupted: parley stopped while this reply was streaming"), st.Warn)
+	case chat.StatusFailed:
+		msg := "failed"
+		if c := e.message.Retry; c != nil {
+			msg = sanitize.String(c.Label)
+			if c.Message != "" {
+				msg += " — " + sanitize.String(c.Message)
+			}
+		}
+		return indent(wrap("✗ "+msg), st.Error)
+	}
+	return nil
+}
+
+// indent styles lines and sets them two columns in, under the label.
+func indent(lines []string, style lipgloss.Style) []string {
+	for i, l := range lines {
+		lines[i] = "  " + style.Render(l)
+	}
+	return lines
+}
+
+// View returns exactly height lines: the visible window, each behind its gutter.
+func (t *transcriptView) View() []string {
+	start, lines := t.window()
+	out := make([]string, 0, t.height)
+	pos := start
+	for _, l := range lines {
+		for pos.line >= len(t.lines(pos.entry)) {
+			pos = linePos{pos.entry + 1, 0}
+		}
+		mark := "  "
+		if pos.entry == t.sel {
+			mark = t.styles.Selected.Render("▌ ")
+		}
+		out = append(out, mark+l)
+		pos.line++
+	}
+	for len(out) < t.height {
+		out = append(out, "")
+	}
+	return out
+}
+
+// window returns the first visible line and the visible lines, at most height of them.
+func (t *transcriptView) window() (linePos, []string) {
+	if t.height == 0 || len(t.entries) == 0 {
+		return linePos{}, nil
+	}
+	start := t.top
+	if t.follow {
+		start = t.bottomTop()
+	}
+	out := make([]string, 0, t.height)
+	for i, off := start.entry, start.line; i < len(t.entries) && len(out) < t.height; i, off = i+1, 0 {
+		ls := t.lines(i)
+		out = append(out, ls[min(off, len(ls)):min(len(ls), off+t.height-len(out))]...)
+	}
+	return start, out
+}

@@ -1,0 +1,163 @@
+package tui
+
+import "parley/history"
+
+// This file moves the transcript's window (scrolling, following the end) and its selection
+// of a reply. Positions are lines of renders, found by walking entries from a known line, so
+// moving costs only the lines passed.
+
+// linePos is a line of the transcript: line number line of entry entry's render.
+type linePos struct{ entry, line int }
+
+// bottomTop returns the top line of the window that ends at the last line.
+func (t *transcriptView) bottomTop() linePos {
+	need := t.height
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		n := len(t.lines(i))
+		if n >= need {
+			return linePos{i, n - need}
+		}
+		need -= n
+	}
+	return linePos{}
+}
+
+// current returns the top line of the window as it is shown now.
+func (t *transcriptView) current() linePos {
+	if t.follow {
+		return t.bottomTop()
+	}
+	return t.top
+}
+
+// back returns the line n lines above p, stopping at the first line.
+func (t *transcriptView) back(p linePos, n int) linePos {
+	for n > 0 {
+		if p.line >= n {
+			p.line -= n
+			return p
+		}
+		n -= p.line
+		if p.entry == 0 {
+			return linePos{}
+		}
+		p.entry--
+		p.line = len(t.lines(p.entry))
+	}
+	return p
+}
+
+// forward returns the line n lines below p; past the last line it returns {Len(), 0}.
+func (t *transcriptView) forward(p linePos, n int) linePos {
+	for n > 0 && p.entry < len(t.entries) {
+		rest := len(t.lines(p.entry)) - p.line
+		if rest > n {
+			p.line += n
+			return p
+		}
+		n -= rest
+		p = linePos{p.entry + 1, 0}
+	}
+	return p
+}
+
+// setTop shows the window from p, and follows when that window reaches the last line.
+func (t *transcriptView) setTop(p linePos) {
+	end := t.forward(p, t.height)
+	if end.entry >= len(t.entries) {
+		t.follow = true
+		return
+	}
+	t.follow, t.top = false, p
+}
+
+// clampTop keeps the top line inside its entry after a change of width.
+func (t *transcriptView) clampTop() {
+	if t.follow || len(t.entries) == 0 || t.width == 0 {
+		return
+	}
+	if t.top.entry >= len(t.entries) {
+		t.follow = true
+		return
+	}
+	if n := len(t.lines(t.top.entry)); t.top.line >= n {
+		t.top.line = n - 1
+	}
+}
+
+// ScrollUp moves the window n lines up and stops following.
+func (t *transcriptView) ScrollUp(n int) {
+	p := t.back(t.current(), n)
+	t.setTop(p)
+}
+
+// ScrollDown moves the window n lines down; reaching the end follows again.
+func (t *transcriptView) ScrollDown(n int) {
+	if t.follow {
+		return
+	}
+	t.setTop(t.forward(t.top, n))
+}
+
+// GotoTop shows the first message.
+func (t *transcriptView) GotoTop() { t.setTop(linePos{}) }
+
+// GotoBottom shows the end and follows it.
+func (t *transcriptView) GotoBottom() { t.follow = true }
+
+// Following reports whether the window sticks to the end.
+func (t *transcriptView) Following() bool { return t.follow }
+
+// Selected returns the selected reply's message id, or 0.
+func (t *transcriptView) Selected() int64 {
+	if t.sel < 0 || t.sel >= len(t.entries) {
+		return 0
+	}
+	return t.entries[t.sel].message.ID
+}
+
+// SelectLast selects the newest reply.
+func (t *transcriptView) SelectLast() {
+	t.sel = -1
+	t.selectFrom(len(t.entries)-1, -1)
+}
+
+// SelectPrev selects the reply before the selected one, if any.
+func (t *transcriptView) SelectPrev() { t.selectFrom(t.sel-1, -1) }
+
+// SelectNext selects the reply after the selected one, if any.
+func (t *transcriptView) SelectNext() { t.selectFrom(t.sel+1, 1) }
+
+// ClearSelection selects nothing.
+func (t *transcriptView) ClearSelection() { t.sel = -1 }
+
+// selectFrom selects the first reply from index i in direction dir and scrolls it into view.
+func (t *transcriptView) selectFrom(i, dir int) {
+	for ; i >= 0 && i < len(t.entries); i += dir {
+		if t.entries[i].message.Role == history.RoleAssistant {
+			t.sel = i
+			t.reveal(i)
+			return
+		}
+	}
+}
+
+// reveal scrolls so that entry i is on screen, its top first when it is taller than the window.
+func (t *transcriptView) reveal(i int) {
+	start := t.current()
+	end := t.forward(start, t.height)
+	if (start.entry < i || start == linePos{i, 0}) && end.entry > i {
+		return // fully visible
+	}
+	if start.entry >= i {
+		t.setTop(linePos{i, 0})
+		return
+	}
+	// Below the window: bring its last line to the bottom, unless it is taller than the window.
+	p := t.back(linePos{i + 1, 0}, t.height)
+	if p.entry < i {
+		t.setTop(p)
+	} else {
+		t.setTop(linePos{i, 0})
+	}
+}
