@@ -7,6 +7,7 @@ import (
 
 	"parley/agent/chat"
 	"parley/history"
+	"parley/retry"
 	"parley/tui/sanitize"
 )
 
@@ -47,34 +48,14 @@ type tier2 struct {
 	class chat.Classification
 	// due is when the armed retry is sent: never before the provider's advice.
 	due time.Time
-	// scheduled is set when due is provider advice further away than tier2Cap: the banner
+	// scheduled is set when due is provider advice further away than retry.Tier2Cap: the banner
 	// shows the time of day instead of counting seconds.
 	scheduled bool
 }
 
-const (
-	// tier2Base is the wait before the first automatic retry; each later wait doubles.
-	tier2Base = 2 * time.Second
-	// tier2Cap bounds every wait. Provider advice further away than this is shown as a time
-	// of day instead of a countdown.
-	tier2Cap = 300 * time.Second
-	// tier2Horizon is how far away provider advice may be for a retry to arm at all; beyond
-	// it nobody waits at a terminal, and the failure is a hard quota.
-	tier2Horizon = 12 * time.Hour
-)
-
-// tier2Delay returns the countdown before automatic retry n (from 1): 2 s, 4 s, 8 s … 300 s.
-func tier2Delay(n int) time.Duration {
-	d := tier2Base
-	for i := 1; i < n && d < tier2Cap; i++ {
-		d *= 2
-	}
-	return min(d, tier2Cap)
-}
-
 // armable reports whether a run, as stored, may arm a retry at now: it failed, its
 // classification says a retry can succeed, it was not interrupted or cancelled (those are
-// retried only by hand), and the provider's advice, if any, is within tier2Horizon.
+// retried only by hand), and the provider's advice, if any, is within retry.Tier2Horizon.
 func armable(r history.Run, now time.Time) bool {
 	c := r.Retry
 	if r.Status != chat.StatusFailed || c == nil || !c.Retryable {
@@ -83,7 +64,7 @@ func armable(r history.Run, now time.Time) bool {
 	if c.Class == chat.Interrupted || c.Class == chat.Cancelled {
 		return false
 	}
-	return c.RetryAfterUntil.IsZero() || c.RetryAfterUntil.Sub(now) <= tier2Horizon
+	return c.RetryAfterUntil.IsZero() || c.RetryAfterUntil.Sub(now) <= retry.Tier2Horizon
 }
 
 // Arm arms a retry after run r failed, as read back from the database at now, and reports
@@ -103,9 +84,9 @@ func (t *tier2) Arm(r history.Run, now time.Time) bool {
 	}
 	t.token++
 	t.state, t.anchor, t.runID, t.attempt, t.class = tier2Armed, r.AnchorID, 0, attempt, *r.Retry
-	t.due = now.Add(tier2Delay(attempt))
+	t.due = now.Add(retry.Tier2Delay(attempt))
 	after := r.Retry.RetryAfterUntil
-	t.scheduled = after.Sub(now) > tier2Cap
+	t.scheduled = after.Sub(now) > retry.Tier2Cap
 	if after.After(t.due) {
 		t.due = after
 	}

@@ -73,7 +73,7 @@ func TestTier2DelaysDoubleToTheCap(t *testing.T) {
 		now = fired.Add(3 * time.Second)
 	}
 	for n := 1; n <= 20; n++ {
-		if d := tier2Delay(n); d > tier2Cap || d < tier2Base {
+		if d := retry.Tier2Delay(n); d > retry.Tier2Cap || d < retry.Tier2Base {
 			t.Fatalf("delay %d = %v", n, d)
 		}
 	}
@@ -133,7 +133,7 @@ func TestTier2HonoursANearerRetryAfter(t *testing.T) {
 
 	// Up to the cap it is still counted in seconds.
 	m = tier2{}
-	c.RetryAfterUntil = clockStart.Add(tier2Cap)
+	c.RetryAfterUntil = clockStart.Add(retry.Tier2Cap)
 	m.Arm(failedRun(1, c), clockStart)
 	if m.scheduled || !strings.Contains(m.Banner(clockStart), "retrying in 300s (attempt 1)") {
 		t.Fatalf("banner %q", m.Banner(clockStart))
@@ -166,7 +166,7 @@ func TestTier2FarRetryAfterIsScheduled(t *testing.T) {
 	}
 	// Just beyond the cap it is a time, not seconds.
 	m = tier2{}
-	c.RetryAfterUntil = clockStart.Add(tier2Cap + time.Second)
+	c.RetryAfterUntil = clockStart.Add(retry.Tier2Cap + time.Second)
 	m.Arm(failedRun(1, c), clockStart)
 	if !m.scheduled || m.due != c.RetryAfterUntil {
 		t.Fatalf("scheduled %v due %v", m.scheduled, m.due)
@@ -243,7 +243,7 @@ func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
 		"no classification":    {ID: 1, AnchorID: 1, Status: chat.StatusFailed},
 		"x-should-retry false": failedRun(1, chat.Classification{Retryable: false, Class: chat.Overloaded}),
 		"advice beyond 12 h": failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited,
-			RetryAfterUntil: clockStart.Add(tier2Horizon + time.Second)}),
+			RetryAfterUntil: clockStart.Add(retry.Tier2Horizon + time.Second)}),
 	}
 	for _, c := range []chat.Class{chat.QuotaExhausted, chat.AuthFailed, chat.CredentialsUnresolved,
 		chat.SpendLimitExceeded, chat.ContextOverflow, chat.ModelNotFound, chat.BadRequest,
@@ -266,7 +266,7 @@ func TestTier2ArmsOnlyFromARetryableFailure(t *testing.T) {
 	}
 	// Advice exactly 12 hours away still arms, as a scheduled time.
 	m = tier2{}
-	if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: clockStart.Add(tier2Horizon)}), clockStart) || !m.scheduled {
+	if !m.Arm(failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: clockStart.Add(retry.Tier2Horizon)}), clockStart) || !m.scheduled {
 		t.Error("advice 12 hours away should arm, scheduled")
 	}
 
