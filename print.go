@@ -101,7 +101,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			due := retry.Tier2Due(tier2, *res.Retry, time.Now())
 			if due.Sub(start) > po.wait {
 				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
-					res.Retry.Label, elapsed(time.Since(start)), clockTime(due))
+					res.Retry.Label, agent.FormatElapsed(time.Since(start)), clockTime(due))
 				break
 			}
 			if !waitUntil(ctx, due, tier2, *res.Retry, view) {
@@ -147,7 +147,7 @@ func printRun(ctx context.Context, a *app, client *agent.Client, rcpt history.Re
 func waitUntil(ctx context.Context, due time.Time, n int, c chat.Classification, v printView) bool {
 	say := func(now time.Time) {
 		left := due.Sub(now).Round(time.Second)
-		when := fmt.Sprintf("in %s", elapsed(left))
+		when := fmt.Sprintf("in %s", agent.FormatElapsed(left))
 		if left > retry.Tier2Cap {
 			when = "after " + clockTime(due)
 		}

@@ -88,7 +88,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 			out.Flush()
 			continue
 		case now := <-tickC:
-			fmt.Fprintf(v.stderr, "\r\x1b[Kwaiting for the reply · %s · ctrl+c cancels", elapsed(now.Sub(sent)))
+			fmt.Fprintf(v.stderr, "\r\x1b[Kwaiting for the reply · %s · ctrl+c cancels", agent.FormatElapsed(now.Sub(sent)))
 			statusShown = true
 			continue
 		}
@@ -168,33 +168,10 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 		}
 		return res, exitFailed
 	}
-	if note := finishNote(res.FinishReason, res.Text); note != "" {
+	if note := agent.FinishNote(res.FinishReason, res.Text); note != "" {
 		fmt.Fprintf(v.stderr, "parley: %s\n", note)
 	}
 	return res, exitOK
-}
-
-// finishNote says why a reply that succeeded ended early, or nothing when it ended as replies do.
-func finishNote(finishReason, answer string) string {
-	if finishReason != "length" {
-		return ""
-	}
-	if strings.TrimSpace(answer) == "" {
-		return "stopped at the token limit while thinking — no answer"
-	}
-	return "stopped at the token limit"
-}
-
-// elapsed formats a wait the way the status line counts it: 8s, 1m 12s, 1h 3m.
-func elapsed(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // writeText writes model output: raw to a pipe or file, neutralised to a terminal by san,

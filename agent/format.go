@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FormatCost writes an amount of US dollars: three decimals under a dollar, two from there,
@@ -32,3 +33,27 @@ func FormatTokens(n int) string {
 }
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// FormatElapsed writes a wait as a status line counts it: 8s, 1m 12s, 1h 3m.
+func FormatElapsed(d time.Duration) string {
+	d = max(d, 0).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// FinishNote says why a reply that succeeded ended early, or "" when it ended as replies do:
+// at the token limit, or there while still thinking, with no answer at all.
+func FinishNote(finishReason, answer string) string {
+	if finishReason != "length" {
+		return ""
+	}
+	if strings.TrimSpace(answer) == "" {
+		return "stopped at the token limit while thinking — no answer"
+	}
+	return "stopped at the token limit"
+}

@@ -49,6 +49,7 @@ type TranscriptKeys struct {
 	Down       key.Binding
 	Copy       key.Binding
 	Regenerate key.Binding
+	Thinking   key.Binding // expands or collapses the selected reply's thinking
 	Older      key.Binding // opens the version before the selected reply
 	Newer      key.Binding // opens the version after it
 	FocusInput key.Binding
@@ -96,6 +97,7 @@ func DefaultKeyMap() KeyMap {
 			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next reply")),
 			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy reply")),
 			Regenerate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "regenerate")),
+			Thinking:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "show thinking")),
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),
 			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i/tab", "type")),
@@ -141,7 +143,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{in.Send, in.Newline, in.Quit, c.Help},
 		{c.Cancel, c.Interrupt, c.PageUp, c.PageDown, c.Top, c.Bottom},
-		{t.Up, t.Down, t.Regenerate, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
+		{t.Up, t.Down, t.Regenerate, t.Thinking, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
 	}
 }
 
@@ -194,6 +196,7 @@ func (m *Model) updateKeys() {
 	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled())
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.Regenerate.SetEnabled(selected)
+	k.Transcript.Thinking.SetEnabled(selected)
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	c := &k.Chat

@@ -34,8 +34,11 @@ type activeRun struct {
 	// it is not waiting).
 	reconnecting string
 	reconnectAt  time.Time
-	// gotDelta is set once text has arrived: from then on nothing is retried automatically.
+	// gotDelta is set once output (answer or thinking) has arrived: from then on nothing is
+	// retried automatically.
 	gotDelta bool
+	// sentAt is when the attempt now waiting for its first word was sent, for the status line.
+	sentAt time.Time
 }
 
 // modelName returns the name of the model that new runs use.
@@ -91,42 +94,52 @@ func oneEvent(ev chat.Event) <-chan chat.Event {
 	return ch
 }
 
-// readEvents waits for the next event of the run tagged tag. After a delta it goes on
-// gathering deltas, joined into one, until batchWindow has passed; any other event ends the
-// batch at once, so that retries and the end of the run show without delay, and a terminal
-// event is never left behind.
+// readEvents waits for the next event of the run tagged tag. After a delta of answer or
+// thinking it goes on gathering text, each kind joined into one event, until batchWindow has
+// passed; any other event ends the batch at once, so that retries and the end of the run show
+// without delay, and a terminal event is never left behind.
 func readEvents(tag int, ch <-chan chat.Event) tea.Cmd {
 	return func() tea.Msg {
 		ev, ok := <-ch
 		if !ok {
 			return runEventsMsg{tag: tag, ch: ch, closed: true}
 		}
-		if ev.Kind != chat.EventDelta {
+		if !isText(ev.Kind) {
 			return runEventsMsg{tag: tag, events: []chat.Event{ev}, ch: ch}
 		}
+		var batch []chat.Event
 		var text strings.Builder
+		kind := ev.Kind
 		text.WriteString(ev.Text)
-		batch := func(more ...chat.Event) []chat.Event {
-			return append([]chat.Event{{Kind: chat.EventDelta, Text: text.String()}}, more...)
+		gathered := func(more ...chat.Event) []chat.Event {
+			batch = append(batch, chat.Event{Kind: kind, Text: text.String()})
+			return append(batch, more...)
 		}
 		window := time.NewTimer(batchWindow)
 		defer window.Stop()
 		for {
 			select {
 			case ev, ok = <-ch:
-				if !ok {
-					return runEventsMsg{tag: tag, events: batch(), ch: ch, closed: true}
-				}
-				if ev.Kind != chat.EventDelta {
-					return runEventsMsg{tag: tag, events: batch(ev), ch: ch}
+				switch {
+				case !ok:
+					return runEventsMsg{tag: tag, events: gathered(), ch: ch, closed: true}
+				case !isText(ev.Kind):
+					return runEventsMsg{tag: tag, events: gathered(ev), ch: ch}
+				case ev.Kind != kind:
+					batch = gathered()
+					kind = ev.Kind
+					text.Reset()
 				}
 				text.WriteString(ev.Text)
 			case <-window.C:
-				return runEventsMsg{tag: tag, events: batch(), ch: ch}
+				return runEventsMsg{tag: tag, events: gathered(), ch: ch}
 			}
 		}
 	}
 }
+
+// isText reports whether events of kind k carry streamed text: the answer or the thinking.
+func isText(k chat.EventKind) bool { return k == chat.EventDelta || k == chat.EventReasoning }
 
 // handleRunEvents applies a batch of a run's events. Events of a run that is no longer the
 // active one (the session was switched) are read on, so its recorder finishes, and dropped.
@@ -150,7 +163,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		case chat.EventStarted:
 			// The attempt announced by EventRetrying is now being sent: keep its words, drop
 			// the countdown.
-			r.reconnectAt = time.Time{}
+			r.reconnectAt, r.sentAt = time.Time{}, m.now
 		case chat.EventCompacted:
 			// A quiet note, not a retry: the re-run that follows is a new request.
 			m.setNotice(agent.OmittedNote(ev.Omitted), false)
@@ -160,6 +173,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		case chat.EventDelta:
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
 			r.gotDelta, r.reconnecting, delta = true, "", true
+		case chat.EventReasoning:
+			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, m.now)
+			r.gotDelta, r.reconnecting, delta = true, "", true
+		case chat.EventFinished:
+			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		}
 		if ev.Terminal() {
 			final, ended = m.finish(chat.Decide(ev, true)), true

@@ -23,6 +23,8 @@ type entry struct {
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
 	// not per change.
 	streaming bool
+	// think is the reply's thinking, shown apart from the answer.
+	think thinking
 	// md renders the reply while it streams, and once more when it has finished: glued
 	// renders equal full ones, so the finished reply's render costs only its last tail.
 	md    streamMD
@@ -108,6 +110,7 @@ func (t *transcriptView) fill(e *entry, msg history.Message) {
 	e.message = msg
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
+	e.fillThinking(msg)
 	t.byID[msg.ID] = e
 }
 
@@ -145,6 +148,14 @@ func (t *transcriptView) StartStreaming(id int64) {
 func (t *transcriptView) AppendDelta(id int64, text string) {
 	if e := t.byID[id]; e != nil {
 		e.san.Append(&e.text, text)
+		e.version++
+	}
+}
+
+// SetFinishReason records why reply id ended, as the endpoint said ("length": at the limit).
+func (t *transcriptView) SetFinishReason(id int64, reason string) {
+	if e := t.byID[id]; e != nil {
+		e.message.FinishReason = reason
 		e.version++
 	}
 }

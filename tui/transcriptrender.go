@@ -6,6 +6,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/tui/sanitize"
@@ -47,6 +48,7 @@ func (t *transcriptView) render(e *entry) []string {
 		label += st.Muted.Render(" · " + e.message.Model)
 	}
 	out = append(out, label)
+	out = append(out, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
 		switch {
 		case e.streaming:
@@ -74,6 +76,10 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 	case chat.StatusRunning:
 		if e.text.Len() == 0 {
 			return indent([]string{"…"}, st.Muted)
+		}
+	case chat.StatusSucceeded:
+		if note := agent.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
+			return indent(wrap(note), st.Warn)
 		}
 	case chat.StatusCancelled:
 		return indent([]string{"cancelled"}, st.Muted)

@@ -173,6 +173,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.retryNow()
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateReply(m.transcript.Selected())
+	case key.Matches(msg, t.Thinking):
+		if !m.transcript.ToggleThinking(m.transcript.Selected()) {
+			m.setNotice("this reply has no thinking to show", false)
+		}
 	case key.Matches(msg, t.Older):
 		return m.showVersions(m.transcript.Selected(), -1)
 	case key.Matches(msg, t.Newer):

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"parley/agent"
 	"parley/tui/sanitize"
 
 	tea "charm.land/bubbletea/v2"
@@ -154,7 +155,11 @@ func (m *Model) statusView() string {
 		}
 		left = m.spinner.View() + " " + st.Warn.Render(text)
 	case !r.gotDelta:
-		left = m.spinner.View() + " " + st.Muted.Render("waiting for the reply · "+cancels)
+		wait := "waiting for the reply · "
+		if !r.sentAt.IsZero() {
+			wait += agent.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
+		}
+		left = m.spinner.View() + " " + st.Muted.Render(wait+cancels)
 	default:
 		left = st.Muted.Render("streaming · " + cancels)
 	}

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/agent"
+	"parley/history"
+	"parley/tui/sanitize"
+)
+
+// This file shows a reply's thinking: apart from the answer, as one dim line that counts while
+// the model thinks and says for how long once the answer starts, expanded on request.
+
+// thinking is what an entry keeps of its reply's thinking.
+type thinking struct {
+	text strings.Builder // sanitized
+	san  sanitize.Stream
+	// from is when the first thinking arrived and until when the last did; both zero for a
+	// stored reply, whose timing this screen did not see.
+	from, until time.Time
+	// expanded shows the whole thinking instead of its one line.
+	expanded bool
+}
+
+// AppendReasoning adds streamed thinking to reply id at now.
+func (t *transcriptView) AppendReasoning(id int64, text string, now time.Time) {
+	e := t.byID[id]
+	if e == nil {
+		return
+	}
+	if e.think.from.IsZero() {
+		e.think.from = now
+	}
+	e.think.until = now
+	e.think.san.Append(&e.think.text, text)
+	e.version++
+}
+
+// fillThinking takes a stored reply's thinking.
+func (e *entry) fillThinking(msg history.Message) {
+	if msg.Reasoning != "" {
+		e.think.text.WriteString(sanitize.String(msg.Reasoning))
+	}
+}
+
+// ToggleThinking expands or collapses the thinking of reply id, and reports whether it has any.
+func (t *transcriptView) ToggleThinking(id int64) bool {
+	e := t.byID[id]
+	if e == nil || e.think.text.Len() == 0 {
+		return false
+	}
+	e.think.expanded = !e.think.expanded
+	e.version++
+	return true
+}
+
+// thinkingLines renders an entry's thinking at width w: collapsed, "Thinking… 14s · 312 tok"
+// with its newest words while the model thinks, then "Thought for 38s"; expanded, the text.
+func (t *transcriptView) thinkingLines(e *entry, w int) []string {
+	th := &e.think
+	if th.text.Len() == 0 {
+		return nil
+	}
+	st := t.styles
+	text := th.text.String()
+	tokens := agent.FormatTokens((utf8.RuneCountInString(text)+3)/4) + " tok"
+	var head string
+	switch {
+	case e.streaming && e.text.Len() == 0:
+		head = "Thinking… " + agent.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
+		if room := w - 4 - ansi.StringWidth(head) - 3; !th.expanded && room > 10 {
+			// The newest words trail after the count, on the same line.
+			words := strings.Join(strings.Fields(text[max(0, len(text)-4*room):]), " ")
+			if ansi.StringWidth(words) > room {
+				words = "…" + ansi.TruncateLeft(words, ansi.StringWidth(words)-room+1, "")
+			}
+			head += " · " + words
+		}
+	case !th.from.IsZero():
+		head = "Thought for " + agent.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
+	default:
+		head = "Thought · " + tokens
+	}
+	if !th.expanded {
+		return []string{"  " + st.Muted.Italic(true).Render("▸ "+head)}
+	}
+	out := []string{"  " + st.Muted.Italic(true).Render("▾ "+head)}
+	for _, l := range strings.Split(ansi.Wrap(strings.TrimSpace(text), w-4, ""), "\n") {
+		out = append(out, "    "+st.Muted.Render(l))
+	}
+	return append(out, "")
+}
