@@ -112,4 +112,3 @@ func TestReaderBatchesThinkingAndAnswer(t *testing.T) {
 		}
 	}
 }
-
