@@ -92,7 +92,7 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 
 // chatScreen runs the chat screen on sess until the operator quits.
 func chatScreen(ctx context.Context, a *app, sess history.Session) (int, error) {
-	m := tui.New(tui.Options{DB: a.db, Client: a.client, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget})
+	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget})
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return exitFailed, err
 	}

@@ -26,6 +26,7 @@ type KeyMap struct {
 // ChatKeys act while the input or the transcript has the focus.
 type ChatKeys struct {
 	RetryNow  key.Binding // sends an armed Tier 2 retry at once
+	Fallback  key.Binding // sends the armed retry to the fallback endpoint instead
 	Cancel    key.Binding // cancels the retry or the active run, else moves the focus
 	Interrupt key.Binding // cancels the retry or the active run, else quits
 	PageUp    key.Binding
@@ -50,6 +51,7 @@ type TranscriptKeys struct {
 	Copy       key.Binding
 	Regenerate key.Binding
 	Thinking   key.Binding // expands or collapses the selected reply's thinking
+	Fallback   key.Binding // sends the armed retry to the fallback endpoint instead
 	Older      key.Binding // opens the version before the selected reply
 	Newer      key.Binding // opens the version after it
 	FocusInput key.Binding
@@ -79,6 +81,7 @@ func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Chat: ChatKeys{
 			RetryNow:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "retry now")),
+			Fallback:  key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send to fallback")),
 			Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "transcript")),
 			Interrupt: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 			PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
@@ -98,6 +101,7 @@ func DefaultKeyMap() KeyMap {
 			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy reply")),
 			Regenerate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "regenerate")),
 			Thinking:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "show thinking")),
+			Fallback:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "send to fallback")),
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),
 			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i/tab", "type")),
@@ -197,6 +201,8 @@ func (m *Model) updateKeys() {
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.Regenerate.SetEnabled(selected)
 	k.Transcript.Thinking.SetEnabled(selected)
+	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
+	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	c := &k.Chat

@@ -81,6 +81,7 @@ type regeneratedMsg struct {
 	tier2Token int
 	auto       bool
 	modelName  string
+	client     *agent.Client // nil: the screen's
 	rcpt       history.Receipt
 	err        error
 }

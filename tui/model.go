@@ -35,6 +35,9 @@ type Options struct {
 	// Budget holds runs to the spend limits, and prices the session's spend for the header.
 	// Nil checks and shows nothing.
 	Budget *agent.Budget
+	// Fallback is the client of the profile's fallback endpoint, offered while a retry is
+	// armed; nil offers none.
+	Fallback *agent.Client
 }
 
 // focus is the part of the screen that receives typed keys.
@@ -52,8 +55,12 @@ const maxInputHeight = 8
 
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
-	db      *history.DB
-	client  *agent.Client
+	db     *history.DB
+	client *agent.Client
+	// fallback is Options.Fallback; runClients holds the runs sent with another client than
+	// client (the fallback, or a retry sent now despite a remembered wait), by run id.
+	fallback   *agent.Client
+	runClients map[int64]*agent.Client
 	demo    *demo.Server
 	clock   chat.Clock
 	budget  *agent.Budget
@@ -91,6 +98,10 @@ type Model struct {
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 tier2
+	// offer is what enter and esc do for the failed reply a session opened on (waits.go);
+	// offerRun is its run.
+	offer    offerKind
+	offerRun int64
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
@@ -110,8 +121,10 @@ func New(o Options) Model {
 	}
 	styles := newTheme(true)
 	m := Model{
-		db:      o.DB,
-		client:  o.Client,
+		db:         o.DB,
+		client:     o.Client,
+		fallback:   o.Fallback,
+		runClients: map[int64]*agent.Client{},
 		demo:    o.Demo,
 		budget:  o.Budget,
 		clock:   o.Clock,

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 )
@@ -26,19 +27,24 @@ func (m *Model) regenerateReply(id int64) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
-	return m.regenerate(anchor, false)
+	return m.regenerate(anchor, false, nil)
 }
 
 // regenerate stores a regeneration from the operator message anchor: the path of r, /regen
-// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 token.
-// Like a posted message it holds back other messages until it is stored, so the two never
-// supersede each other by racing.
-func (m *Model) regenerate(anchor int64, auto bool) tea.Cmd {
+// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 token; client,
+// when not nil, is the client the run goes to instead of the screen's. Like a posted message
+// it holds back other messages until it is stored, so the two never supersede each other by
+// racing.
+func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cmd {
 	m.posting = true
-	db, modelName, sessionGen, token, queued := m.db, m.modelName(), m.sessionGen, m.tier2.Token(), m.busy()
+	modelName := m.modelName()
+	if client != nil {
+		modelName = client.Endpoint().Model
+	}
+	db, sessionGen, token, queued := m.db, m.sessionGen, m.tier2.Token(), m.busy()
 	return func() tea.Msg {
 		rcpt, err := db.Regenerate(anchor, modelName, queued)
-		return regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, rcpt: rcpt, err: err}
+		return regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, client: client, rcpt: rcpt, err: err}
 	}
 }
 
@@ -63,6 +69,9 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 		return m.postNext()
 	}
 	rcpt := msg.rcpt
+	if msg.client != nil {
+		m.runClients[rcpt.RunID] = msg.client
+	}
 	m.transcript.Remove(rcpt.Superseded)
 	// Queued runs whose replies were superseded must never be sent.
 	var keep, drop []history.Receipt

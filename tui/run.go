@@ -26,6 +26,8 @@ type activeRun struct {
 	// tag tells this run's messages from those of runs that were active before.
 	tag  int
 	rcpt history.Receipt
+	// client is the client the run is sent with: the screen's, or another (waits.go).
+	client *agent.Client
 	// cancel cancels the run's context; the run then ends with EventCancelled, which is
 	// stored before it reaches the screen.
 	cancel     context.CancelFunc
@@ -62,7 +64,8 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel}
 	m.transcript.StartStreaming(rcpt.ReplyID)
-	db, client, clock, tag, budget, sessionID := m.db, m.client, m.clock, m.lastRunTag, m.budget, m.session.ID
+	m.active.client = m.clientFor(rcpt.RunID)
+	db, client, clock, tag, budget, sessionID := m.db, m.active.client, m.clock, m.lastRunTag, m.budget, m.session.ID
 	start := func() tea.Msg {
 		var events <-chan chat.Event
 		msgs, err := db.Context(rcpt.AnchorID)

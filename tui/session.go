@@ -87,6 +87,7 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
 		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
 	}
+	m.offerRetry(msg.msgs)
 	if len(msg.msgs) == firstScreen {
 		return m.loadOlder(msg.msgs[0].ID)
 	}

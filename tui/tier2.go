@@ -59,7 +59,7 @@ func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
 	now := m.clock.Now()
 	fire, next := m.tier2.Tick(msg.token, now)
 	if fire {
-		return m.regenerate(m.tier2.anchor, true)
+		return m.regenerate(m.tier2.anchor, true, nil)
 	}
 	if next == 0 {
 		return nil // stale: cancelled, disarmed or armed again since
@@ -72,12 +72,13 @@ func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
 	}
 }
 
-// retryNow sends the armed Tier 2 retry at once (enter).
+// retryNow sends the armed Tier 2 retry at once (enter): the operator's choice, so it goes
+// even while the provider's remembered wait would hold it back.
 func (m *Model) retryNow() tea.Cmd {
 	if !m.tier2.RetryNow() {
 		return nil
 	}
-	return m.regenerate(m.tier2.anchor, true)
+	return m.regenerate(m.tier2.anchor, true, m.client.WithForce())
 }
 
 // cancelTier2 is esc on a Tier 2 retry: an armed countdown stops, a retry being sent is

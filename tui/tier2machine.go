@@ -51,6 +51,9 @@ type tier2 struct {
 	// scheduled is set when due is provider advice further away than retry.Tier2Cap: the banner
 	// shows the time of day instead of counting seconds.
 	scheduled bool
+	// unsent is set when the failed run sent nothing: endpoint memory held it back until the
+	// provider's time, so the banner says "sending", not "retrying".
+	unsent bool
 }
 
 // armable reports whether a run, as stored, may arm a retry at now: it failed, its
@@ -84,6 +87,7 @@ func (t *tier2) Arm(r history.Run, now time.Time) bool {
 	}
 	t.token++
 	t.state, t.anchor, t.runID, t.attempt, t.class = tier2Armed, r.AnchorID, 0, attempt, *r.Retry
+	t.unsent = r.Attempts == 0
 	t.due = now.Add(retry.Tier2Delay(attempt))
 	after := r.Retry.RetryAfterUntil
 	t.scheduled = after.Sub(now) > retry.Tier2Cap
@@ -191,7 +195,12 @@ func (t *tier2) Banner(now time.Time) string {
 	if label == "" {
 		label = chat.Label(t.class.Class)
 	}
-	if t.scheduled {
+	switch {
+	case t.unsent && t.scheduled:
+		return fmt.Sprintf("%s — sending after %s · esc cancel · enter send now", label, clockTime(t.due, now))
+	case t.unsent:
+		return fmt.Sprintf("%s — sending in %ds · esc cancel · enter send now", label, max(0, int(math.Ceil(t.due.Sub(now).Seconds()))))
+	case t.scheduled:
 		return fmt.Sprintf("%s — retrying after %s · esc cancel", label, clockTime(t.due, now))
 	}
 	secs := max(0, int(math.Ceil(t.due.Sub(now).Seconds())))

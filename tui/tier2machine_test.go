@@ -20,7 +20,7 @@ func failedRun(id int64, c chat.Classification) history.Run {
 	if c.Label == "" {
 		c.Label = chat.Label(c.Class)
 	}
-	return history.Run{ID: id, AnchorID: 1, ReplyID: 100 + id, Status: chat.StatusFailed, Retry: &c}
+	return history.Run{ID: id, AnchorID: 1, ReplyID: 100 + id, Status: chat.StatusFailed, Retry: &c, Attempts: 1}
 }
 
 var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
@@ -301,5 +301,19 @@ func TestTier2DisarmForgetsEverything(t *testing.T) {
 	m.Disarm()
 	if m.Sent(token, 5) {
 		t.Fatal("a disarmed retry's run may be started")
+	}
+}
+
+// A run that endpoint memory held back sent nothing: its banner says when it will be sent,
+// and that enter sends it now.
+func TestTier2BannerOfARunHeldBack(t *testing.T) {
+	var m tier2
+	held := failedRun(1, chat.Classification{Retryable: true, Class: chat.RateLimited, RetryAfterUntil: clockStart.Add(48 * time.Minute)})
+	held.Attempts = 0
+	if !m.Arm(held, clockStart) {
+		t.Fatal("not armed")
+	}
+	if got, want := m.Banner(clockStart), "Rate limited — sending after "+clockTime(clockStart.Add(48*time.Minute), clockStart)+" · esc cancel · enter send now"; got != want {
+		t.Errorf("banner %q, want %q", got, want)
 	}
 }

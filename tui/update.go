@@ -97,12 +97,18 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
+		if m.offer != offerNone {
+			m.dismissOffer()
+			return nil
+		}
 		if m.focus == focusInput {
 			m.focusTranscript()
 		} else {
 			m.focusInput()
 		}
 		return nil
+	case key.Matches(msg, c.Fallback):
+		return m.fallbackNow()
 	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.height-1))
 		return nil
@@ -137,6 +143,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case empty && m.tier2.Armed() && key.Matches(msg, c.RetryNow):
 		return m.retryNow()
+	case empty && m.offer == offerSchedule && key.Matches(msg, in.Send):
+		return m.takeOffer()
 	case key.Matches(msg, in.Send):
 		text := m.input.Value()
 		if strings.TrimSpace(text) == "" {
@@ -173,6 +181,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.retryNow()
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateReply(m.transcript.Selected())
+	case key.Matches(msg, t.Fallback):
+		return m.fallbackNow()
 	case key.Matches(msg, t.Thinking):
 		if !m.transcript.ToggleThinking(m.transcript.Selected()) {
 			m.setNotice("this reply has no thinking to show", false)

@@ -80,8 +80,11 @@ func (m *Model) headerView() string {
 	}
 	where := ""
 	demo := false
-	if m.client != nil {
-		ep := m.client.Endpoint()
+	if client := m.client; client != nil {
+		if m.active != nil && m.active.client != nil {
+			client = m.active.client // a fallback's reply shows whose it is
+		}
+		ep := client.Endpoint()
 		demo = ep.Demo
 		where = ep.Model
 		if ep.Name != "" && !ep.Demo {
@@ -138,7 +141,15 @@ func (m *Model) statusView() string {
 	var left string
 	switch r := m.active; {
 	case m.tier2.Armed():
-		left = st.Warn.Bold(true).Render(m.tier2.Banner(m.now))
+		banner := m.tier2.Banner(m.now)
+		if m.fallbackOffered() {
+			k := m.keys.Chat.Fallback
+			if m.focus == focusTranscript {
+				k = m.keys.Transcript.Fallback
+			}
+			banner += " · " + k.Help().Key + " send to " + sanitize.String(m.fallback.Endpoint().Model) + " now"
+		}
+		left = st.Warn.Bold(true).Render(banner)
 	case m.notice != "":
 		style := st.Notice
 		if m.noticeErr {

@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent"
+	"parley/agent/chat"
+	"parley/history"
+	"parley/tui/sanitize"
+)
+
+// This file holds what a provider's wait means on this screen beyond Tier 2's countdown: a
+// run sent to another client than the screen's (the fallback, or a retry sent now despite a
+// remembered wait), the fallback the operator may choose while a retry is armed, and the
+// offer made when a session opens on a reply that failed retryable.
+
+// clientFor returns the client that run runID is sent with, and forgets the choice.
+func (m *Model) clientFor(runID int64) *agent.Client {
+	if c, ok := m.runClients[runID]; ok {
+		delete(m.runClients, runID)
+		return c
+	}
+	return m.client
+}
+
+// fallbackOffered reports whether the armed retry may go to the fallback instead: only for
+// a provider that is overloaded, rate limited or failing, and only before anything was shown
+// (Tier 2 arms only then).
+func (m *Model) fallbackOffered() bool {
+	if m.fallback == nil || !m.tier2.Armed() {
+		return false
+	}
+	switch m.tier2.class.Class {
+	case chat.Overloaded, chat.RateLimited, chat.ServerError:
+		return true
+	}
+	return false
+}
+
+// fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
+func (m *Model) fallbackNow() tea.Cmd {
+	if !m.fallbackOffered() {
+		return nil
+	}
+	anchor := m.tier2.anchor
+	m.tier2.Disarm()
+	m.setNotice("sent to the fallback, "+m.fallback.Endpoint().Model, false)
+	return m.regenerate(anchor, false, m.fallback)
+}
+
+// offerKind is what the screen offers for the reply a session opened on.
+type offerKind int
+
+const (
+	offerNone     offerKind = iota
+	offerSchedule           // enter schedules a retry at the provider's time, esc dismisses
+)
+
+// offerRetry says what can be done about the last reply of a session just opened, when its
+// run failed retryable: never sending by itself, it names r, or with a provider's time still
+// ahead, offers to schedule the retry then.
+func (m *Model) offerRetry(msgs []history.Message) {
+	m.offer, m.offerRun = offerNone, 0
+	if len(msgs) == 0 {
+		return
+	}
+	last := msgs[len(msgs)-1]
+	c := last.Retry
+	if last.Status != chat.StatusFailed || c == nil || !c.Retryable {
+		return
+	}
+	now := m.clock.Now()
+	label := sanitize.String(c.Label)
+	if c.RetryAfterUntil.After(now) {
+		m.offer, m.offerRun = offerSchedule, last.RunID
+		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, clockTime(c.RetryAfterUntil, now)), false)
+		return
+	}
+	when := ""
+	if !last.CreatedAt.IsZero() {
+		when = " at " + clockTime(last.CreatedAt, now)
+	}
+	m.setNotice(fmt.Sprintf("%s%s — r to regenerate (esc selects the reply)", label, when), false)
+}
+
+// takeOffer is enter on the offer: Tier 2 arms from the stored run, as after any failure.
+func (m *Model) takeOffer() tea.Cmd {
+	runID := m.offerRun
+	m.dismissOffer()
+	return m.readFailedRun(runID)
+}
+
+// dismissOffer is esc on the offer.
+func (m *Model) dismissOffer() {
+	m.offer, m.offerRun = offerNone, 0
+	m.notice = ""
+}
