@@ -61,10 +61,10 @@ type Model struct {
 	// client (the fallback, or a retry sent now despite a remembered wait), by run id.
 	fallback   *agent.Client
 	runClients map[int64]*agent.Client
-	demo    *demo.Server
-	clock   chat.Clock
-	budget  *agent.Budget
-	session history.Session
+	demo       *demo.Server
+	clock      chat.Clock
+	budget     *agent.Budget
+	session    history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
 
@@ -125,15 +125,15 @@ func New(o Options) Model {
 		client:     o.Client,
 		fallback:   o.Fallback,
 		runClients: map[int64]*agent.Client{},
-		demo:    o.Demo,
-		budget:  o.Budget,
-		clock:   o.Clock,
-		session: o.Session,
-		dark:    true,
-		styles:  &styles,
-		keys:    DefaultKeyMap(),
-		help:    help.New(),
-		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		demo:       o.Demo,
+		budget:     o.Budget,
+		clock:      o.Clock,
+		session:    o.Session,
+		dark:       true,
+		styles:     &styles,
+		keys:       DefaultKeyMap(),
+		help:       help.New(),
+		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.transcript = newTranscript(m.styles)
 	m.input = newInput(m.keys)
