@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -158,6 +159,52 @@ func TestCorpusStreamsReadAsTheAgentSeesThem(t *testing.T) {
 		if f.Phase != want.phase || f.Kind != want.kind || (len(f.Body) > 0) != want.frame {
 			t.Errorf("%s: phase %d kind %d frame %q; want phase %d kind %d frame %v",
 				id, f.Phase, f.Kind, f.Body, want.phase, want.kind, want.frame)
+		}
+	}
+}
+
+// classAgreement is the share of entries whose class the classifier must agree with, in each of
+// the provider corpus's sets (the held-out fifth and the rest). Retryability must agree always.
+const classAgreement = 0.95
+
+func TestClassifyProviderCorpus(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	holdout := retrytest.Holdout(t)
+	type tally struct {
+		n, retry, class int
+		misses          []string
+	}
+	sets := map[bool]*tally{true: {}, false: {}}
+	for _, e := range retrytest.ProviderCorpus(t) {
+		c := Classify(corpusFailure(t, e, now))
+		s := sets[holdout[e.ID]]
+		s.n++
+		if c.Retryable == e.Retryable {
+			s.retry++
+		} else {
+			t.Errorf("%s: retryable=%v (%s), want %v", e.ID, c.Retryable, c.Class, e.Retryable)
+		}
+		if c.Class == chat.Class(e.ExpectedClass) {
+			s.class++
+		} else if holdout[e.ID] {
+			// Only the ids: the held-out entries must not tune the rules.
+			s.misses = append(s.misses, fmt.Sprintf("%s got %s want %s", e.ID, c.Class, e.ExpectedClass))
+		} else {
+			s.misses = append(s.misses, fmt.Sprintf("%s %s: got %s by %s, want %s (%q)",
+				e.ID, e.Provider, c.Class, c.Rule, e.ExpectedClass, c.Message))
+		}
+	}
+	for _, set := range []struct {
+		name    string
+		holdout bool
+	}{{"held-out", true}, {"rest", false}} {
+		s := sets[set.holdout]
+		t.Logf("%s: retryability %d/%d, class %d/%d", set.name, s.retry, s.n, s.class, s.n)
+		for _, m := range s.misses {
+			t.Logf("  %s", m)
+		}
+		if float64(s.class) < classAgreement*float64(s.n) {
+			t.Errorf("%s: class agrees on %d of %d entries, below %.0f%%", set.name, s.class, s.n, classAgreement*100)
 		}
 	}
 }
