@@ -1,5 +1,9 @@
 // Package retry decides whether a failed request to an LLM endpoint can succeed if sent again,
 // and when. It is pure policy and classification: it performs no I/O and never sleeps.
+//
+// Classification runs the operator's own rules (UserRule) and then an ordered list of named
+// built-in rules (responseRules, noResponseRules); the classification names the rule that
+// decided. ParseRaw reads a failure written out as text, for classifying one by hand.
 package retry
 
 import (
@@ -79,7 +83,7 @@ const (
 )
 
 // Classifier classifies failures with the operator's own rules first, then the built-in ones
-// (see builtinRules). The zero Classifier uses only the built-in rules.
+// (responseRules and noResponseRules). The zero Classifier uses only the built-in rules.
 type Classifier struct {
 	// Rules are tried in order before any built-in rule; the first that matches decides.
 	Rules []UserRule

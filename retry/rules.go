@@ -48,11 +48,13 @@ func (s *signals) decide() rule {
 //     (per day, TPD, monthly, a 5-hour plan window) is a quota however it is worded, since a
 //     wait of seconds cannot cure it. Then a request larger than a per-minute limit, which no
 //     wait makes fit. Then a per-minute window, which is a rate limit even when worded as a
-//     quota (Gemini's "You exceeded your current quota" with a per-minute quota id).
+//     quota (Gemini's "You exceeded your current quota" with a per-minute quota id), unless
+//     the status is a client error (below).
 //   - Overflow, spend, balance and billing, key and model words name a cause whatever the
 //     status: a 403 or 400 that says the credits ran out is a quota, not an auth failure.
 //     A request sized beyond what the balance affords ("can only afford") is named before the
-//     balance words it also uses.
+//     balance words it also uses; a cap the owner set ("usage limits") after them, since a
+//     message that names both says the money ran out.
 //   - Then the status: 401/403 auth, 402 quota, a 404 that names a model, function or
 //     deployment is a missing model and any other is a wrong path, other 4xx a bad request. A
 //     client error says the request itself is at fault; nothing after it can make it retryable.
@@ -65,7 +67,9 @@ var responseRules = []rule{
 	{"quota.window", chat.QuotaExhausted, says(longWindow)},
 	{"request.too-large", chat.BadRequest, func(s *signals) bool { return says(tooLarge)(s) || requestExceedsLimit(s.pe.text) }},
 	{"rate.window", chat.RateLimited, transient(says(shortWindow))},
-	{"overflow.words", chat.ContextOverflow, says(overflow)},
+	{"overflow.words", chat.ContextOverflow, func(s *signals) bool {
+		return says(overflow)(s) || s.status != 429 && says(manyTokens)(s)
+	}},
 	{"spend.afford", chat.SpendLimitExceeded, says(affordWords)},
 	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
 	{"spend.limit", chat.SpendLimitExceeded, says(spendWords)},
@@ -148,23 +152,31 @@ var (
 		`context[ _-]?(?:length|window|size|limit)\W+(?:\w+\W+){0,6}?(?:exceed|overflow|too|only|not enough)`,
 		`(?:exceed\w*|overflows?|longer than|larger than|greater than|beyond)\W+(?:\w+\W+){0,4}?context\b`,
 		`maximum context`, `context (?:length|window) (?:is|of) \d+`,
-		`(?:prompt|input|message|request|text|content)s? (?:is|are|was) too long`, `prompt too long`,
-		`too many (?:input |prompt )?tokens in\b`, `longer than the (?:maximum|max|model)`,
+		// "too long" only of what was sent: "the request took too long" is a timeout
+		`\b(?:prompt|input|message|request|text|content|conversation|sequence)s?(?: \w+){0,2} (?:is|are|was|were) too long`,
+		`\b(?:prompt|input|message|conversation|sequence)s? too long`,
+		`longer than.{0,40}?\b(?:tokens?|context|length)\b`,
 		`tokens?\W.{0,60}?must be <=\s*\d+`, `must have less than \d+ tokens`, `range of input length`,
-		`must be at least 1, got -\d`, `keep the first \d+ tokens`,
-		`exceed\w*\s+(?:the\s+)?(?:maximum|max)\b.{0,60}?\btokens?\b`, `\btokens?\b.{0,40}?\bexceed\w*\s+(?:the\s+)?(?:maximum|max)\b`,
+		// a max_tokens the server derived from what is left of the context (parley never sends 0)
+		`max_(?:new_)?tokens\W*must be at least 1\b`,
+		`keep the first \d+ tokens`, `\bonly \d+ tokens`,
+		`exceed\w*\s+(?:the\s+)?(?:model'?s?\s+)?(?:maximum|max)\b.{0,40}?\b(?:tokens?|length|context)\b`,
+		`\b(?:tokens?|length)\b.{0,40}?\bexceed\w*\s+(?:the\s+)?(?:maximum|max)\b`,
 		`exceed\w*.{0,20}?\btoken limit\b`, `\btoken limit exceeded`)
+	// manyTokens is an overflow, except as a 429, where it is a rate limit without its window.
+	manyTokens = re(`too many (?:input |prompt )?tokens`)
 
 	// affordWords are a request sized beyond what the balance can pay for; a smaller one would go.
 	affordWords = re(`can only afford`, `fewer max_tokens`)
-	// quotaWords are a balance, credit, budget or billing state that stops every request.
+	// quotaWords are a balance, credit, budget, billing, plan or spending-limit state that stops
+	// every request, and a quota Google names without a per-minute window.
 	quotaWords = re(`insufficient[_ ]quota`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
-		`(?:insufficient|not enough|\bno|out of|used up|used all)\W+(?:\w+\W+){0,2}?(?:balance|credits?|funds)\b`,
-		`\b(?:balance|credits?|funds)\W+(?:\w+\W+){0,2}?(?:insufficient|too low|exhausted|used up|depleted|exceeded|negative)`,
-		`billing[_ ]not[_ ]active`, `arrear`, `overdue`, `payment required`,
-		`budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`, `余额不足`, `欠费`)
-	// spendWords are a spending limit the account's owner set.
-	spendWords = re(`usage limits`, `spend(?:ing)? limit`, `billing_hard_limit`, `hard limit`)
+		`quotafailure`, `\bbalance\b`, `\bcredits?\b`, `\bfunds\b`, `\bbilling\b`, `spend(?:ing)? limit`,
+		`(?:check|upgrade) your plan`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
+		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
+		`余额不足`, `欠费`)
+	// spendWords are a cap on spending the account's owner set.
+	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
 	authWords  = re(`authentication_error`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
 		`incorrect api key`, `invalid (?:x-)?api[ _-]?key`, `unauthenticated`, `permission_denied`, `unauthorized`)
 	modelMissing = re(`model_not_found`, `deploymentnotfound`, `invalid_model`, `invalid model(?:[.:]| ['"\x60]| name| id)`,

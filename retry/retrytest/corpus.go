@@ -3,6 +3,8 @@ package retrytest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,4 +92,22 @@ func decode(t testing.TB, path string, data []byte) []CorpusEntry {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return entries
+}
+
+// Raw writes an entry out as the text retry.ParseRaw reads: a status line, the headers, a
+// blank line and the body, the body of an in_stream entry after a 200. A connect entry had no
+// response; ok is false.
+func (e CorpusEntry) Raw() (raw string, ok bool) {
+	status := e.Status
+	switch e.Phase {
+	case "connect":
+		return "", false
+	case "in_stream":
+		status = http.StatusOK
+	}
+	s := fmt.Sprintf("HTTP/1.1 %d %s\n", status, http.StatusText(status))
+	for k, v := range e.Headers {
+		s += k + ": " + v + "\n"
+	}
+	return s + "\n" + e.Body, true
 }
