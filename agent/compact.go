@@ -113,18 +113,36 @@ var overflowPatterns = []struct {
 	limit, requested int
 }{
 	// OpenAI, DeepSeek, vLLM, Groq: "This model's maximum context length is 8192 tokens.
-	// However, your messages resulted in 9000 tokens" / "you requested 5000 tokens".
+	// However, your messages resulted in 9000 tokens" / "you requested 5000 tokens" / "your
+	// request has 8 input tokens".
 	{regexp.MustCompile(`maximum context length is (\d+) tokens`), 1, 0},
-	{regexp.MustCompile(`(?:resulted in|you requested) (\d+) tokens`), 0, 1},
-	// llama.cpp: "request (13392 tokens) exceeds the available context size (8192 tokens)".
-	{regexp.MustCompile(`request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)`), 2, 1},
-	// Anthropic: "prompt is too long: 205351 tokens > 200000 maximum".
+	{regexp.MustCompile(`(?:resulted in|you requested|your request has) (\d+) (?:input )?tokens`), 0, 1},
+	// llama.cpp: "request (13392 tokens) exceeds the available context size (8192 tokens)";
+	// SGLang: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens)".
+	{regexp.MustCompile(`\((\d+) tokens\) exceeds the [\w ]+?\((\d+) tokens\)`), 2, 1},
+	// Anthropic: "prompt is too long: 205351 tokens > 200000 maximum", "input length and
+	// max_tokens exceed context limit: 199759 + 8192 > 200000".
 	{regexp.MustCompile(`prompt is too long: (\d+) tokens > (\d+) maximum`), 2, 1},
+	{regexp.MustCompile(`exceed context limit: (\d+) \+ \d+ > (\d+)`), 2, 1},
 	// Gemini: "The input token count (1234) exceeds the maximum number of tokens allowed (1000)".
 	{regexp.MustCompile(`input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)`), 2, 1},
 	// Mistral: "Prompt contains 40000 tokens … too large for model with 32768 maximum context length".
 	{regexp.MustCompile(`prompt contains (\d+) tokens`), 0, 1},
 	{regexp.MustCompile(`(\d+) maximum context length`), 1, 0},
+	// Moonshot: "Your request exceeded model token limit: 262144 (requested: 265359)".
+	{regexp.MustCompile(`token limit: (\d+) \(requested: (\d+)\)`), 1, 2},
+	// vLLM behind Xinference: "The decoder prompt (length 66501) is longer than the maximum
+	// model length of 65536".
+	{regexp.MustCompile(`\(length (\d+)\) is longer than the maximum model length of (\d+)`), 2, 1},
+	// LM Studio: "Trying to keep the first 4632 tokens … context length of only 4096 tokens".
+	{regexp.MustCompile(`keep the first (\d+) tokens`), 0, 1},
+	{regexp.MustCompile(`context length of only (\d+) tokens`), 1, 0},
+	// TGI: "`inputs` tokens + `max_new_tokens` must be <= 1512. Given: 1000 `inputs` tokens",
+	// "`inputs` must have less than 1024 tokens. Given: 1168".
+	{regexp.MustCompile(`must be <= (\d+)\. given: (\d+) .inputs. tokens`), 1, 2},
+	{regexp.MustCompile(`must have less than (\d+) tokens\. given: (\d+)`), 1, 2},
+	// DashScope: "Range of input length should be [1, 983616]".
+	{regexp.MustCompile(`range of input length should be \[1, (\d+)\]`), 1, 0},
 }
 
 // parseOverflow reads from a context overflow error the model's context window (limit) and

@@ -81,6 +81,16 @@ func TestParseOverflowOtherForms(t *testing.T) {
 		{"gemini", "", "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).", 1048576, 1200000},
 		{"mistral", "", "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length", 32768, 40000},
 		{"llama.cpp fields beside a bare message", `{"error":{"message":"too long","n_ctx":2048,"n_prompt_tokens":3000}}`, "too long", 2048, 3000},
+		// Wordings from retry/testdata/corpus.json (outside its held-out fifth).
+		{"sglang", "", "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens).", 59862, 160062},
+		{"vllm input tokens", "", "This model's maximum context length is 3 tokens. However, your request has 8 input tokens. Please reduce the length of the input messages.", 3, 8},
+		{"anthropic context limit", "", "input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again", 200000, 199759},
+		{"moonshot", "", "Invalid request: Your request exceeded model token limit: 262144 (requested: 265359)", 262144, 265359},
+		{"xinference", "", "[address=0.0.0.0:43769, pid=1065] The decoder prompt (length 66501) is longer than the maximum model length of 65536. Make sure that `max_model_len` is no smaller than the number of text tokens.", 65536, 66501},
+		{"lm studio", "", "Trying to keep the first 4632 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens, which is not enough.", 4096, 4632},
+		{"tgi total", "", "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 1512. Given: 1000 `inputs` tokens and 1024 `max_new_tokens`", 1512, 1000},
+		{"tgi inputs", "", "Input validation error: `inputs` must have less than 1024 tokens. Given: 1168", 1024, 1168},
+		{"dashscope", "", "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]", 983616, 0},
 		{"no numbers: halve", `{"error":{"message":"context length exceeded"}}`, "context length exceeded", 0, 0},
 		{"not JSON", "<html>413</html>", "", 0, 0},
 	}
@@ -382,5 +392,16 @@ func TestOmittedNote(t *testing.T) {
 	}
 	if got := OmittedNote(1); got != "1 earlier message left out to fit the model's context" {
 		t.Error(got)
+	}
+}
+
+// A gateway's overflow is read from the upstream's error inside its message: classification
+// hands on the innermost message.
+func TestParseOverflowNestedInAGatewayError(t *testing.T) {
+	body := `{"error":{"message":"ConnectionError: {\n        \"object\": \"error\",\n        \"message\": \"This model's maximum context length is 16000 tokens. However, you requested 17165 tokens (13069 in the messages, 4096 in the completion).\",\n        \"type\": \"BadRequestError\",\n        \"code\": 400\n    }","code":502,"metadata":{"provider_name":"DeepInfra"}}}`
+	cls := retry.Classify(retry.Failure{Phase: retry.InStreamBeforeDelta, Status: 200, Body: []byte(body)})
+	limit, requested := parseOverflow([]byte(body), cls.Message)
+	if cls.Class != chat.ContextOverflow || limit != 16000 || requested != 17165 {
+		t.Errorf("%s %q: limit %d requested %d, want context_overflow, 16000, 17165", cls.Class, cls.Message, limit, requested)
 	}
 }

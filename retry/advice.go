@@ -1,6 +1,8 @@
 package retry
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -21,32 +23,35 @@ type Advice struct {
 // same limit. A reset header is advice only while its limit is used up (remaining 0 or not
 // reported): providers send reset times for every limit, and the time a limit that still has
 // room will next refill — a daily limit, say — is no reason to wait.
-var resetHeaders = []struct {
-	reset, remaining string
-	absolute         bool // RFC 3339 time rather than a Go duration
-}{
-	{"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests", false},
-	{"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens", false},
-	{"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining", true},
-	{"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining", true},
-	{"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining", true},
-	{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining", true},
+var resetHeaders = []struct{ reset, remaining string }{
+	{"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"},
+	{"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"},
+	{"x-ratelimit-reset", "x-ratelimit-remaining"},
+	{"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"},
+	{"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"},
+	{"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"},
+	{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"},
 }
 
 var (
 	// waitHint finds "try again in 18.642s", "retry after 37 seconds", "retry in 45.5s",
-	// "try again in 6m0s" and the like in message text.
-	waitHint = regexp.MustCompile(`(?i)\b(?:try again|retry)\s+(?:in|after)\s+` +
+	// "try again in 6m0s", "resets in 2 hours" and the like in message text.
+	waitHint = regexp.MustCompile(`(?i)\b(?:try again|retry|resets?)\s+(?:in|after)\s+` +
 		`(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)\b|(\d+(?:\.\d+)?)\s*(milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b)`)
 	// regainHint finds "You will regain access on 2026-04-01 at 00:00 UTC".
 	regainHint = regexp.MustCompile(`(?i)regain access on (\d{4}-\d{2}-\d{2}) at (\d{2}:\d{2}) UTC`)
-	// retryDelay finds Gemini's RetryInfo "retryDelay": "37s" wherever it sits in the body.
-	retryDelay = regexp.MustCompile(`"retryDelay"\s*:\s*"([^"]+)"`)
+	// resetAtHint finds "Your limit will reset at 2026-04-09 15:13:03", with or without a zone.
+	resetAtHint = regexp.MustCompile(`(?i)\bresets?\s+(?:at|on)\s+(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2}))?`)
+	// retryDelay finds Gemini's RetryInfo "retryDelay": "37s" wherever it sits in the body, also
+	// inside an upstream's error a gateway passed on as a JSON string.
+	retryDelay = regexp.MustCompile(`\\?"retryDelay\\?"\s*:\s*\\?"([^"\\]+)`)
 )
 
-// ParseAdvice reads every form of retry advice in a response's headers and body. Relative
-// advice counts from now; of all the times found, the latest wins, since retrying before any
-// one of them would fail again. body may be JSON (object or array) or plain text.
+// ParseAdvice reads every form of retry advice in a response's headers and body: the headers,
+// headers a gateway copied into the body (OpenRouter's error.metadata.headers), Gemini's
+// retryDelay, and times in the message text. Relative advice counts from now; of all the times
+// found, the latest wins, since retrying before any one of them would fail again. body may be
+// JSON (object or array) or plain text.
 func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 	var a Advice
 	consider := func(t time.Time) {
@@ -56,34 +61,12 @@ func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 	}
 	after := func(d time.Duration) { consider(now.Add(d)) }
 
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			after(time.Duration(ms * float64(time.Millisecond)))
-		}
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			after(time.Duration(s * float64(time.Second)))
-		} else if t, err := http.ParseTime(v); err == nil {
-			consider(t)
-		}
+	for _, hs := range append([]http.Header{h}, copiedHeaders(body)...) {
+		headerAdvice(hs, now, consider)
 	}
 	if v := h.Get("x-should-retry"); v != "" {
 		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
 			a.ShouldRetry = &b
-		}
-	}
-	for _, r := range resetHeaders {
-		v := strings.TrimSpace(h.Get(r.reset))
-		if v == "" || limitHasRoom(h.Get(r.remaining)) {
-			continue
-		}
-		if r.absolute {
-			if t, err := time.Parse(time.RFC3339, v); err == nil {
-				consider(t)
-			}
-		} else if d, err := time.ParseDuration(v); err == nil {
-			after(d)
 		}
 	}
 
@@ -103,7 +86,120 @@ func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 			consider(t)
 		}
 	}
+	for _, m := range resetAtHint.FindAllStringSubmatch(text, -1) {
+		if t, ok := hintTime(m[1], m[2], m[3]); ok {
+			consider(t)
+		}
+	}
 	return a
+}
+
+// headerAdvice passes every time h advises to consider.
+func headerAdvice(h http.Header, now time.Time, consider func(time.Time)) {
+	if v := h.Get("retry-after-ms"); v != "" {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			consider(now.Add(time.Duration(ms * float64(time.Millisecond))))
+		}
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			consider(now.Add(time.Duration(s * float64(time.Second))))
+		} else if t, err := http.ParseTime(v); err == nil {
+			consider(t)
+		}
+	}
+	for _, r := range resetHeaders {
+		v := h.Get(r.reset)
+		if v == "" || limitHasRoom(h.Get(r.remaining)) {
+			continue
+		}
+		if t, ok := resetTime(v, now); ok {
+			consider(t)
+		}
+	}
+}
+
+// Numbers at least this large in a reset header are a Unix time, in seconds or milliseconds,
+// rather than seconds to wait: 1e9 seconds is 31 years.
+const (
+	epochSeconds = 1e9
+	epochMillis  = 1e12
+)
+
+// resetTime reads a reset header's value in any form providers use: a Go duration ("6m0s"),
+// seconds to wait, a Unix time in seconds or milliseconds (OpenRouter), an RFC 3339 time
+// (Anthropic) or an HTTP date.
+func resetTime(v string, now time.Time) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return now.Add(d), true
+	}
+	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		switch {
+		case n >= epochMillis:
+			return time.UnixMilli(int64(n)), true
+		case n >= epochSeconds:
+			return time.Unix(int64(n), 0), true
+		}
+		return now.Add(time.Duration(n * float64(time.Second))), true
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return t, true
+	}
+	return time.Time{}, false
+}
+
+// copiedHeaders finds the header sets a gateway copied into a JSON body from the upstream's
+// response: every object under a "headers" key, at any depth, also inside an upstream error
+// passed on as a JSON string.
+func copiedHeaders(body []byte) []http.Header {
+	v, ok := decodeJSON(bytes.TrimSpace(body))
+	if !ok {
+		return nil
+	}
+	var out []http.Header
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				if hs, ok := e.(map[string]any); ok && strings.EqualFold(k, "headers") {
+					out = append(out, headerOf(hs))
+					continue
+				}
+				walk(e)
+			}
+		case string:
+			if s := strings.TrimSpace(x); strings.HasPrefix(s, "{") {
+				if inner, ok := decodeJSON([]byte(s)); ok {
+					walk(inner)
+				}
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// headerOf turns a JSON object of header names and values into an http.Header.
+func headerOf(obj map[string]any) http.Header {
+	h := http.Header{}
+	for k, v := range obj {
+		switch x := v.(type) {
+		case string:
+			h.Set(k, x)
+		case json.Number:
+			h.Set(k, x.String())
+		}
+	}
+	return h
 }
 
 // limitHasRoom reports whether a remaining-count header says the limit is not used up.
@@ -132,4 +228,22 @@ func hintDuration(goDur, num, unit string) (time.Duration, bool) {
 		per = time.Hour
 	}
 	return time.Duration(n * float64(per)), true
+}
+
+// hintTime converts a resetAtHint match. A time without a zone is taken as UTC: the provider's
+// own zone is unknown, and a reset read a few hours early is only a retry that fails again.
+func hintTime(date, clock, zone string) (time.Time, bool) {
+	if len(clock) == len("15:04") {
+		clock += ":00"
+	}
+	switch z := strings.ToUpper(zone); z {
+	case "", "Z", "UTC", "GMT":
+		zone = "Z"
+	default:
+		if !strings.Contains(z, ":") {
+			zone = z[:3] + ":" + z[3:]
+		}
+	}
+	t, err := time.Parse(time.RFC3339, date+"T"+clock+zone)
+	return t, err == nil
 }

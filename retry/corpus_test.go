@@ -1,10 +1,8 @@
 package retry
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"net/http"
+	"fmt"
 	"testing"
 	"time"
 
@@ -21,91 +19,20 @@ var corpusAdvice = map[string]time.Duration{
 	"E44": 2 * time.Second, // retry-after 2 is later than the message's 1.984999999s
 }
 
-// corpusFailure builds the Failure the agent would report for an entry.
+// corpusFailure builds the Failure the agent would report for an entry: ParseRaw reads the
+// response as the agent does, a connect entry's text is the error.
 func corpusFailure(t *testing.T, e retrytest.CorpusEntry, now time.Time) Failure {
 	t.Helper()
-	h := http.Header{}
-	for k, v := range e.Headers {
-		h.Set(k, v)
-	}
-	switch e.Phase {
-	case "status":
-		return Failure{Phase: Status, Status: e.Status, Header: h, Body: []byte(e.Body), Now: now}
-	case "connect":
+	raw, ok := e.Raw()
+	if !ok {
 		return Failure{Phase: BeforeHeaders, Err: errors.New(e.Body), Now: now}
-	case "in_stream":
-		f := streamFailure([]byte(e.Body))
-		f.Header, f.Now = h, now
-		return f
 	}
-	t.Fatalf("%s: unknown phase %q", e.ID, e.Phase)
-	return Failure{}
-}
-
-// streamFailure reads raw stream text the way the agent's reader does and reports what it saw.
-func streamFailure(body []byte) Failure {
-	if frame, ok := StreamError(body); ok {
-		phase := InStreamBeforeDelta
-		if content, _, _ := scanStream(body[:bytes.Index(body, frame)]); content {
-			phase = InStreamAfterDelta
-		}
-		return Failure{Phase: phase, Status: http.StatusOK, Body: frame}
+	f, err := ParseRaw([]byte(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", e.ID, err)
 	}
-	content, finished, onlyComments := scanStream(body)
-	f := Failure{Phase: InStreamBeforeDelta, Status: http.StatusOK}
-	if content {
-		f.Phase = InStreamAfterDelta
-	}
-	switch {
-	case onlyComments:
-		f.Kind = NetTimeoutFirstDelta
-	case !finished:
-		f.Kind = NetCut
-	case !content:
-		f.Kind = NetEmpty
-	}
+	f.Now = now
 	return f
-}
-
-// scanStream reports whether the stream text holds a content delta, whether it finished
-// ([DONE] or a finish_reason), and whether it held nothing but SSE comments.
-func scanStream(body []byte) (content, finished, onlyComments bool) {
-	onlyComments = true
-	for line := range bytes.Lines(body) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 || line[0] == '<' { // blank, or the corpus's note of how it ended
-			continue
-		}
-		if line[0] != ':' {
-			onlyComments = false
-		}
-		payload, ok := bytes.CutPrefix(line, []byte("data:"))
-		if !ok {
-			continue
-		}
-		payload = bytes.TrimSpace(payload)
-		if string(payload) == "[DONE]" {
-			finished = true
-			continue
-		}
-		var chunk struct {
-			Choices []struct {
-				Delta        struct{ Content string } `json:"delta"`
-				FinishReason *string                  `json:"finish_reason"`
-			} `json:"choices"`
-			Type  string                `json:"type"`
-			Delta struct{ Text string } `json:"delta"`
-		}
-		if json.Unmarshal(payload, &chunk) != nil {
-			continue
-		}
-		for _, c := range chunk.Choices {
-			content = content || c.Delta.Content != ""
-			finished = finished || c.FinishReason != nil
-		}
-		content = content || (chunk.Type == "content_block_delta" && chunk.Delta.Text != "")
-	}
-	return content, finished, onlyComments
 }
 
 func TestClassifyCorpus(t *testing.T) {
@@ -117,8 +44,8 @@ func TestClassifyCorpus(t *testing.T) {
 				t.Errorf("%s %s: got %s retryable=%v, want %s retryable=%v (message %q)",
 					e.Provider, e.Scenario, c.Class, c.Retryable, e.ExpectedClass, e.Retryable, c.Message)
 			}
-			if c.Label != chat.Label(c.Class) || c.Message == "" {
-				t.Errorf("label %q, message %q: want the class's label and a message", c.Label, c.Message)
+			if c.Rule == "" || c.Label != chat.Label(c.Class) || c.Message == "" {
+				t.Errorf("rule %q, label %q, message %q: want a rule, the class's label and a message", c.Rule, c.Label, c.Message)
 			}
 			var want time.Time
 			if d, ok := corpusAdvice[e.ID]; ok {
@@ -154,10 +81,78 @@ func TestCorpusStreamsReadAsTheAgentSeesThem(t *testing.T) {
 			t.Errorf("%s missing from the corpus", id)
 			continue
 		}
-		f := streamFailure([]byte(e.Body))
+		raw, _ := e.Raw()
+		f, err := ParseRaw([]byte(raw))
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
 		if f.Phase != want.phase || f.Kind != want.kind || (len(f.Body) > 0) != want.frame {
 			t.Errorf("%s: phase %d kind %d frame %q; want phase %d kind %d frame %v",
 				id, f.Phase, f.Kind, f.Body, want.phase, want.kind, want.frame)
+		}
+	}
+}
+
+// corpusBar is what the classifier must reach on one set of the provider corpus: a share of
+// entries with the expected retryability, and a share with the expected class.
+type corpusBar struct{ retryable, class float64 }
+
+// The rest of the provider corpus designed the rules: every entry's retryability must agree,
+// and 95 % of classes. The held-out fifth must tune nothing, so its bars are not the target
+// but the figures measured on it (30 of 32 retryable, 29 of 32 classes), kept so that a change
+// that loses ground there fails; rules designed from elsewhere may raise them.
+var (
+	restBar    = corpusBar{retryable: 1, class: 0.95}
+	holdoutBar = corpusBar{retryable: 30.0 / 32, class: 29.0 / 32}
+)
+
+func TestClassifyProviderCorpus(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	holdout := retrytest.Holdout(t)
+	type tally struct {
+		n, retry, class int
+		misses          []string
+	}
+	sets := map[bool]*tally{true: {}, false: {}}
+	for _, e := range retrytest.ProviderCorpus(t) {
+		c := Classify(corpusFailure(t, e, now))
+		s := sets[holdout[e.ID]]
+		s.n++
+		okRetry, okClass := c.Retryable == e.Retryable, c.Class == chat.Class(e.ExpectedClass)
+		if okRetry {
+			s.retry++
+		}
+		if okClass {
+			s.class++
+		}
+		switch {
+		case okRetry && okClass:
+		case holdout[e.ID]:
+			// Only the ids and classes: the held-out entries must not tune the rules.
+			s.misses = append(s.misses, fmt.Sprintf("%s: got %s retryable=%v, want %s retryable=%v",
+				e.ID, c.Class, c.Retryable, e.ExpectedClass, e.Retryable))
+		default:
+			s.misses = append(s.misses, fmt.Sprintf("%s %s: got %s retryable=%v by %s, want %s retryable=%v (%q)",
+				e.ID, e.Provider, c.Class, c.Retryable, c.Rule, e.ExpectedClass, e.Retryable, c.Message))
+		}
+		if c.Rule == "" || c.Label != chat.Label(c.Class) || c.Message == "" {
+			t.Errorf("%s: rule %q, label %q, message %q: want a rule, the class's label and a message", e.ID, c.Rule, c.Label, c.Message)
+		}
+	}
+	for _, set := range []struct {
+		name    string
+		holdout bool
+		bar     corpusBar
+	}{{"held-out", true, holdoutBar}, {"rest", false, restBar}} {
+		s := sets[set.holdout]
+		t.Logf("%s: retryability %d/%d, class %d/%d", set.name, s.retry, s.n, s.class, s.n)
+		for _, m := range s.misses {
+			t.Logf("  %s", m)
+		}
+		if float64(s.retry) < set.bar.retryable*float64(s.n) || float64(s.class) < set.bar.class*float64(s.n) {
+			t.Errorf("%s: retryability %d/%d, class %d/%d, below the bar of %.1f%% and %.1f%%",
+				set.name, s.retry, s.n, s.class, s.n, set.bar.retryable*100, set.bar.class*100)
 		}
 	}
 }

@@ -42,6 +42,9 @@ type Classification struct {
 	Label string `json:"label"`
 	// Message is the provider's own message, or a description of the local failure.
 	Message string `json:"message"`
+	// Rule names the classification rule that decided, such as "quota.window" or "user:zhipu"
+	// (see package retry); empty for a classification made without one.
+	Rule string `json:"rule,omitempty"`
 }
 
 // Retryable reports whether a failure of class c can succeed if the same request is sent again.
@@ -83,19 +86,20 @@ func Label(c Class) string {
 }
 
 // classificationJSON is the wire form of a Classification: retry_after_until is always
-// present, as an RFC 3339 string or null.
+// present, as an RFC 3339 string or null; rule only when there is one.
 type classificationJSON struct {
 	Retryable       bool    `json:"retryable"`
 	Class           Class   `json:"retry_class"`
 	RetryAfterUntil *string `json:"retry_after_until"`
 	Label           string  `json:"label"`
 	Message         string  `json:"message"`
+	Rule            string  `json:"rule,omitempty"`
 }
 
 // MarshalJSON encodes c with retry_after_until as an RFC 3339 time in UTC, or null when zero.
 // Fractional seconds are kept so that a decoded time is never earlier than the advice.
 func (c Classification) MarshalJSON() ([]byte, error) {
-	w := classificationJSON{Retryable: c.Retryable, Class: c.Class, Label: c.Label, Message: c.Message}
+	w := classificationJSON{Retryable: c.Retryable, Class: c.Class, Label: c.Label, Message: c.Message, Rule: c.Rule}
 	if !c.RetryAfterUntil.IsZero() {
 		s := c.RetryAfterUntil.UTC().Format(time.RFC3339Nano)
 		w.RetryAfterUntil = &s
@@ -110,7 +114,7 @@ func (c *Classification) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	*c = Classification{Retryable: w.Retryable, Class: w.Class, Label: w.Label, Message: w.Message}
+	*c = Classification{Retryable: w.Retryable, Class: w.Class, Label: w.Label, Message: w.Message, Rule: w.Rule}
 	if w.RetryAfterUntil != nil && *w.RetryAfterUntil != "" {
 		t, err := time.Parse(time.RFC3339Nano, *w.RetryAfterUntil)
 		if err != nil {

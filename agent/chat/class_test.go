@@ -36,7 +36,7 @@ func TestClassRetryableAndLabel(t *testing.T) {
 func TestClassificationJSON(t *testing.T) {
 	until := time.Date(2026, 3, 1, 14, 50, 18, 642000000, time.FixedZone("CET", 3600))
 	for _, c := range []Classification{
-		{Retryable: true, Class: RateLimited, RetryAfterUntil: until, Label: "Rate limited", Message: "slow down"},
+		{Retryable: true, Class: RateLimited, RetryAfterUntil: until, Label: "Rate limited", Message: "slow down", Rule: "rate.words"},
 		{Class: AuthFailed, Label: "Authentication failed", Message: "invalid x-api-key"},
 	} {
 		data, err := json.Marshal(c)
@@ -52,6 +52,9 @@ func TestClassificationJSON(t *testing.T) {
 				t.Errorf("%s: field %q missing", data, k)
 			}
 		}
+		if _, ok := fields["rule"]; ok != (c.Rule != "") {
+			t.Errorf("%s: want rule present exactly when set", data)
+		}
 		if c.RetryAfterUntil.IsZero() {
 			if fields["retry_after_until"] != nil {
 				t.Errorf("%s: want retry_after_until null", data)
@@ -64,7 +67,7 @@ func TestClassificationJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		if back.Retryable != c.Retryable || back.Class != c.Class || !back.RetryAfterUntil.Equal(c.RetryAfterUntil) ||
-			back.Label != c.Label || back.Message != c.Message {
+			back.Label != c.Label || back.Message != c.Message || back.Rule != c.Rule {
 			t.Errorf("round trip: %+v became %+v", c, back)
 		}
 	}

@@ -3,7 +3,11 @@ package retrytest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -36,9 +40,74 @@ func Corpus(t testing.TB) []CorpusEntry {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return decode(t, CorpusPath, data)
+}
+
+// testdata is retry/testdata, found from this source file so that any package's tests can
+// read it.
+func testdata(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("retrytest: cannot locate its own source")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "testdata")
+}
+
+// ProviderCorpus reads the repository's own corpus (retry/testdata/corpus.json, ids P001…),
+// whose entries have the shape of the shared corpus.
+func ProviderCorpus(t testing.TB) []CorpusEntry {
+	t.Helper()
+	path := filepath.Join(testdata(t), "corpus.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decode(t, path, data)
+}
+
+// Holdout returns the ids of ProviderCorpus set aside before the classifier was tuned
+// (retry/testdata/holdout.json): agreement on them is reported apart from the rest.
+func Holdout(t testing.TB) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdata(t), "holdout.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h struct{ IDs []string }
+	if err := json.Unmarshal(data, &h); err != nil {
+		t.Fatalf("holdout.json: %v", err)
+	}
+	ids := make(map[string]bool, len(h.IDs))
+	for _, id := range h.IDs {
+		ids[id] = true
+	}
+	return ids
+}
+
+func decode(t testing.TB, path string, data []byte) []CorpusEntry {
+	t.Helper()
 	var entries []CorpusEntry
 	if err := json.Unmarshal(data, &entries); err != nil {
-		t.Fatalf("corpus: %v", err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return entries
+}
+
+// Raw writes an entry out as the text retry.ParseRaw reads: a status line, the headers, a
+// blank line and the body, the body of an in_stream entry after a 200. A connect entry had no
+// response; ok is false.
+func (e CorpusEntry) Raw() (raw string, ok bool) {
+	status := e.Status
+	switch e.Phase {
+	case "connect":
+		return "", false
+	case "in_stream":
+		status = http.StatusOK
+	}
+	s := fmt.Sprintf("HTTP/1.1 %d %s\n", status, http.StatusText(status))
+	for k, v := range e.Headers {
+		s += k + ": " + v + "\n"
+	}
+	return s + "\n" + e.Body, true
 }

@@ -1,0 +1,87 @@
+package retry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseRawResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		status    int
+		header    map[string]string
+		body      string
+	}{
+		{"headers and body", "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 20\r\nx-ratelimit-remaining-requests: 0\r\n\r\n{\"error\":{\"message\":\"slow down\"}}\n",
+			429, map[string]string{"Retry-After": "20", "X-Ratelimit-Remaining-Requests": "0"}, "{\"error\":{\"message\":\"slow down\"}}\n"},
+		{"http/2 without a reason, pasted after blank lines", "\n\nHTTP/2 503\ncontent-type: text/plain\n\nupstream connect error",
+			503, map[string]string{"Content-Type": "text/plain"}, "upstream connect error"},
+		{"body right after the headers", "HTTP/1.1 400 Bad Request\ncontent-type: application/json\n{\"error\":\"bad\"}",
+			400, map[string]string{"Content-Type": "application/json"}, `{"error":"bad"}`},
+		{"no body", "HTTP/1.1 502 Bad Gateway\n", 502, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseRaw([]byte(tc.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Phase != Status || f.Status != tc.status || string(f.Body) != tc.body {
+				t.Errorf("phase %d status %d body %q; want Status %d %q", f.Phase, f.Status, f.Body, tc.status, tc.body)
+			}
+			for k, v := range tc.header {
+				if f.Header.Get(k) != v {
+					t.Errorf("header %s = %q, want %q", k, f.Header.Get(k), v)
+				}
+			}
+		})
+	}
+}
+
+func TestParseRawStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		phase     Phase
+		kind      NetKind
+		frame     string
+	}{
+		{"error frame first", "data: {\"error\":{\"message\":\"busy\",\"code\":503}}\n\ndata: [DONE]\n", InStreamBeforeDelta, NetUnknown,
+			`{"error":{"message":"busy","code":503}}`},
+		{"anthropic error event after text", "data: {\"type\":\"content_block_delta\",\"delta\":{\"text\":\"Hi\"}}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}\n",
+			InStreamAfterDelta, NetUnknown, `{"type":"error","error":{"type":"overloaded_error"}}`},
+		{"thinking is output", "data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"hmm\"}}]}\n\ndata: {\"error\":{\"message\":\"x\"}}\n",
+			InStreamAfterDelta, NetUnknown, `{"error":{"message":"x"}}`},
+		{"llama.cpp error field after a 200", "HTTP/1.1 200 OK\ncontent-type: text/event-stream\n\nerror: {\"code\":400,\"message\":\"exceeds the available context size\"}\n",
+			InStreamBeforeDelta, NetUnknown, `{"code":400,"message":"exceeds the available context size"}`},
+		{"cut after text", "data: {\"choices\":[{\"delta\":{\"content\":\"Half\"}}]}\n\n<connection closed: EOF>\n", InStreamAfterDelta, NetCut, ""},
+		{"only keep-alives", ": keep-alive\n\n: keep-alive\n", InStreamBeforeDelta, NetTimeoutFirstDelta, ""},
+		{"finished empty", "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n",
+			InStreamBeforeDelta, NetEmpty, ""},
+		{"bare JSON lines", "{\"type\":\"response.created\"}\n{\"type\":\"error\",\"code\":\"server_error\",\"message\":\"m\"}\n", InStreamBeforeDelta, NetUnknown,
+			`{"type":"error","code":"server_error","message":"m"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseRaw([]byte(tc.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Phase != tc.phase || f.Kind != tc.kind || string(f.Body) != tc.frame || f.Status != 200 {
+				t.Errorf("phase %d kind %d status %d frame %q; want phase %d kind %d frame %q", f.Phase, f.Kind, f.Status, f.Body, tc.phase, tc.kind, tc.frame)
+			}
+		})
+	}
+}
+
+func TestParseRawRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, raw, want string }{
+		{"prose", "the model said no", "paste the response from its status line"},
+		{"a JSON body without its status line", "[{\"error\":{\"code\":429}}]", "paste the response from its status line"},
+		{"status line without a status", "HTTP/1.1 Too Many Requests\n\n{}", "write it like HTTP/1.1 429"},
+		{"header without a colon", "HTTP/1.1 429 Too Many Requests\nRetry-After 20\n\n{}", `"Retry-After 20" is not "Name: value"`},
+		{"a stream that finished", "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n", "nothing failed"},
+	} {
+		_, err := ParseRaw([]byte(tc.raw))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line with %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"parley/agent/chat"
+)
+
+// rule is one named step of classification: a failure that matches is of class.
+type rule struct {
+	name  string
+	class chat.Class
+	match func(*signals) bool
+}
+
+// decide returns the first built-in rule that matches s.
+func (s *signals) decide() rule {
+	rules := noResponseRules
+	if s.response {
+		rules = responseRules
+	}
+	for _, r := range rules {
+		if r.match(s) {
+			return r
+		}
+	}
+	return rules[len(rules)-1] // each list ends in a rule that always matches
+}
+
+// responseRules classify a failure the provider answered: an error status, or an error frame
+// inside a stream. The first rule that matches decides, so the order is the reasoning:
+//
+//   - What the provider says comes before the status it says it with: statuses are reused (a
+//     429 for a used-up balance, a 400 for a bad key, a 500 for moderation or an overflow),
+//     while words like "per day" or "context length" are not. The words of every nested error
+//     count, and the innermost message is the one shown (see parseProviderError): a gateway's
+//     own words ("Provider returned error") say least.
+//   - Moderation first: a withheld reply is final whatever the wrapper around it says, and
+//     gateways wrap it in any status.
+//   - Quota before rate limit: a limit that allows nothing (limit: 0) or resets in hours or days
+//     (per day, TPD, monthly, a 5-hour plan window) is a quota however it is worded, since a
+//     wait of seconds cannot cure it. Then a request larger than a per-minute limit, which no
+//     wait makes fit. Then a per-minute window, which is a rate limit even when worded as a
+//     quota (Gemini's "You exceeded your current quota" with a per-minute quota id), unless
+//     the status is a client error (below).
+//   - Overflow, spend, balance and billing, key and model words name a cause whatever the
+//     status: a 403 or 400 that says the credits ran out is a quota, not an auth failure.
+//     A request sized beyond what the balance affords ("can only afford") is named before the
+//     balance words it also uses; a cap the owner set ("usage limits") after them, since a
+//     message that names both says the money ran out.
+//   - Then the status: 401/403 auth, 402 quota, a 404 that names a model, function or
+//     deployment is a missing model and any other is a wrong path, other 4xx a bad request. A
+//     client error says the request itself is at fault; nothing after it can make it retryable.
+//   - Then what is transient, words before status: a gateway that could not reach its upstream
+//     (a server error, even as a 503), overload ("Model busy" sent as a 429 is overload, not
+//     the account's limit), rate-limit words, and last the status alone.
+var responseRules = []rule{
+	{"filter.moderation", chat.ContentFilter, says(moderation)},
+	{"quota.limit-zero", chat.QuotaExhausted, says(limitZero)},
+	{"quota.window", chat.QuotaExhausted, says(longWindow)},
+	{"request.too-large", chat.BadRequest, func(s *signals) bool { return says(tooLarge)(s) || requestExceedsLimit(s.pe.text) }},
+	{"rate.window", chat.RateLimited, transient(says(shortWindow))},
+	{"overflow.words", chat.ContextOverflow, func(s *signals) bool {
+		return says(overflow)(s) || s.status != 429 && says(manyTokens)(s)
+	}},
+	{"spend.afford", chat.SpendLimitExceeded, says(affordWords)},
+	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
+	{"spend.limit", chat.SpendLimitExceeded, says(spendWords)},
+	{"auth.words", chat.AuthFailed, says(authWords)},
+	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
+	{"status.auth", chat.AuthFailed, statusIn(401, 403)},
+	{"status.payment", chat.QuotaExhausted, statusIn(402)},
+	{"status.not-found-model", chat.ModelNotFound, func(s *signals) bool { return s.status == 404 && says(modelNamed)(s) }},
+	{"status.client", chat.BadRequest, (*signals).clientFault},
+	{"server.upstream-unreachable", chat.ServerError, transient(says(unreachable))},
+	{"overloaded.words", chat.Overloaded, transient(says(overloadWords))},
+	{"rate.words", chat.RateLimited, transient(says(rateWords))},
+	{"status.rate", chat.RateLimited, statusIn(429)},
+	{"status.overloaded", chat.Overloaded, statusIn(503, 529)},
+	{"status.timeout", chat.Timeout, statusIn(408)},
+	{"status.unsupported", chat.BadRequest, statusIn(501, 505)}, // the endpoint cannot do this at all
+	{"status.server", chat.ServerError, func(s *signals) bool { return s.status >= 500 || s.status == 409 }},
+	// A status parley does not know to be transient.
+	{"status.other", chat.BadRequest, func(s *signals) bool { return s.f.Phase == Status }},
+	// An error frame that says nothing more: the request was accepted, so the fault is the
+	// server's.
+	{"stream.error", chat.ServerError, always},
+}
+
+// noResponseRules classify a failure without a provider's answer to read: what the agent saw
+// of the stream (its hint comes first, since it may end a timed-out attempt by cancelling it),
+// then the operator's cancel, then the error value, most specific first, and last its text,
+// which is all a recorded error may have left.
+var noResponseRules = []rule{
+	{"stream.timeout-headers", chat.Timeout, kind(NetTimeoutHeaders)},
+	{"stream.timeout-first-delta", chat.Timeout, kind(NetTimeoutFirstDelta)},
+	{"stream.cut", chat.Network, kind(NetCut)},
+	{"stream.empty", chat.EmptyResponse, kind(NetEmpty)},
+	{"stream.idle", chat.Timeout, kind(NetStreamIdle)},
+	{"cancelled", chat.Cancelled, errIs(context.Canceled)},
+	{"net.deadline", chat.Timeout, errIs(context.DeadlineExceeded)},
+	// The connection was never set up, like a refusal.
+	{"net.tls-handshake", chat.Network, errSays("tls handshake timeout")},
+	{"net.dns", chat.Network, func(s *signals) bool { var e *net.DNSError; return errors.As(s.f.Err, &e) }},
+	{"net.dial", chat.Network, func(s *signals) bool { var e *net.OpError; return errors.As(s.f.Err, &e) && e.Op == "dial" }},
+	{"net.timeout", chat.Timeout, func(s *signals) bool { var e net.Error; return errors.As(s.f.Err, &e) && e.Timeout() }},
+	{"net.dropped", chat.Network, func(s *signals) bool {
+		var op *net.OpError
+		for _, target := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE,
+			io.EOF, io.ErrUnexpectedEOF} {
+			if errors.Is(s.f.Err, target) {
+				return true
+			}
+		}
+		return errors.As(s.f.Err, &op)
+	}},
+	{"net.refused-words", chat.Network, errSays("connection refused", "connection reset", "no such host", "broken pipe")},
+	{"net.timeout-words", chat.Timeout, errSays("awaiting headers", "deadline exceeded", "timeout", "timed out")},
+	{"net.other", chat.Network, func(s *signals) bool { return s.f.Err != nil || s.f.Phase == BeforeHeaders }},
+	// A stream that failed without an error, a hint or an error frame.
+	{"stream.failed", chat.ServerError, always},
+}
+
+// re compiles a pattern that matches lower-cased text.
+func re(alternatives ...string) *regexp.Regexp {
+	return regexp.MustCompile(strings.Join(alternatives, "|"))
+}
+
+var (
+	moderation = re(`content[_ ]filter`, `content[_ ]polic`, `content management policy`, `responsibleaipolicyviolation`,
+		`data_inspection_failed`, `inappropriate content`, `sensitive content`, `敏感`, `invalid_prompt`,
+		`(?:violat\w*|flagged)\b.{0,60}?\b(?:usage|safety|acceptable use) polic`, `hooks_failed`, `guardrail`, `moderation`)
+
+	// limitZero is a limit of nothing at all: the plan has no allowance for this model.
+	limitZero = re(`\blimit:?\s*0(?:[^\d.]|$)`)
+	// longWindow is a limit counted over hours or days. Google's quota ids run the words
+	// together ("GenerateRequestsPerDayPerProjectPerModel").
+	longWindow = re(`per[ -]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `\b(?:tpd|rpd)\b`,
+		`(?:limit|quota|usage)\W+(?:\w+\W+){0,3}?\d+[ -]?hours?\b`, `\b\d+[ -]?hours? (?:limit|quota|window|usage)`)
+	tooLarge = re(`request too large`, `request entity too large`)
+	// shortWindow is a limit counted per minute or second.
+	shortWindow = re(`per[ -]?(?:minute|second|min\b|sec\b)`, `\b(?:tpm|rpm|tps|rps)\b`)
+
+	overflow = re(`context_length_exceeded`, `exceed_context_size`,
+		`context[ _-]?(?:length|window|size|limit)\W+(?:\w+\W+){0,6}?(?:exceed|overflow|too|only|not enough)`,
+		`(?:exceed\w*|overflows?|longer than|larger than|greater than|beyond)\W+(?:\w+\W+){0,4}?context\b`,
+		`maximum context`, `context (?:length|window) (?:is|of) \d+`,
+		// "too long" only of what was sent: "the request took too long" is a timeout
+		`\b(?:prompt|input|message|request|text|content|conversation|sequence)s?(?: \w+){0,2} (?:is|are|was|were) too long`,
+		`\b(?:prompt|input|message|conversation|sequence)s? too long`,
+		`longer than.{0,40}?\b(?:tokens?|context|length)\b`,
+		`tokens?\W.{0,60}?must be <=\s*\d+`, `must have less than \d+ tokens`, `range of input length`,
+		// a max_tokens the server derived from what is left of the context (parley never sends 0)
+		`max_(?:new_)?tokens\W*must be at least 1\b`,
+		`keep the first \d+ tokens`, `\bonly \d+ tokens`,
+		`exceed\w*\s+(?:the\s+)?(?:model'?s?\s+)?(?:maximum|max)\b.{0,40}?\b(?:tokens?|length|context)\b`,
+		`\b(?:tokens?|length)\b.{0,40}?\bexceed\w*\s+(?:the\s+)?(?:maximum|max)\b`,
+		`exceed\w*.{0,20}?\btoken limit\b`, `\btoken limit exceeded`)
+	// manyTokens is an overflow, except as a 429, where it is a rate limit without its window.
+	manyTokens = re(`too many (?:input |prompt )?tokens`)
+
+	// affordWords are a request sized beyond what the balance can pay for; a smaller one would go.
+	affordWords = re(`can only afford`, `fewer max_tokens`)
+	// quotaWords are a balance, credit, budget, billing, plan or spending-limit state that stops
+	// every request, and a quota Google names without a per-minute window.
+	quotaWords = re(`insufficient[_ ]quota`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
+		`quotafailure`, `\bbalance\b`, `\bcredits?\b`, `\bfunds\b`, `\bbilling\b`, `spend(?:ing)? limit`,
+		`(?:check|upgrade) your plan`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
+		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
+		`余额不足`, `欠费`)
+	// spendWords are a cap on spending the account's owner set.
+	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
+	authWords  = re(`authentication_error`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
+		`incorrect api key`, `invalid (?:x-)?api[ _-]?key`, `unauthenticated`, `permission_denied`, `unauthorized`)
+	modelMissing = re(`model_not_found`, `deploymentnotfound`, `invalid_model`, `invalid model(?:[.:]| ['"\x60]| name| id)`,
+		`no such model`, `unknown model`, `模型不存在`, `no endpoints found for`,
+		`\b(?:models?|deployments?)\b.{0,80}?\b(?:not[ _]found|does not exist|doesn't exist|not exist)`)
+	// modelNamed: NVIDIA's NIM serves each model as a "function", Azure as a "deployment".
+	modelNamed = re(`\b(?:models?|deployments?|functions?)\b`)
+
+	// unreachable is a gateway or server saying it could not reach the one behind it.
+	unreachable = re(`fetch failed`, `upstream connect error`, `no healthy upstream`, `connection refused`,
+		`connection reset`, `error while dialing`, `econnrefused`, `econnreset`, `failed to connect`, `could not connect`)
+	overloadWords = re(`overload`, `\bbusy\b`, `capacity`, `no more data centers`, `loading model`, `model is loading`,
+		`unavailable`, `访问量过大`, `繁忙`,
+		// the server's own limit, not the account's: "Worker local total request limit reached (33/32)"
+		`\b(?:worker|server|replica|instance|node|engine|backend)s?\b.{0,40}?\blimit reached`)
+	rateWords = re(`rate[ _-]?limit`, `too many requests`, `throttl`, `resource_exhausted`, `resource has been exhausted`,
+		`速率限制`, `频率`)
+
+	// limitRequested reads "Limit 30000, … Requested 36536" from a per-minute limit message.
+	limitRequested = regexp.MustCompile(`\blimit (\d+),.*?\brequested ~?(\d+)`)
+)
+
+// says matches when the provider's words, lower-cased, match p.
+func says(p *regexp.Regexp) func(*signals) bool {
+	return func(s *signals) bool { return p.MatchString(s.pe.text) }
+}
+
+// transient matches what m does, unless the status says the request itself is at fault.
+func transient(m func(*signals) bool) func(*signals) bool {
+	return func(s *signals) bool { return !s.clientFault() && m(s) }
+}
+
+func statusIn(codes ...int) func(*signals) bool {
+	return func(s *signals) bool {
+		for _, c := range codes {
+			if s.status == c {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func kind(k NetKind) func(*signals) bool {
+	return func(s *signals) bool { return s.f.Kind == k }
+}
+
+func errIs(target error) func(*signals) bool {
+	return func(s *signals) bool { return errors.Is(s.f.Err, target) }
+}
+
+// errSays matches an error whose text holds any of marks.
+func errSays(marks ...string) func(*signals) bool {
+	return func(s *signals) bool {
+		if s.f.Err == nil {
+			return false
+		}
+		text := strings.ToLower(s.f.Err.Error())
+		for _, m := range marks {
+			if strings.Contains(text, m) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func always(*signals) bool { return true }
+
+// clientFault reports whether the status is a client error other than 408, 409 and 429: the
+// request itself is at fault, and sending it again cannot succeed.
+func (s *signals) clientFault() bool {
+	return s.status >= 400 && s.status < 500 && s.status != 408 && s.status != 409 && s.status != 429
+}
+
+// requestExceedsLimit reports whether a rate-limit message names a request bigger than the
+// limit itself ("Limit 6000, Requested 7000").
+func requestExceedsLimit(t string) bool {
+	m := limitRequested.FindStringSubmatch(t)
+	if m == nil {
+		return false
+	}
+	limit, _ := strconv.Atoi(m[1])
+	requested, _ := strconv.Atoi(m[2])
+	return requested > limit
+}
