@@ -108,7 +108,11 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 			fmt.Fprintf(w, "\n_%s_\n", note)
 		}
 		if m.Retry != nil {
-			fmt.Fprintf(w, "\n> %s — %s (%s)\n", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry))
+			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry))
+			if m.Retry.Rule != "" {
+				fmt.Fprintf(w, "; rule %s", m.Retry.Rule)
+			}
+			fmt.Fprintln(w, ")")
 		}
 	}
 }

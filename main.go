@@ -63,6 +63,8 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 			return exportSession(args[1:], stdout, getenv)
 		case "demo-server":
 			return serveDemo(args[1:], stdout)
+		case "classify":
+			return classifyFailure(args[1:], stdin, stdout, getenv)
 		}
 	}
 	o, err := parseFlags(args, stdin)
@@ -108,6 +110,7 @@ usage:
   echo PROMPT | parley [flags]    print mode, prompt from stdin
   parley sessions [--json]        list sessions
   parley export ID [--json|--markdown]
+  parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
 
 flags:
 `)

@@ -87,6 +87,8 @@ type Client struct {
 	retryOf *chat.Classification
 	// retryDeadline, when set, is when Tier 1's waits must have ended (RetriesUntil).
 	retryDeadline time.Time
+	// classifier classifies failures, the operator's rules first (WithRules).
+	classifier retry.Classifier
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -218,7 +220,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			retrying = false
 			continue
 		}
-		cls := retry.Classify(*res.failure)
+		cls := c.classifier.Classify(*res.failure)
 		if cls.Class == chat.ContextOverflow && !res.delivered && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
 			kept, n := Compact(all, compactBudget(msgs, limit, requested))

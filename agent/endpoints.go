@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"parley/agent/chat"
+	"parley/retry"
 )
 
 // EndpointStore is what every parley process on the machine shares about endpoints: the waits
@@ -24,6 +25,14 @@ type EndpointStore interface {
 func (c *Client) WithStore(store EndpointStore) *Client {
 	cc := *c
 	cc.store = store
+	return &cc
+}
+
+// WithRules returns a client that classifies failures with the operator's rules first, before
+// the built-in ones ([[classify]] in config.toml).
+func (c *Client) WithRules(rules []retry.UserRule) *Client {
+	cc := *c
+	cc.classifier = retry.Classifier{Rules: rules}
 	return &cc
 }
 
@@ -63,6 +72,7 @@ func (c *Client) heldBack() (cls chat.Classification, saidAt time.Time, held boo
 	}
 	cls, saidAt, held, err := c.store.Wait(c.key(), c.clock.Now())
 	c.logStore("reading endpoint memory", err)
+	cls.Rule = "endpoint.memory"
 	return cls, saidAt, held
 }
 

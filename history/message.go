@@ -201,7 +201,7 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	m.content || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'content'), '') ELSE '' END,
 	coalesce(m.anchor_id, 0),
 	coalesce(r.id, 0), coalesce(r.status, ''), x.message_id IS NOT NULL, m.created_at,
-	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message,
+	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
 	coalesce(r.finish_reason, '')
@@ -229,7 +229,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		var c storedClass
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
-			&c.retryable, &c.class, &c.after, &c.label, &c.message,
+			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
 			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason); err != nil {
 			return nil, err
 		}

@@ -46,9 +46,9 @@ type Finish struct {
 
 // storedClass is a chat.Classification as its nullable columns.
 type storedClass struct {
-	retryable             sql.NullBool
-	class, label, message sql.NullString
-	after                 sql.NullInt64
+	retryable                   sql.NullBool
+	class, label, message, rule sql.NullString
+	after                       sql.NullInt64
 }
 
 func (c storedClass) classification() *chat.Classification {
@@ -61,6 +61,7 @@ func (c storedClass) classification() *chat.Classification {
 		RetryAfterUntil: fromNanos(c.after),
 		Label:           c.label.String,
 		Message:         c.message.String,
+		Rule:            c.rule.String,
 	}
 }
 
@@ -70,11 +71,11 @@ func (db *DB) Run(id int64) (Run, error) {
 	var created, started, finished sql.NullInt64
 	var c storedClass
 	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
-		retryable, retry_class, retry_after_until, retry_label, retry_message,
+		retryable, retry_class, retry_after_until, retry_label, retry_message, retry_rule,
 		attempts, prompt_tokens, completion_tokens, reasoning_tokens, finish_reason,
 		created_at, started_at, finished_at
 		FROM runs WHERE id = ?`, id).Scan(&r.ID, &r.AnchorID, &r.ReplyID, &r.SessionID, &r.Status,
-		&r.Owner, &r.Model, &c.retryable, &c.class, &c.after, &c.label, &c.message,
+		&r.Owner, &r.Model, &c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
 		&r.Attempts, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.ReasoningTokens, &r.FinishReason,
 		&created, &started, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -166,6 +167,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 			class:     sql.NullString{String: string(f.Retry.Class), Valid: true},
 			label:     sql.NullString{String: f.Retry.Label, Valid: true},
 			message:   sql.NullString{String: f.Retry.Message, Valid: true},
+			rule:      sql.NullString{String: f.Retry.Rule, Valid: f.Retry.Rule != ""},
 		}
 		if !f.Retry.RetryAfterUntil.IsZero() {
 			c.after = sql.NullInt64{Int64: nanos(f.Retry.RetryAfterUntil), Valid: true}
@@ -181,11 +183,11 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 	// may only be finished by its owner.
 	res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
 		completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
-		retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14
+		retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15
 		WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
 		f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
 		c.retryable, c.class, c.after, c.label, c.message, now,
-		id, db.token, f.Usage.ReasoningTokens, f.FinishReason)
+		id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule)
 	if err != nil {
 		return err
 	}

@@ -135,5 +135,8 @@ CREATE TABLE endpoint_sends (
 	retry    INTEGER NOT NULL
 );
 CREATE INDEX endpoint_sends_at ON endpoint_sends (endpoint, at);
+`, `
+-- The classification rule that decided a failed run's class, for export and --json.
+ALTER TABLE runs ADD COLUMN retry_rule TEXT;
 `,
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"parley/agent"
+	"parley/retry"
 )
 
 // Flags are the command-line settings that choose an endpoint and limit its spend.
@@ -36,6 +37,8 @@ type Resolved struct {
 	// Fallback is the endpoint of the profile's fallback, when it names one: where the
 	// operator may send a retry instead of waiting.
 	Fallback *agent.Endpoint
+	// Rules are the [[classify]] tables, tried before the built-in classification.
+	Rules []retry.UserRule
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, and the endpoint, its
@@ -55,7 +58,11 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	prices, limits := spendSettings(f, p, ep.Model, fl)
-	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits}
+	rules, err := f.rules(paths.Config)
+	if err != nil {
+		return Resolved{}, err
+	}
+	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules}
 	if p.Fallback != "" {
 		if _, ok := f.Profiles[p.Fallback]; !ok {
 			if _, ok := presets[p.Fallback]; !ok {

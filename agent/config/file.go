@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"parley/retry"
 )
 
 // file is config.toml.
@@ -16,6 +18,35 @@ type file struct {
 	Profiles map[string]profile `toml:"profiles"`
 	// Limits apply to every profile, unless the profile sets its own.
 	Limits limits `toml:"limits"`
+	// Classify are the operator's classification rules, tried in order before the built-in
+	// ones.
+	Classify []classifyRule `toml:"classify"`
+}
+
+// classifyRule is one [[classify]] table: what a failure must show (any of status, code,
+// type and a message pattern) and what it then is.
+type classifyRule struct {
+	Name      string `toml:"name"`
+	Status    int    `toml:"status"`
+	Code      string `toml:"code"`
+	Type      string `toml:"type"`
+	Message   string `toml:"message"`
+	Class     string `toml:"class"`
+	Retryable *bool  `toml:"retryable"`
+	Wait      string `toml:"wait"`
+}
+
+// rules compiles the [[classify]] tables; the first that is wrong stops parley, named.
+func (f file) rules(path string) ([]retry.UserRule, error) {
+	var out []retry.UserRule
+	for i, c := range f.Classify {
+		r, err := retry.NewUserRule(c.Name, c.Status, c.Code, c.Type, c.Message, c.Class, c.Retryable, c.Wait)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: [[classify]] number %d: %v; fix the file (it was not changed)", path, i+1, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // profile is one named endpoint in config.toml; the presets, the environment and the flags
