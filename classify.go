@@ -60,4 +60,3 @@ func classifyFailure(args []string, stdin io.Reader, stdout io.Writer, getenv fu
 	fmt.Fprintf(stdout, "rule:    %s\n", c.Rule)
 	return exitOK, nil
 }
-
