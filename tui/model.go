@@ -14,7 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/attach"
 	"parley/agent/chat"
+	"parley/agent/config"
 	"parley/agent/demo"
 	"parley/history"
 )
@@ -35,6 +37,19 @@ type Options struct {
 	// Budget holds runs to the spend limits, and prices the session's spend for the header.
 	// Nil checks and shows nothing.
 	Budget *agent.Budget
+	// System is the system prompt to start with. SystemExplicit says it was asked for
+	// (--role, --system): it then applies to the session opened even when that session has
+	// a prompt of its own; otherwise it only starts sessions that have no messages yet.
+	System         history.SystemPrompt
+	SystemExplicit bool
+	// Roles are the roles /role chooses from.
+	Roles map[string]config.Role
+	// MaxAttachmentBytes is the largest file /file attaches; 0: attach.DefaultMaxBytes.
+	MaxAttachmentBytes int64
+	// Send is a message to send as soon as the session is open; Attachments go with the
+	// first message sent.
+	Send        string
+	Attachments []attach.File
 }
 
 // focus is the part of the screen that receives typed keys.
@@ -45,6 +60,7 @@ const (
 	focusTranscript              // selecting replies
 	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
+	focusModels                  // choosing a model
 )
 
 // maxInputHeight is the most lines the input grows to before it scrolls.
@@ -91,6 +107,11 @@ type Model struct {
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 tier2
+	// start is what the screen was started with; next is what goes with the next message
+	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
+	start  startup
+	next   nextMessage
+	models modelPicker
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
@@ -123,6 +144,7 @@ func New(o Options) Model {
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.transcript = newTranscript(m.styles)
+	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
