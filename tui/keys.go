@@ -97,7 +97,7 @@ func DefaultKeyMap() KeyMap {
 		Transcript: TranscriptKeys{
 			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
 			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
-			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy reply")),
+			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 			Regenerate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "regenerate")),
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),

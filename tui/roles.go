@@ -146,8 +146,10 @@ func (t *transcriptView) renderSystem(e *entry, w int) []string {
 	}
 	out := []string{st.Muted.Bold(true).Render(label)}
 	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
-	if len(lines) > systemLines {
-		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", len(lines)-systemLines))
+	if more := len(lines) - systemLines; more == 1 {
+		lines = append(lines[:systemLines], "… 1 more line (parley export shows it)")
+	} else if more > 1 {
+		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", more))
 	}
 	out = append(out, indent(lines, st.Muted)...)
 	return append(out, "")

@@ -218,7 +218,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		text := m.transcript.Text(id)
-		m.setNotice("copied the reply to the clipboard", false)
+		m.setNotice("copied to the clipboard", false)
 		return tea.SetClipboard(text)
 	}
 	return nil
