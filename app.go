@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
+	"time"
 
 	"parley/agent"
 	"parley/agent/chat"
@@ -25,6 +28,11 @@ type app struct {
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
 	demo    *demo.Server
 	logFile *os.File
+	// system is the system prompt parley starts with; roles are every role defined.
+	system config.System
+	roles  map[string]config.Role
+	// maxAttach is the largest file that may be attached.
+	maxAttach int64
 }
 
 // openApp resolves the configuration and opens the history database. Every error is the
@@ -34,8 +42,13 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes}
 	ep := cfg.Endpoint
+	if ep.Model == "" && !ep.Demo {
+		if ep.Model, err = onlyModel(ep, cfg.Paths.Config); err != nil {
+			return nil, err
+		}
+	}
 	if ep.Demo {
 		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace}); err != nil {
 			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
@@ -56,6 +69,42 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	a.budget = &agent.Budget{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
+}
+
+// modelsTimeout bounds asking an endpoint for its models at start-up.
+const modelsTimeout = 15 * time.Second
+
+// onlyModel asks the endpoint for its models when none was named: the one it serves is used;
+// several, or none, are the operator's to choose from.
+func onlyModel(ep agent.Endpoint, cfgPath string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), modelsTimeout)
+	defer cancel()
+	models, err := agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).Models(ctx)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("no model named, and asking the endpoint failed (%v): pass --model NAME or set model in %s", err, cfgPath)
+	case len(models) == 0:
+		return "", fmt.Errorf("%s lists no models: pass --model NAME or set model in %s", ep.BaseURL, cfgPath)
+	case len(models) > 1:
+		const shown = 12
+		names := strings.Join(models[:min(len(models), shown)], ", ")
+		if len(models) > shown {
+			names += fmt.Sprintf(" and %d more", len(models)-shown)
+		}
+		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", ep.BaseURL, len(models), names, cfgPath)
+	}
+	return models[0], nil
+}
+
+// startSystem stores the system prompt parley was started with in sess, before its next
+// message: one asked for (--role, --system) in any session, a profile's default role only in
+// a new one.
+func (a *app) startSystem(sess history.Session) error {
+	if a.system.Text == "" || !a.system.Explicit && sess.Messages > 0 {
+		return nil
+	}
+	_, err := a.db.PostSystem(sess.ID, history.SystemPrompt{Role: a.system.Role, Text: a.system.Text})
+	return err
 }
 
 func (a *app) close() {

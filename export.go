@@ -29,6 +29,10 @@ type messageJSON struct {
 	FinishReason string `json:"finish_reason,omitempty"`
 	// Model is the model that wrote a reply.
 	Model string `json:"model,omitempty"`
+	// SystemRole is the role a system prompt came from.
+	SystemRole string `json:"system_role,omitempty"`
+	// EditOf is, for an operator message sent as an edit, the operator message it replaced.
+	EditOf *int64 `json:"edit_of,omitempty"`
 }
 
 // exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
@@ -68,12 +72,15 @@ func exportSession(args []string, stdout io.Writer, getenv func(string) string) 
 	}{Session: toSessionJSON(sess), Messages: make([]messageJSON, 0, len(msgs))}
 	for _, m := range msgs {
 		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded,
-			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason}
+			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason, SystemRole: m.SystemRole}
 		if m.Role == history.RoleAssistant {
 			mj.Model = m.Model
 		}
-		if m.Role == history.RoleUser {
+		if m.Role != history.RoleAssistant {
 			mj.Status = "stored"
+		}
+		if m.EditOf != 0 {
+			mj.EditOf = &m.EditOf
 		}
 		if m.RunID != 0 {
 			mj.RunID, mj.AnchorID = &m.RunID, &m.AnchorID
@@ -92,8 +99,15 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
 	for _, m := range msgs {
 		who := "You"
-		if m.Role == history.RoleAssistant {
+		switch {
+		case m.Role == history.RoleAssistant:
 			who = fmt.Sprintf("Reply (run %d, %s)", m.RunID, m.Status)
+		case m.Role == history.RoleSystem && m.SystemRole != "":
+			who = "System prompt (role " + m.SystemRole + ")"
+		case m.Role == history.RoleSystem:
+			who = "System prompt"
+		case m.EditOf != 0:
+			who = fmt.Sprintf("You (edited message %d)", m.EditOf)
 		}
 		if m.Superseded {
 			who += " — superseded"

@@ -18,11 +18,19 @@ import (
 // options are parley's own flags (not its subcommands'), checked against each other.
 type options struct {
 	config.Flags
-	// printMode is set by -p, or by a stdin that is not a terminal; prompt is then -p's value
-	// or what stdin held.
+	// printMode is set by -p, or by a stdin that is not a terminal; prompt is then -p's value,
+	// the question, or what stdin held. Otherwise prompt is the question to send as soon as
+	// the chat screen opens, if any.
 	printMode bool
 	prompt    string
-	print     printOptions
+	// piped is what stdin held when it was piped to a prompt given as -p or a question: it
+	// is sent after the prompt.
+	piped string
+	// files are -f's paths, attached to the prompt.
+	files []string
+	// version is --version.
+	version bool
+	print   printOptions
 	// cont is -c; sessionID is --session.
 	cont      bool
 	sessionID string
@@ -44,6 +52,15 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.Model, "model", "", "model `NAME`")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
 	fs.StringVar(&o.Profile, "profile", "", "config profile or preset `NAME`")
+	fs.StringVar(&o.Role, "role", "", "start with role `NAME`'s system prompt (parley roles lists them)")
+	fs.StringVar(&o.System, "system", "", "start with the system prompt `TEXT`")
+	attachFile := func(p string) error {
+		o.files = append(o.files, p)
+		return nil
+	}
+	fs.Func("f", "attach the text file `PATH` to the prompt (repeatable)", attachFile)
+	fs.Func("file", "same as -f", attachFile)
+	fs.BoolVar(&o.version, "version", false, "print parley's version and exit")
 	fs.BoolVar(&o.Demo, "demo", false, "use the built-in offline demo endpoint")
 	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
 		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
@@ -64,26 +81,36 @@ func flagSet(o *options) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags reads parley's flags, and in print mode without -p the prompt from stdin. It
-// returns flag.ErrHelp for -h, and a usageError for anything else amiss.
+// parseFlags reads parley's flags and the question after them, and what stdin holds when it
+// is not a terminal: the prompt in print mode without -p or a question, else text to send
+// after the prompt. It returns flag.ErrHelp for -h, and a usageError for anything else amiss.
 func parseFlags(args []string, stdin *os.File) (options, error) {
 	var o options
 	fs := flagSet(&o)
-	if err := fs.Parse(args); err != nil {
+	words, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
 		return o, usagef("%v (see parley -h)", err)
 	}
-	if fs.NArg() > 0 {
-		return o, usagef("unexpected argument %q: to send a prompt use parley -p %q (see parley -h)", fs.Arg(0), fs.Arg(0))
+	if o.version {
+		return o, nil
 	}
 	if o.cont && o.sessionID != "" {
 		return o, usagef("-c and --session both choose a session: use one")
 	}
 	promptSet := false
 	fs.Visit(func(f *flag.Flag) { promptSet = promptSet || f.Name == "p" })
-	o.printMode = promptSet || !term.IsTerminal(stdin.Fd())
+	question := strings.Join(words, " ")
+	if promptSet && question != "" {
+		return o, usagef("both -p %q and the question %q: give the prompt once", o.prompt, question)
+	}
+	piped := !term.IsTerminal(stdin.Fd())
+	o.printMode = promptSet || piped
+	if question != "" {
+		o.prompt = question
+	}
 	printOnly := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -94,14 +121,18 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	if printOnly != "" && !o.printMode {
 		return o, usagef("--%s is for print mode: add -p PROMPT", printOnly)
 	}
-	if o.printMode && !promptSet {
+	if piped {
 		b, err := io.ReadAll(stdin)
 		if err != nil {
-			return o, usagef("reading the prompt from stdin: %v", err)
+			return o, usagef("reading stdin: %v", err)
 		}
-		o.prompt = string(b)
+		if promptSet || question != "" {
+			o.piped = string(b)
+		} else {
+			o.prompt = string(b)
+		}
 	}
-	if o.printMode && o.prompt == "" {
+	if o.printMode && strings.TrimSpace(o.prompt+o.piped) == "" && len(o.files) == 0 {
 		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
 	}
 	return o, nil

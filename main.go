@@ -16,6 +16,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/agent/attach"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/tui"
@@ -65,6 +66,13 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 			return serveDemo(args[1:], stdout)
 		case "classify":
 			return classifyFailure(args[1:], stdin, stdout, getenv)
+		case "search":
+			return search(args[1:], stdout, getenv)
+		case "roles":
+			return listRoles(args[1:], stdout, getenv)
+		case "version":
+			fmt.Fprintln(stdout, versionLine())
+			return exitOK, nil
 		}
 	}
 	o, err := parseFlags(args, stdin)
@@ -75,11 +83,23 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	if err != nil {
 		return exitUsage, err
 	}
+	if o.version {
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK, nil
+	}
 	a, err := openApp(o.Flags, getenv)
 	if err != nil {
 		return exitUsage, err
 	}
 	defer a.close()
+	// Attachments are read before a session is opened: one that is refused sends nothing.
+	files, err := readAttachments(o.files, a.maxAttach)
+	if err == nil && o.piped != "" {
+		err = attach.Check("stdin", []byte(o.piped), a.maxAttach)
+	}
+	if err != nil {
+		return exitUsage, err
+	}
 	sess, err := a.session(o.cont, o.sessionID)
 	if err != nil {
 		return exitUsage, err
@@ -87,14 +107,32 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.printMode {
-		return printReply(ctx, a, sess, o.prompt, o.print, stdout, stderr), nil
+		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, stdout, stderr), nil
 	}
-	return chatScreen(ctx, a, sess)
+	return chatScreen(ctx, a, sess, o.prompt, files)
 }
 
-// chatScreen runs the chat screen on sess until the operator quits.
-func chatScreen(ctx context.Context, a *app, sess history.Session) (int, error) {
-	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget})
+// readAttachments reads the files to attach, stopping at the first that is refused.
+func readAttachments(paths []string, limit int64) ([]attach.File, error) {
+	var files []attach.File
+	for _, p := range paths {
+		f, err := attach.Read(p, limit)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// chatScreen runs the chat screen on sess until the operator quits. question, when set, is
+// sent as soon as the session is open, with files attached; files alone wait for the first
+// message.
+func chatScreen(ctx context.Context, a *app, sess history.Session, question string, files []attach.File) (int, error) {
+	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget,
+		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
+		SystemExplicit: a.system.Explicit, Roles: a.roles, MaxAttachmentBytes: a.maxAttach,
+		Send: question, Attachments: files})
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return exitFailed, err
 	}
@@ -106,11 +144,18 @@ func printUsage(w io.Writer) {
 
 usage:
   parley [flags]                  open the chat screen (a new session)
+  parley [flags] QUESTION         open the chat screen and send QUESTION
   parley -p PROMPT [flags]        print mode: stream one reply to stdout
   echo PROMPT | parley [flags]    print mode, prompt from stdin
+  cat FILE | parley -p PROMPT     print mode: PROMPT, a blank line, then the piped text
   parley sessions [--json]        list sessions
+  parley sessions rm ID…          delete sessions
+  parley sessions title ID TEXT   rename a session
+  parley search WORDS [--json]    find past messages
   parley export ID [--json|--markdown]
   parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
+  parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
+  parley version                  print the version
 
 flags:
 `)

@@ -68,6 +68,10 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	if ep.Demo {
 		fmt.Fprintln(stderr, "parley: using the offline demo endpoint (no provider configured; see README \"Endpoints\")")
 	}
+	if err := a.startSystem(sess); err != nil {
+		fmt.Fprintf(stderr, "parley: cannot store the system prompt: %v\n", err)
+		return exitFailed
+	}
 	rcpt, err := a.db.Post(sess.ID, prompt, ep.Model, false)
 	if err != nil {
 		fmt.Fprintf(stderr, "parley: cannot store the message: %v\n", err)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"parley/agent/config"
@@ -34,14 +36,23 @@ func toSessionJSON(s history.Session) sessionJSON {
 	return sessionJSON{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Messages: s.Messages}
 }
 
-// listSessions is `parley sessions [--json]`: every session, the latest first.
+// listSessions is `parley sessions [--json]`: every session, the latest first; `parley
+// sessions rm` and `parley sessions title` change them.
 func listSessions(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+	if len(args) > 0 {
+		switch args[0] {
+		case "rm":
+			return removeSessions(args[1:], stdout, getenv)
+		case "title":
+			return titleSession(args[1:], stdout, getenv)
+		}
+	}
 	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {
-		return exitUsage, usagef("usage: parley sessions [--json]")
+		return exitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
 	}
 	db, err := openHistory(getenv)
 	if err != nil {
@@ -67,4 +78,72 @@ func listSessions(args []string, stdout io.Writer, getenv func(string) string) (
 		fmt.Fprintf(stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, sanitize.String(title))
 	}
 	return exitOK, nil
+}
+
+// removeSessions is `parley sessions rm ID…`: each session deleted whole, messages, runs and
+// search index. Every id is found before any session is deleted, so a typo deletes nothing.
+func removeSessions(ids []string, stdout io.Writer, getenv func(string) string) (int, error) {
+	if len(ids) == 0 {
+		return exitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
+	}
+	db, err := openHistory(getenv)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer db.Close()
+	var found []history.Session
+	for _, id := range ids {
+		s, err := findSession(db, id)
+		if err != nil {
+			return exitUsage, err
+		}
+		found = append(found, s)
+	}
+	for _, s := range found {
+		if err := db.DeleteSession(s.ID); err != nil {
+			if errors.Is(err, history.ErrStreaming) {
+				return exitFailed, fmt.Errorf("session %s is streaming a reply in another parley: stop it there first", s.ID)
+			}
+			return exitFailed, err
+		}
+		fmt.Fprintf(stdout, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
+	}
+	return exitOK, nil
+}
+
+// titleSession is `parley sessions title ID TEXT`: the session renamed.
+func titleSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+	if len(args) < 2 {
+		return exitUsage, usagef("usage: parley sessions title ID TEXT")
+	}
+	db, err := openHistory(getenv)
+	if err != nil {
+		return exitUsage, err
+	}
+	defer db.Close()
+	s, err := findSession(db, args[0])
+	if err != nil {
+		return exitUsage, err
+	}
+	if err := db.SetTitle(s.ID, strings.Join(args[1:], " ")); err != nil {
+		return exitUsage, fmt.Errorf("%v: give a title with words in it", err)
+	}
+	s, err = db.Session(s.ID)
+	if err != nil {
+		return exitFailed, err
+	}
+	fmt.Fprintf(stdout, "%s  %s\n", s.ID, sanitize.String(s.Title))
+	return exitOK, nil
+}
+
+// findSession finds the session id (or a prefix of it), with the fix when there is none.
+func findSession(db *history.DB, id string) (history.Session, error) {
+	s, err := db.Session(id)
+	switch {
+	case errors.Is(err, history.ErrAmbiguous):
+		return s, usagef("session id %q matches more than one session: give more of it", id)
+	case errors.Is(err, history.ErrNotFound):
+		return s, usagef("no session %q: list them with parley sessions", id)
+	}
+	return s, err
 }

@@ -20,7 +20,8 @@ const (
 	RoleUser Role = "user"
 	// RoleAssistant is a reply, written by exactly one run.
 	RoleAssistant Role = "assistant"
-	// RoleSystem is a message from parley itself.
+	// RoleSystem is a system prompt (PostSystem): never superseded, and sent first to the
+	// model for the operator messages after it.
 	RoleSystem Role = "system"
 )
 
@@ -51,11 +52,18 @@ type Message struct {
 	// FinishReason is the endpoint's finish_reason for a reply ("length": cut at the token
 	// limit); empty until the run succeeds.
 	FinishReason string
+	// SystemRole is, for a system prompt, the name of the parley role it came from; empty for
+	// a prompt given as text.
+	SystemRole string
+	// EditOf is, for an operator message sent as an edit (Edit), the one it replaced; 0
+	// otherwise.
+	EditOf int64
 }
 
 // Receipt is what posting or regenerating returns.
 type Receipt struct {
-	// SessionID is the session posted to (Post only): the one Post created, when it did.
+	// SessionID is the session posted to (Post and Edit only): the one Post created, when it
+	// did.
 	SessionID string
 	// AnchorID is the operator message the new run answers.
 	AnchorID int64
@@ -141,37 +149,49 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, er
 		return Receipt{}, err
 	}
 	r := Receipt{AnchorID: anchorID, Queued: queued}
-	rows, err := tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id > ?
-		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id) ORDER BY id`,
-		sessionID, anchorID)
-	if err != nil {
-		return Receipt{}, err
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return Receipt{}, err
-		}
-		r.Superseded = append(r.Superseded, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if r.Superseded, err = liveFrom(tx, sessionID, anchorID+1); err != nil {
 		return Receipt{}, err
 	}
 	now := nanos(time.Now())
 	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, now); err != nil {
 		return Receipt{}, err
 	}
-	for _, id := range r.Superseded {
-		if _, err := tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, id, r.RunID); err != nil {
-			return Receipt{}, err
-		}
-	}
-	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID); err != nil {
+	if err := supersede(tx, r.Superseded, r.RunID, sessionID, now); err != nil {
 		return Receipt{}, err
 	}
 	return r, tx.Commit()
+}
+
+// liveFrom returns, in ascending order, the live messages of a session from id first on,
+// system prompts left out: they are never superseded.
+func liveFrom(tx *sql.Tx, sessionID string, first int64) ([]int64, error) {
+	rows, err := tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id >= ? AND role != 'system'
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id) ORDER BY id`,
+		sessionID, first)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// supersede records that run runID replaced the messages ids, and that the session changed.
+func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64) error {
+	for _, id := range ids {
+		if _, err := tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, id, runID); err != nil {
+			return err
+		}
+	}
+	_, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
+	return err
 }
 
 // newRun creates a queued run answering anchorID, with its empty reply.
@@ -204,7 +224,7 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
-	coalesce(r.finish_reason, '')
+	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
@@ -230,7 +250,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
-			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf); err != nil {
 			return nil, err
 		}
 		m.CreatedAt = fromNanos(created)
@@ -281,9 +301,10 @@ func (db *DB) AllMessages(sessionID string) ([]Message, error) {
 }
 
 // Versions returns every reply ever made to the operator message anchorID, superseded ones
-// too, oldest first.
+// too, oldest first: the replies to the operator messages it was edited from or into (Edit)
+// are versions of it as well.
 func (db *DB) Versions(anchorID int64) ([]Message, error) {
-	out, err := db.queryMessages(`WHERE m.anchor_id = ? AND m.role = 'assistant'`, anchorID)
+	out, err := db.queryMessages(`WHERE m.anchor_id IN (`+editChain+`) AND m.role = 'assistant'`, anchorID)
 	if err == nil && len(out) == 0 {
 		// Every operator message has at least the reply Post made for it.
 		return nil, fmt.Errorf("operator message %d: %w", anchorID, ErrNotFound)
@@ -291,8 +312,9 @@ func (db *DB) Versions(anchorID int64) ([]Message, error) {
 	return out, err
 }
 
-// Context returns what a run answering anchorID sends to the model: the live transcript of
-// the anchor's session up to and including the anchor, leaving out empty replies and replies
+// Context returns what a run answering anchorID sends to the model: the system prompt in
+// effect for the anchor (the session's last before it), then the live transcript of the
+// anchor's session up to and including the anchor, leaving out empty replies and replies
 // whose run is still queued or running. The anchor must be a live operator message.
 func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
@@ -306,7 +328,9 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
-		ORDER BY m.id`, anchorID)
+			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
+				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1))
+		ORDER BY m.role != 'system', m.id`, anchorID)
 	if err != nil {
 		return nil, err
 	}

@@ -139,4 +139,15 @@ CREATE INDEX endpoint_sends_at ON endpoint_sends (endpoint, at);
 -- The classification rule that decided a failed run's class, for export and --json.
 ALTER TABLE runs ADD COLUMN retry_rule TEXT;
 `,
+	`
+-- A system prompt is a system message of its session, in effect for the operator messages
+-- after it until the next one; system_role names the parley role it came from, if any.
+ALTER TABLE messages ADD COLUMN system_role TEXT NOT NULL DEFAULT '';
+CREATE INDEX messages_system ON messages (session_id, id) WHERE role = 'system';
+
+-- An operator message sent as an edit names the one it replaces: the old turn is superseded,
+-- never changed, and both stay versions of one another.
+ALTER TABLE messages ADD COLUMN edit_of INTEGER REFERENCES messages (id);
+CREATE INDEX messages_edit_of ON messages (edit_of) WHERE edit_of IS NOT NULL;
+`,
 }

@@ -42,6 +42,7 @@ type InputKeys struct {
 	Send    key.Binding
 	Newline key.Binding // handled by the textarea, which is given this binding
 	Quit    key.Binding // on an empty input
+	Editor  key.Binding // opens the input in $VISUAL or $EDITOR
 }
 
 // TranscriptKeys act while the transcript has the focus.
@@ -54,6 +55,7 @@ type TranscriptKeys struct {
 	Fallback   key.Binding // sends the armed retry to the fallback endpoint instead
 	Older      key.Binding // opens the version before the selected reply
 	Newer      key.Binding // opens the version after it
+	Edit       key.Binding // puts the selected operator message in the input, to send in its place
 	FocusInput key.Binding
 }
 
@@ -94,23 +96,26 @@ func DefaultKeyMap() KeyMap {
 			Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 			Newline: key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"), key.WithHelp("shift+enter", "newline")),
 			Quit:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit")),
+			Editor:  key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "$EDITOR")),
 		},
 		Transcript: TranscriptKeys{
-			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous reply")),
-			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next reply")),
-			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy reply")),
+			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
+			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
+			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 			Regenerate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "regenerate")),
 			Thinking:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "show thinking")),
 			Fallback:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "send to fallback")),
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),
+			Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit & resend")),
 			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i/tab", "type")),
 		},
 		Picker: PickerKeys{
-			Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "choose")),
-			Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "choose")),
+			// Letters are the search typed in the list, so only arrows move.
+			Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
+			Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
 			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open session")),
-			Close:  key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+			Close:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
 		},
 		Versions: VersionKeys{
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older")),
@@ -131,8 +136,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	switch k.focus {
 	case focusTranscript:
 		t := k.Transcript
-		return []key.Binding{c.RetryNow, t.Up, t.Down, t.Regenerate, t.Copy, t.FocusInput, c.Cancel, c.Interrupt, c.Help}
-	case focusPicker:
+		return []key.Binding{c.RetryNow, t.Up, t.Down, t.Regenerate, t.Edit, t.Copy, t.FocusInput, c.Cancel, c.Interrupt, c.Help}
+	case focusPicker, focusModels:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
 	case focusVersions:
 		return []key.Binding{k.Versions.Close}
@@ -145,9 +150,9 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	c, in, t := k.Chat, k.Input, k.Transcript
 	return [][]key.Binding{
-		{in.Send, in.Newline, in.Quit, c.Help},
+		{in.Send, in.Newline, in.Editor, in.Quit, c.Help},
 		{c.Cancel, c.Interrupt, c.PageUp, c.PageDown, c.Top, c.Bottom},
-		{t.Up, t.Down, t.Regenerate, t.Thinking, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
+		{t.Up, t.Down, t.Regenerate, t.Edit, t.Thinking, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
 	}
 }
 
@@ -205,8 +210,12 @@ func (m *Model) updateKeys() {
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
+	k.Transcript.Edit.SetEnabled(m.transcript.isOperator(m.transcript.Selected()))
 	c := &k.Chat
 	switch {
+	case m.next.edit != 0 && !trans:
+		c.Cancel.SetHelp("esc", "abandon edit")
+		c.Interrupt.SetHelp("ctrl+c", "quit")
 	case m.tier2.Active():
 		c.Cancel.SetHelp("esc", "cancel retry")
 		c.Interrupt.SetHelp("ctrl+c", "cancel retry")

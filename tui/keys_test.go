@@ -23,18 +23,21 @@ func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
 	if got := m.transcript.Selected(); got != 6 {
 		t.Fatalf("selected %d, want the newest reply 6", got)
 	}
-	for _, k := range []string{"up", "k"} {
+	// Up and down move through every message, the operator's own too (to edit them).
+	for _, k := range []string{"up", "k", "up", "k", "up"} {
 		before := m.transcript.Selected()
 		m, _ = step(m, press(k))
-		if got := m.transcript.Selected(); got != before-2 {
-			t.Fatalf("%s: selected %d, want the previous reply %d", k, got, before-2)
+		if got := m.transcript.Selected(); got != before-1 {
+			t.Fatalf("%s: selected %d, want the previous message %d", k, got, before-1)
 		}
 	}
-	m, _ = step(m, press("k")) // already the first reply: stays
-	if got := m.transcript.Selected(); got != 2 {
-		t.Fatalf("selected %d, want 2", got)
+	m, _ = step(m, press("k")) // already the first message: stays
+	if got := m.transcript.Selected(); got != 1 {
+		t.Fatalf("selected %d, want 1", got)
 	}
-	m, _ = step(m, press("j"))
+	for range 4 {
+		m, _ = step(m, press("j"))
+	}
 	m, _ = step(m, press("down"))
 	if got := m.transcript.Selected(); got != 6 {
 		t.Fatalf("selected %d, want 6", got)
@@ -132,6 +135,7 @@ func TestQuitKeys(t *testing.T) {
 func TestCopySelectedReply(t *testing.T) {
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
 	m, _ = step(m, press("k"))
 	m, cmd := step(m, press("y"))
 	msgs := execCmd(cmd, time.Second)

@@ -16,6 +16,7 @@ type sessionLoadedMsg struct {
 	sessionGen int
 	session    history.Session
 	msgs       []history.Message
+	system     history.SystemPrompt // the session's own
 	err        error
 }
 
@@ -33,6 +34,7 @@ type postedMsg struct {
 	text       string
 	modelName  string
 	rcpt       history.Receipt
+	system     history.Message // the system prompt stored before it, ID 0 when none was
 	session    history.Session // reread: the first message gives the session its title
 	err        error
 }
@@ -105,5 +107,8 @@ type versionsMsg struct {
 	reply      int64
 	dir        int
 	versions   []history.Message
-	err        error
+	// questions holds the operator messages of versions that answer an earlier text of the
+	// question (an edit), by id.
+	questions map[int64]history.Message
+	err       error
 }

@@ -14,7 +14,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
+	"parley/agent/attach"
 	"parley/agent/chat"
+	"parley/agent/config"
 	"parley/agent/demo"
 	"parley/history"
 )
@@ -38,6 +40,19 @@ type Options struct {
 	// Fallback is the client of the profile's fallback endpoint, offered while a retry is
 	// armed; nil offers none.
 	Fallback *agent.Client
+	// System is the system prompt to start with. SystemExplicit says it was asked for
+	// (--role, --system): it then applies to the session opened even when that session has
+	// a prompt of its own; otherwise it only starts sessions that have no messages yet.
+	System         history.SystemPrompt
+	SystemExplicit bool
+	// Roles are the roles /role chooses from.
+	Roles map[string]config.Role
+	// MaxAttachmentBytes is the largest file /file attaches; 0: attach.DefaultMaxBytes.
+	MaxAttachmentBytes int64
+	// Send is a message to send as soon as the session is open; Attachments go with the
+	// first message sent.
+	Send        string
+	Attachments []attach.File
 }
 
 // focus is the part of the screen that receives typed keys.
@@ -48,6 +63,7 @@ const (
 	focusTranscript              // selecting replies
 	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
+	focusModels                  // choosing a model
 )
 
 // maxInputHeight is the most lines the input grows to before it scrolls.
@@ -102,6 +118,11 @@ type Model struct {
 	// offerRun is its run.
 	offer    offerKind
 	offerRun int64
+	// start is what the screen was started with; next is what goes with the next message
+	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
+	start  startup
+	next   nextMessage
+	models modelPicker
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
@@ -136,6 +157,7 @@ func New(o Options) Model {
 		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 	}
 	m.transcript = newTranscript(m.styles)
+	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()

@@ -32,14 +32,18 @@ func (m *Model) postNext() tea.Cmd {
 	text := m.outbox[0]
 	m.outbox = m.outbox[1:]
 	m.posting = true
-	db, sessionID, modelName, sessionGen, queued := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy()
+	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
 	return func() tea.Msg {
+		sys, err := postSystem(db, sessionID, system)
+		if err != nil {
+			return postedMsg{sessionGen: sessionGen, text: text, err: err}
+		}
 		rcpt, err := db.Post(sessionID, text, modelName, queued)
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, text: text, err: err}
 		}
 		s, err := db.Session(sessionID)
-		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, session: s, err: err}
+		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}
 	}
 }
 
@@ -60,6 +64,9 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	}
 	if msg.err == nil {
 		m.session = msg.session
+	}
+	if msg.system.ID != 0 {
+		m.transcript.Append(msg.system)
 	}
 	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
 	m.appendQueuedReply(msg.rcpt, msg.modelName)

@@ -5,17 +5,20 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 	"parley/tui/sanitize"
 )
 
-// This file owns the session picker opened by /sessions: its state, keys and view.
+// This file owns the session picker opened by /sessions: its state, keys and view. Typing
+// narrows it (pickerfilter.go).
 
-// picker is the session list, drawn in the transcript's place.
+// picker is the session list, drawn in the transcript's place. cursor is an index in shown().
 type picker struct {
 	sessions []history.Session
 	cursor   int
+	pickerFilter
 }
 
 // listSessions reads the stored sessions, to open the picker on them (/sessions).
@@ -50,13 +53,17 @@ func (m *Model) handleSessions(msg sessionsMsg) {
 // pickerKey handles a key while the picker is open.
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 	p, k := &m.picker, m.keys.Picker
+	shown := p.shown()
 	switch {
 	case key.Matches(msg, k.Up):
 		p.cursor = max(0, p.cursor-1)
 	case key.Matches(msg, k.Down):
-		p.cursor = min(len(p.sessions)-1, p.cursor+1)
+		p.cursor = max(0, min(len(shown)-1, p.cursor+1))
 	case key.Matches(msg, k.Choose):
-		s := p.sessions[p.cursor]
+		if len(shown) == 0 {
+			return nil
+		}
+		s := shown[p.cursor]
 		m.closePicker()
 		if s.ID == m.session.ID {
 			return nil
@@ -64,6 +71,9 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.switchTo(sessionByID(s.ID))
 	case key.Matches(msg, k.Close):
 		m.closePicker()
+	default:
+		cmd, _ := m.typeInPicker(msg)
+		return cmd
 	}
 	return nil
 }
@@ -78,18 +88,29 @@ func (m *Model) closePicker() {
 // pickerView draws the session list in the transcript's place: height lines.
 func (m *Model) pickerView(height int) []string {
 	st, k := m.styles, m.keys.Picker
-	heading := st.ReplyLabel.Render("Sessions") + st.Muted.Render("  "+hint(joined(k.Up, k.Down), relabel(k.Choose, "open"), k.Close))
-	lines := []string{heading, ""}
+	heading := st.ReplyLabel.Render("Sessions") + st.Muted.Render("  "+hint(joined(k.Up, k.Down), relabel(k.Choose, "open"), k.Close)+" · type to search")
+	if q := m.picker.query; q != "" {
+		heading += st.Muted.Render("  search: ") + sanitize.String(q)
+	}
+	lines := []string{ansi.Truncate(heading, m.width, "…"), ""}
+	shown := m.picker.shown()
+	if len(shown) == 0 {
+		lines = append(lines, st.Muted.Render("  no session's title or messages hold "+sanitize.String(m.picker.query)))
+	}
 	rows := max(1, height-len(lines))
-	first := max(0, min(m.picker.cursor-rows/2, len(m.picker.sessions)-rows))
-	for i := first; i < len(m.picker.sessions) && len(lines) < height; i++ {
-		s := m.picker.sessions[i]
+	first := max(0, min(m.picker.cursor-rows/2, len(shown)-rows))
+	for i := first; i < len(shown) && len(lines) < height; i++ {
+		s := shown[i]
 		title := s.Title
 		if title == "" {
 			title = "(empty)"
 		}
 		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Local().Format("2006-01-02 15:04"),
 			sanitize.String(title), s.Messages, shortID(s.ID))
+		if e := m.picker.excerpt(s.ID); e != "" {
+			row += st.Muted.Render("  " + sanitize.String(e))
+		}
+		row = ansi.Truncate(row, max(0, m.width-2), "…")
 		if i == m.picker.cursor {
 			lines = append(lines, st.PickerFocus.Render("› "+row))
 		} else {

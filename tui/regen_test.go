@@ -54,7 +54,9 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 		t.Fatal("the superseded reply is still on screen, or the new one is not selected")
 	}
 
-	// k selects the earlier reply; r supersedes it and everything after it.
+	// k twice selects the earlier reply, past the third question; r supersedes it and
+	// everything after it.
+	d.send(press("k"))
 	d.send(press("k"))
 	if d.m.transcript.Selected() != a2 {
 		t.Fatalf("selected %d, want %d", d.m.transcript.Selected(), a2)

@@ -34,7 +34,11 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
 	msgs, err := db.TranscriptBefore(s.ID, 0, firstScreen)
-	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, err: err}
+	if err != nil {
+		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	}
+	system, err := db.SystemPrompt(s.ID)
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -87,11 +91,12 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
 		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
 	}
+	opened := m.sessionOpened(msg.system, msg.msgs)
 	m.offerRetry(msg.msgs)
 	if len(msg.msgs) == firstScreen {
-		return m.loadOlder(msg.msgs[0].ID)
+		return tea.Batch(opened, m.loadOlder(msg.msgs[0].ID))
 	}
-	return nil
+	return opened
 }
 
 // loadOlder reads the messages of the current session older than the first one shown.

@@ -30,12 +30,12 @@ func TestPickerKeys(t *testing.T) {
 	for _, k := range []struct {
 		key    string
 		cursor int
-	}{{"j", 2}, {"down", 2}, {"k", 1}, {"up", 0}, {"up", 0}, {"x", 0}} {
+	}{{"down", 2}, {"down", 2}, {"up", 1}, {"up", 0}, {"up", 0}} {
 		if m, _ = step(m, press(k.key)); m.picker.cursor != k.cursor {
 			t.Fatalf("%s: cursor %d, want %d", k.key, m.picker.cursor, k.cursor)
 		}
 	}
-	for _, k := range []string{"q", "esc", "enter"} {
+	for _, k := range []string{"esc", "enter"} {
 		m, cmd := step(open(m), press(k))
 		if m.focus != focusInput || cmd != nil {
 			t.Fatalf("%s: focus %v, command %v; want the input back and no switch", k, m.focus, cmd != nil)

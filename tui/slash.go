@@ -12,7 +12,7 @@ import (
 // This file owns the slash commands typed in the input.
 
 // slashHelp lists the slash commands for /help and the full key list.
-const slashHelp = "/new  /sessions  /regen  /model NAME  /demo …  /help  /quit"
+const slashHelp = "/new  /sessions  /regen  /model [NAME]  /role [NAME]  /system [TEXT]  /file [PATH]  /title TEXT  /demo …  /help  /quit"
 
 // command runs a slash command typed in the input.
 func (m *Model) command(line string) tea.Cmd {
@@ -25,7 +25,18 @@ func (m *Model) command(line string) tea.Cmd {
 		m.help.ShowAll = true
 		m.setNotice("commands: "+slashHelp, false)
 	case "/model":
+		if args == "" {
+			return m.listModels()
+		}
 		m.setModel(args)
+	case "/role":
+		m.roleCommand(args)
+	case "/system":
+		m.systemCommand(args)
+	case "/file":
+		return m.fileCommand(args)
+	case "/title":
+		return m.titleCommand(args)
 	case "/regen":
 		return m.regenerateReply(m.transcript.LastReply())
 	case "/new":
@@ -40,11 +51,9 @@ func (m *Model) command(line string) tea.Cmd {
 	return nil
 }
 
-// setModel is /model: it names the model new runs use, or with a name changes it.
+// setModel is /model NAME: it changes the model new runs use.
 func (m *Model) setModel(name string) {
 	switch {
-	case name == "":
-		m.setNotice("model: "+m.modelName()+" (/model NAME changes it)", false)
 	case m.client == nil:
 		m.setNotice("no endpoint to change the model of", true)
 	default:

@@ -245,6 +245,7 @@ func TestTmuxTier2(t *testing.T) {
 			return settledReplies(3)(msgs) && len(msgs) == 7
 		})
 		p.waitScreen("idle")
+		p.key("k") // the third question
 		p.key("k") // the reply before it
 		p.key("r")
 		p.waitRequests(5)

@@ -197,12 +197,17 @@ func (t *transcriptView) Status(id int64) chat.Status {
 	return ""
 }
 
-// Anchor returns the operator message that reply id answers, or 0.
+// Anchor returns the operator message that reply id answers, id itself when it is an
+// operator message, or 0.
 func (t *transcriptView) Anchor(id int64) int64 {
-	if e := t.byID[id]; e != nil {
+	switch e := t.byID[id]; {
+	case e == nil:
+		return 0
+	case e.message.Role == history.RoleUser:
+		return id
+	default:
 		return e.message.AnchorID
 	}
-	return 0
 }
 
 // Last returns the id of the newest message, or 0.

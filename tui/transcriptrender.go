@@ -35,6 +35,9 @@ func (t *transcriptView) lines(i int) []string {
 func (t *transcriptView) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
+	if e.message.Role == history.RoleSystem {
+		return t.renderSystem(e, w)
+	}
 	var out []string
 	if e.message.Role == history.RoleUser {
 		out = append(out, st.UserLabel.Render("You"))

@@ -1,7 +1,5 @@
 package tui
 
-import "parley/history"
-
 // This file moves the transcript's window (scrolling, following the end) and its selection
 // of a reply. Positions are lines of renders, found by walking entries from a known line, so
 // moving costs only the lines passed.
@@ -131,10 +129,11 @@ func (t *transcriptView) SelectNext() { t.selectFrom(t.sel+1, 1) }
 // ClearSelection selects nothing.
 func (t *transcriptView) ClearSelection() { t.sel = -1 }
 
-// selectFrom selects the first reply from index i in direction dir and scrolls it into view.
+// selectFrom selects the first reply or operator message from index i in direction dir and
+// scrolls it into view.
 func (t *transcriptView) selectFrom(i, dir int) {
 	for ; i >= 0 && i < len(t.entries); i += dir {
-		if t.entries[i].message.Role == history.RoleAssistant {
+		if selectable(t.entries[i].message) {
 			t.sel = i
 			t.reveal(i)
 			return

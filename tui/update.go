@@ -66,6 +66,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tier2TickMsg:
 		cmd = m.handleTier2Tick(msg)
 
+	// What goes with the next message (roles.go, attach.go, edit.go, editor.go, models.go).
+	case attachedMsg:
+		m.handleAttached(msg)
+	case editedMsg:
+		cmd = m.handleEdited(msg)
+	case editorDoneMsg:
+		m.handleEditorDone(msg)
+	case modelsMsg:
+		m.handleModels(msg)
+	case pickerSearchMsg:
+		m.handlePickerSearch(msg)
+	case titledMsg:
+		m.handleTitled(msg)
+
 	default:
 		// Cursor blinks and other internal messages of the textarea.
 		if m.focus == focusInput {
@@ -85,9 +99,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.pickerKey(msg)
 	case focusVersions:
 		return m.versionsKey(msg)
+	case focusModels:
+		return m.modelsKey(msg)
 	}
 	c := m.keys.Chat
 	switch {
+	case m.next.edit != 0 && m.focus == focusInput && key.Matches(msg, c.Cancel):
+		m.abandonEdit()
+		return nil
 	case key.Matches(msg, c.Interrupt):
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
@@ -155,7 +174,9 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		if strings.HasPrefix(text, "/") {
 			return m.command(text)
 		}
-		return m.send(text)
+		return m.sendInput(text)
+	case key.Matches(msg, in.Editor):
+		return m.openEditor()
 	case empty && key.Matches(msg, in.Quit):
 		return m.quitAfterActive()
 	case empty && key.Matches(msg, c.Help):
@@ -191,6 +212,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.showVersions(m.transcript.Selected(), -1)
 	case key.Matches(msg, t.Newer):
 		return m.showVersions(m.transcript.Selected(), 1)
+	case key.Matches(msg, t.Edit):
+		m.startEdit(m.transcript.Selected())
 	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, t.Down):
@@ -209,7 +232,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		text := m.transcript.Text(id)
-		m.setNotice("copied the reply to the clipboard", false)
+		m.setNotice("copied to the clipboard", false)
 		return tea.SetClipboard(text)
 	}
 	return nil
@@ -217,7 +240,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // handlePaste puts pasted text into the input, whatever has the focus.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.focus == focusPicker || m.focus == focusVersions {
+	if m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels {
 		return nil
 	}
 	m.focusInput()

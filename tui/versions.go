@@ -17,20 +17,30 @@ import (
 type versionView struct {
 	list  []history.Message
 	shown int // the index in list of the version shown
-	view  *transcriptView
+	// questions are the earlier texts of the question, shown above the versions answering
+	// them, by id.
+	questions map[int64]history.Message
+	view      *transcriptView
 }
 
-// showVersions asks for the versions of reply id, to show the one before it (dir -1) or
-// after it (+1).
+// showVersions asks for the versions of reply id (or of the reply to operator message id),
+// to show the one before it (dir -1) or after it (+1). A version that answers an earlier text
+// of the question (an edit) comes with that text.
 func (m *Model) showVersions(id int64, dir int) tea.Cmd {
-	anchor := m.transcript.Anchor(id)
+	anchor, reply := m.transcript.Anchor(id), m.transcript.replyTo(id)
 	if anchor == 0 {
 		return nil
 	}
 	db, sessionGen := m.db, m.sessionGen
 	return func() tea.Msg {
 		v, err := db.Versions(anchor)
-		return versionsMsg{sessionGen: sessionGen, reply: id, dir: dir, versions: v, err: err}
+		questions := map[int64]history.Message{}
+		for _, r := range v {
+			if _, ok := questions[r.AnchorID]; !ok && err == nil && r.AnchorID != anchor {
+				questions[r.AnchorID], err = db.Message(r.AnchorID)
+			}
+		}
+		return versionsMsg{sessionGen: sessionGen, reply: reply, dir: dir, versions: v, questions: questions, err: err}
 	}
 }
 
@@ -57,7 +67,7 @@ func (m *Model) handleVersions(msg versionsMsg) {
 		return
 	}
 	m.notice = ""
-	m.versions = versionView{list: msg.versions, view: newTranscript(m.styles)}
+	m.versions = versionView{list: msg.versions, questions: msg.questions, view: newTranscript(m.styles)}
 	m.versions.view.SetDark(m.dark)
 	m.focus = focusVersions
 	m.showVersion(i)
@@ -67,7 +77,11 @@ func (m *Model) handleVersions(msg versionsMsg) {
 func (m *Model) showVersion(i int) {
 	v := &m.versions
 	v.shown = max(0, min(i, len(v.list)-1))
-	v.view.Reset(v.list[v.shown : v.shown+1])
+	shown := v.list[v.shown : v.shown+1]
+	if q, ok := v.questions[shown[0].AnchorID]; ok {
+		shown = []history.Message{q, shown[0]}
+	}
+	v.view.Reset(shown)
 	v.view.GotoTop()
 }
 

@@ -28,12 +28,17 @@ func (m Model) View() tea.View {
 	switch m.focus {
 	case focusPicker:
 		lines = append(lines, m.pickerView(m.transcript.height)...)
+	case focusModels:
+		lines = append(lines, m.modelsView(m.transcript.height)...)
 	case focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
 	lines = append(lines, m.statusView())
+	if next := m.nextView(); next != "" {
+		lines = append(lines, next)
+	}
 	inputTop := len(lines)
 	lines = append(lines, m.input.View(), m.helpView())
 	v.SetContent(strings.Join(lines, "\n"))
@@ -54,7 +59,7 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.help.SetWidth(m.width)
 	helpLines := lipgloss.Height(m.helpView())
-	rest := m.height - 1 /* header */ - 1 /* status */ - m.input.Height() - helpLines
+	rest := m.height - 1 /* header */ - 1 /* status */ - m.nextHeight() - m.input.Height() - helpLines
 	m.transcript.SetSize(m.width, max(rest, 1))
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-1, 1)) // below the version view's title
@@ -67,7 +72,7 @@ func (m *Model) helpView() string {
 	if !m.help.ShowAll {
 		return m.shortHelp()
 	}
-	return m.help.View(fullKeys()) + "\n" + m.styles.Muted.Render("commands: "+slashHelp)
+	return m.help.View(fullKeys()) + "\n" + m.styles.Muted.Render(ansi.Wrap("commands: "+slashHelp, m.width, ""))
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,
@@ -90,6 +95,9 @@ func (m *Model) headerView() string {
 		if ep.Name != "" && !ep.Demo {
 			where = ep.Name + " · " + ep.Model
 		}
+	}
+	if role := m.systemLabel(); role != "" {
+		where += " · " + role
 	}
 	badge := ""
 	if demo {

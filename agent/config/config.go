@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"parley/agent"
+	"parley/agent/attach"
 	"parley/retry"
 )
 
@@ -17,6 +18,9 @@ type Flags struct {
 	BaseURL, Model, APIKeyEnv, Profile string
 	// Demo is --demo: use the built-in offline demo endpoint whatever is configured.
 	Demo bool
+	// Role is --role, a role of config.toml or of the role files; System is --system, a
+	// system prompt that replaces the role's.
+	Role, System string
 	// MaxSpend is --max-spend, the day's limit in US dollars; MaxTokensSession is
 	// --max-tokens-session. Zero sets no limit.
 	MaxSpend         float64
@@ -39,11 +43,20 @@ type Resolved struct {
 	Fallback *agent.Endpoint
 	// Rules are the [[classify]] tables, tried before the built-in classification.
 	Rules []retry.UserRule
+	// System is the system prompt to start with; its Text is empty when none is set.
+	System System
+	// Roles are every role defined, for choosing another while parley runs.
+	Roles map[string]Role
+	// MaxAttachmentBytes is the largest file that may be attached.
+	MaxAttachmentBytes int64
 }
 
-// Resolve reads the configuration: the paths from getenv, config.toml, and the endpoint, its
-// prices and limits, with flags over the environment over the profile over its preset over
-// the defaults. Every error is one line naming the fix; the file is never changed.
+// Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
+// endpoint, its prices and limits, with flags over the environment over the profile over its
+// preset over the defaults. A role named with --role stands where --profile and --model do,
+// under them; a profile's default role only chooses the model, under --model. The endpoint's
+// model is empty when nothing names one. Every error is one line naming the fix; no file is
+// ever changed.
 func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	paths, err := ResolvePaths(getenv)
 	if err != nil {
@@ -53,16 +66,53 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, err
 	}
+	roles, err := loadRoles(f, paths)
+	if err != nil {
+		return Resolved{}, err
+	}
+	var role *Role
+	if fl.Role != "" {
+		r, ok := roles[fl.Role]
+		if !ok {
+			return Resolved{}, errUnknownRole(fl.Role, "--role", roles, paths)
+		}
+		role = &r
+		if fl.Profile == "" {
+			fl.Profile = r.Profile
+		}
+		if fl.Model == "" {
+			fl.Model = r.Model
+		}
+	}
 	ep, p, err := resolveEndpoint(f, paths.Config, fl, getenv)
 	if err != nil {
 		return Resolved{}, err
+	}
+	if r, ok := roles[p.Role]; role == nil && ok {
+		role = &r
+		if fl.Model == "" && r.Model != "" {
+			fl.Model = r.Model
+			if ep, p, err = resolveEndpoint(f, paths.Config, fl, getenv); err != nil {
+				return Resolved{}, err
+			}
+		}
 	}
 	prices, limits := spendSettings(f, p, ep.Model, fl)
 	rules, err := f.rules(paths.Config)
 	if err != nil {
 		return Resolved{}, err
 	}
-	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules}
+	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
+		MaxAttachmentBytes: f.MaxAttachmentBytes}
+	if r.MaxAttachmentBytes == 0 {
+		r.MaxAttachmentBytes = attach.DefaultMaxBytes
+	}
+	switch {
+	case fl.System != "":
+		r.System = System{Text: fl.System, Explicit: true}
+	case role != nil:
+		r.System = System{Role: role.Name, Text: role.System, Explicit: fl.Role != ""}
+	}
 	if p.Fallback != "" {
 		if _, ok := f.Profiles[p.Fallback]; !ok {
 			if _, ok := presets[p.Fallback]; !ok {
@@ -72,6 +122,9 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		fb, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: p.Fallback}, getenv)
 		if err != nil {
 			return Resolved{}, fmt.Errorf("fallback %q: %v", p.Fallback, err)
+		}
+		if fb.Model == "" {
+			return Resolved{}, fmt.Errorf("fallback %q has no model: set model in [profiles.%s] in %s", p.Fallback, p.Fallback, paths.Config)
 		}
 		r.Fallback = &fb
 	}

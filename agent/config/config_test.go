@@ -116,6 +116,7 @@ func TestPrecedence(t *testing.T) {
 		{"model: env over the default profile", defaultP, config.Flags{}, []string{"PARLEY_MODEL=em"}, model, "em"},
 		{"model: --profile over env", defaultP, config.Flags{Profile: "p"}, []string{"PARLEY_MODEL=em"}, model, "pm"},
 		{"model: flag over env and --profile", defaultP, config.Flags{Profile: "p", Model: "fm"}, []string{"PARLEY_MODEL=em"}, model, "fm"},
+		{"model: none named is left to the endpoint", "", config.Flags{BaseURL: loopback}, nil, model, ""},
 
 		{"name: the profile", defaultP, config.Flags{}, nil, name, "p"},
 		{"name: the preset", "", config.Flags{Profile: "groq"}, nil, name, "groq"},
@@ -231,8 +232,10 @@ func TestValidation(t *testing.T) {
 			`invalid base URL "nope": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
 		{"URL without a host from a profile", "[profiles.x]\nbase_url = \"http:///v1\"\nmodel = \"m\"\n", config.Flags{Profile: "x"}, nil,
 			`invalid base URL "http:///v1": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
-		{"no model", "", config.Flags{BaseURL: loopback}, nil,
-			`no model for http://127.0.0.1:9/v1: pass --model NAME, set PARLEY_MODEL, or set model in CONFIG`},
+		{"fallback without a model", "[profiles.p]\npreset = \"ollama\"\nfallback = \"q\"\n[profiles.q]\nbase_url = \"http://127.0.0.1:7/v1\"\n", config.Flags{Profile: "p"}, nil,
+			`fallback "q" has no model: set model in [profiles.q] in CONFIG`},
+		{"negative max_attachment_bytes", "max_attachment_bytes = -1\n", config.Flags{}, nil,
+			`config CONFIG: max_attachment_bytes is -1; use a size in bytes above 0 (leave it out for 262144)`},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

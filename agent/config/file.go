@@ -18,6 +18,10 @@ type file struct {
 	Profiles map[string]profile `toml:"profiles"`
 	// Limits apply to every profile, unless the profile sets its own.
 	Limits limits `toml:"limits"`
+	// Roles are named system prompts, beside those of the role files.
+	Roles map[string]roleTable `toml:"roles"`
+	// MaxAttachmentBytes is the largest file parley attaches; 0: DefaultMaxAttachmentBytes.
+	MaxAttachmentBytes int64 `toml:"max_attachment_bytes"`
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`
@@ -73,6 +77,8 @@ type profile struct {
 	TopP        *float64 `toml:"top_p"`
 	// Fallback names the profile the operator may send a retry to instead (f on the banner).
 	Fallback string `toml:"fallback"`
+	// Role names the role whose system prompt new sessions start with, when no --role is given.
+	Role string `toml:"role"`
 	// PriceInput and PriceOutput are what the profile's model costs, in US dollars per
 	// million input and output tokens; unset, the model's preset price (if any) applies.
 	PriceInput  *float64 `toml:"price_input"`
@@ -124,6 +130,9 @@ func load(path string) (file, error) {
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return f, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, undecoded[0].String())
+	}
+	if f.MaxAttachmentBytes < 0 {
+		return f, fmt.Errorf("config %s: max_attachment_bytes is %d; use a size in bytes above 0 (leave it out for 262144)", path, f.MaxAttachmentBytes)
 	}
 	if err := f.Limits.check(); err != nil {
 		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)

@@ -12,7 +12,8 @@ import (
 
 // resolveEndpoint applies flags over the environment over the config file, and returns the
 // endpoint with the profile it was resolved from: the demo endpoint when it is asked for or
-// nothing is configured. An error is a configuration the user must fix.
+// nothing is configured. The endpoint's model is empty when nothing names one: the caller
+// asks the endpoint. An error is a configuration the user must fix.
 func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) string) (agent.Endpoint, profile, error) {
 	if fl.Demo {
 		return demoEndpoint(fl), profile{}, nil
@@ -67,9 +68,6 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return agent.Endpoint{}, p, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in %s)", p.BaseURL, cfgPath)
-	}
-	if p.Model == "" {
-		return agent.Endpoint{}, p, fmt.Errorf("no model for %s: pass --model NAME, set PARLEY_MODEL, or set model in %s", p.BaseURL, cfgPath)
 	}
 	ep := agent.Endpoint{
 		Name:              name,
@@ -173,6 +171,9 @@ func merge(p, over profile) profile {
 	}
 	if over.Fallback != "" {
 		p.Fallback = over.Fallback
+	}
+	if over.Role != "" {
+		p.Role = over.Role
 	}
 	p.limits = p.limits.over(over.limits)
 	return p

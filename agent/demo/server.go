@@ -42,6 +42,8 @@ type Options struct {
 	OpenCode bool
 	// Model is the model listed by GET /v1/models. Default DefaultModel.
 	Model string
+	// MoreModels are listed after Model, for clients that must choose among several.
+	MoreModels []string
 	// Clock paces chunks and times delays and stalls. Default chat.SystemClock.
 	Clock chat.Clock
 	// ContextTokens, when positive, is a context budget: a prompt of more tokens than this
@@ -271,15 +273,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"object": "list",
-		"data": []map[string]any{{
-			"id":       s.opts.Model,
-			"object":   "model",
-			"created":  0,
-			"owned_by": "parley",
-		}},
-	})
+	var data []map[string]any
+	for _, id := range append([]string{s.opts.Model}, s.opts.MoreModels...) {
+		data = append(data, map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "parley"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 
 func (s *Server) serveRequests(w http.ResponseWriter, r *http.Request) {

@@ -340,6 +340,11 @@ func TestModels(t *testing.T) {
 			t.Errorf("models %+v, want %q", list.Models, want)
 		}
 	}
+	s, c := start(t, Options{Model: "a", MoreModels: []string{"b", "c"}})
+	list, err := openaiClient(s, c).ListModels(context.Background())
+	if err != nil || len(list.Models) != 3 || list.Models[2].ID != "c" {
+		t.Errorf("several models: %+v, %v", list.Models, err)
+	}
 }
 
 func TestBadJSONIsABadRequest(t *testing.T) {

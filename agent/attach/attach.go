@@ -1,0 +1,143 @@
+// Package attach puts text files and piped text into an operator message: the prompt, the
+// piped text after a blank line, then each file as a fenced block headed by its path. A file
+// that is missing, binary or over the size limit is refused with an error naming it, so that
+// nothing half-attached is ever sent.
+package attach
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultMaxBytes is the largest file attached when config.toml sets no max_attachment_bytes.
+const DefaultMaxBytes = 256 << 10
+
+// File is a text file read for attaching.
+type File struct {
+	// Path is the path as the operator gave it: the heading of its block.
+	Path string
+	Text string
+}
+
+// Error is a refused attachment: Name is the file (or "stdin"), Reason why, with the fix.
+type Error struct {
+	Name, Reason string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("cannot attach %s: %s", e.Name, e.Reason) }
+
+// Read reads the text file at path for attaching. A missing file, a directory, a file of more
+// than limit bytes, and one that is not UTF-8 text are refused with an *Error.
+func Read(path string, limit int64) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, &Error{path, openReason(err)}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return File{}, &Error{path, err.Error()}
+	}
+	if info.IsDir() {
+		return File{}, &Error{path, "it is a directory; attach the files in it one by one"}
+	}
+	if info.Mode().IsRegular() && info.Size() > limit {
+		return File{}, tooLarge(path, info.Size(), limit)
+	}
+	// Read one byte past the limit: a file that grew, or a device, is still caught.
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return File{}, &Error{path, err.Error()}
+	}
+	if err := Check(path, b, limit); err != nil {
+		return File{}, err
+	}
+	return File{Path: path, Text: string(b)}, nil
+}
+
+// Check refuses text named name that is over limit bytes or is not UTF-8 text: a NUL byte or
+// an invalid sequence means a binary file, which a model cannot read as text.
+func Check(name string, b []byte, limit int64) error {
+	if int64(len(b)) > limit {
+		return tooLarge(name, int64(len(b)), limit)
+	}
+	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
+		return &Error{name, "it is binary, not text; attach text files only"}
+	}
+	return nil
+}
+
+func openReason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file; check the path"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied; check the file's mode"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func tooLarge(name string, size, limit int64) error {
+	return &Error{name, fmt.Sprintf("%s is over the %s limit; raise max_attachment_bytes in config.toml to attach it", Size(size), Size(limit))}
+}
+
+// Size is a size as the operator reads it: bytes, KiB or MiB.
+func Size(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// Compose is the operator message that sends prompt with piped text and files: the prompt,
+// a blank line and the piped text, then each file as a fenced block headed by its path.
+// Empty parts are left out.
+func Compose(prompt, piped string, files []File) string {
+	var parts []string
+	for _, p := range []string{prompt, piped} {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, strings.TrimRight(p, "\n"))
+		}
+	}
+	for _, f := range files {
+		parts = append(parts, Block(f))
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Block is f as a fenced block headed by its path. The fence is longer than any run of
+// backticks in the text, so the text cannot close it; the file's extension names its language.
+func Block(f File) string {
+	fence := strings.Repeat("`", max(3, longestRun(f.Text, '`')+1))
+	lang := strings.TrimPrefix(filepath.Ext(f.Path), ".")
+	if strings.ContainsFunc(lang, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+		lang = ""
+	}
+	return f.Path + "\n" + fence + lang + "\n" + strings.TrimRight(f.Text, "\n") + "\n" + fence
+}
+
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}

@@ -1,0 +1,78 @@
+package history
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SystemPrompt is a session's instructions to the model, sent before the conversation.
+type SystemPrompt struct {
+	// Role names the parley role the prompt came from; empty for a prompt given as text.
+	Role string
+	Text string
+}
+
+// PostSystem makes p the system prompt of the session's operator messages from now on,
+// storing it as a system message, unless it is the session's system prompt already. It
+// returns the message stored, with ID 0 when nothing was. A system message is never changed
+// or superseded: regenerating an earlier reply keeps the prompt that reply was made with.
+func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
+	if strings.TrimSpace(p.Text) == "" {
+		return Message{}, ErrEmptyMessage
+	}
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return Message{}, err
+	}
+	defer tx.Rollback()
+	cur, err := systemPrompt(tx, sessionID)
+	if err != nil || cur == p {
+		return Message{}, err
+	}
+	now := nanos(time.Now())
+	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
+		VALUES (?, 'system', ?, ?, ?)`, sessionID, p.Text, p.Role, now)
+	if err != nil {
+		return Message{}, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return Message{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Message{}, err
+	}
+	return Message{ID: id, SessionID: sessionID, Role: RoleSystem, Content: p.Text, SystemRole: p.Role,
+		CreatedAt: time.Unix(0, now)}, nil
+}
+
+// SystemPrompt returns the session's system prompt now: its newest system message, or the
+// zero SystemPrompt when it has none.
+func (db *DB) SystemPrompt(sessionID string) (SystemPrompt, error) {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return SystemPrompt{}, err
+	}
+	defer tx.Rollback()
+	return systemPrompt(tx, sessionID)
+}
+
+func systemPrompt(tx *sql.Tx, sessionID string) (SystemPrompt, error) {
+	var exists bool
+	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, sessionID).Scan(&exists); err != nil {
+		return SystemPrompt{}, err
+	}
+	if !exists {
+		return SystemPrompt{}, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
+	}
+	var p SystemPrompt
+	err := tx.QueryRow(`SELECT system_role, content FROM messages WHERE session_id = ? AND role = 'system'
+		ORDER BY id DESC LIMIT 1`, sessionID).Scan(&p.Role, &p.Text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return SystemPrompt{}, nil
+	}
+	return p, err
+}

@@ -1,0 +1,154 @@
+package tui
+
+import (
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent/attach"
+	"parley/history"
+)
+
+// This file owns sending: what the input holds goes out with its attachments, as a new
+// message or, after e on one of the operator's messages, as an edit of it. An edit
+// supersedes that message's turn and everything after it, like regenerating, and sends the
+// new text as a new operator message; the old turn stays readable as a version.
+
+// editedMsg reports an edit stored by history, or why it was not.
+type editedMsg struct {
+	sessionGen int
+	text       string
+	modelName  string
+	rcpt       history.Receipt
+	system     history.Message // the system prompt stored before it, ID 0 when none was
+	err        error
+}
+
+// selectable reports whether the transcript selects msg: a reply, or an operator message.
+func selectable(msg history.Message) bool {
+	return msg.Role == history.RoleAssistant || msg.Role == history.RoleUser
+}
+
+// sendInput sends text typed in the input with the files attached to it: as an edit when
+// one is open, else as a new message.
+func (m *Model) sendInput(text string) tea.Cmd {
+	text = attach.Compose(text, "", m.next.files)
+	m.next.files = nil
+	if edit := m.next.edit; edit != 0 {
+		m.next.edit, m.next.beforeEdit = 0, ""
+		return m.sendEdit(edit, text)
+	}
+	return m.send(text)
+}
+
+// startEdit puts operator message id's text in the input, to be sent in its place (e).
+func (m *Model) startEdit(id int64) {
+	e := m.transcript.byID[id]
+	if e == nil || e.message.Role != history.RoleUser {
+		m.setNotice("select one of your messages to edit it", true)
+		return
+	}
+	if m.next.edit == 0 {
+		m.next.beforeEdit = m.input.Value()
+	}
+	m.next.edit = id
+	m.focusInput()
+	m.input.SetValue(e.text.String())
+	m.setNotice("enter sends it in place of the old message, which stays as a version", false)
+}
+
+// abandonEdit gives the input back as it was before the edit began (esc).
+func (m *Model) abandonEdit() {
+	m.input.SetValue(m.next.beforeEdit)
+	m.next.edit, m.next.beforeEdit = 0, ""
+	m.setNotice("edit abandoned", false)
+}
+
+// sendEdit stores text as an edit of operator message id, after the system prompt of the
+// next messages, and starts or queues its run. Like a posted message it holds back others
+// until it is stored.
+func (m *Model) sendEdit(id int64, text string) tea.Cmd {
+	if m.posting {
+		m.input.SetValue(text)
+		m.next.edit = id
+		m.setNotice("a message is being stored; send the edit again in a moment", true)
+		return nil
+	}
+	m.tier2.Disarm()
+	m.posting = true
+	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
+	return func() tea.Msg {
+		sys, err := postSystem(db, sessionID, system)
+		if err != nil {
+			return editedMsg{sessionGen: sessionGen, text: text, err: err}
+		}
+		rcpt, err := db.Edit(id, text, modelName, queued)
+		return editedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, err: err}
+	}
+}
+
+// handleEdited shows a stored edit: the superseded turn leaves the transcript, the new
+// message and its reply join it, and its run starts or queues.
+func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
+	m.posting = false
+	if msg.sessionGen != m.sessionGen {
+		// The session was left meanwhile; its run must not wait forever.
+		if msg.err == nil {
+			return tea.Batch(cancelQueuedCmd(m.db, []history.Receipt{msg.rcpt}), m.postNext())
+		}
+		return m.postNext()
+	}
+	if msg.err != nil {
+		if m.input.Value() == "" {
+			m.input.SetValue(msg.text)
+		}
+		m.setNotice("could not send the edit: "+msg.err.Error(), true)
+		return m.postNext()
+	}
+	rcpt := msg.rcpt
+	m.transcript.Remove(rcpt.Superseded)
+	// Queued runs whose replies were superseded must never be sent.
+	var keep, drop []history.Receipt
+	for _, q := range m.queue {
+		if slices.Contains(rcpt.Superseded, q.ReplyID) {
+			drop = append(drop, q)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	m.queue = keep
+	if msg.system.ID != 0 {
+		m.transcript.Append(msg.system)
+	}
+	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
+	m.appendQueuedReply(rcpt, msg.modelName)
+	m.transcript.GotoBottom()
+	var start tea.Cmd
+	if m.busy() {
+		m.queue = append(m.queue, rcpt)
+	} else {
+		start = m.startRun(rcpt)
+	}
+	return tea.Batch(cancelQueuedCmd(m.db, drop), start, m.postNext())
+}
+
+// replyTo returns id when it is a reply, and the live reply answering it when it is an
+// operator message; 0 when there is none.
+func (t *transcriptView) replyTo(id int64) int64 {
+	e := t.byID[id]
+	if e == nil || e.message.Role != history.RoleUser {
+		return id
+	}
+	for _, r := range t.entries {
+		if r.message.Role == history.RoleAssistant && r.message.AnchorID == id {
+			return r.message.ID
+		}
+	}
+	return 0
+}
+
+// isOperator reports whether message id is one of the operator's.
+func (t *transcriptView) isOperator(id int64) bool {
+	e := t.byID[id]
+	return e != nil && e.message.Role == history.RoleUser
+}

@@ -1,0 +1,82 @@
+package tui
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/sanitize"
+)
+
+// This file owns writing the message in the operator's editor: the input goes to a file,
+// $VISUAL or $EDITOR (else nano, else vi) opens it with the screen handed over, and what was
+// saved comes back to the input.
+
+// editorDoneMsg carries what the editor saved, or why it could not run.
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+// editorCommand returns the command that edits path: $VISUAL, else $EDITOR, else nano, else
+// vi. Like git, it runs the variable through the shell, so that "code --wait" works.
+func editorCommand(getenv func(string) string, lookPath func(string) (string, error), path string) (*exec.Cmd, error) {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if e := strings.TrimSpace(getenv(v)); e != "" {
+			return exec.Command("sh", "-c", e+` "$1"`, "parley-editor", path), nil
+		}
+	}
+	for _, e := range []string{"nano", "vi"} {
+		if p, err := lookPath(e); err == nil {
+			return exec.Command(p, path), nil
+		}
+	}
+	return nil, errors.New("no editor found: set $EDITOR (for example export EDITOR=vim)")
+}
+
+// openEditor hands the screen to the editor on what the input holds (ctrl+x).
+func (m *Model) openEditor() tea.Cmd {
+	text := m.input.Value()
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "parley-*.md")
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		path := f.Name()
+		_, err = f.WriteString(text)
+		if err = errors.Join(err, f.Close()); err != nil {
+			os.Remove(path)
+			return editorDoneMsg{err: err}
+		}
+		cmd, err := editorCommand(os.Getenv, exec.LookPath, path)
+		if err != nil {
+			os.Remove(path)
+			return editorDoneMsg{err: err}
+		}
+		return tea.ExecProcess(cmd, func(err error) tea.Msg {
+			defer os.Remove(path)
+			if err != nil {
+				return editorDoneMsg{err: err}
+			}
+			b, err := os.ReadFile(path)
+			return editorDoneMsg{text: string(b), err: err}
+		})()
+	}
+}
+
+// handleEditorDone puts what the editor saved in the input; an empty save leaves the input
+// as it was.
+func (m *Model) handleEditorDone(msg editorDoneMsg) {
+	switch {
+	case msg.err != nil:
+		m.setNotice("the editor failed: "+sanitize.String(msg.err.Error()), true)
+	case strings.TrimSpace(msg.text) == "":
+		m.setNotice("the editor saved nothing; the input is as it was", false)
+	default:
+		m.focusInput()
+		m.input.SetValue(strings.TrimRight(msg.text, "\n"))
+	}
+}

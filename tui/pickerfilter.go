@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/history"
+)
+
+// This file narrows the session picker as the operator types: to the sessions whose title
+// holds the words typed, or one of whose messages does (history's full-text search).
+
+// pickerSearchLimit is the most messages one search of the picker reads.
+const pickerSearchLimit = 500
+
+// pickerFilter is what narrows the picker: the query typed and the sessions whose messages
+// match it.
+type pickerFilter struct {
+	query string
+	// queryGen counts the queries typed; a search for an earlier one is dropped.
+	queryGen int
+	// hits maps each session with a matching message to the excerpt of its best match.
+	hits map[string]string
+}
+
+// pickerSearchMsg carries the sessions whose messages match the picker's query number gen.
+type pickerSearchMsg struct {
+	gen  int
+	hits map[string]string
+	err  error
+}
+
+// shown returns the sessions the picker lists now: all of them, or those the query matches.
+func (p *picker) shown() []history.Session {
+	if p.query == "" {
+		return p.sessions
+	}
+	words := strings.Fields(strings.ToLower(p.query))
+	var out []history.Session
+	for _, s := range p.sessions {
+		title := strings.ToLower(s.Title)
+		inTitle := true
+		for _, w := range words {
+			inTitle = inTitle && strings.Contains(title, w)
+		}
+		if _, hit := p.hits[s.ID]; inTitle || hit {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// typeInPicker applies a key typed in the picker to its query, and searches the messages for
+// the new query. It reports whether the key was text or backspace.
+func (m *Model) typeInPicker(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	p := &m.picker
+	q, ok := editQuery(p.query, msg)
+	if !ok {
+		return nil, false
+	}
+	p.query, p.cursor, p.hits = q, 0, nil
+	p.queryGen++
+	if strings.TrimSpace(q) == "" {
+		return nil, true
+	}
+	db, gen := m.db, p.queryGen
+	return func() tea.Msg {
+		found, err := db.Search(q, pickerSearchLimit)
+		hits := map[string]string{}
+		for _, h := range found {
+			if _, seen := hits[h.SessionID]; !seen {
+				hits[h.SessionID] = h.Excerpt
+			}
+		}
+		return pickerSearchMsg{gen: gen, hits: hits, err: err}
+	}, true
+}
+
+// handlePickerSearch narrows the picker to the search's sessions, if its query is still the
+// one typed.
+func (m *Model) handlePickerSearch(msg pickerSearchMsg) {
+	p := &m.picker
+	if m.focus != focusPicker || msg.gen != p.queryGen {
+		return
+	}
+	if msg.err != nil {
+		m.setNotice("could not search the sessions: "+msg.err.Error(), true)
+		return
+	}
+	p.hits = msg.hits
+	p.cursor = min(p.cursor, max(0, len(p.shown())-1))
+}
+
+// excerpt is one line of the best match in session id's messages, its match marks dropped;
+// empty when the session matched by its title alone.
+func (p *picker) excerpt(id string) string {
+	e, ok := p.hits[id]
+	if !ok {
+		return ""
+	}
+	return strings.Join(strings.Fields(strings.NewReplacer(history.HitStart, "", history.HitEnd, "").Replace(e)), " ")
+}

@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/agent/attach"
+	"parley/agent/config"
+	"parley/history"
+	"parley/tui/sanitize"
+)
+
+// This file owns system prompts on the chat screen: which one the next messages carry (the
+// one parley started with, a session's own, /role, /system), storing it before the message
+// it applies to, and showing it in the header and the transcript.
+
+// startup is what the screen was started with, kept across sessions.
+type startup struct {
+	// system is the prompt parley started with; explicit is set when it was asked for.
+	system   history.SystemPrompt
+	explicit bool
+	roles    map[string]config.Role
+	// maxAttach is the largest file /file attaches.
+	maxAttach int64
+	// send is sent once the first session is open, then cleared.
+	send string
+}
+
+// nextMessage is what goes with the next message sent.
+type nextMessage struct {
+	// system is the system prompt of the next messages; stored before the next one when it
+	// is not the session's already. Its Text is empty for none.
+	system history.SystemPrompt
+	// files are attached to the next message (attach.go).
+	files []attach.File
+	// edit is the operator message the next message replaces, 0 when it is a new one;
+	// beforeEdit is what the input held before the edit began (edit.go).
+	edit       int64
+	beforeEdit string
+}
+
+func newStartup(o Options) (startup, nextMessage) {
+	s := startup{system: o.System, explicit: o.SystemExplicit, roles: o.Roles, maxAttach: o.MaxAttachmentBytes, send: o.Send}
+	if s.maxAttach <= 0 {
+		s.maxAttach = attach.DefaultMaxBytes
+	}
+	return s, nextMessage{system: o.System, files: o.Attachments}
+}
+
+// sessionOpened chooses the system prompt of the session just opened, whose own prompt is
+// stored and which has msgs: the one parley was asked to start with, for the first session;
+// else the session's own; else, in a session with nothing in it, the one parley started
+// with. Then it sends the message parley was started with, if any.
+func (m *Model) sessionOpened(stored history.SystemPrompt, msgs []history.Message) tea.Cmd {
+	first := m.sessionGen == 0
+	switch {
+	case first && m.start.explicit:
+		m.next.system = m.start.system
+	case stored.Text != "":
+		m.next.system = stored
+	case len(msgs) == 0:
+		m.next.system = m.start.system
+	default:
+		m.next.system = history.SystemPrompt{}
+	}
+	if text := m.start.send; first && text != "" {
+		m.start.send = ""
+		return m.sendInput(text)
+	}
+	return nil
+}
+
+// postSystem stores p as the session's system prompt before a message, unless it is that
+// already or empty, and returns the message stored (ID 0 when none was). It runs inside a
+// command.
+func postSystem(db *history.DB, sessionID string, p history.SystemPrompt) (history.Message, error) {
+	if p.Text == "" {
+		return history.Message{}, nil
+	}
+	return db.PostSystem(sessionID, p)
+}
+
+// roleCommand is /role: alone it lists the roles; with a name it makes that role's prompt,
+// and model, those of the next messages.
+func (m *Model) roleCommand(name string) {
+	if name == "" {
+		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses)", config.RoleNames(m.start.roles), m.systemLabel()), false)
+		return
+	}
+	r, ok := m.start.roles[name]
+	if !ok {
+		m.setNotice(fmt.Sprintf("no role %q (roles: %s); add roles/%s.md beside config.toml", sanitize.String(name), config.RoleNames(m.start.roles), sanitize.String(name)), true)
+		return
+	}
+	m.next.system = history.SystemPrompt{Role: r.Name, Text: r.System}
+	note := "role " + r.Name + " for the next messages"
+	if r.Model != "" && m.client != nil {
+		m.client = m.client.WithModel(r.Model)
+		note += ", model " + r.Model
+	}
+	if r.Profile != "" && m.client != nil && r.Profile != m.client.Endpoint().Name {
+		note += fmt.Sprintf(" (its profile %s applies with parley --role %s)", r.Profile, r.Name)
+	}
+	m.setNotice(note, false)
+}
+
+// systemCommand is /system: alone it shows the system prompt of the next messages; with text
+// it makes the text that prompt.
+func (m *Model) systemCommand(text string) {
+	if text == "" {
+		first, _, _ := strings.Cut(m.next.system.Text, "\n")
+		if first == "" {
+			first = "none (/system TEXT sets one)"
+		}
+		m.setNotice("system prompt: "+sanitize.String(first), false)
+		return
+	}
+	m.next.system = history.SystemPrompt{Text: text}
+	m.setNotice("system prompt set for the next messages", false)
+}
+
+// systemLabel names the system prompt of the next messages for the header: the role, or
+// "system prompt" for one given as text.
+func (m *Model) systemLabel() string {
+	switch {
+	case m.next.system.Role != "":
+		return "role " + sanitize.String(m.next.system.Role)
+	case m.next.system.Text != "":
+		return "system prompt"
+	}
+	return ""
+}
+
+// systemLines is how many lines of a system prompt the transcript shows.
+const systemLines = 3
+
+// renderSystem draws a system prompt in the transcript: a muted label and its first lines.
+func (t *transcriptView) renderSystem(e *entry, w int) []string {
+	st := t.styles
+	label := "System prompt"
+	if r := e.message.SystemRole; r != "" {
+		label += " · role " + sanitize.String(r)
+	}
+	out := []string{st.Muted.Bold(true).Render(label)}
+	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
+	if more := len(lines) - systemLines; more == 1 {
+		lines = append(lines[:systemLines], "… 1 more line (parley export shows it)")
+	} else if more > 1 {
+		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", more))
+	}
+	out = append(out, indent(lines, st.Muted)...)
+	return append(out, "")
+}
