@@ -133,12 +133,8 @@ func scanStream(body []byte) (output, finished, onlyComments bool) {
 		}
 		var chunk struct {
 			Choices []struct {
-				Delta struct {
-					Content          string `json:"content"`
-					ReasoningContent string `json:"reasoning_content"`
-					Reasoning        string `json:"reasoning"`
-				} `json:"delta"`
-				FinishReason *string `json:"finish_reason"`
+				Delta        ChunkDelta `json:"delta"`
+				FinishReason *string    `json:"finish_reason"`
 			} `json:"choices"`
 			Type  string                `json:"type"`
 			Delta struct{ Text string } `json:"delta"`
@@ -148,7 +144,7 @@ func scanStream(body []byte) (output, finished, onlyComments bool) {
 		}
 		for _, c := range chunk.Choices {
 			d := c.Delta
-			output = output || d.Content != "" || d.ReasoningContent != "" || d.Reasoning != ""
+			output = output || d.Content != "" || d.Thinking() != ""
 			finished = finished || c.FinishReason != nil
 		}
 		output = output || (chunk.Type == "content_block_delta" && chunk.Delta.Text != "")

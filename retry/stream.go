@@ -6,6 +6,17 @@ import (
 	"strings"
 )
 
+// ChunkDelta is the delta of one choice in a streamed chat.completion.chunk: answer text in
+// content, thinking in reasoning_content or reasoning (endpoints use either name).
+type ChunkDelta struct {
+	Content          string `json:"content"`
+	ReasoningContent string `json:"reasoning_content"`
+	Reasoning        string `json:"reasoning"`
+}
+
+// Thinking is the delta's thinking, whichever field carries it.
+func (d ChunkDelta) Thinking() string { return d.ReasoningContent + d.Reasoning }
+
 // StreamError finds the first error frame in raw event-stream text and returns its payload,
 // ready to be a Failure's Body. It recognises every form an error takes inside a 200 stream:
 //

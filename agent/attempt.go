@@ -1,0 +1,213 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"parley/agent/chat"
+	"parley/retry"
+)
+
+// result is how one attempt ended: failure is nil when the reply finished.
+type result struct {
+	failure      *retry.Failure
+	delivered    bool
+	finishReason string
+	// gotUsage is set when the endpoint reported usage; deliveredRunes counts the characters
+	// of the text delivered, for an estimate when it did not.
+	gotUsage       bool
+	deliveredRunes int
+}
+
+// chunk is the part of a streamed chat.completion.chunk parley reads. Error and Type catch
+// error frames that arrive as ordinary data lines. Thinking arrives as reasoning_content or
+// reasoning (go-openai's own chunk type knows only the first; parley reads the raw chunk).
+type chunk struct {
+	Choices []struct {
+		Delta        retry.ChunkDelta `json:"delta"`
+		FinishReason string           `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	} `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+	Type    string          `json:"type"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+}
+
+// isError reports whether a data payload is an error frame rather than a chunk: an "error"
+// member, an error event type, or a bare error object (a message and no choices).
+func (ch *chunk) isError() bool {
+	return len(ch.Error) > 0 && string(ch.Error) != "null" || ch.Type == "error" || ch.Object == "error" ||
+		ch.Choices == nil && ch.Usage == nil && ch.Message != ""
+}
+
+// usage is the chunk's usage as parley counts it: thinking is output. Most endpoints count
+// reasoning_tokens inside completion_tokens; one that reports more thinking than output
+// counted it apart, and it is added.
+func (ch *chunk) usage() chat.Usage {
+	u := chat.Usage{PromptTokens: ch.Usage.PromptTokens, CompletionTokens: ch.Usage.CompletionTokens}
+	if d := ch.Usage.CompletionTokensDetails; d != nil {
+		u.ReasoningTokens = d.ReasoningTokens
+		if u.ReasoningTokens > u.CompletionTokens {
+			u.CompletionTokens += u.ReasoningTokens
+		}
+	}
+	return u
+}
+
+func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage bool, out chan<- chat.Event) result {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var capt capture
+
+	// The first-delta deadline runs from the send until the first output, answer or thinking;
+	// comments and role-only chunks do not extend it. From the first output on, the idle
+	// deadline runs instead, and any bytes at all, comments included, reset it. Both are
+	// network deadlines, so they run on real time.
+	var expired, idled atomic.Bool
+	deadline := time.AfterFunc(c.ep.FirstDeltaDeadline(), func() {
+		expired.Store(true)
+		cancel()
+	})
+	defer deadline.Stop()
+	idleFor := c.ep.StreamIdleDeadline()
+	var idle *time.Timer
+	defer func() {
+		if idle != nil {
+			idle.Stop()
+		}
+	}()
+	capt.onBytes = func() {
+		if idle != nil {
+			idle.Reset(idleFor)
+		}
+	}
+	actx = withCapture(actx, &capt)
+
+	stream, err := c.api.CreateChatCompletionStream(actx, c.request(msgs, withUsage))
+	if err != nil {
+		f := &retry.Failure{Now: c.clock.Now(), Err: err}
+		switch {
+		case capt.status != 0:
+			f.Phase, f.Status, f.Header, f.Body = retry.Status, capt.status, capt.header, capt.body.Bytes()
+		case expired.Load():
+			f.Phase, f.Kind = retry.BeforeHeaders, retry.NetTimeoutFirstDelta
+			f.Err = fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline())
+		default:
+			f.Phase = retry.BeforeHeaders
+		}
+		return result{failure: f}
+	}
+	defer stream.Close()
+
+	var res result
+	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
+	emit := func(kind chat.EventKind, text string) {
+		if text != "" {
+			res.deliveredRunes += utf8.RuneCountInString(text)
+			out <- chat.Event{Kind: kind, Text: text}
+		}
+	}
+	// output takes the text of a chunk: the first of it is the commit point (no retry after
+	// it) and starts the idle deadline.
+	output := func(reasoning, content string) {
+		if reasoning == "" && content == "" {
+			return
+		}
+		if !res.delivered {
+			res.delivered = true
+			deadline.Stop()
+			idle = time.AfterFunc(idleFor, func() {
+				idled.Store(true)
+				cancel()
+			})
+		}
+		if reasoning != "" {
+			// Thinking in a field of its own means the content is the answer, tags or not.
+			if r, a := split.end(true); r != "" || a != "" {
+				emit(chat.EventReasoning, r)
+				emit(chat.EventDelta, a)
+			}
+			split.state = thinkAnswer
+			emit(chat.EventReasoning, reasoning)
+		}
+		r, a := split.split(content)
+		emit(chat.EventReasoning, r)
+		emit(chat.EventDelta, a)
+	}
+	// end hands on what the splitter holds when the attempt ends, however it ends.
+	end := func(r result) result {
+		rs, a := split.end(r.failure != nil || ctx.Err() != nil)
+		emit(chat.EventReasoning, rs)
+		emit(chat.EventDelta, a)
+		return r
+	}
+	inStream := func(kind retry.NetKind, body []byte, err error) result {
+		phase := retry.InStreamBeforeDelta
+		if res.delivered {
+			phase = retry.InStreamAfterDelta
+		}
+		res.failure = &retry.Failure{Phase: phase, Status: capt.status, Header: capt.header, Body: body, Err: err, Kind: kind, Now: c.clock.Now()}
+		return end(res)
+	}
+	for {
+		raw, err := stream.RecvRaw()
+		if err != nil {
+			if ctx.Err() != nil {
+				return end(res)
+			}
+			if frame, ok := retry.StreamError(capt.frames.Bytes()); ok {
+				return inStream(retry.NetUnknown, frame, err)
+			}
+			switch {
+			case expired.Load():
+				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline()))
+			case idled.Load():
+				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
+			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
+				if !res.delivered {
+					return inStream(retry.NetEmpty, nil, nil)
+				}
+				return end(res)
+			case errors.Is(err, io.EOF):
+				// Neither [DONE] nor a finish_reason: the stream was cut.
+				return inStream(retry.NetCut, nil, io.ErrUnexpectedEOF)
+			default:
+				return inStream(retry.NetCut, nil, err)
+			}
+		}
+		var ch chunk
+		if err := json.Unmarshal(raw, &ch); err != nil {
+			continue
+		}
+		if ch.isError() {
+			return inStream(retry.NetUnknown, raw, nil)
+		}
+		for _, choice := range ch.Choices {
+			d := choice.Delta
+			output(d.Thinking(), d.Content)
+			if choice.FinishReason != "" {
+				res.finishReason = choice.FinishReason
+				if choice.FinishReason == "content_filter" {
+					return inStream(retry.NetUnknown, raw, nil)
+				}
+			}
+		}
+		if ch.Usage != nil {
+			res.gotUsage = true
+			out <- chat.Event{Kind: chat.EventUsage, Usage: ch.usage()}
+		}
+	}
+}

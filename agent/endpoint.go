@@ -1,0 +1,48 @@
+package agent
+
+import "time"
+
+// Default timeouts, used when an Endpoint leaves one zero.
+const (
+	DefaultConnectTimeout    = 10 * time.Second
+	DefaultHeaderTimeout     = 60 * time.Second
+	DefaultFirstDeltaTimeout = 90 * time.Second
+)
+
+// Endpoint is a resolved OpenAI-compatible endpoint: where to send, with what model and key.
+type Endpoint struct {
+	// Name is the profile or preset the endpoint came from, or "demo".
+	Name    string
+	BaseURL string
+	Model   string
+	// APIKey is the resolved key; empty when the endpoint is called without one.
+	APIKey string
+	// KeyEnv names the environment variable the key is read from.
+	KeyEnv string
+	// KeyErr, when set, says why the key could not be resolved. Every run then fails as
+	// credentials_unresolved without sending anything.
+	KeyErr string
+	// Headers are extra request headers (for example OpenRouter's X-Title).
+	Headers map[string]string
+	// Demo is set for parley's built-in offline demo endpoint.
+	Demo bool
+	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response
+	// headers; FirstDeltaTimeout the wait from sending until the first output (zero: see
+	// FirstDeltaDeadline); StreamIdleTimeout a silence after it (zero: 120 s).
+	ConnectTimeout, HeaderTimeout, FirstDeltaTimeout, StreamIdleTimeout time.Duration
+	// Reasoning says whether the model thinks before it answers; nil leaves it to the model's
+	// name (IsReasoningModel).
+	Reasoning *bool
+	// SendReasoning sends the stored thinking of earlier replies back with them, for the
+	// providers that require it; otherwise thinking is never sent back.
+	SendReasoning bool
+	// MaxTokens, when positive, limits the reply's tokens, thinking included.
+	MaxTokens int
+	// ReasoningEffort, when set, is sent as reasoning_effort ("low", "medium" or "high").
+	ReasoningEffort string
+	// Temperature and TopP, when set, are sent as they are.
+	Temperature, TopP *float64
+	// ContextTokens, when positive, is the model's context window: a conversation whose
+	// estimate passes three quarters of it is compacted before it is sent.
+	ContextTokens int
+}

@@ -1,0 +1,51 @@
+package agent
+
+import (
+	"math"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"parley/agent/chat"
+)
+
+// request is the chat completion request for msgs, with the endpoint's limits and effort sent
+// in the fields its model takes.
+func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatCompletionRequest {
+	req := openai.ChatCompletionRequest{
+		Model:           c.ep.Model,
+		Messages:        c.toOpenAI(msgs),
+		Stream:          true,
+		ReasoningEffort: c.ep.ReasoningEffort,
+	}
+	if c.ep.MaxTokens > 0 {
+		if c.ep.completionLimitField() {
+			req.MaxCompletionTokens = c.ep.MaxTokens
+		} else {
+			req.MaxTokens = c.ep.MaxTokens
+		}
+	}
+	// go-openai leaves out a zero; the smallest float32 is how a set 0 is sent as 0.
+	if t := c.ep.Temperature; t != nil {
+		req.Temperature = max(float32(*t), math.SmallestNonzeroFloat32)
+	}
+	if t := c.ep.TopP; t != nil {
+		req.TopP = float32(*t)
+	}
+	if withUsage {
+		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	return req
+}
+
+// toOpenAI converts msgs for the request. Stored thinking goes back only to an endpoint whose
+// profile asks for it: most reject it, or are only confused by it.
+func (c *Client) toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		if c.ep.SendReasoning {
+			out[i].ReasoningContent = m.Reasoning
+		}
+	}
+	return out
+}
