@@ -1,12 +1,16 @@
 package demo
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"parley/agent/chat/chattest"
 )
 
 func queued(s *Server) []string {
@@ -21,6 +25,17 @@ func queuedFaults(s *Server) []Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Fault(nil), s.faults...)
+}
+
+// command starts a demo server and gives it one /demo command, which must be accepted.
+func command(t *testing.T, args string) (*Server, string) {
+	t.Helper()
+	s, _ := start(t, Options{})
+	out, err := s.Command(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, out
 }
 
 func TestCommand(t *testing.T) {
@@ -47,11 +62,7 @@ func TestCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			s, _ := start(t, Options{})
-			out, err := s.Command(tt.args)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, out := command(t, tt.args)
 			if !strings.Contains(out, tt.confirm) || strings.Contains(out, "\n") {
 				t.Errorf("confirmation %q, want one line with %q", out, tt.confirm)
 			}
@@ -185,5 +196,140 @@ func TestControlEndpoints(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339Nano, got.Requests[0].Time); err != nil {
 		t.Errorf("time: %v", err)
+	}
+}
+
+func TestThinkCommands(t *testing.T) {
+	tests := []struct {
+		args    string
+		fault   Fault
+		confirm string
+	}{
+		{"think reasoning_content", Fault{Think: ThinkReasoningContent, ThinkFor: 3 * time.Second}, "thinks for 3s in reasoning_content deltas, then answers"},
+		{"think reasoning 90s", Fault{Think: ThinkReasoning, ThinkFor: 90 * time.Second}, "thinks for 1m30s in reasoning deltas"},
+		{"/demo think tags 1s", Fault{Think: ThinkTags, ThinkFor: time.Second}, "inside <think> tags"},
+		{"think bare", Fault{Think: ThinkBare, ThinkFor: 3 * time.Second}, "before a lone </think>"},
+		{"think silent 45m", Fault{Think: ThinkSilent, ThinkFor: 45 * time.Minute}, "thinks for 45m0s in silence"},
+		{"thinkonly", Fault{Think: ThinkReasoningContent, ThinkFor: 3 * time.Second, ThinkOnly: true, Finish: "length"}, "finish_reason length and no answer"},
+		{"thinkonly tags", Fault{Think: ThinkTags, ThinkFor: 3 * time.Second, ThinkOnly: true, Finish: "length"}, "inside <think> tags, then stops"},
+		{"stallafter 4", Fault{StallAfter: 4}, "goes silent after 4 chunks, not even keep-alives"},
+		{"length", Fault{MaxAnswer: lengthAnswer, Finish: "length"}, "stops after 16 chunks with finish_reason length"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			s, out := command(t, tt.args)
+			if !strings.Contains(out, tt.confirm) || len(out) > 120 {
+				t.Errorf("confirmation %q, want at most 120 bytes with %q", out, tt.confirm)
+			}
+			if got := queuedFaults(s); len(got) != 1 || !reflect.DeepEqual(got[0], tt.fault) {
+				t.Fatalf("queued %+v, want %+v", got, tt.fault)
+			}
+		})
+	}
+}
+
+func TestThinkCommandsQueueFaultsThatWork(t *testing.T) {
+	clock := chattest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	s, c := start(t, Options{Clock: clock})
+	for _, args := range []string{"think tags 2s", "length", "thinkonly"} {
+		if _, err := s.Command(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []transcript
+	for range 3 {
+		tr, err := readTranscript(t, postChat(t, s, c, chatBody(t, true, false, sky...)).Body)
+		if err != io.EOF {
+			t.Fatal(err)
+		}
+		got = append(got, tr)
+	}
+	if !strings.HasPrefix(got[0].content, "<think>\n") || !strings.HasSuffix(got[0].content, "</think>\n\n"+Reply(sky)) || got[0].finish != "stop" {
+		t.Errorf("think tags: %q, finish %q", got[0].content, got[0].finish)
+	}
+	if len(got[1].pieces) != lengthAnswer || got[1].finish != "length" {
+		t.Errorf("length: %d chunks, finish %q", len(got[1].pieces), got[1].finish)
+	}
+	if got[2].content != "" || got[2].thinking != Thinking(sky) || got[2].finish != "length" {
+		t.Errorf("thinkonly: content %q, thinking %q, finish %q", got[2].content, got[2].thinking, got[2].finish)
+	}
+	var spent time.Duration
+	for _, d := range clock.Waits() {
+		spent += d
+	}
+	if spent != 5*time.Second {
+		t.Errorf("spent %v thinking, want 2s and 3s", spent)
+	}
+}
+
+func TestThinkCommandsRejectBadInput(t *testing.T) {
+	s, _ := start(t, Options{})
+	for _, args := range []string{
+		"think", "think deep", "think tags soon", "think tags 0s", "think tags -1s", "think tags 1s more",
+		"thinkonly deep", "thinkonly tags 3s", "stallafter", "stallafter 0", "stallafter x", "stallafter 1001",
+		"stallafter 1 2", "length 3", "help think now", "help frobnicate", "context", "context 100 gopher",
+	} {
+		out, err := s.Command(args)
+		if err == nil {
+			t.Errorf("%q accepted: %q", args, out)
+			continue
+		}
+		name, _, _ := strings.Cut(args, " ")
+		// The command's own usage, short enough for the status line of a 120-column screen.
+		if msg := err.Error(); !strings.Contains(msg, "; usage: /demo "+name) || len(msg) > 120 {
+			t.Errorf("%q: error %q (%d bytes) lacks the command's usage or is too long", args, msg, len(msg))
+		}
+	}
+	if q := queued(s); len(q) != 0 {
+		t.Errorf("bad commands queued %q", q)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	s, _ := start(t, Options{})
+	all, err := s.Command("help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		if !strings.Contains(all, " "+c.name) {
+			t.Errorf("help lacks %s: %q", c.name, all)
+		}
+	}
+	for args, want := range map[string]string{
+		"help think":     "usage: /demo think reasoning_content|reasoning|tags|bare|silent [DURATION]",
+		"help thinkonly": "usage: /demo thinkonly [reasoning_content|reasoning|tags|bare|silent]",
+		"help context":   "usage: /demo context N [openai|llamacpp|vllm|anthropic|deepseek] | context off",
+		"help length":    "usage: /demo length",
+	} {
+		if out, err := s.Command(args); err != nil || out != want {
+			t.Errorf("%q: %q %v, want %q", args, out, err, want)
+		}
+	}
+}
+
+func TestFaultsEndpointTakesThinking(t *testing.T) {
+	s, c := start(t, Options{})
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	resp, err := post(t, context.Background(), c, base+"/_demo/faults",
+		`[{"think":"tags","think_for":3000000000,"think_text":"Hm.","think_only":true,"finish":"length","stall_after":2},{"max_answer":4,"cut_after":9}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if q := strings.Join(queued(s), " | "); resp.StatusCode != 200 || q != "think tags 3s, no answer, finish length, stall after 2 chunks | answer of 4 chunks, cut after 9 chunks" {
+		t.Fatalf("%d, queued %q", resp.StatusCode, q)
+	}
+	if f := queuedFaults(s)[0]; f.ThinkText != "Hm." {
+		t.Errorf("think_text %q", f.ThinkText)
+	}
+	resp, err = post(t, context.Background(), c, base+"/_demo/faults", `[{"think":"deep"}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || !strings.Contains(string(msg), `unknown think shape "deep"`) || len(queued(s)) != 2 {
+		t.Fatalf("a bad shape: %d %q, queue %q", resp.StatusCode, msg, queued(s))
 	}
 }
