@@ -244,13 +244,7 @@ func TestStallSendsKeepAlivesUntilCancelled(t *testing.T) {
 	clock := newManualClock()
 	s, c := start(t, Options{Clock: clock})
 	s.Push(Fault{Stall: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := post(t, ctx, c, s.URL()+"/chat/completions", chatBody(t, true, false, hello...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, cancel := postChatCancellable(t, s, c, chatBody(t, true, false, hello...))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}

@@ -99,6 +99,20 @@ func postChat(t *testing.T, s *Server, c *http.Client, body string) *http.Respon
 	return resp
 }
 
+// postChatCancellable is postChat with a request the test can cancel, as a client going away
+// does; the request is cancelled at the end of the test in any case.
+func postChatCancellable(t *testing.T, s *Server, c *http.Client, body string) (*http.Response, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resp, err := post(t, ctx, c, s.URL()+"/chat/completions", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp, cancel
+}
+
 // readEvent reads one server-sent event: its lines up to the blank line that ends it.
 func readEvent(br *bufio.Reader) (string, error) {
 	var lines []string

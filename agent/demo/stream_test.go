@@ -165,6 +165,22 @@ func openaiMessages(msgs []Message) []openai.ChatCompletionMessage {
 	return out
 }
 
+// recvAll receives a go-openai stream to its end, which must come without an error.
+func recvAll(t *testing.T, stream *openai.ChatCompletionStream) []openai.ChatCompletionStreamResponse {
+	t.Helper()
+	var all []openai.ChatCompletionStreamResponse
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return all
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, resp)
+	}
+}
+
 func TestStreamThroughGoOpenAI(t *testing.T) {
 	s, c := start(t, Options{})
 	stream, err := openaiClient(s, c).CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{
@@ -182,14 +198,7 @@ func TestStreamThroughGoOpenAI(t *testing.T) {
 		finish openai.FinishReason
 		usage  *openai.Usage
 	)
-	for {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, resp := range recvAll(t, stream) {
 		for _, ch := range resp.Choices {
 			text.WriteString(ch.Delta.Content)
 			if ch.FinishReason != "" {

@@ -310,13 +310,7 @@ func TestStallAfterSendsNothingMore(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, c := start(t, Options{})
 			s.Push(tt.fault)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			resp, err := post(t, ctx, c, s.URL()+"/chat/completions", chatBody(t, true, true, sky...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
+			resp, cancel := postChatCancellable(t, s, c, chatBody(t, true, true, sky...))
 			tp := newTap(t, resp.Body)
 			want := min(tt.fault.StallAfter, len(thinkPieces(tt.fault.Think, Thinking(sky), false))+len(appendTokens(nil, Reply(sky))))
 			var last string
@@ -351,13 +345,7 @@ func TestStallAfterSendsNothingMore(t *testing.T) {
 func TestStallAfterWithoutStreamingSendsHalfTheBody(t *testing.T) {
 	s, c := start(t, Options{})
 	s.Push(Fault{StallAfter: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp, err := post(t, ctx, c, s.URL()+"/chat/completions", chatBody(t, false, false, sky...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, cancel := postChatCancellable(t, s, c, chatBody(t, false, false, sky...))
 	tp := newTap(t, resp.Body)
 	var got []byte
 	for !tp.quiet(300 * time.Millisecond) {
@@ -481,14 +469,7 @@ func TestLengthThroughGoOpenAI(t *testing.T) {
 		content, thinking strings.Builder
 		finish            openai.FinishReason
 	)
-	for {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, resp := range recvAll(t, stream) {
 		for _, ch := range resp.Choices {
 			content.WriteString(ch.Delta.Content)
 			thinking.WriteString(ch.Delta.ReasoningContent)
