@@ -2,8 +2,13 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +17,9 @@ import (
 	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
+	"parley/history"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
 // newFakeClock returns a clock on which every wait passes at once, recorded.
@@ -218,4 +225,239 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 	if took := time.Since(start); took > 2*time.Second {
 		t.Fatalf("took %v: keep-alive comments extended the deadline", took)
 	}
+}
+
+func openStore(t *testing.T) *history.DB {
+	t.Helper()
+	db, err := history.Open(filepath.Join(t.TempDir(), "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func lastEvent(t *testing.T, events <-chan chat.Event) chat.Event {
+	t.Helper()
+	var last chat.Event
+	for ev := range events {
+		last = ev
+	}
+	return last
+}
+
+var hello = []chat.Message{{Role: "user", Content: "hello"}}
+
+// A provider's "come back at 14:50" holds back every client on the same endpoint and model
+// until then, without a request; another model, or force, sends.
+func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	store := openStore(t)
+	clock := newFakeClock()
+	ep := Endpoint{BaseURL: srv.URL(), Model: "m", KeyEnv: "OPENAI_API_KEY"}
+	srv.Push(demo.RateLimited(50 * time.Minute))
+	first := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello))
+	if first.Kind != chat.EventFailed || first.Class.RetryAfterUntil.IsZero() || srv.Requests() != 1 {
+		t.Fatalf("first run: %+v, %d requests", first, srv.Requests())
+	}
+
+	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(openStore2(t, store)).Stream(context.Background(), hello))
+	if srv.Requests() != 1 {
+		t.Fatalf("a held endpoint was sent %d requests", srv.Requests()-1)
+	}
+	if again.Kind != chat.EventFailed || !again.Class.RetryAfterUntil.Equal(first.Class.RetryAfterUntil) ||
+		again.Class.Class != chat.RateLimited || !again.Class.Retryable || again.SaidAt.IsZero() {
+		t.Errorf("held run ended %+v", again)
+	}
+
+	other := ep
+	other.Model = "m-mini"
+	if ev := lastEvent(t, NewClient(other, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello)); ev.Kind != chat.EventFinished || srv.Requests() != 2 {
+		t.Errorf("another model: %+v, %d requests", ev, srv.Requests())
+	}
+	forced := NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).WithForce()
+	if ev := lastEvent(t, forced.Stream(context.Background(), hello)); ev.Kind != chat.EventFinished || srv.Requests() != 3 {
+		t.Errorf("forced: %+v, %d requests", ev, srv.Requests())
+	}
+	// The forced success cleared the memory: a plain client sends again.
+	lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello))
+	if srv.Requests() != 4 {
+		t.Errorf("after a success the endpoint is still held: %d requests", srv.Requests())
+	}
+}
+
+func openStore2(t *testing.T, db *history.DB) *history.DB {
+	t.Helper()
+	db2, err := history.Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db2.Close() })
+	return db2
+}
+
+// Twenty requests into an outage make twenty first attempts and the budget's twelve retries,
+// not sixty: the rest fail as they were, for Tier 2, without a retry.
+func TestRetryBudgetBoundsAnOutage(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	for range 60 {
+		srv.Push(demo.Overloaded())
+	}
+	store := openStore(t)
+	clock := chattest.New(time.Now()) // time stands still: every retry falls in one window
+	policy := retry.DefaultPolicy()
+	policy.Base = 0
+	ep := Endpoint{BaseURL: srv.URL(), Model: "m"}
+	held := 0
+	for range 20 {
+		c := NewClient(ep, clock, policy).WithStore(openStore2(t, store))
+		for ev := range c.Stream(context.Background(), hello) {
+			if ev.Kind == chat.EventFailed && ev.Class.Class != chat.Overloaded {
+				t.Fatalf("failed as %s", ev.Class.Class)
+			}
+			if ev.Kind == chat.EventRetrying && ev.BudgetSpent {
+				held++
+			}
+		}
+	}
+	if got := srv.Requests(); got != 32 {
+		t.Errorf("%d requests; want 20 first attempts + 12 retries", got)
+	}
+	if held != 0 {
+		t.Errorf("%d waits for a budget that frees only after Tier 1's longest wait", held)
+	}
+}
+
+// sseBody gives a corpus stream body SSE framing where the fixture stripped it (one JSON
+// object per line).
+func sseBody(body string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "{") || strings.HasPrefix(line, "[") {
+			b.WriteString("data: " + line + "\n\n")
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// replay serves one corpus entry exactly as written: status, headers and body, or the stream
+// body after a 200, or a connection failure.
+func replay(e retrytest.CorpusEntry) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		// Reading the request lets the server notice when the client goes away.
+		io.Copy(io.Discard, r.Body)
+		switch e.Phase {
+		case "connect":
+			if strings.Contains(e.Body, "awaiting headers") || strings.Contains(e.Body, "timeout") {
+				<-r.Context().Done()
+				return
+			}
+			hijackReset(w)
+		case "in_stream":
+			for k, v := range e.Headers {
+				w.Header().Set(k, v)
+			}
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(sseBody(e.Body)))
+			w.(http.Flusher).Flush()
+			if !strings.Contains(e.Body, "data:") && !strings.Contains(e.Body, "{") {
+				// Only keep-alive comments: the server holds the request open.
+				<-r.Context().Done()
+			}
+		default:
+			for k, v := range e.Headers {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(e.Status)
+			w.Write([]byte(e.Body))
+		}
+	}
+}
+
+// hijackReset closes the connection with a TCP reset before any response is sent.
+func hijackReset(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		tc.SetLinger(0)
+	}
+	conn.Close()
+}
+
+// oneAttempt is a policy that never retries, so the first failure's classification is seen.
+func oneAttempt() retry.Policy {
+	p := retry.DefaultPolicy()
+	p.MaxAttempts = 1
+	return p
+}
+
+func TestCorpusReplayedOverHTTP(t *testing.T) {
+	replayCorpus(t, retrytest.Corpus(t), nil)
+}
+
+// TestProviderCorpusReplayedOverHTTP replays the repository's own corpus. Every entry, over
+// HTTP and through the agent's own stream reader, must be classified as retry classifies its
+// recorded form: the agent loses nothing of what was sent. Entries outside the held-out fifth
+// must also have their expected class; the held-out ones are measured in package retry, and
+// nothing of them is printed here, so that they tune nothing.
+func TestProviderCorpusReplayedOverHTTP(t *testing.T) {
+	replayCorpus(t, retrytest.ProviderCorpus(t), retrytest.Holdout(t))
+}
+
+// replayCorpus serves each entry from a local server and checks the run's classification.
+func replayCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[string]bool) {
+	// The agent logs each failure's message; a held-out entry's must not be shown.
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	for _, e := range entries {
+		t.Run(e.ID, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(replay(e))
+			defer srv.Close()
+			c := NewClient(Endpoint{
+				BaseURL: srv.URL + "/v1", Model: "m",
+				HeaderTimeout: 300 * time.Millisecond, FirstDeltaTimeout: 500 * time.Millisecond,
+			}, chat.SystemClock{}, oneAttempt())
+			var last chat.Event
+			for ev := range c.Stream(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}) {
+				last = ev
+			}
+			if last.Kind != chat.EventFailed {
+				t.Fatalf("%s: run ended with event %d, want failed", e.ID, last.Kind)
+			}
+			got := last.Class
+			want := retry.Classify(recorded(t, e))
+			if got.Class != want.Class || got.Retryable != want.Retryable {
+				t.Errorf("%s: over HTTP %s retryable=%v, recorded %s retryable=%v", e.ID, got.Class, got.Retryable, want.Class, want.Retryable)
+			}
+			if holdout[e.ID] {
+				return
+			}
+			if string(got.Class) != e.ExpectedClass || got.Retryable != e.Retryable {
+				t.Errorf("%s (%s): got %s retryable=%v by %s (%q), want %s retryable=%v",
+					e.ID, e.Scenario, got.Class, got.Retryable, got.Rule, got.Message, e.ExpectedClass, e.Retryable)
+			}
+		})
+	}
+}
+
+// recorded is the failure an entry records, as retry.ParseRaw reads it.
+func recorded(t *testing.T, e retrytest.CorpusEntry) retry.Failure {
+	t.Helper()
+	raw, ok := e.Raw()
+	if !ok {
+		return retry.Failure{Phase: retry.BeforeHeaders, Err: errors.New(e.Body), Now: time.Now()}
+	}
+	f, err := retry.ParseRaw([]byte(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", e.ID, err)
+	}
+	f.Now = time.Now()
+	return f
 }
