@@ -115,15 +115,9 @@ func demoEndpoint(fl Flags) agent.Endpoint {
 
 // merge returns p with every field that over sets put in its place; headers are merged.
 func merge(p, over profile) profile {
-	if over.BaseURL != "" {
-		p.BaseURL = over.BaseURL
-	}
-	if over.Model != "" {
-		p.Model = over.Model
-	}
-	if over.APIKeyEnv != "" {
-		p.APIKeyEnv = over.APIKeyEnv
-	}
+	override(&p.BaseURL, over.BaseURL)
+	override(&p.Model, over.Model)
+	override(&p.APIKeyEnv, over.APIKeyEnv)
 	if len(over.Headers) > 0 {
 		h := make(map[string]string, len(p.Headers)+len(over.Headers))
 		for k, v := range p.Headers {
@@ -144,39 +138,32 @@ func merge(p, over profile) profile {
 			*d.dst = *d.src
 		}
 	}
-	if over.PriceInput != nil {
-		p.PriceInput = over.PriceInput
-	}
-	if over.PriceOutput != nil {
-		p.PriceOutput = over.PriceOutput
-	}
+	override(&p.PriceInput, over.PriceInput)
+	override(&p.PriceOutput, over.PriceOutput)
 	if over.ContextTokens > 0 {
 		p.ContextTokens = over.ContextTokens
 	}
-	for _, b := range []struct{ dst, src **bool }{{&p.Reasoning, &over.Reasoning}, {&p.SendReasoning, &over.SendReasoning}} {
-		if *b.src != nil {
-			*b.dst = *b.src
-		}
-	}
-	for _, f := range []struct{ dst, src **float64 }{{&p.Temperature, &over.Temperature}, {&p.TopP, &over.TopP}} {
-		if *f.src != nil {
-			*f.dst = *f.src
-		}
-	}
+	override(&p.Reasoning, over.Reasoning)
+	override(&p.SendReasoning, over.SendReasoning)
+	override(&p.Temperature, over.Temperature)
+	override(&p.TopP, over.TopP)
 	if over.MaxTokens > 0 {
 		p.MaxTokens = over.MaxTokens
 	}
-	if over.ReasoningEffort != "" {
-		p.ReasoningEffort = over.ReasoningEffort
-	}
-	if over.Fallback != "" {
-		p.Fallback = over.Fallback
-	}
-	if over.Role != "" {
-		p.Role = over.Role
-	}
+	override(&p.ReasoningEffort, over.ReasoningEffort)
+	override(&p.Fallback, over.Fallback)
+	override(&p.Role, over.Role)
 	p.limits = p.limits.over(over.limits)
 	return p
+}
+
+// override puts src in *dst unless src is its type's zero value (an empty string, a nil
+// pointer), which leaves the setting as it was.
+func override[T comparable](dst *T, src T) {
+	var zero T
+	if src != zero {
+		*dst = src
+	}
 }
 
 // spendSettings returns the price table and the spend limits for model, reached through
