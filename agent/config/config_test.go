@@ -32,6 +32,34 @@ func resolve(t *testing.T, cfg string, fl config.Flags, env ...string) (config.R
 	return r, path, err
 }
 
+// resolvedRow is a configuration, flags and environment, and what one field of the
+// resolution must be.
+type resolvedRow struct {
+	name  string
+	cfg   string
+	fl    config.Flags
+	env   []string
+	field func(config.Resolved) any
+	want  any
+}
+
+// checkResolved resolves each row, in parallel subtests, and checks its field.
+func checkResolved(t *testing.T, rows []resolvedRow, resolve func(*testing.T, resolvedRow) (config.Resolved, string, error)) {
+	t.Helper()
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			r, _, err := resolve(t, row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := row.field(r); !reflect.DeepEqual(got, row.want) {
+				t.Errorf("got %#v, want %#v", got, row.want)
+			}
+		})
+	}
+}
+
 // What each precedence row looks at.
 var (
 	baseURL = func(r config.Resolved) any { return r.Endpoint.BaseURL }
@@ -83,14 +111,7 @@ func TestPrecedence(t *testing.T) {
 		envURL   = "OPENAI_BASE_URL=http://127.0.0.1:2/v1"
 		table    = "[limits]\nmax_spend_session = 1\nmax_spend_day = 2\nmax_tokens_session = 3\nmax_tokens_day = 4\n"
 	)
-	rows := []struct {
-		name  string
-		cfg   string
-		fl    config.Flags
-		env   []string
-		field func(config.Resolved) any
-		want  any
-	}{
+	rows := []resolvedRow{
 		// The endpoint: nothing configured is the demo; a key alone is OpenAI.
 		{"default: the demo", "", config.Flags{}, nil, demo, true},
 		{"default: the demo has no URL yet", "", config.Flags{}, nil, baseURL, ""},
@@ -175,18 +196,9 @@ func TestPrecedence(t *testing.T) {
 		{"limits: flags over the profile's", table + "[profiles.p]\npreset = \"ollama\"\nmax_spend_day = 20\nmax_tokens_session = 30\n", config.Flags{Profile: "p", MaxSpend: 200, MaxTokensSession: 300}, nil, limits,
 			agent.Limits{SessionCost: 1, DayCost: 200, SessionTokens: 300, DayTokens: 4}},
 	}
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			t.Parallel()
-			r, _, err := resolve(t, row.cfg, row.fl, row.env...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := row.field(r); !reflect.DeepEqual(got, row.want) {
-				t.Errorf("got %#v, want %#v", got, row.want)
-			}
-		})
-	}
+	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
+		return resolve(t, row.cfg, row.fl, row.env...)
+	})
 }
 
 // Every configuration parley refuses, with the one line that says so; the file is left as

@@ -3,7 +3,6 @@ package config_test
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -52,14 +51,7 @@ func TestRoles(t *testing.T) {
 	endpoint := func(r config.Resolved) any {
 		return r.Endpoint.Name + " " + r.Endpoint.BaseURL + " " + r.Endpoint.Model
 	}
-	rows := []struct {
-		name  string
-		cfg   string
-		fl    config.Flags
-		env   []string
-		field func(config.Resolved) any
-		want  any
-	}{
+	rows := []resolvedRow{
 		{"a role file's prompt, front matter left out", profiles, config.Flags{Role: "poet"}, nil, system,
 			config.System{Role: "poet", Text: "Answer in verse.", Explicit: true}},
 		{"a role file without front matter", profiles, config.Flags{Role: "reviewer", Profile: "home"}, nil, system,
@@ -90,18 +82,9 @@ func TestRoles(t *testing.T) {
 		{"attachments: 256 KiB by default", profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(262144)},
 		{"attachments: config's limit", "max_attachment_bytes = 1000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(1000)},
 	}
-	for _, row := range rows {
-		t.Run(row.name, func(t *testing.T) {
-			t.Parallel()
-			r, _, err := resolveRoles(t, row.cfg, files, row.fl, row.env...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := row.field(r); !reflect.DeepEqual(got, row.want) {
-				t.Fatalf("got %#v, want %#v", got, row.want)
-			}
-		})
-	}
+	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
+		return resolveRoles(t, row.cfg, files, row.fl, row.env...)
+	})
 }
 
 // A role that cannot be used stops parley with one line naming the file and the fix.
