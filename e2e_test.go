@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 )
@@ -98,4 +101,49 @@ func TestAPIKeyNeverStored(t *testing.T) {
 	if strings.Contains(r.stdout+r.stderr+exp.stdout, key) {
 		t.Error("the API key was printed")
 	}
+}
+
+// Print mode buffers its output for speed, yet a pipe still receives the reply as it streams,
+// not all at once at the end.
+func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond, Tokens: 150})
+	u := newUser(t)
+	cmd, stdout, _ := u.start("-p", "go", "--base-url", srv.URL(), "--model", "m")
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// 150 chunks at 20 ms take 3 s: text must show long before the end.
+	waitFor(t, "the first words on the pipe", func() bool { return stdout.String() != "" })
+	early := stdout.String()
+	select {
+	case err := <-done:
+		t.Fatalf("the reply reached the pipe only when parley exited (%v)", err)
+	default:
+	}
+	if err := <-done; err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("exit %d", ee.ExitCode())
+		}
+		t.Fatal(err)
+	}
+	if all := stdout.String(); !strings.HasPrefix(all, early) || len(all) <= len(early) {
+		t.Fatalf("early text %q is not the start of the reply %q", early, all)
+	}
+}
+
+// Print mode reports every ending as chat.Decide decides it, as the recorder stores it and the
+// chat screen shows it (their tests hold them to the same table), with the exit status the
+// outcome calls for.
+func TestPrintReportsEveryEndingAsDecided(t *testing.T) {
+	exits := map[chat.Status]int{chat.StatusSucceeded: exitOK, chat.StatusCancelled: exitInterrupted}
+	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
+		res, code := printEvents(e.Feed(), printView{stdout: io.Discard, stderr: io.Discard, jsonOut: true})
+		want, ok := exits[e.Want.Status]
+		if !ok {
+			want = map[bool]int{true: exitRetryable, false: exitFailed}[e.Want.Retry.Retryable]
+		}
+		if code != want {
+			t.Errorf("exit %d, want %d", code, want)
+		}
+		return chat.Outcome{Status: res.Status, Retry: res.Retry}
+	})
 }
