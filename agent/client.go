@@ -236,6 +236,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
+			cls = c.nameTheFix(cls, *res.failure, res.url)
 			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
 		}
@@ -262,7 +263,9 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 
 // result is how one attempt ended: failure is nil when the reply finished.
 type result struct {
-	failure      *retry.Failure
+	failure *retry.Failure
+	// url is where the attempt's request went.
+	url          string
 	delivered    bool
 	finishReason string
 	// gotUsage is set when the endpoint reported usage; deliveredRunes counts the characters
@@ -394,11 +397,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		default:
 			f.Phase = retry.BeforeHeaders
 		}
-		return result{failure: f}
+		return result{failure: f, url: capt.url}
 	}
 	defer stream.Close()
 
-	var res result
+	res := result{url: capt.url}
 	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
 	emit := func(kind chat.EventKind, text string) {
 		if text != "" {
