@@ -71,7 +71,8 @@ func (a *app) close() {
 }
 
 // session opens the session parley was asked for: the latest with -c, the one named with
-// --session, else a new one.
+// --session, else a new one. A new session has no id: it is stored with its first message, so
+// opening parley and leaving without a word stores nothing.
 func (a *app) session(cont bool, id string) (history.Session, error) {
 	switch {
 	case id != "":
@@ -83,10 +84,10 @@ func (a *app) session(cont bool, id string) (history.Session, error) {
 	case cont:
 		s, err := a.db.LatestSession()
 		if errors.Is(err, history.ErrNotFound) {
-			return a.db.CreateSession()
+			return history.Session{}, nil
 		}
 		return s, err
 	default:
-		return a.db.CreateSession()
+		return history.Session{}, nil
 	}
 }

@@ -101,7 +101,7 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 		}
 		o.prompt = string(b)
 	}
-	if o.printMode && o.prompt == "" {
+	if o.printMode && strings.TrimSpace(o.prompt) == "" {
 		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
 	}
 	return o, nil

@@ -114,13 +114,16 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			break
 		}
 		client = next
-		if rcpt, err = a.db.Regenerate(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
+		// The previous run produced nothing: the retry takes its place only if it does.
+		sessionID := rcpt.SessionID
+		if rcpt, err = a.db.Retry(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
 			fmt.Fprintf(stderr, "parley: cannot store the retry: %v\n", err)
 			return exitFailed
 		}
+		rcpt.SessionID = sessionID
 	}
 	ep = client.Endpoint()
-	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = sess.ID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
+	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = rcpt.SessionID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
 	res.Attempts, res.Usage, res.CostUSD = total.Attempts, total.Usage, total.CostUSD
 	if res.Error != nil && code != exitInterrupted {
 		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry), rcpt.RunID)
