@@ -67,6 +67,9 @@ type Receipt struct {
 	Superseded []int64
 	// Queued echoes the caller: the run waits behind another that is active.
 	Queued bool
+	// Pending is set by Retry: the reply is hidden until its first text takes the place of
+	// the live one.
+	Pending bool
 }
 
 // ErrEmptyMessage means an operator message had nothing but white space.
@@ -186,7 +189,7 @@ func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) 
 	if err != nil {
 		return Receipt{}, err
 	}
-	r := Receipt{AnchorID: anchorID, Queued: queued}
+	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
 	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, nanos(time.Now())); err != nil {
 		return Receipt{}, err
 	}

@@ -97,6 +97,19 @@ type Model struct {
 	// spent is what the session has spent, as last read from the database, for the header.
 	spent agent.Spent
 
+	// runEnded is when a run last ended or was stopped, by the clock (see selectGuard).
+	runEnded time.Time
+	// held is set when a reply was stopped with messages queued behind it: they wait for
+	// enter, or for the next message sent, instead of going out by themselves.
+	held bool
+	// confirm is the action waiting for its key to be pressed again.
+	confirm confirm
+	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
+	// emptied the input of; recall is the walk through earlier messages (draft.go).
+	draft   draftState
+	cleared string
+	recall  recall
+
 	notice       string
 	noticeErr    bool
 	quitAfterRun bool
@@ -121,6 +134,7 @@ func New(o Options) Model {
 		keys:    DefaultKeyMap(),
 		help:    help.New(),
 		spinner: spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		recall:  recall{at: -1},
 	}
 	m.transcript = newTranscript(m.styles)
 	m.input = newInput(m.keys)

@@ -23,6 +23,8 @@ type entry struct {
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
 	// not per change.
 	streaming bool
+	// note is a line under a reply about a retry of it that left it in place.
+	note string
 	// md renders the reply while it streams, and once more when it has finished: glued
 	// renders equal full ones, so the finished reply's render costs only its last tail.
 	md    streamMD
@@ -55,6 +57,9 @@ type transcriptView struct {
 	sel int
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
+	// held is set while queued replies wait for the operator (esc stopped the reply before
+	// them), not for the reply before them to end.
+	held bool
 }
 
 // newTranscript returns an empty transcript that follows its end.
@@ -131,6 +136,28 @@ func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classifi
 	}
 }
 
+// SetNote shows note under reply id, or nothing when note is empty.
+func (t *transcriptView) SetNote(id int64, note string) {
+	if e := t.byID[id]; e != nil && e.note != note {
+		e.note = note
+		e.version++
+	}
+}
+
+// SetHeld says whether queued replies wait for the operator rather than for the reply before
+// them.
+func (t *transcriptView) SetHeld(held bool) {
+	if held == t.held {
+		return
+	}
+	t.held = held
+	for _, e := range t.entries {
+		if e.message.Status == chat.StatusQueued {
+			e.version++
+		}
+	}
+}
+
 // StartStreaming marks reply id as being written by a running run.
 func (t *transcriptView) StartStreaming(id int64) {
 	if e := t.byID[id]; e != nil {
@@ -192,6 +219,38 @@ func (t *transcriptView) Anchor(id int64) int64 {
 		return e.message.AnchorID
 	}
 	return 0
+}
+
+// Later counts the messages after message id; 0 when id is not shown.
+func (t *transcriptView) Later(id int64) int {
+	for i, e := range t.entries {
+		if e.message.ID == id {
+			return len(t.entries) - 1 - i
+		}
+	}
+	return 0
+}
+
+// Between returns the ids of the messages after message after and before message before.
+func (t *transcriptView) Between(after, before int64) []int64 {
+	var ids []int64
+	for _, e := range t.entries {
+		if id := e.message.ID; id > after && id < before {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// OperatorTexts returns what the operator's messages say, the newest first.
+func (t *transcriptView) OperatorTexts() []string {
+	var out []string
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if e := t.entries[i]; e.message.Role == history.RoleUser {
+			out = append(out, e.text.String())
+		}
+	}
+	return out
 }
 
 // Last returns the id of the newest message, or 0.

@@ -1,27 +1,30 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.
+// A superseded version is shown with the turns it went on with; y copies it and enter
+// restores it, turns and all, as the live conversation.
 
 // versionView shows the versions of one reply, oldest first, in the transcript's place.
 type versionView struct {
-	list  []history.Message
-	shown int // the index in list of the version shown
-	view  *transcriptView
+	list    []history.Message
+	carried map[int64][]history.Message
+	shown   int // the index in list of the version shown
+	view    *transcriptView
 }
 
 // showVersions asks for the versions of reply id, to show the one before it (dir -1) or
-// after it (+1).
+// after it (+1). Attempts that produced nothing are not versions: they are left out.
 func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	anchor := m.transcript.Anchor(id)
 	if anchor == 0 {
@@ -29,8 +32,18 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	}
 	db, sessionGen := m.db, m.sessionGen
 	return func() tea.Msg {
-		v, err := db.Versions(anchor)
-		return versionsMsg{sessionGen: sessionGen, reply: id, dir: dir, versions: v, err: err}
+		all, err := db.Versions(anchor)
+		msg := versionsMsg{sessionGen: sessionGen, reply: id, dir: dir, carried: map[int64][]history.Message{}, err: err}
+		for _, v := range all {
+			if v.Superseded && v.Content == "" && v.Reasoning == "" {
+				continue
+			}
+			msg.versions = append(msg.versions, v)
+			if v.Superseded && msg.err == nil {
+				msg.carried[v.ID], msg.err = db.Carried(v.ID)
+			}
+		}
+		return msg
 	}
 }
 
@@ -57,18 +70,22 @@ func (m *Model) handleVersions(msg versionsMsg) {
 		return
 	}
 	m.notice = ""
-	m.versions = versionView{list: msg.versions, view: newTranscript(m.styles)}
+	m.versions = versionView{list: msg.versions, carried: msg.carried, view: newTranscript(m.styles)}
 	m.versions.view.SetDark(m.dark)
 	m.focus = focusVersions
 	m.showVersion(i)
 }
 
-// showVersion shows version i of the version view, or the nearest there is.
+// showVersion shows version i of the version view, or the nearest there is, and the turns it
+// went on with.
 func (m *Model) showVersion(i int) {
 	v := &m.versions
 	v.shown = max(0, min(i, len(v.list)-1))
-	v.view.Reset(v.list[v.shown : v.shown+1])
+	version := v.list[v.shown]
+	v.view.Reset(append([]history.Message{version}, v.carried[version.ID]...))
 	v.view.GotoTop()
+	m.updateKeys()
+	m.layout() // the title may take another number of lines
 }
 
 // versionsKey handles a key while the version view is open.
@@ -88,23 +105,88 @@ func (m *Model) versionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.view.ScrollUp(page)
 	case key.Matches(msg, k.PageDown):
 		v.view.ScrollDown(page)
+	case key.Matches(msg, k.Copy):
+		return m.copyText(v.view.Text(v.list[v.shown].ID), fmt.Sprintf("version %d", v.shown+1))
+	case key.Matches(msg, k.Restore):
+		return m.restore(v.list[v.shown].ID)
 	case key.Matches(msg, k.Close):
-		m.versions = versionView{}
-		m.focus = focusTranscript
+		m.closeVersions()
 	}
 	return nil
 }
 
-// versionsView draws the version view in the transcript's place: a title line, then the
-// version as the transcript would show it.
+// closeVersions goes back to the transcript.
+func (m *Model) closeVersions() {
+	m.versions = versionView{}
+	m.focus = focusTranscript
+}
+
+// restore makes version id the live reply, with the turns it went on with. Only on an idle
+// screen: a reply being written would be superseded under its run.
+func (m *Model) restore(id int64) tea.Cmd {
+	if m.active != nil || len(m.queue) > 0 || m.posting {
+		m.setNotice("a reply is being written: restore when it has ended", true)
+		return nil
+	}
+	db, sessionGen := m.db, m.sessionGen
+	return func() tea.Msg {
+		return restoredMsg{sessionGen: sessionGen, reply: id, err: db.Restore(id)}
+	}
+}
+
+// handleRestored reads the session again after a restore, which changed what is live.
+func (m *Model) handleRestored(msg restoredMsg) tea.Cmd {
+	if msg.sessionGen != m.sessionGen {
+		return nil
+	}
+	if msg.err != nil {
+		if errors.Is(msg.err, history.ErrStreaming) {
+			m.setNotice("a reply is being written: restore when it has ended", true)
+		} else {
+			m.setNotice("could not restore the version: "+msg.err.Error(), true)
+		}
+		return nil
+	}
+	shown := m.versions.shown + 1
+	m.closeVersions()
+	m.tier2.Disarm()
+	m.sessionGen++
+	m.setNotice(fmt.Sprintf("restored version %d: the conversation goes on from it", shown), false)
+	return m.loadSession(m.session.ID)
+}
+
+// versionsView draws the version view in the transcript's place: a title, then the version
+// and the turns it went on with, as the transcript would show them.
 func (m *Model) versionsView() []string {
+	return append(m.versionsTitle(), m.versions.view.View()...)
+}
+
+// versionsTitle is the version view's title, wrapped to the width: which version, whether it
+// is live, and the keys.
+func (m *Model) versionsTitle() []string {
 	st, k := m.styles, m.keys.Versions
 	v := m.versions
-	title := st.ReplyLabel.Render(fmt.Sprintf("Version %d/%d", v.shown+1, len(v.list)))
+	version := v.list[v.shown]
 	state := " · live"
-	if v.list[v.shown].Superseded {
+	if version.Superseded {
 		state = " · superseded"
+		if n := len(v.carried[version.ID]); n > 0 {
+			state += fmt.Sprintf(", with the %s after it", plural(n, "message"))
+		}
 	}
-	title += st.Muted.Render(state + "  " + hint(k.Older, k.Newer, joined(k.ScrollUp, k.ScrollDown), k.Close))
-	return append([]string{ansi.Truncate(title, m.width, "…")}, v.view.View()...)
+	bindings := []key.Binding{k.Older, k.Newer, k.Copy}
+	if k.Restore.Enabled() {
+		bindings = append(bindings, k.Restore)
+	}
+	bindings = append(bindings, k.Close)
+	title := fmt.Sprintf("Version %d/%d%s  %s", v.shown+1, len(v.list), state, hint(bindings...))
+	lines := wrapLines(title, m.width)
+	for i, l := range lines {
+		style := st.Muted
+		if i == 0 {
+			style = st.ReplyLabel
+		}
+		lines[i] = style.Render(l)
+	}
+	return lines
 }
