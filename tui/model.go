@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"parley/agent"
 	"parley/agent/chat"
@@ -147,7 +148,7 @@ func New(o Options) Model {
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
 func newInput(k KeyMap) textarea.Model {
 	ta := textarea.New()
-	ta.Placeholder = fmt.Sprintf("Ask anything — %s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
+	ta.Placeholder = placeholder(k, 0)
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
@@ -163,6 +164,15 @@ func newInput(k KeyMap) textarea.Model {
 	ta.SetVirtualCursor(false)
 	ta.Focus()
 	return ta
+}
+
+// placeholder is the input's hint when it is empty, as much of it as fits width (0: all).
+func placeholder(k KeyMap, width int) string {
+	keys := fmt.Sprintf("%s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
+	if width > 0 && lipgloss.Width("┃ Ask anything — "+keys) > width {
+		return keys
+	}
+	return "Ask anything — " + keys
 }
 
 // Init reads the session's messages and asks the terminal for its background color.

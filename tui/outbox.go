@@ -147,9 +147,13 @@ func (m *Model) quitAfterActive() tea.Cmd {
 }
 
 // quit stores the queued runs as cancelled and the input as the session's draft, and ends the
-// program.
+// program. An input that ctrl+c just emptied (ctrl+c twice quits) keeps what it held as the
+// draft: quitting was the point, not losing the text.
 func (m *Model) quit() tea.Cmd {
 	db, queue, sessionID, draft := m.db, m.queue, m.session.ID, m.input.Value()
+	if draft == "" {
+		draft = m.cleared
+	}
 	m.queue = nil
 	return func() tea.Msg {
 		// Quitting either way: a run that could not be cancelled stays queued and shows so

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"parley/history"
 )
@@ -179,14 +180,16 @@ func (m *Model) versionsTitle() []string {
 		bindings = append(bindings, k.Restore)
 	}
 	bindings = append(bindings, k.Close)
-	title := fmt.Sprintf("Version %d/%d%s  %s", v.shown+1, len(v.list), state, hint(bindings...))
-	lines := wrapLines(title, m.width)
-	for i, l := range lines {
-		style := st.Muted
-		if i == 0 {
-			style = st.ReplyLabel
-		}
-		lines[i] = style.Render(l)
+	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), hint(bindings...)
+	if lipgloss.Width(title)+2+lipgloss.Width(keys) <= m.width {
+		return []string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}
+	}
+	var lines []string
+	for _, l := range wrapLines(title, m.width) {
+		lines = append(lines, st.ReplyLabel.Render(l))
+	}
+	for _, l := range wrapLines(keys, m.width) {
+		lines = append(lines, st.Muted.Render(l))
 	}
 	return lines
 }

@@ -52,6 +52,7 @@ func (m *Model) layout() {
 		return
 	}
 	m.input.SetWidth(m.width)
+	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
 	rest := m.height - 1 /* header */ - len(m.statusView()) - m.input.Height() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
