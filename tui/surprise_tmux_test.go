@@ -193,14 +193,18 @@ func TestTmuxNoSurprises(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "fake-model", demo.Options{Pace: time.Millisecond, Tokens: 20})
 		endpoint := []string{"--base-url", p.srv.URL(), "--model", p.model}
-		var first struct{ SessionID string `json:"session_id"` }
+		var first struct {
+			SessionID string `json:"session_id"`
+		}
 		if err := json.Unmarshal(p.parley(append(endpoint, "-p", "first", "--json")...), &first); err != nil {
 			t.Fatal(err)
 		}
 		p.start(120, 40, nil)
 		p.key("C-c")
 		p.waitScreenNot("parley ·")
-		var next struct{ SessionID string `json:"session_id"` }
+		var next struct {
+			SessionID string `json:"session_id"`
+		}
 		if err := json.Unmarshal(p.parley(append(endpoint, "-c", "-p", "hi", "--json")...), &next); err != nil {
 			t.Fatal(err)
 		}
