@@ -129,13 +129,10 @@ func DefaultKeyMap() KeyMap {
 }
 
 // ShortHelp returns the enabled bindings of the current focus that matter most, for the
-// help line. (Selecting replies shows selectBar instead.)
+// help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
 	switch k.focus {
-	case focusTranscript:
-		t := k.Transcript
-		return []key.Binding{c.RetryNow, t.Up, t.Down, t.Regenerate, t.Copy, t.FocusInput, c.Cancel, c.Interrupt, c.Help}
 	case focusPicker:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
 	case focusVersions:

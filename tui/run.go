@@ -194,7 +194,10 @@ func (m *Model) showHidden(r *activeRun) {
 	}
 	r.hidden = false
 	m.transcript.Remove(m.transcript.Between(r.rcpt.AnchorID, r.rcpt.ReplyID))
-	m.appendQueuedReply(r.rcpt, m.modelName())
+	m.transcript.InsertAfter(r.rcpt.AnchorID, history.Message{
+		ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID, Model: m.modelName(),
+	})
 	m.transcript.StartStreaming(r.rcpt.ReplyID)
 }
 

@@ -102,6 +102,22 @@ func (t *transcriptView) Prepend(msgs []history.Message) {
 // Append adds a message at the end.
 func (t *transcriptView) Append(msg history.Message) { t.add(new(entry), msg) }
 
+// InsertAfter adds msg right after message after (at the end when after is not shown), where a
+// reply that replaces an earlier one belongs even when messages were posted meanwhile.
+func (t *transcriptView) InsertAfter(after int64, msg history.Message) {
+	i := slices.IndexFunc(t.entries, func(e *entry) bool { return e.message.ID == after })
+	if i < 0 {
+		t.Append(msg)
+		return
+	}
+	e := new(entry)
+	t.fill(e, msg)
+	t.entries = slices.Insert(t.entries, i+1, e)
+	if t.sel > i {
+		t.sel++
+	}
+}
+
 // add makes e the entry of msg and appends it.
 func (t *transcriptView) add(e *entry, msg history.Message) {
 	t.fill(e, msg)

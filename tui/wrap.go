@@ -19,14 +19,14 @@ func wrapLines(text string, width int) []string {
 	return out
 }
 
-// wrapIndented wraps one line to width, repeating its leading white space (tabs counted as
-// four columns) on the lines it continues on. An indent of more than half the width is not
+// wrapIndented wraps one line to width, repeating its leading white space on the lines it
+// continues on. Tabs become four spaces: a terminal would put them at its own tab stops. An indent of more than half the width is not
 // repeated: it would leave too little room.
 func wrapIndented(line string, width int) []string {
+	line = strings.ReplaceAll(line, "\t", "    ")
 	if width < 1 || ansi.StringWidth(line) <= width {
 		return []string{line}
 	}
-	line = strings.ReplaceAll(line, "\t", "    ")
 	body := strings.TrimLeft(line, " ")
 	indent := line[:len(line)-len(body)]
 	if len(indent) > width/2 {
