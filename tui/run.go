@@ -217,7 +217,7 @@ func (m *Model) finish(o chat.Outcome) chat.Status {
 			note += " — " + sanitize.String(c.Message)
 		}
 	}
-	m.transcript.SetNote(m.transcript.LastReply(), note)
+	m.transcript.SetNote(m.transcript.ReplyTo(r.rcpt.AnchorID), note)
 	return o.Status
 }
 

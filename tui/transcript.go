@@ -237,6 +237,16 @@ func (t *transcriptView) Anchor(id int64) int64 {
 	return 0
 }
 
+// ReplyTo returns the id of the reply shown for the operator message anchor, or 0.
+func (t *transcriptView) ReplyTo(anchor int64) int64 {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if m := t.entries[i].message; m.AnchorID == anchor {
+			return m.ID
+		}
+	}
+	return 0
+}
+
 // Later counts the messages after message id; 0 when id is not shown.
 func (t *transcriptView) Later(id int64) int {
 	for i, e := range t.entries {
