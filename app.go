@@ -98,10 +98,17 @@ func onlyModel(ep agent.Endpoint, cfgPath string) (string, error) {
 
 // startSystem stores the system prompt parley was started with in sess, before its next
 // message: one asked for (--role, --system) in any session, a profile's default role only in
-// a new one.
-func (a *app) startSystem(sess history.Session) error {
+// a new one. A new session not stored yet is stored now, as its message follows at once.
+func (a *app) startSystem(sess *history.Session) error {
 	if a.system.Text == "" || !a.system.Explicit && sess.Messages > 0 {
 		return nil
+	}
+	if sess.ID == "" {
+		s, err := a.db.CreateSession()
+		if err != nil {
+			return err
+		}
+		*sess = s
 	}
 	_, err := a.db.PostSystem(sess.ID, history.SystemPrompt{Role: a.system.Role, Text: a.system.Text})
 	return err
@@ -120,7 +127,8 @@ func (a *app) close() {
 }
 
 // session opens the session parley was asked for: the latest with -c, the one named with
-// --session, else a new one.
+// --session, else a new one. A new session has no id: it is stored with its first message, so
+// opening parley and leaving without a word stores nothing.
 func (a *app) session(cont bool, id string) (history.Session, error) {
 	switch {
 	case id != "":
@@ -132,10 +140,10 @@ func (a *app) session(cont bool, id string) (history.Session, error) {
 	case cont:
 		s, err := a.db.LatestSession()
 		if errors.Is(err, history.ErrNotFound) {
-			return a.db.CreateSession()
+			return history.Session{}, nil
 		}
 		return s, err
 	default:
-		return a.db.CreateSession()
+		return history.Session{}, nil
 	}
 }

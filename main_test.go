@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -580,5 +582,67 @@ func TestSpendFlagsAreChecked(t *testing.T) {
 		if r := u.run(args...); r.code != 2 || !strings.Contains(r.stderr, "max-") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
+	}
+}
+
+func TestEmptyPromptIsAUsageError(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"\n", nil}, // echo "" | parley
+		{" \t\n\n", nil},
+		{"", []string{"-p", ""}},
+		{"", []string{"-p", "  \n"}},
+	} {
+		cmd := u.command(append([]string{"--base-url", srv.URL(), "--model", "m"}, c.args...)...)
+		cmd.Stdin = strings.NewReader(c.stdin)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "empty prompt") {
+			t.Errorf("stdin %q, args %q: %v, stderr %q; want exit 2", c.stdin, c.args, err, stderr.String())
+		}
+	}
+	if srv.Requests() != 0 || strings.TrimSpace(u.run("sessions").stdout) != "" {
+		t.Fatalf("%d requests, sessions %q: an empty prompt sends and stores nothing", srv.Requests(), u.run("sessions").stdout)
+	}
+}
+
+func TestPrintModeErrorsNameTheFix(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	base := strings.TrimSuffix(srv.URL(), "/v1")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	for _, c := range []struct {
+		name, url string
+		fault     bool // the server answers 401 invalid_api_key
+		code      int
+		want      string
+	}{
+		{"the chat path in the base URL", base + "/chat/completions", false, 1,
+			"at " + base + "/chat/completions/chat/completions: the base URL should end in /v1: use " + base + "/v1"},
+		{"no /v1", base, false, 1, "at " + base + "/chat/completions: the base URL should end in /v1: use " + base + "/v1"},
+		{"nothing listening", "http://" + closed + "/v1", false, 1,
+			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then send again"},
+		{"no key sent", srv.URL(), true, 1, "no API key was sent; set OPENAI_API_KEY to the server's key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.fault {
+				srv.Push(demo.BadKey())
+			}
+			r := newUser(t).run("-p", "hello", "--base-url", c.url, "--model", "m")
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and %q", r.code, r.stderr, c.code, c.want)
+			}
+			t.Logf("%s", strings.TrimSpace(r.stderr[strings.LastIndex(strings.TrimSpace(r.stderr), "\n")+1:]))
+		})
 	}
 }

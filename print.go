@@ -61,14 +61,15 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		client = client.WithForce()
 	}
 	if po.wait > 0 {
-		// --wait bounds the whole: Tier 1 starts no wait past it either.
-		client = client.RetriesUntil(start.Add(po.wait))
+		// --wait bounds the whole: Tier 1 starts no wait past it either, and leaves a second
+		// for the last request.
+		client = client.RetriesUntil(start.Add(po.wait - time.Second))
 	}
 	ep := client.Endpoint()
 	if ep.Demo {
 		fmt.Fprintln(stderr, "parley: using the offline demo endpoint (no provider configured; see README \"Endpoints\")")
 	}
-	if err := a.startSystem(sess); err != nil {
+	if err := a.startSystem(&sess); err != nil {
 		fmt.Fprintf(stderr, "parley: cannot store the system prompt: %v\n", err)
 		return exitFailed
 	}
@@ -103,7 +104,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			tier2-- // not a wait
 		case po.wait > 0:
 			due := retry.Tier2Due(tier2, *res.Retry, time.Now())
-			if due.Sub(start) > po.wait {
+			if due.Sub(start) > po.wait-time.Second {
 				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
 					res.Retry.Label, agent.FormatElapsed(time.Since(start)), clockTime(due))
 				break
@@ -118,13 +119,16 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			break
 		}
 		client = next
-		if rcpt, err = a.db.Regenerate(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
+		// The previous run produced nothing: the retry takes its place only if it does.
+		sessionID := rcpt.SessionID
+		if rcpt, err = a.db.Retry(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
 			fmt.Fprintf(stderr, "parley: cannot store the retry: %v\n", err)
 			return exitFailed
 		}
+		rcpt.SessionID = sessionID
 	}
 	ep = client.Endpoint()
-	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = sess.ID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
+	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = rcpt.SessionID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
 	res.Attempts, res.Usage, res.CostUSD = total.Attempts, total.Usage, total.CostUSD
 	if res.Error != nil && code != exitInterrupted {
 		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry), rcpt.RunID)

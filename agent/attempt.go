@@ -16,7 +16,9 @@ import (
 
 // result is how one attempt ended: failure is nil when the reply finished.
 type result struct {
-	failure      *retry.Failure
+	failure *retry.Failure
+	// url is where the attempt's request went.
+	url          string
 	delivered    bool
 	finishReason string
 	// gotUsage is set when the endpoint reported usage; deliveredRunes counts the characters
@@ -108,11 +110,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		default:
 			f.Phase = retry.BeforeHeaders
 		}
-		return result{failure: f}
+		return result{failure: f, url: capt.url}
 	}
 	defer stream.Close()
 
-	var res result
+	res := result{url: capt.url}
 	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
 	emit := func(kind chat.EventKind, text string) {
 		if text != "" {

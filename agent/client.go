@@ -188,6 +188,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
+			cls = c.nameTheFix(cls, *res.failure, res.url)
 			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
 			return
 		}

@@ -27,6 +27,8 @@ type capture struct {
 	frames bytes.Buffer
 	// done is set when the stream carried `data: [DONE]`.
 	done bool
+	// url is where the request went, without its query, for messages that name the fix.
+	url string
 	// onBytes, when set, is called as bytes of a 2xx stream arrive, from the goroutine
 	// reading the stream.
 	onBytes func()
@@ -51,13 +53,15 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 			req.Header.Set(k, v)
 		}
 	}
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
 	c, _ := req.Context().Value(attemptKey{}).(*capture)
-	if c == nil {
-		return resp, nil
+	if c != nil {
+		u := *req.URL
+		u.RawQuery, u.User = "", nil
+		c.url = u.String()
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || c == nil {
+		return resp, err
 	}
 	c.status = resp.StatusCode
 	c.header = resp.Header.Clone()

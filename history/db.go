@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -59,6 +60,9 @@ type DB struct {
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
 	// 250 ms, and parsing it each time would cost more than the write.
 	appendChunk *sql.Stmt
+	// takeOvers holds the ids of Retry's runs that have had no output yet: their first text
+	// takes the place of the reply they retry (see Retry).
+	takeOvers sync.Map
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is

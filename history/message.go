@@ -75,6 +75,9 @@ type Receipt struct {
 	Superseded []int64
 	// Queued echoes the caller: the run waits behind another that is active.
 	Queued bool
+	// Pending is set by Retry: the reply is hidden until its first text takes the place of
+	// the live one.
+	Pending bool
 }
 
 // ErrEmptyMessage means an operator message had nothing but white space.
@@ -139,12 +142,7 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, er
 		return Receipt{}, err
 	}
 	defer tx.Rollback()
-	var sessionID string
-	err = tx.QueryRow(`SELECT session_id FROM messages m WHERE id = ? AND role = 'user'
-		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, anchorID).Scan(&sessionID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Receipt{}, fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
-	}
+	sessionID, err := liveAnchorSession(tx, anchorID)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -192,6 +190,61 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 	}
 	_, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = ?`, now, sessionID)
 	return err
+}
+
+// Retry starts a new reply to the live operator message anchorID like Regenerate, except that
+// it replaces nothing until it has output: the new reply is hidden (superseded by its own run),
+// and the live messages after the anchor stay live. The first text appended to it
+// (AppendReply) takes their place, in the transaction that stores that text; Receipt.Superseded
+// is empty. An attempt that ends without output stays hidden: it was never a version of the
+// reply, and the reply the operator was reading stays where it was. Only this handle may
+// append to the run.
+func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return Receipt{}, err
+	}
+	defer tx.Rollback()
+	sessionID, err := liveAnchorSession(tx, anchorID)
+	if err != nil {
+		return Receipt{}, err
+	}
+	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
+	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, nanos(time.Now())); err != nil {
+		return Receipt{}, err
+	}
+	if _, err := tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID); err != nil {
+		return Receipt{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Receipt{}, err
+	}
+	db.takeOvers.Store(r.RunID, true)
+	return r, nil
+}
+
+// takeOver makes the hidden reply of Retry's run runID live, in place of the messages that were
+// live after its anchor when the retry was made; those are superseded by the run. It runs in
+// the transaction that stores the run's first text.
+func takeOver(tx *sql.Tx, runID int64) error {
+	_, err := tx.Exec(`
+		DELETE FROM supersessions WHERE run_id = ?1 AND message_id = (SELECT reply_id FROM runs WHERE id = ?1);
+		INSERT INTO supersessions (message_id, run_id)
+			SELECT m.id, r.id FROM runs r JOIN messages m ON m.session_id = r.session_id
+			WHERE r.id = ?1 AND m.id > r.anchor_id AND m.id < r.reply_id
+				AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id);`, runID)
+	return err
+}
+
+// liveAnchorSession returns the session of anchorID, which must be a live operator message.
+func liveAnchorSession(tx *sql.Tx, anchorID int64) (string, error) {
+	var sessionID string
+	err := tx.QueryRow(`SELECT session_id FROM messages m WHERE id = ? AND role = 'user'
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, anchorID).Scan(&sessionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
+	}
+	return sessionID, err
 }
 
 // newRun creates a queued run answering anchorID, with its empty reply.

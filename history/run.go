@@ -105,11 +105,43 @@ func (db *DB) StartRun(id int64) error {
 // answer's text and the thinking's, either of which may be empty. It writes only the new text,
 // a statement per kind, each checking the run is still this handle's.
 func (db *DB) AppendReply(runID int64, content, reasoning string) error {
+	if content == "" && reasoning == "" {
+		return nil
+	}
+	if _, ok := db.takeOvers.Load(runID); ok {
+		return db.appendFirst(runID, content, reasoning)
+	}
+	return db.appendChunks(db.appendChunk, runID, content, reasoning)
+}
+
+// appendFirst stores the first text of a Retry run and makes its reply the live one, in one
+// transaction: the reply never shows without its text, nor the text without the reply.
+func (db *DB) appendFirst(runID int64, content, reasoning string) error {
+	tx, err := db.sql.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := takeOver(tx, runID); err != nil {
+		return err
+	}
+	if err := db.appendChunks(tx.Stmt(db.appendChunk), runID, content, reasoning); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	db.takeOvers.Delete(runID)
+	return nil
+}
+
+// appendChunks runs the append statement stmt for each kind of text that is not empty.
+func (db *DB) appendChunks(stmt *sql.Stmt, runID int64, content, reasoning string) error {
 	for _, c := range []struct{ kind, text string }{{"reasoning", reasoning}, {"content", content}} {
 		if c.text == "" {
 			continue
 		}
-		res, err := db.appendChunk.Exec(runID, c.kind, c.text, db.token)
+		res, err := stmt.Exec(runID, c.kind, c.text, db.token)
 		if err != nil {
 			return err
 		}
@@ -197,6 +229,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 	if err := foldChunks(tx, id); err != nil {
 		return err
 	}
+	db.takeOvers.Delete(id) // a retry that ends without output never takes over
 	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,
 		now, id); err != nil {
 		return err

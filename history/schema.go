@@ -150,4 +150,25 @@ CREATE INDEX messages_system ON messages (session_id, id) WHERE role = 'system';
 ALTER TABLE messages ADD COLUMN edit_of INTEGER REFERENCES messages (id);
 CREATE INDEX messages_edit_of ON messages (edit_of) WHERE edit_of IS NOT NULL;
 `,
+	`
+-- What the operator typed and has not sent, per session, kept across a quit. The session id ''
+-- holds the draft of a new session, which is stored only with its first message.
+CREATE TABLE drafts (
+	session_id TEXT PRIMARY KEY,
+	text       TEXT NOT NULL,
+	updated_at INTEGER NOT NULL
+);
+
+-- A superseded version of a reply can be restored: it and the turns that followed it become
+-- live again, and what was live after its anchor is superseded. Each restore is a row here, and
+-- the messages it superseded name it, so that the messages one event superseded together are
+-- known: a regeneration's by its run alone, a restore's by the restored reply's run and the
+-- restore.
+CREATE TABLE restores (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	reply_id   INTEGER NOT NULL REFERENCES messages (id),
+	created_at INTEGER NOT NULL
+);
+ALTER TABLE supersessions ADD COLUMN restore_id INTEGER REFERENCES restores (id);
+`,
 }

@@ -102,6 +102,8 @@ func (db *DB) DeleteSession(id string) error {
 	for _, stmt := range []string{
 		`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
 			OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM drafts WHERE session_id = ?1`,
 		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
 		`DELETE FROM runs WHERE session_id = ?1`,
 		`DELETE FROM messages WHERE session_id = ?1`,

@@ -10,8 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"parley/agent/chat"
@@ -213,4 +215,22 @@ func describe(what string, err error) string {
 		return what
 	}
 	return what + ": " + err.Error()
+}
+
+// RefusedHere reports whether f's connection was refused by this machine (a loopback address),
+// and that address. Nothing listens there: Tier 1's quick attempts may catch a server that is
+// restarting, but waiting longer does not start one, so a run that ends this way is for the
+// operator to fix, not for Tier 2 to retry.
+func RefusedHere(f Failure) (addr string, ok bool) {
+	var opErr *net.OpError
+	if f.Phase != BeforeHeaders || !errors.As(f.Err, &opErr) || opErr.Op != "dial" || opErr.Addr == nil ||
+		!errors.Is(f.Err, syscall.ECONNREFUSED) {
+		return "", false
+	}
+	addr = opErr.Addr.String()
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+		return "", false
+	}
+	return addr, true
 }

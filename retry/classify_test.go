@@ -216,3 +216,28 @@ func TestClassifyNotRetryableStreamEnds(t *testing.T) {
 		}
 	}
 }
+
+func TestRefusedHere(t *testing.T) {
+	refused := func(ip string) error {
+		return &url.Error{Op: "Post", URL: "http://x/v1/chat/completions", Err: &net.OpError{Op: "dial", Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 8080}, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{refused("127.0.0.1"), "127.0.0.1:8080"},
+		{refused("::1"), "[::1]:8080"},
+		{refused("10.0.0.7"), ""}, // another machine: it may come back by itself
+		{&net.OpError{Op: "dial", Net: "tcp", Addr: &net.TCPAddr{IP: net.ParseIP("127.0.0.1"), Port: 1}, Err: os.NewSyscallError("connect", syscall.ETIMEDOUT)}, ""},
+		{errors.New("connection refused"), ""},
+	} {
+		addr, ok := RefusedHere(Failure{Phase: BeforeHeaders, Err: c.err, Now: time.Now()})
+		if addr != c.want || ok != (c.want != "") {
+			t.Errorf("RefusedHere(%v) = %q, %v; want %q", c.err, addr, ok, c.want)
+		}
+		if cls := Classify(Failure{Phase: BeforeHeaders, Err: c.err, Now: time.Now()}); ok && !cls.Retryable {
+			t.Errorf("%v is not retryable by Tier 1", c.err)
+		}
+	}
+}

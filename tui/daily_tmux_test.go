@@ -44,6 +44,7 @@ func (p *pane) waitReplies(n int) []exported {
 // too soon after esc would reach parley as alt+key.
 func (p *pane) selectMessages() {
 	p.t.Helper()
+	time.Sleep(selectGuard) // esc sooner after a reply is a late stop, not select
 	p.key("Escape")
 	p.waitScreen("r regenerate")
 }

@@ -143,6 +143,17 @@ func (d *driver) typeAndSend(text string) {
 	d.send(press("enter"))
 }
 
+// selectReplies presses esc once the screen takes it to select replies: selectGuard after the
+// last run ended.
+func (d *driver) selectReplies() {
+	d.t.Helper()
+	d.until("esc to select replies", func(m Model) bool { return m.selectable() })
+	d.send(press("esc"))
+	if d.m.focus != focusTranscript {
+		d.t.Fatalf("esc did not select replies; screen:\n%s", plain(d.m))
+	}
+}
+
 // queueBehind sends first, waits until its reply streams, then sends each of queued and
 // waits until they all queue behind it.
 func (d *driver) queueBehind(first string, queued ...string) {

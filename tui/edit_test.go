@@ -25,7 +25,7 @@ func TestEditResendsInPlaceOfTheOldTurn(t *testing.T) {
 	}
 	q2, a2 := before[2].ID, before[3].ID
 
-	d.send(press("esc"))
+	d.selectReplies()
 	d.send(press("k")) // from the newest reply to the question it answers
 	if d.m.transcript.Selected() != q2 || !d.m.keys.Transcript.Edit.Enabled() {
 		t.Fatalf("selected %d (edit enabled: %v), want the operator message %d", d.m.transcript.Selected(), d.m.keys.Transcript.Edit.Enabled(), q2)
@@ -64,7 +64,7 @@ func TestEditResendsInPlaceOfTheOldTurn(t *testing.T) {
 	}
 
 	// The old turn is a version of the new one, with the question it answered.
-	d.send(press("esc"))
+	d.selectReplies()
 	d.send(press("["))
 	d.until("the version view", func(m Model) bool { return m.focus == focusVersions })
 	if s := plain(d.m); !strings.Contains(s, "Version 1/2 · superseded") || !strings.Contains(s, "secnd question") {
@@ -81,7 +81,7 @@ func TestEscAbandonsAnEdit(t *testing.T) {
 	if m.input.Value() != "question 2" || m.next.edit != 3 {
 		t.Fatalf("after e: input %q, editing %d", m.input.Value(), m.next.edit)
 	}
-	if !strings.Contains(ansi.Strip(m.helpView()), "esc abandon edit") {
+	if !strings.Contains(ansi.Strip(strings.Join(m.helpView(), "\n")), "esc abandon edit") {
 		t.Fatalf("the help does not say what esc does now: %s", m.helpView())
 	}
 	m, cmd := step(m, press("esc"))
@@ -94,8 +94,8 @@ func TestEscAbandonsAnEdit(t *testing.T) {
 		t.Fatal("e is offered on a reply")
 	}
 	m, _ = step(m, press("e"))
-	if m.next.edit != 0 || m.focus != focusTranscript {
-		t.Fatalf("e on a reply: editing %d, focus %v", m.next.edit, m.focus)
+	if m.next.edit != 0 || m.focus != focusInput || m.input.Value() != "a drafte" {
+		t.Fatalf("e on a reply is text, not an edit: editing %d, focus %v, input %q", m.next.edit, m.focus, m.input.Value())
 	}
 }
 

@@ -25,15 +25,16 @@ type KeyMap struct {
 
 // ChatKeys act while the input or the transcript has the focus.
 type ChatKeys struct {
-	RetryNow  key.Binding // sends an armed Tier 2 retry at once
-	Fallback  key.Binding // sends the armed retry to the fallback endpoint instead
-	Cancel    key.Binding // cancels the retry or the active run, else moves the focus
-	Interrupt key.Binding // cancels the retry or the active run, else quits
-	PageUp    key.Binding
-	PageDown  key.Binding
-	Top       key.Binding
-	Bottom    key.Binding
-	Help      key.Binding
+	RetryNow   key.Binding // sends an armed Tier 2 retry at once
+	SendQueued key.Binding // sends the next of the messages esc held back
+	Fallback   key.Binding // sends the armed retry to the fallback endpoint instead
+	Cancel     key.Binding // cancels the retry or the active run, else moves the focus
+	Interrupt  key.Binding // cancels the retry or the active run, else clears the draft, else quits
+	PageUp     key.Binding
+	PageDown   key.Binding
+	Top        key.Binding
+	Bottom     key.Binding
+	Help       key.Binding
 }
 
 // InputKeys act while the input has the focus. Top, Bottom, Help and RetryNow of ChatKeys act
@@ -43,6 +44,8 @@ type InputKeys struct {
 	Newline key.Binding // handled by the textarea, which is given this binding
 	Quit    key.Binding // on an empty input
 	Editor  key.Binding // opens the input in $VISUAL or $EDITOR
+	Older   key.Binding // on an empty input, or one showing an earlier message: the one before it
+	Newer   key.Binding // while showing an earlier message: the one after it
 }
 
 // TranscriptKeys act while the transcript has the focus.
@@ -71,6 +74,8 @@ type PickerKeys struct {
 type VersionKeys struct {
 	Older      key.Binding
 	Newer      key.Binding
+	Copy       key.Binding
+	Restore    key.Binding // makes the version shown the live one
 	ScrollUp   key.Binding
 	ScrollDown key.Binding
 	PageUp     key.Binding
@@ -82,21 +87,24 @@ type VersionKeys struct {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Chat: ChatKeys{
-			RetryNow:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "retry now")),
-			Fallback:  key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send to fallback")),
-			Cancel:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "transcript")),
-			Interrupt: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-			PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
-			PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdown", "scroll down")),
-			Top:       key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
-			Bottom:    key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "follow")),
-			Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+			RetryNow:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "retry now")),
+			SendQueued: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send the next queued")),
+			Fallback:   key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send to fallback")),
+			Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "transcript")),
+			Interrupt:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+			PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+			PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdown", "scroll down")),
+			Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
+			Bottom:     key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "follow")),
+			Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		},
 		Input: InputKeys{
 			Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
 			Newline: key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"), key.WithHelp("shift+enter", "newline")),
 			Quit:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit")),
 			Editor:  key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "$EDITOR")),
+			Older:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "earlier message")),
+			Newer:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "later message")),
 		},
 		Transcript: TranscriptKeys{
 			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
@@ -108,7 +116,7 @@ func DefaultKeyMap() KeyMap {
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),
 			Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit & resend")),
-			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i/tab", "type")),
+			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i", "back to typing")),
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
@@ -120,6 +128,8 @@ func DefaultKeyMap() KeyMap {
 		Versions: VersionKeys{
 			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older")),
 			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "newer")),
+			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
+			Restore:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "restore")),
 			ScrollUp:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "scroll")),
 			ScrollDown: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "scroll")),
 			PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
@@ -130,38 +140,82 @@ func DefaultKeyMap() KeyMap {
 }
 
 // ShortHelp returns the enabled bindings of the current focus that matter most, for the
-// one-line help.
+// help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
 	switch k.focus {
-	case focusTranscript:
-		t := k.Transcript
-		return []key.Binding{c.RetryNow, t.Up, t.Down, t.Regenerate, t.Edit, t.Copy, t.FocusInput, c.Cancel, c.Interrupt, c.Help}
 	case focusPicker, focusModels:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
 	case focusVersions:
-		return []key.Binding{k.Versions.Close}
+		v := k.Versions
+		return []key.Binding{v.Copy, v.Restore, v.Close}
 	}
-	return []key.Binding{c.RetryNow, k.Input.Send, c.Cancel, c.Interrupt, c.Help}
+	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Cancel, c.Interrupt, c.Help}
 }
 
-// FullHelp returns the bindings of the input and the transcript, grouped in columns, for the
-// `?` view.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	c, in, t := k.Chat, k.Input, k.Transcript
-	return [][]key.Binding{
-		{in.Send, in.Newline, in.Editor, in.Quit, c.Help},
-		{c.Cancel, c.Interrupt, c.PageUp, c.PageDown, c.Top, c.Bottom},
-		{t.Up, t.Down, t.Regenerate, t.Edit, t.Thinking, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
+// helpSection is a titled group of bindings in the full list: one per focus, because a key
+// can mean one thing while typing and another while replies are selected.
+type helpSection struct {
+	title    string
+	bindings []key.Binding
+}
+
+// sections returns every binding of the input, the transcript and the versions, by focus.
+func (k KeyMap) sections() []helpSection {
+	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
+	return []helpSection{
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, joined(in.Older, in.Newer), c.Cancel, c.Interrupt,
+			in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Help}},
+		{"selecting replies (esc)", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
+			t.Copy, t.FocusInput}},
+		{"versions ([ or ])", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
+}
+
+// FullHelp returns every binding, grouped by focus, for the `?` view.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	var groups [][]key.Binding
+	for _, s := range k.sections() {
+		groups = append(groups, s.bindings)
+	}
+	return groups
 }
 
 // fullKeys is the key map for the full list: every binding, named for every state.
 func fullKeys() KeyMap {
 	k := DefaultKeyMap()
-	k.Chat.Cancel.SetHelp("esc", "stop reply / select")
-	k.Chat.Interrupt.SetHelp("ctrl+c", "stop reply / quit")
+	k.Chat.Cancel.SetHelp("esc", "stop reply, or select replies")
+	k.Chat.Interrupt.SetHelp("ctrl+c", "stop reply, clear draft, or quit")
+	k.Chat.Top.SetHelp("home", "top (draft: line start)")
+	k.Chat.Bottom.SetHelp("end", "follow (draft: line end)")
+	k.Input.Older.SetHelp("↑", "earlier messages")
+	k.Input.Quit.SetHelp("ctrl+d", "quit (empty input)")
+	k.Transcript.Up.SetHelp("↑/k", "reply")
+	k.Transcript.Down.SetHelp("↓/j", "reply")
+	k.Transcript.FocusInput.SetHelp("i/tab/esc", "back to typing")
+	k.Versions.Older.SetHelp("[", "older / newer")
+	k.Versions.Close.SetHelp("esc/q", "close")
 	return k
+}
+
+// selectBar is the line shown while replies are being selected, so that the mode cannot be
+// missed: what each key does there, and the way back to typing.
+func (k KeyMap) selectBar() string {
+	t := k.Transcript
+	parts := []string{"↑↓ reply"}
+	for _, b := range []key.Binding{t.Regenerate, relabel(t.Copy, "copy")} {
+		if b.Enabled() {
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+		}
+	}
+	if t.Older.Enabled() {
+		parts = append(parts, t.Older.Help().Key+" "+t.Newer.Help().Key+" versions")
+	}
+	if k.Chat.RetryNow.Enabled() {
+		parts = append(parts, hint(k.Chat.RetryNow))
+	}
+	parts = append(parts, t.FocusInput.Help().Key+"/"+k.Chat.Cancel.Help().Key+" "+t.FocusInput.Help().Desc)
+	return "SELECT — " + strings.Join(parts, " · ")
 }
 
 // joined is one help entry for bindings that share a description: their help keys joined by
@@ -200,9 +254,13 @@ func (m *Model) updateKeys() {
 	k := &m.keys
 	k.focus = m.focus
 	trans := m.focus == focusTranscript
+	empty := m.input.Value() == ""
 	selected := m.transcript.Selected() != 0
-	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || m.input.Value() == ""))
-	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled())
+	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
+	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)
+	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled() && !k.Chat.SendQueued.Enabled())
+	k.Input.Older.SetEnabled(m.walking())
+	k.Input.Newer.SetEnabled(m.recall.at >= 0 && m.walking())
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.Regenerate.SetEnabled(selected)
 	k.Transcript.Thinking.SetEnabled(selected)
@@ -211,6 +269,8 @@ func (m *Model) updateKeys() {
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	k.Transcript.Edit.SetEnabled(m.transcript.isOperator(m.transcript.Selected()))
+	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
+	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat
 	switch {
 	case m.next.edit != 0 && !trans:
@@ -223,10 +283,15 @@ func (m *Model) updateKeys() {
 		c.Cancel.SetHelp("esc", "cancel reply")
 		c.Interrupt.SetHelp("ctrl+c", "cancel reply")
 	case trans:
-		c.Cancel.SetHelp("esc", "back to input")
-		c.Interrupt.SetHelp("ctrl+c", "quit")
+		c.Cancel.SetHelp("esc", "back to typing")
 	default:
 		c.Cancel.SetHelp("esc", "select replies")
-		c.Interrupt.SetHelp("ctrl+c", "quit")
+	}
+	if !m.tier2.Active() && m.active == nil {
+		if empty {
+			c.Interrupt.SetHelp("ctrl+c", "quit")
+		} else {
+			c.Interrupt.SetHelp("ctrl+c", "clear draft")
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (md *markdown) raw(text string, width int, dark bool) []string {
 		md.r, md.width, md.dark = r, width, dark
 	}
 	// glamour drops tab characters, which would flatten indented code: give them a width.
-	out, err := md.r.Render(strings.ReplaceAll(text, "\t", "    "))
+	out, err := md.r.Render(wrapCode(strings.ReplaceAll(text, "\t", "    "), width))
 	if err != nil {
 		return plainLines(text, width)
 	}
@@ -45,6 +45,45 @@ func (md *markdown) raw(text string, width int, dark bool) []string {
 		}
 	}
 	return lines
+}
+
+// codeMargin is how much narrower than the document a code line must be for glamour to leave
+// it whole: its margins and padding, and some room for the indent of a list around it.
+const codeMargin = 6
+
+// wrapCode wraps the long lines of fenced code blocks itself, before glamour would: glamour
+// starts a wrapped code line at the margin, which loses its indentation; here it keeps it. Text
+// is scanned from a line outside any fence, as every chunk of streamMD starts.
+func wrapCode(text string, width int) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	fence, indent := "", 0
+	for rest := text; rest != ""; {
+		line, after, nl := strings.Cut(rest, "\n")
+		rest = after
+		switch {
+		case fence == "":
+			if fence = opensFence(line); fence != "" {
+				indent = len(line) - len(strings.TrimLeft(line, " "))
+			}
+			b.WriteString(line)
+		case closesFence(line, fence):
+			fence = ""
+			b.WriteString(line)
+		default:
+			// The fence's indent is the list's around it: glamour indents its code as much.
+			w := width - codeMargin - indent
+			if w >= 10 && len(line) > w {
+				b.WriteString(strings.Join(wrapIndented(line, w), "\n"))
+			} else {
+				b.WriteString(line)
+			}
+		}
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // full renders text in one piece, without the surrounding blank lines.

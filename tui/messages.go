@@ -17,6 +17,7 @@ type sessionLoadedMsg struct {
 	session    history.Session
 	msgs       []history.Message
 	system     history.SystemPrompt // the session's own
+	draft      string               // what was typed in it and not sent
 	err        error
 }
 
@@ -70,10 +71,23 @@ type sessionsMsg struct {
 	err      error
 }
 
-// noticeMsg is one line for the status line: a command's answer or an error.
+// noticeMsg is one line for the status line: a command's answer or an error. giveBack is the
+// command line to put back in an empty input, when the command failed.
 type noticeMsg struct {
-	text string
-	err  bool
+	text     string
+	err      bool
+	giveBack string
+}
+
+// draftTickMsg asks for the draft of the session opened under sessionGen to be stored, if it
+// changed since it last was.
+type draftTickMsg struct{ sessionGen int }
+
+// restoredMsg reports that a version of a reply was restored, or why not.
+type restoredMsg struct {
+	sessionGen int
+	reply      int64
+	err        error
 }
 
 // regeneratedMsg reports a regeneration stored by history, or why it was not. auto marks a
@@ -110,5 +124,6 @@ type versionsMsg struct {
 	// questions holds the operator messages of versions that answer an earlier text of the
 	// question (an edit), by id.
 	questions map[int64]history.Message
+	carried   map[int64][]history.Message // the turns each superseded version went on with
 	err       error
 }

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"parley/agent"
 	"parley/agent/attach"
@@ -129,6 +130,19 @@ type Model struct {
 	// spent is what the session has spent, as last read from the database, for the header.
 	spent agent.Spent
 
+	// runEnded is when a run last ended or was stopped, by the clock (see selectGuard).
+	runEnded time.Time
+	// held is set when a reply was stopped with messages queued behind it: they wait for
+	// enter, or for the next message sent, instead of going out by themselves.
+	held bool
+	// confirm is the action waiting for its key to be pressed again.
+	confirm confirm
+	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
+	// emptied the input of; recall is the walk through earlier messages (draft.go).
+	draft   draftState
+	cleared string
+	recall  recall
+
 	notice       string
 	noticeErr    bool
 	quitAfterRun bool
@@ -155,6 +169,7 @@ func New(o Options) Model {
 		keys:       DefaultKeyMap(),
 		help:       help.New(),
 		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		recall:     recall{at: -1},
 	}
 	m.transcript = newTranscript(m.styles)
 	m.start, m.next = newStartup(o)
@@ -168,7 +183,7 @@ func New(o Options) Model {
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
 func newInput(k KeyMap) textarea.Model {
 	ta := textarea.New()
-	ta.Placeholder = fmt.Sprintf("Ask anything — %s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
+	ta.Placeholder = placeholder(k, 0)
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
@@ -184,6 +199,15 @@ func newInput(k KeyMap) textarea.Model {
 	ta.SetVirtualCursor(false)
 	ta.Focus()
 	return ta
+}
+
+// placeholder is the input's hint when it is empty, as much of it as fits width (0: all).
+func placeholder(k KeyMap, width int) string {
+	keys := fmt.Sprintf("%s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
+	if width > 0 && lipgloss.Width("┃ Ask anything — "+keys) > width {
+		return keys
+	}
+	return "Ask anything — " + keys
 }
 
 // Init reads the session's messages and asks the terminal for its background color.

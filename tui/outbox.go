@@ -15,6 +15,7 @@ import (
 // one at a time, in the order typed. A new message disarms Tier 2: the operator moved on.
 func (m *Model) send(text string) tea.Cmd {
 	m.tier2.Disarm()
+	m.held = false // sending goes on: what was held goes first, in the order typed
 	m.outbox = append(m.outbox, text)
 	return m.postNext()
 }
@@ -22,6 +23,15 @@ func (m *Model) send(text string) tea.Cmd {
 // busy reports whether a new run has to queue: a run is active, or others wait before it.
 func (m *Model) busy() bool {
 	return m.active != nil || len(m.queue) > 0
+}
+
+// waitingToSend counts what waits to be sent: queued runs, and messages being stored.
+func (m *Model) waitingToSend() int {
+	n := len(m.queue) + len(m.outbox)
+	if m.posting {
+		n++
+	}
+	return n
 }
 
 // postNext stores the oldest message of the outbox, unless one is being stored already.
@@ -34,6 +44,14 @@ func (m *Model) postNext() tea.Cmd {
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
 	return func() tea.Msg {
+		if sessionID == "" && system.Text != "" {
+			// A new session is stored with its first message; its prompt goes before it.
+			s, err := db.CreateSession()
+			if err != nil {
+				return postedMsg{sessionGen: sessionGen, text: text, err: err}
+			}
+			sessionID = s.ID
+		}
 		sys, err := postSystem(db, sessionID, system)
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, text: text, err: err}
@@ -42,7 +60,7 @@ func (m *Model) postNext() tea.Cmd {
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, text: text, err: err}
 		}
-		s, err := db.Session(sessionID)
+		s, err := db.Session(rcpt.SessionID)
 		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}
 	}
 }
@@ -62,7 +80,14 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 		m.setNotice("could not store the message: "+msg.err.Error(), true)
 		return m.postNext()
 	}
+	var drafts tea.Cmd
 	if msg.err == nil {
+		if m.session.ID == "" && msg.session.ID != "" {
+			// The new session is stored now: what is in the input is its draft, no longer
+			// the draft of a session to come.
+			drafts = tea.Batch(storeDraftCmd(m.db, "", ""), storeDraftCmd(m.db, msg.session.ID, m.input.Value()))
+			m.draft.saved = m.input.Value()
+		}
 		m.session = msg.session
 	}
 	if msg.system.ID != 0 {
@@ -74,13 +99,13 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	var cmd tea.Cmd
 	if msg.rcpt.Queued {
 		m.queue = append(m.queue, msg.rcpt)
-		if m.active == nil {
+		if m.active == nil && !m.held {
 			cmd = m.dispatchNext()
 		}
 	} else {
 		cmd = m.startRun(msg.rcpt)
 	}
-	return tea.Batch(cmd, m.postNext())
+	return tea.Batch(cmd, m.postNext(), drafts)
 }
 
 // appendQueuedReply shows the reply of a stored run that has not started yet.
@@ -136,14 +161,22 @@ func (m *Model) quitAfterActive() tea.Cmd {
 	return nil
 }
 
-// quit stores the queued runs as cancelled and ends the program.
+// quit stores the queued runs as cancelled and the input as the session's draft, and ends the
+// program. An input that ctrl+c just emptied (ctrl+c twice quits) keeps what it held as the
+// draft: quitting was the point, not losing the text.
 func (m *Model) quit() tea.Cmd {
-	db, queue := m.db, m.queue
+	db, queue, sessionID, draft := m.db, m.queue, m.session.ID, m.input.Value()
+	if draft == "" {
+		draft = m.cleared
+	}
 	m.queue = nil
 	return func() tea.Msg {
 		// Quitting either way: a run that could not be cancelled stays queued and shows so
-		// at the next start.
-		_ = cancelQueued(db, queue)
+		// at the next start, and a draft not stored now was stored within draftDelay.
+		if db != nil {
+			_ = cancelQueued(db, queue)
+			_ = db.SetDraft(sessionID, draft)
+		}
 		return tea.Quit()
 	}
 }

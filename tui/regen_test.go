@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"parley/agent/chat"
 	"parley/history"
@@ -35,7 +36,7 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 	q1, a1, q2, a2, q3, a3 := before[0].ID, before[1].ID, before[2].ID, before[3].ID, before[4].ID, before[5].ID
 
 	// r on the newest reply, selected by default.
-	d.send(press("esc"))
+	d.selectReplies()
 	if d.m.transcript.Selected() != a3 {
 		t.Fatalf("selected %d, want the newest reply %d", d.m.transcript.Selected(), a3)
 	}
@@ -54,12 +55,17 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 		t.Fatal("the superseded reply is still on screen, or the new one is not selected")
 	}
 
-	// k twice selects the earlier reply, past the third question; r supersedes it and
-	// everything after it.
+	// k twice selects the earlier reply, past the third question; r asks first, then
+	// supersedes it and everything after it.
 	d.send(press("k"))
 	d.send(press("k"))
 	if d.m.transcript.Selected() != a2 {
 		t.Fatalf("selected %d, want %d", d.m.transcript.Selected(), a2)
+	}
+	d.send(press("r"))
+	d.pump(200 * time.Millisecond)
+	if srv.Requests() != 4 || !strings.Contains(plain(d.m), "r again to regenerate from here — 2 later messages will be superseded") {
+		t.Fatalf("%d requests after one r on an earlier reply; screen:\n%s", srv.Requests(), plain(d.m))
 	}
 	d.send(press("r"))
 	d.until("the earlier reply regenerated", func(m Model) bool { return srv.Requests() == 5 && answered(t, 4)(m) })
@@ -154,13 +160,13 @@ func TestRegenerateRefusals(t *testing.T) {
 	m := loadedModel(t, nil, 80, 24)
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("r"))
-	if cmd != nil || m.notice != "" {
-		t.Fatal("r with no reply selected did something")
+	if cmd != nil || m.notice != "" || m.focus != focusInput || m.input.Value() != "r" {
+		t.Fatalf("r with no reply to regenerate: focus %v, input %q, notice %q; want it typed", m.focus, m.input.Value(), m.notice)
 	}
-	m, _ = step(m, press("esc"))
+	m.input.Reset()
 	m = typeText(m, "/regen")
 	m, cmd = step(m, press("enter"))
-	if cmd != nil || !m.noticeErr || !strings.Contains(m.notice, "no reply to regenerate") {
-		t.Fatalf("/regen with no reply: notice %q", m.notice)
+	if cmd != nil || !m.noticeErr || !strings.Contains(m.notice, "no reply to regenerate") || m.input.Value() != "/regen" {
+		t.Fatalf("/regen with no reply: notice %q, input %q; want the error and the line kept", m.notice, m.input.Value())
 	}
 }

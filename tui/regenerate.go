@@ -27,11 +27,13 @@ func (m *Model) regenerateReply(id int64) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
+	m.held = false // regenerating goes on: what was held goes first
 	return m.regenerate(anchor, false, nil)
 }
 
 // regenerate stores a regeneration from the operator message anchor: the path of r, /regen
-// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 token; client,
+// and every Tier 2 retry. auto marks a Tier 2 retry, tied to the current Tier 2 token; it is
+// stored with history.Retry, so that it replaces the reply only once it has output. client,
 // when not nil, is the client the run goes to instead of the screen's. Like a posted message
 // it holds back other messages until it is stored, so the two never supersede each other by
 // racing.
@@ -42,8 +44,12 @@ func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cm
 		modelName = client.Endpoint().Model
 	}
 	db, sessionGen, token, queued := m.db, m.sessionGen, m.tier2.Token(), m.busy()
+	store := db.Regenerate
+	if auto {
+		store = db.Retry
+	}
 	return func() tea.Msg {
-		rcpt, err := db.Regenerate(anchor, modelName, queued)
+		rcpt, err := store(anchor, modelName, queued)
 		return regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, client: client, rcpt: rcpt, err: err}
 	}
 }
@@ -83,21 +89,22 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 		}
 	}
 	m.queue = keep
-	m.appendQueuedReply(rcpt, msg.modelName)
-	if m.focus == focusTranscript {
-		m.transcript.SelectLast()
+	if !rcpt.Pending {
+		m.appendQueuedReply(rcpt, msg.modelName)
+		if m.focus == focusTranscript {
+			m.transcript.SelectLast()
+		}
+		m.transcript.GotoBottom()
 	}
-	m.transcript.GotoBottom()
 	if msg.auto && !m.tier2.Sent(msg.tier2Token, rcpt.RunID) {
 		m.transcript.SetStatus(rcpt.ReplyID, chat.StatusCancelled, nil)
 		drop = append(drop, rcpt)
 		return tea.Batch(cancelQueuedCmd(db, drop), m.postNext())
 	}
+	m.queue = append(m.queue, rcpt)
 	var start tea.Cmd
-	if m.busy() {
-		m.queue = append(m.queue, rcpt)
-	} else {
-		start = m.startRun(rcpt)
+	if m.active == nil && !m.held {
+		start = m.dispatchNext()
 	}
 	return tea.Batch(cancelQueuedCmd(db, drop), start, m.postNext())
 }

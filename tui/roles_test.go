@@ -28,7 +28,7 @@ func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
 	if s := plain(d.m); !strings.Contains(s, "System prompt · role poet") || !strings.Contains(s, "Answer in verse.") {
 		t.Fatalf("the transcript does not show the system prompt:\n%s", s)
 	}
-	d.send(press("esc"))
+	d.selectReplies()
 	d.send(press("r"))
 	d.until("the regenerated reply", func(m Model) bool { return srv.Requests() == 2 && answered(t, 3)(m) })
 	got := srv.Received()

@@ -41,6 +41,10 @@ type activeRun struct {
 	gotDelta bool
 	// sentAt is when the attempt now waiting for its first word was sent, for the status line.
 	sentAt time.Time
+	// hidden is set while the run is a Tier 2 retry (history.Retry) that has had no output:
+	// its reply is not on screen, and the reply it retries stays where it is until the
+	// retry's first output takes its place.
+	hidden bool
 }
 
 // modelName returns the name of the model that new runs use.
@@ -62,7 +66,7 @@ func (m *Model) waiting() bool {
 func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	m.lastRunTag++
 	ctx, cancel := context.WithCancel(context.Background())
-	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel}
+	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
 	m.transcript.StartStreaming(rcpt.ReplyID)
 	m.active.client = m.clientFor(rcpt.RunID)
 	db, client, clock, tag, budget, sessionID := m.db, m.active.client, m.clock, m.lastRunTag, m.budget, m.session.ID
@@ -174,9 +178,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			r.reconnecting = fmt.Sprintf("%s — reconnecting, attempt %d/%d", sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
 			r.reconnectAt = m.now.Add(ev.Wait)
 		case chat.EventDelta:
+			m.showHidden(r)
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
 			r.gotDelta, r.reconnecting, delta = true, "", true
 		case chat.EventReasoning:
+			m.showHidden(r)
 			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, m.now)
 			r.gotDelta, r.reconnecting, delta = true, "", true
 		case chat.EventFinished:
@@ -200,9 +206,38 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// finish shows how the active run ended, and returns its status.
+// showHidden puts the reply of a Tier 2 retry on screen at its first output, in place of the
+// reply it retries, as history.Retry does in the database.
+func (m *Model) showHidden(r *activeRun) {
+	if !r.hidden {
+		return
+	}
+	r.hidden = false
+	m.transcript.Remove(m.transcript.Between(r.rcpt.AnchorID, r.rcpt.ReplyID))
+	m.transcript.InsertAfter(r.rcpt.AnchorID, history.Message{
+		ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID, Model: m.modelName(),
+	})
+	m.transcript.StartStreaming(r.rcpt.ReplyID)
+}
+
+// finish shows how the active run ended, and returns its status. A Tier 2 retry that ended
+// without output is not on screen: the reply it retried, still the live one, says how it
+// ended.
 func (m *Model) finish(o chat.Outcome) chat.Status {
-	m.transcript.Finish(m.active.rcpt.ReplyID, o.Status, o.Retry)
+	r := m.active
+	if !r.hidden {
+		m.transcript.Finish(r.rcpt.ReplyID, o.Status, o.Retry)
+		return o.Status
+	}
+	note := fmt.Sprintf("retry %d: %s", m.tier2.attempt, o.Status)
+	if c := o.Retry; c != nil {
+		note = fmt.Sprintf("retry %d failed: %s", m.tier2.attempt, sanitize.String(c.Label))
+		if c.Message != "" {
+			note += " — " + sanitize.String(c.Message)
+		}
+	}
+	m.transcript.SetNote(m.transcript.ReplyTo(r.rcpt.AnchorID), note)
 	return o.Status
 }
 
@@ -213,15 +248,19 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.active.rcpt
 	m.active.cancel() // releases the context's resources
 	m.active = nil
+	m.runEnded = m.clock.Now()
 	m.tier2.Ended(rcpt.RunID, st)
 	if m.quitAfterRun {
 		return m.quit()
 	}
-	var readBack tea.Cmd
+	var readBack, next tea.Cmd
 	if st == chat.StatusFailed {
 		readBack = m.readFailedRun(rcpt.RunID)
 	}
-	return tea.Batch(m.dispatchNext(), readBack, m.readSpent())
+	if !m.held {
+		next = m.dispatchNext()
+	}
+	return tea.Batch(next, readBack, m.readSpent())
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as

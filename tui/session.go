@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,26 +20,37 @@ const firstScreen = 200
 // opener opens a session in the database: a new one, or one by its id.
 type opener func(*history.DB) (history.Session, error)
 
-// sessionByID opens the stored session id.
+// sessionByID opens the stored session id; "" is a new session.
 func sessionByID(id string) opener {
+	if id == "" {
+		return newSession
+	}
 	return func(db *history.DB) (history.Session, error) { return db.Session(id) }
 }
 
-// createSession creates a session (/new).
-func createSession(db *history.DB) (history.Session, error) { return db.CreateSession() }
+// newSession opens a new session (/new). It has no id until its first message is stored, with
+// it: a session left without a word is not stored at all.
+func newSession(*history.DB) (history.Session, error) { return history.Session{}, nil }
 
-// readSession opens a session and reads its newest messages. It runs inside a command.
+// readSession opens a session and reads its newest messages and its draft. It runs inside a
+// command.
 func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	s, err := open(db)
 	if err != nil {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
-	msgs, err := db.TranscriptBefore(s.ID, 0, firstScreen)
-	if err != nil {
-		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	var msgs []history.Message
+	var system history.SystemPrompt
+	if s.ID != "" {
+		if msgs, err = db.TranscriptBefore(s.ID, 0, firstScreen); err != nil {
+			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+		}
+		if system, err = db.SystemPrompt(s.ID); err != nil {
+			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+		}
 	}
-	system, err := db.SystemPrompt(s.ID)
-	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, err: err}
+	draft, err := db.Draft(s.ID)
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft, err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -56,6 +68,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 	queue := m.queue
 	m.queue = nil
+	m.held = false
 	m.sessionGen++
 	m.tier2.Disarm()
 	if len(m.outbox) > 0 && m.input.Value() == "" {
@@ -63,9 +76,14 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
 	}
 	m.outbox = nil
+	// The input belongs to the session being left: it is stored as that session's draft.
+	leaving, draft := m.session.ID, m.input.Value()
+	m.input.Reset()
+	m.draft.saved = draft
+	m.recall, m.cleared = recall{at: -1}, ""
 	sessionGen, db := m.sessionGen, m.db
 	return func() tea.Msg {
-		if err := cancelQueued(db, queue); err != nil {
+		if err := errors.Join(cancelQueued(db, queue), db.SetDraft(leaving, draft)); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 		}
 		return readSession(db, sessionGen, open)
@@ -86,6 +104,10 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	m.transcript.Reset(msg.msgs)
 	m.focus = focusInput
 	m.input.Focus()
+	m.draft.saved = msg.draft
+	if m.input.Value() == "" {
+		m.input.SetValue(msg.draft)
+	}
 	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
 	// to the operator instead.
 	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {

@@ -62,11 +62,20 @@ func TestSlashCommands(t *testing.T) {
 
 	d.typeAndSend("/demo nonsense")
 	d.until("the demo's error", func(m Model) bool { return m.noticeErr && strings.Contains(m.notice, "usage") })
+	if d.m.input.Value() != "/demo nonsense" {
+		t.Fatalf("input %q after a refused command, want it back", d.m.input.Value())
+	}
+	d.send(press("ctrl+c")) // clears the draft
 	srv.Reset()
 
-	d.typeAndSend("/bogus")
-	if !d.m.noticeErr || !strings.Contains(d.m.notice, "unknown command /bogus") {
-		t.Fatalf("notice %q", d.m.notice)
+	// Only known commands are commands: the rest is sent, and // sends one slash.
+	d.typeAndSend("/etc/hosts: what is this file for?")
+	d.until("its reply", answered(t, 4))
+	d.typeAndSend("//help")
+	d.until("its reply", answered(t, 6))
+	got := srv.Received()
+	if n := len(got); got[n-2].Messages[2].Content != "/etc/hosts: what is this file for?" || got[n-1].Messages[4].Content != "/help" {
+		t.Fatalf("sent %+v", got[n-2:])
 	}
 
 	d.typeAndSend("/new")
@@ -85,7 +94,7 @@ func TestSlashCommands(t *testing.T) {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))
-	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 2 })
+	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 6 })
 	if !strings.Contains(plain(d.m), "hi") {
 		t.Fatalf("stored history not shown:\n%s", plain(d.m))
 	}

@@ -21,6 +21,7 @@ type theme struct {
 	Selected    lipgloss.Style // the gutter mark of the selected reply
 	PickerItem  lipgloss.Style // a session in the picker
 	PickerFocus lipgloss.Style // the highlighted session in the picker
+	SelectBar   lipgloss.Style // the bar that says replies are being selected
 	Help        help.Styles
 	Input       textarea.Styles
 }
@@ -51,6 +52,7 @@ func newTheme(dark bool) theme {
 		Selected:    lipgloss.NewStyle().Foreground(accent),
 		PickerItem:  lipgloss.NewStyle().PaddingLeft(2),
 		PickerFocus: lipgloss.NewStyle().PaddingLeft(1).Foreground(accent).Bold(true),
+		SelectBar:   lipgloss.NewStyle().Foreground(barBg).Background(accent).Bold(true),
 		Help:        help.DefaultStyles(dark),
 		Input:       textarea.DefaultStyles(dark),
 	}

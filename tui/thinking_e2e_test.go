@@ -33,9 +33,9 @@ func TestTmuxThinking(t *testing.T) {
 		if p.srv.Requests() != 1 {
 			t.Errorf("%d requests", p.srv.Requests())
 		}
-		time.Sleep(700 * time.Millisecond) // selecting replies waits out a moment after a run ends
+		time.Sleep(selectGuard) // esc sooner after a reply is a late stop, not select
 		p.key("Escape")
-		p.waitScreen("back to input") // esc and t sent together would read as alt+t
+		p.waitScreen("SELECT") // esc and t sent together would read as alt+t
 		p.key("t")
 		p.waitScreen("▾ Thought for ")
 		if !strings.Contains(p.screen(), "The user asks") {

@@ -39,6 +39,7 @@ func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
 		strings.Contains(screen, "recall the handshake") {
 		t.Fatalf("after the answer:\n%s", screen)
 	}
+	clock.Advance(selectGuard)
 	m, _ = step(m, press("esc"))
 	m, _ = step(m, press("t"))
 	if screen = plain(m); !strings.Contains(screen, "▾ Thought for 14s") || !strings.Contains(screen, "First, recall the handshake.") {

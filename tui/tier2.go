@@ -39,7 +39,9 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 	}
 	free := !m.busy() && len(m.outbox) == 0 && !m.posting
 	now := m.clock.Now()
-	if !free || m.transcript.Last() != msg.stored.ReplyID {
+	// The newest message is the run's reply, or (for a retry that produced nothing) the
+	// reply that retry left in place.
+	if newest := m.transcript.Last(); !free || m.transcript.Anchor(newest) != msg.stored.AnchorID {
 		m.tier2.Disarm()
 		return nil
 	}

@@ -194,8 +194,11 @@ func TestTmuxTier2(t *testing.T) {
 		p.waitRequests(4) // the retry is out, and stalls
 		p.waitScreen("waiting for the reply")
 		p.key("Escape")
+		// The retry had shown nothing: it is stored cancelled and hidden, and the reply it
+		// retried stays the live one.
 		p.waitExport("the retry stored cancelled", func(msgs []exported) bool {
-			return strings.Join(liveReplies(msgs), " ") == "cancelled"
+			last := msgs[len(msgs)-1]
+			return strings.Join(liveReplies(msgs), " ") == "failed" && last.Status == "cancelled" && last.Superseded
 		})
 		p.quiet(8 * time.Second)
 		if n := p.srv.Requests(); n != 4 {
@@ -237,8 +240,9 @@ func TestTmuxTier2(t *testing.T) {
 			p.waitExport("reply to "+q, settledReplies(i+1))
 		}
 		p.waitScreen("idle")
-		p.key("Escape")               // select replies: the newest is selected
-		p.waitScreen("back to input") // a key sent right after esc would read as alt+key
+		time.Sleep(selectGuard)   // esc sooner after a reply is a late stop, not select
+		p.key("Escape")           // select replies: the newest is selected
+		p.waitScreen("SELECT — ") // a key sent right after esc would read as alt+key
 		p.key("r")
 		p.waitRequests(4)
 		p.waitExport("the newest reply again", func(msgs []exported) bool {
@@ -247,6 +251,8 @@ func TestTmuxTier2(t *testing.T) {
 		p.waitScreen("idle")
 		p.key("k") // the third question
 		p.key("k") // the reply before it
+		p.key("r")
+		p.waitScreen("r again to regenerate from here — 2 later messages will be superseded")
 		p.key("r")
 		p.waitRequests(5)
 		msgs := p.waitExport("the earlier reply again", func(msgs []exported) bool {

@@ -115,7 +115,9 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	if r, err := db.Run(sent.RunID); err != nil || r.Status != chat.StatusCancelled || r.Retry != nil {
 		t.Fatalf("the retry's run is stored %+v, %v; want cancelled", r, err)
 	}
-	if d.m.tier2.Active() || lastReply(t, d.m).message.Status != chat.StatusCancelled {
+	// The retry had no output: the reply it retried stays, and says the retry was cancelled.
+	if last := lastReply(t, d.m); d.m.tier2.Active() || last.message.Status != chat.StatusFailed ||
+		!strings.Contains(plain(d.m), "retry 1: cancelled") {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
 	}
 	clock.Advance(time.Hour)
@@ -154,8 +156,8 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests, want 1", srv.Requests())
 	}
-	if lastReply(t, m).message.Status != chat.StatusCancelled {
-		t.Fatalf("screen:\n%s", plain(m))
+	if last := lastReply(t, m); last.message.Status != chat.StatusFailed || last.message.ID == rm.rcpt.ReplyID {
+		t.Fatalf("the failed reply should stay, the unsent retry never show; screen:\n%s", plain(m))
 	}
 }
 

@@ -30,6 +30,8 @@ type pane struct {
 	model  string
 	home   string
 	srv    *demo.Server
+	// baseURL, when set, is the endpoint parley is started against instead of srv's.
+	baseURL string
 }
 
 // paneSeq numbers the tmux servers of this process.
@@ -59,7 +61,11 @@ func (p *pane) tmux(args ...string) string {
 // open.
 func (p *pane) command(env []string, args ...string) string {
 	env = append(env, "PARLEY_HOME="+p.home)
-	args = append([]string{"--base-url", p.srv.URL(), "--model", p.model}, args...)
+	base := p.srv.URL()
+	if p.baseURL != "" {
+		base = p.baseURL
+	}
+	args = append([]string{"--base-url", base, "--model", p.model}, args...)
 	return fmt.Sprintf("env %s %s %s; sleep 60", strings.Join(env, " "), p.bin, strings.Join(args, " "))
 }
 

@@ -25,6 +25,8 @@ type entry struct {
 	streaming bool
 	// think is the reply's thinking, shown apart from the answer.
 	think thinking
+	// note is a line under a reply about a retry of it that left it in place.
+	note string
 	// md renders the reply while it streams, and once more when it has finished: glued
 	// renders equal full ones, so the finished reply's render costs only its last tail.
 	md    streamMD
@@ -57,6 +59,9 @@ type transcriptView struct {
 	sel int
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
+	// held is set while queued replies wait for the operator (esc stopped the reply before
+	// them), not for the reply before them to end.
+	held bool
 }
 
 // newTranscript returns an empty transcript that follows its end.
@@ -99,6 +104,22 @@ func (t *transcriptView) Prepend(msgs []history.Message) {
 // Append adds a message at the end.
 func (t *transcriptView) Append(msg history.Message) { t.add(new(entry), msg) }
 
+// InsertAfter adds msg right after message after (at the end when after is not shown), where a
+// reply that replaces an earlier one belongs even when messages were posted meanwhile.
+func (t *transcriptView) InsertAfter(after int64, msg history.Message) {
+	i := slices.IndexFunc(t.entries, func(e *entry) bool { return e.message.ID == after })
+	if i < 0 {
+		t.Append(msg)
+		return
+	}
+	e := new(entry)
+	t.fill(e, msg)
+	t.entries = slices.Insert(t.entries, i+1, e)
+	if t.sel > i {
+		t.sel++
+	}
+}
+
 // add makes e the entry of msg and appends it.
 func (t *transcriptView) add(e *entry, msg history.Message) {
 	t.fill(e, msg)
@@ -131,6 +152,28 @@ func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classifi
 	if e := t.byID[id]; e != nil {
 		e.message.Status, e.message.Retry = st, fail
 		e.version++
+	}
+}
+
+// SetNote shows note under reply id, or nothing when note is empty.
+func (t *transcriptView) SetNote(id int64, note string) {
+	if e := t.byID[id]; e != nil && e.note != note {
+		e.note = note
+		e.version++
+	}
+}
+
+// SetHeld says whether queued replies wait for the operator rather than for the reply before
+// them.
+func (t *transcriptView) SetHeld(held bool) {
+	if held == t.held {
+		return
+	}
+	t.held = held
+	for _, e := range t.entries {
+		if e.message.Status == chat.StatusQueued {
+			e.version++
+		}
 	}
 }
 
@@ -208,6 +251,48 @@ func (t *transcriptView) Anchor(id int64) int64 {
 	default:
 		return e.message.AnchorID
 	}
+}
+
+// ReplyTo returns the id of the reply shown for the operator message anchor, or 0.
+func (t *transcriptView) ReplyTo(anchor int64) int64 {
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if m := t.entries[i].message; m.AnchorID == anchor {
+			return m.ID
+		}
+	}
+	return 0
+}
+
+// Later counts the messages after message id; 0 when id is not shown.
+func (t *transcriptView) Later(id int64) int {
+	for i, e := range t.entries {
+		if e.message.ID == id {
+			return len(t.entries) - 1 - i
+		}
+	}
+	return 0
+}
+
+// Between returns the ids of the messages after message after and before message before.
+func (t *transcriptView) Between(after, before int64) []int64 {
+	var ids []int64
+	for _, e := range t.entries {
+		if id := e.message.ID; id > after && id < before {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// OperatorTexts returns what the operator's messages say, the newest first.
+func (t *transcriptView) OperatorTexts() []string {
+	var out []string
+	for i := len(t.entries) - 1; i >= 0; i-- {
+		if e := t.entries[i]; e.message.Role == history.RoleUser {
+			out = append(out, e.text.String())
+		}
+	}
+	return out
 }
 
 // Last returns the id of the newest message, or 0.

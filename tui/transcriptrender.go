@@ -1,10 +1,7 @@
 package tui
 
 import (
-	"strings"
-
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent"
 	"parley/agent/chat"
@@ -41,7 +38,7 @@ func (t *transcriptView) render(e *entry) []string {
 	var out []string
 	if e.message.Role == history.RoleUser {
 		out = append(out, st.UserLabel.Render("You"))
-		for _, l := range strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n") {
+		for _, l := range wrapLines(e.text.String(), w-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
@@ -66,15 +63,21 @@ func (t *transcriptView) render(e *entry) []string {
 		}
 	}
 	out = append(out, t.outcome(e, w)...)
+	if e.note != "" {
+		out = append(out, indent(wrapLines(e.note, w-2), st.Warn)...)
+	}
 	return append(out, "")
 }
 
 // outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
 func (t *transcriptView) outcome(e *entry, w int) []string {
 	st := t.styles
-	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w-2, ""), "\n") }
+	wrap := func(s string) []string { return wrapLines(s, w-2) }
 	switch e.message.Status {
 	case chat.StatusQueued:
+		if t.held {
+			return indent(wrap("queued: held since the stop, enter sends it"), st.Muted)
+		}
 		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
 	case chat.StatusRunning:
 		if e.text.Len() == 0 {
@@ -95,6 +98,10 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 			if c.Message != "" {
 				msg += " — " + sanitize.String(c.Message)
 			}
+		}
+		if e.text.Len() > 0 {
+			// The text above is what arrived before the failure: it stays, and says so.
+			msg = "cut off here · " + msg
 		}
 		return indent(wrap("✗ "+msg), st.Error)
 	}

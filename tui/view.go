@@ -35,12 +35,13 @@ func (m Model) View() tea.View {
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
-	lines = append(lines, m.statusView())
+	lines = append(lines, m.statusView()...)
 	if next := m.nextView(); next != "" {
 		lines = append(lines, next)
 	}
 	inputTop := len(lines)
-	lines = append(lines, m.input.View(), m.helpView())
+	lines = append(lines, m.input.View())
+	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
 	if m.focus == focusInput {
 		if c := m.input.Cursor(); c != nil {
@@ -57,22 +58,114 @@ func (m *Model) layout() {
 		return
 	}
 	m.input.SetWidth(m.width)
+	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	helpLines := lipgloss.Height(m.helpView())
-	rest := m.height - 1 /* header */ - 1 /* status */ - m.nextHeight() - m.input.Height() - helpLines
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.input.Height() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	if m.versions.view != nil {
-		m.versions.view.SetSize(m.width, max(rest-1, 1)) // below the version view's title
+		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
 	}
 }
 
-// helpView is the one-line help of the keys that apply now, or with ? the full list and the
-// slash commands.
-func (m *Model) helpView() string {
-	if !m.help.ShowAll {
-		return m.shortHelp()
+// helpView is the help of the keys that apply now (the SELECT bar while replies are selected),
+// or with ? every key and the slash commands; wrapped to the width, never cut.
+func (m *Model) helpView() []string {
+	switch {
+	case m.help.ShowAll:
+		lines := m.fullHelp()
+		for _, l := range wrapLines("commands: "+slashHelp, m.width) {
+			lines = append(lines, m.styles.Muted.Render(l))
+		}
+		return lines
+	case m.focus == focusTranscript:
+		lines := wrapLines(m.keys.selectBar(), m.width)
+		for i, l := range lines {
+			lines[i] = m.styles.SelectBar.Render(l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l))))
+		}
+		return lines
 	}
-	return m.help.View(fullKeys()) + "\n" + m.styles.Muted.Render(ansi.Wrap("commands: "+slashHelp, m.width, ""))
+	return m.shortHelp()
+}
+
+// fullHelp lists every key by focus, "key  what it does", each section in as many columns as
+// fit the width; an entry wider than the width wraps its description, never cuts it.
+func (m *Model) fullHelp() []string {
+	st := m.help.Styles
+	var lines []string
+	for _, sec := range fullKeys().sections() {
+		lines = append(lines, m.styles.ReplyLabel.Render(sec.title))
+		var cells [][]string // each entry's lines, unpadded
+		for _, b := range sec.bindings {
+			k, d := b.Help().Key, b.Help().Desc
+			room := max(m.width-lipgloss.Width(k)-3, 8)
+			var cell []string
+			for i, l := range wrapLines(d, room) {
+				if i == 0 {
+					cell = append(cell, "  "+st.FullKey.Render(k)+" "+st.FullDesc.Render(l))
+				} else {
+					cell = append(cell, strings.Repeat(" ", lipgloss.Width(k)+3)+st.FullDesc.Render(l))
+				}
+			}
+			cells = append(cells, cell)
+		}
+		lines = append(lines, columns(cells, m.width)...)
+	}
+	return lines
+}
+
+// columns lays cells out in as many columns as fit width, filled top to bottom, each column as
+// wide as its widest cell.
+func columns(cells [][]string, width int) []string {
+	const gap = 2
+	for cols := len(cells); cols > 1; cols-- {
+		rows := (len(cells) + cols - 1) / cols
+		widths := make([]int, cols)
+		for i, c := range cells {
+			for _, l := range c {
+				widths[i/rows] = max(widths[i/rows], lipgloss.Width(l))
+			}
+		}
+		total := gap * (cols - 1)
+		for _, w := range widths {
+			total += w
+		}
+		if total > width || len(cells) <= (cols-1)*rows {
+			continue
+		}
+		var lines []string
+		for r := range rows {
+			height := 0
+			for c := range cols {
+				if i := c*rows + r; i < len(cells) {
+					height = max(height, len(cells[i]))
+				}
+			}
+			for h := range height {
+				line := ""
+				for c := range cols {
+					i := c*rows + r
+					if i >= len(cells) {
+						break
+					}
+					text := ""
+					if h < len(cells[i]) {
+						text = cells[i][h]
+					}
+					if c > 0 {
+						line += strings.Repeat(" ", gap)
+					}
+					line += text + strings.Repeat(" ", widths[c]-lipgloss.Width(text))
+				}
+				lines = append(lines, strings.TrimRight(line, " "))
+			}
+		}
+		return lines
+	}
+	var lines []string
+	for _, c := range cells {
+		lines = append(lines, c...)
+	}
+	return lines
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,
@@ -141,12 +234,14 @@ func (m *Model) headerState() string {
 	return s
 }
 
-// statusView is the line above the input: the Tier 2 banner, a notice, or what the active
-// run is doing, and whether the transcript is scrolled away from the end.
-func (m *Model) statusView() string {
+// statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
+// banner, a notice, or what the active run is doing, and whether the transcript is scrolled
+// away from the end.
+func (m *Model) statusView() []string {
 	st := m.styles
 	cancels := m.keys.Chat.Cancel.Help().Key + " cancels"
-	var left string
+	var text, spin string
+	style := st.Muted
 	switch r := m.active; {
 	case m.tier2.Armed():
 		banner := m.tier2.Banner(m.now)
@@ -157,53 +252,80 @@ func (m *Model) statusView() string {
 			}
 			banner += " · " + k.Help().Key + " send to " + sanitize.String(m.fallback.Endpoint().Model) + " now"
 		}
-		left = st.Warn.Bold(true).Render(banner)
+		text, style = banner, st.Warn.Bold(true)
 	case m.notice != "":
-		style := st.Notice
+		text, style = m.notice, st.Notice
 		if m.noticeErr {
 			style = st.Error
 		}
-		left = style.Render(m.notice)
 	case r == nil:
 	case r.cancelling:
-		left = st.Muted.Render("cancelling…")
+		text = "cancelling…"
 	case r.reconnecting != "":
-		text := r.reconnecting
+		text, style, spin = r.reconnecting, st.Warn, m.spinner.View()+" "
 		if wait := r.reconnectAt.Sub(m.now); wait > 0 {
 			text += fmt.Sprintf(" in %ds", int(math.Ceil(wait.Seconds())))
 		}
-		left = m.spinner.View() + " " + st.Warn.Render(text)
 	case !r.gotDelta:
 		wait := "waiting for the reply · "
 		if !r.sentAt.IsZero() {
 			wait += agent.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
 		}
-		left = m.spinner.View() + " " + st.Muted.Render(wait+cancels)
+		text, spin = wait+cancels, m.spinner.View()+" "
 	default:
-		left = st.Muted.Render("streaming · " + cancels)
+		text = "streaming · " + cancels
 	}
 	right := ""
 	if !m.transcript.Following() {
 		right = st.Muted.Render("scrolled up · " + m.keys.Chat.Bottom.Help().Key + " follows")
 	}
-	room := m.width - lipgloss.Width(right) - 1
-	left = ansi.Truncate(left, max(room, 0), "…")
-	gap := max(1, m.width-lipgloss.Width(left)-lipgloss.Width(right))
-	return left + strings.Repeat(" ", gap) + right
-}
-
-// shortHelp is the one-line help cut at a whole key to fit the width. (help.Model stops
-// cutting once a key has overflowed by the width of its ellipsis.)
-func (m *Model) shortHelp() string {
-	keys := m.keys.ShortHelp()
-	for n := len(keys); n > 0; n-- {
-		line := m.help.ShortHelpView(keys[:n])
-		if w := lipgloss.Width(line); w <= m.width {
-			if n < len(keys) && w+2 <= m.width {
-				line += " " + m.help.Styles.Ellipsis.Render(m.help.Ellipsis)
+	var lines []string
+	if text != "" {
+		room := m.width - lipgloss.Width(spin)
+		for i, l := range wrapLines(text, max(room, 1)) {
+			if i == 0 {
+				lines = append(lines, spin+style.Render(l))
+			} else {
+				lines = append(lines, strings.Repeat(" ", lipgloss.Width(spin))+style.Render(l))
 			}
-			return line
 		}
 	}
-	return ""
+	if right != "" {
+		n := len(lines)
+		if n > 0 && lipgloss.Width(lines[n-1])+1+lipgloss.Width(right) <= m.width {
+			lines[n-1] += strings.Repeat(" ", m.width-lipgloss.Width(lines[n-1])-lipgloss.Width(right)) + right
+		} else {
+			lines = append(lines, strings.Repeat(" ", max(0, m.width-lipgloss.Width(right)))+right)
+		}
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	for i, l := range lines {
+		lines[i] = l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l)))
+	}
+	return lines
+}
+
+// shortHelp is the help of the keys that act now, wrapped at whole keys to fit the width.
+func (m *Model) shortHelp() []string {
+	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
+	var lines []string
+	line := ""
+	for _, b := range m.keys.ShortHelp() {
+		if !b.Enabled() {
+			continue
+		}
+		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
+		switch {
+		case line == "":
+			line = item
+		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(item) <= m.width:
+			line += sep + item
+		default:
+			lines = append(lines, line)
+			line = item
+		}
+	}
+	return append(lines, line)
 }

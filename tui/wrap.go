@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// This file wraps text that must keep its shape: an operator's message and code, whose wrapped
+// lines keep the indentation of the line they continue.
+
+// wrapLines wraps text to width, line by line; a wrapped line keeps its indentation on every
+// line it continues on.
+func wrapLines(text string, width int) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		out = append(out, wrapIndented(line, width)...)
+	}
+	return out
+}
+
+// wrapIndented wraps one line to width, repeating its leading white space on the lines it
+// continues on. Tabs become four spaces: a terminal would put them at its own tab stops. An indent of more than half the width is not
+// repeated: it would leave too little room.
+func wrapIndented(line string, width int) []string {
+	line = strings.ReplaceAll(line, "\t", "    ")
+	if width < 1 || ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	body := strings.TrimLeft(line, " ")
+	indent := line[:len(line)-len(body)]
+	if len(indent) > width/2 {
+		indent = ""
+		body = line
+	}
+	pieces := strings.Split(ansi.Wrap(body, width-len(indent), ""), "\n")
+	for i := range pieces {
+		pieces[i] = indent + pieces[i]
+	}
+	return pieces
+}
