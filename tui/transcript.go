@@ -23,8 +23,8 @@ type entry struct {
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
 	// not per change.
 	streaming bool
-	// md renders the reply while it streams, and once more when it has finished: glued
-	// renders equal full ones, so the finished reply's render costs only its last tail.
+	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
+	// has chunks left to render.
 	md    streamMD
 	cache struct {
 		width, version int
@@ -55,11 +55,15 @@ type transcriptView struct {
 	sel int
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
+	// budget is how much markdown may still be rendered for the current message (see
+	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
+	budget     int
+	unfinished []*entry
 }
 
 // newTranscript returns an empty transcript that follows its end.
 func newTranscript(styles *theme) *transcriptView {
-	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true}
+	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: frameBudget}
 }
 
 // Reset replaces the messages and goes back to following the end.
@@ -149,13 +153,24 @@ func (t *transcriptView) AppendDelta(id int64, text string) {
 	}
 }
 
-// Refresh renders again the replies that are streaming and have changed since their last
-// render. It is called once per frame, so a burst of deltas costs one render.
+// Refresh renders again the reply that is streaming, if it has changed since its last render,
+// and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
 func (t *transcriptView) Refresh() {
 	if e := t.stream; e != nil && e.cache.version != e.version {
 		e.cache.lines = nil
 	}
+	for _, e := range t.unfinished {
+		e.cache.lines = nil
+	}
 }
+
+// Budget gives the transcript n work of markdown to render until the next call: the work of
+// one message is bounded, however long the replies on screen.
+func (t *transcriptView) Budget(n int) { t.budget = n }
+
+// Unfinished reports whether the last Prepare left a render on screen unfinished: more
+// frames are needed.
+func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
 
 // Finish ends the streaming of reply id with its final status; it renders once more and is
 // then frozen.

@@ -16,6 +16,7 @@ const wheelLines = 3
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.giveBudget()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	// The terminal and the operator.
@@ -74,7 +75,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.updateKeys()
 	m.layout()
-	return m, cmd
+	return m, tea.Batch(cmd, m.settle())
 }
 
 // handleKey routes a key press by focus. Typed keys go to the input only; the transcript
