@@ -33,13 +33,14 @@ type ChatKeys struct {
 	Top       key.Binding
 	Bottom    key.Binding
 	Help      key.Binding
+	Pastes    key.Binding // expands the input's collapsed pastes, else shows the sent ones in full or not
 }
 
 // InputKeys act while the input has the focus. Top, Bottom, Help and RetryNow of ChatKeys act
 // there only on an empty input: otherwise the key is text.
 type InputKeys struct {
 	Send    key.Binding
-	Newline key.Binding // handled by the textarea, which is given this binding
+	Newline key.Binding // handled by the input box, which is given this binding
 	Quit    key.Binding // on an empty input
 }
 
@@ -85,6 +86,7 @@ func DefaultKeyMap() KeyMap {
 			Top:       key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 			Bottom:    key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "follow")),
 			Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+			Pastes:    key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand paste")),
 		},
 		Input: InputKeys{
 			Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
@@ -131,7 +133,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	case focusVersions:
 		return []key.Binding{k.Versions.Close}
 	}
-	return []key.Binding{c.RetryNow, k.Input.Send, c.Cancel, c.Interrupt, c.Help}
+	return []key.Binding{c.RetryNow, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 
 // FullHelp returns the bindings of the input and the transcript, grouped in columns, for the
@@ -139,7 +141,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	c, in, t := k.Chat, k.Input, k.Transcript
 	return [][]key.Binding{
-		{in.Send, in.Newline, in.Quit, c.Help},
+		{in.Send, in.Newline, c.Pastes, in.Quit, c.Help},
 		{c.Cancel, c.Interrupt, c.PageUp, c.PageDown, c.Top, c.Bottom},
 		{t.Up, t.Down, t.Regenerate, joined(t.Older, t.Newer), t.Copy, t.FocusInput},
 	}
@@ -150,6 +152,7 @@ func fullKeys() KeyMap {
 	k := DefaultKeyMap()
 	k.Chat.Cancel.SetHelp("esc", "stop reply / select")
 	k.Chat.Interrupt.SetHelp("ctrl+c", "stop reply / quit")
+	k.Chat.Pastes.SetHelp("ctrl+o", "expand pastes")
 	return k
 }
 
@@ -190,13 +193,23 @@ func (m *Model) updateKeys() {
 	k.focus = m.focus
 	trans := m.focus == focusTranscript
 	selected := m.transcript.Selected() != 0
-	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || m.input.Value() == ""))
+	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || m.input.Empty()))
 	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled())
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.Regenerate.SetEnabled(selected)
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	c := &k.Chat
+	expand := !trans && m.input.HoldsPastes()
+	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
+	switch {
+	case expand:
+		c.Pastes.SetHelp("ctrl+o", "expand paste")
+	case m.transcript.PastesShown():
+		c.Pastes.SetHelp("ctrl+o", "collapse pastes")
+	default:
+		c.Pastes.SetHelp("ctrl+o", "show pastes")
+	}
 	switch {
 	case m.tier2.Active():
 		c.Cancel.SetHelp("esc", "cancel retry")

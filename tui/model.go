@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
@@ -66,7 +64,7 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	input         textarea.Model
+	input         inputBox
 	spinner       spinner.Model
 	transcript    *transcriptView
 	focus         focus
@@ -129,26 +127,14 @@ func New(o Options) Model {
 	return m
 }
 
-// newInput returns the message box: the model handles enter (send), the textarea inserts a
+// newInput returns the message box: the model handles enter (send), the box inserts a
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
-func newInput(k KeyMap) textarea.Model {
-	ta := textarea.New()
-	ta.Placeholder = fmt.Sprintf("Ask anything — %s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
-	ta.ShowLineNumbers = false
-	ta.Prompt = "┃ "
-	ta.CharLimit = 0
-	ta.DynamicHeight = true
-	ta.MinHeight = 1
-	ta.MaxHeight = maxInputHeight
-	// Without this the textarea stops taking newlines at MaxHeight lines; the height is
-	// only how much of the message shows at once.
-	ta.MaxContentHeight = 1 << 20
-	ta.KeyMap.InsertNewline = k.Input.Newline
-	ta.KeyMap.PageUp = key.NewBinding()
-	ta.KeyMap.PageDown = key.NewBinding()
-	ta.SetVirtualCursor(false)
-	ta.Focus()
-	return ta
+func newInput(k KeyMap) inputBox {
+	in := newInputBox(defaultInputKeys(k.Input.Newline))
+	in.Placeholder = fmt.Sprintf("Ask anything — %s sends, %s lists keys", k.Input.Send.Help().Key, k.Chat.Help.Help().Key)
+	in.Prompt = "┃ "
+	in.Focus()
+	return in
 }
 
 // Init reads the session's messages and asks the terminal for its background color.

@@ -55,6 +55,10 @@ type transcriptView struct {
 	sel int
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
+	// pastes are the long pastes sent from the input box: operator messages show them
+	// collapsed, as the box did, unless showPastes.
+	pastes     []string
+	showPastes bool
 	// budget is how much markdown may still be rendered for the current message (see
 	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
 	budget     int
@@ -113,6 +117,25 @@ func (t *transcriptView) fill(e *entry, msg history.Message) {
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
 	t.byID[msg.ID] = e
+}
+
+// NotePastes notes long pastes of a message about to be sent, to show them collapsed.
+func (t *transcriptView) NotePastes(pastes []string) { t.pastes = append(t.pastes, pastes...) }
+
+// HasPastes reports whether any message was sent with a long paste.
+func (t *transcriptView) HasPastes() bool { return len(t.pastes) > 0 }
+
+// PastesShown reports whether long pastes are shown in full.
+func (t *transcriptView) PastesShown() bool { return t.showPastes }
+
+// TogglePastes shows long pastes in full, or collapses them again.
+func (t *transcriptView) TogglePastes() {
+	t.showPastes = !t.showPastes
+	for _, e := range t.entries {
+		if e.message.Role == history.RoleUser {
+			e.cache.lines = nil
+		}
+	}
 }
 
 // Len returns the number of messages.

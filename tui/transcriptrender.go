@@ -38,7 +38,13 @@ func (t *transcriptView) render(e *entry) []string {
 	var out []string
 	if e.message.Role == history.RoleUser {
 		out = append(out, st.UserLabel.Render("You"))
-		for _, l := range strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n") {
+		text := e.text.String()
+		if !t.showPastes {
+			for _, p := range t.pastes {
+				text = strings.ReplaceAll(text, p, pasteLabel(p))
+			}
+		}
+		for _, l := range strings.Split(ansi.Wrap(text, w-2, ""), "\n") {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")

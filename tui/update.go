@@ -68,7 +68,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleTier2Tick(msg)
 
 	default:
-		// Cursor blinks and other internal messages of the textarea.
+		// The input box's own messages (the clipboard's text for ctrl+v).
 		if m.focus == focusInput {
 			m.input, cmd = m.input.Update(msg)
 		}
@@ -110,6 +110,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, c.PageDown):
 		m.transcript.ScrollDown(max(1, m.transcript.height-1))
 		return nil
+	case key.Matches(msg, c.Pastes):
+		if m.focus == focusInput && m.input.HoldsPastes() {
+			m.input.ExpandPastes()
+		} else {
+			m.transcript.TogglePastes()
+		}
+		return nil
 	}
 	if m.focus == focusTranscript {
 		return m.transcriptKey(msg)
@@ -134,7 +141,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 // otherwise keys are text.
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
-	empty := m.input.Value() == ""
+	empty := m.input.Empty()
 	switch {
 	case empty && m.tier2.Armed() && key.Matches(msg, c.RetryNow):
 		return m.retryNow()
@@ -143,6 +150,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		if strings.TrimSpace(text) == "" {
 			return nil
 		}
+		m.transcript.NotePastes(m.input.Pastes())
 		m.input.Reset()
 		m.notice = ""
 		if strings.HasPrefix(text, "/") {
