@@ -13,16 +13,19 @@ import (
 
 // serveDemo runs the demo endpoint as a process of its own, for tests and benchmarks that
 // drive the built binary: `parley demo-server --addr 127.0.0.1:0` prints its base URL.
+// --tokens N makes every reply N chunks of generated markdown, and --open-code makes that
+// reply open a code block early and run on inside it to the end.
 func serveDemo(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	pace := fs.Duration("pace", demo.DefaultPace, "")
 	tokens := fs.Int("tokens", 0, "")
+	openCode := fs.Bool("open-code", false, "")
 	if _, err := parseInterspersed(fs, args); err != nil {
-		return exitUsage, usagef("usage: parley demo-server [--addr 127.0.0.1:PORT] [--pace 25ms] [--tokens N]")
+		return exitUsage, usagef("usage: parley demo-server [--addr 127.0.0.1:PORT] [--pace 25ms] [--tokens N [--open-code]]")
 	}
-	srv, err := demo.Start(demo.Options{Addr: *addr, Pace: *pace, Tokens: *tokens})
+	srv, err := demo.Start(demo.Options{Addr: *addr, Pace: *pace, Tokens: *tokens, OpenCode: *openCode})
 	if err != nil {
 		return exitFailed, err
 	}

@@ -109,6 +109,11 @@ func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv fun
 	if o.printMode {
 		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, stdout, stderr), nil
 	}
+	if addr := getenv("PARLEY_PPROF"); addr != "" {
+		if err := servePprof(addr); err != nil {
+			return exitUsage, err
+		}
+	}
 	return chatScreen(ctx, a, sess, o.prompt, files)
 }
 

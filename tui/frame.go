@@ -6,8 +6,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file owns the frame throttle: a streaming reply is rendered at most once per frame,
-// however fast its deltas come.
+// This file owns frames: a streaming reply is rendered at most once per frame, however fast
+// its deltas come, and no message renders more than a frame's budget of markdown, however
+// long the reply. What the budget leaves unfinished goes on in the next frame, asked for at
+// once, so the event loop takes a key between any two pieces of rendering.
 
 // frameInterval is how often, at most, a streaming reply is rendered again: deltas that
 // arrive in between cost no rendering at all.
@@ -19,23 +21,66 @@ const frameInterval = time.Second / 30
 func (m *Model) frame() tea.Cmd {
 	wait := frameInterval - m.now.Sub(m.lastFrame)
 	if wait <= 0 {
-		m.transcript.Refresh()
-		m.lastFrame = m.now
+		m.refresh(m.now)
 		return nil
 	}
+	return m.askFrame(wait)
+}
+
+// askFrame asks for a frame after wait, unless one is on its way. The frame carries the tag
+// of the newest run: one asked for before a run started is not shown.
+func (m *Model) askFrame(wait time.Duration) tea.Cmd {
 	if m.framePending {
 		return nil
 	}
 	m.framePending = true
-	tag := m.active.tag
+	tag := m.lastRunTag
+	if wait <= 0 {
+		return func() tea.Msg { return frameMsg{tag: tag} }
+	}
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{tag: tag} })
 }
 
-// handleFrame renders the streaming reply again, if its run is still the active one.
+// handleFrame renders the streaming reply again, and goes on with unfinished renders.
 func (m *Model) handleFrame(msg frameMsg) {
 	m.framePending = false
-	if m.active != nil && m.active.tag == msg.tag {
-		m.transcript.Refresh()
-		m.lastFrame = m.clock.Now()
+	if msg.tag == m.lastRunTag {
+		m.refresh(m.clock.Now())
 	}
+}
+
+// refresh lets the views render again what changed or is unfinished.
+func (m *Model) refresh(now time.Time) {
+	m.transcript.Refresh()
+	if m.versions.view != nil {
+		m.versions.view.Refresh()
+	}
+	m.lastFrame = now
+}
+
+// giveBudget gives the views a frame's budget of rendering for the message being handled.
+func (m *Model) giveBudget() {
+	m.transcript.Budget(frameBudget)
+	if m.versions.view != nil {
+		m.versions.view.Budget(frameBudget)
+	}
+}
+
+// settle renders what is on screen, within the message's budget, and asks for the next frame
+// at once if that left a render unfinished. It ends every Update, so View only draws.
+func (m *Model) settle() tea.Cmd {
+	var view *transcriptView
+	switch m.focus {
+	case focusPicker:
+		return nil
+	case focusVersions:
+		view = m.versions.view
+	default:
+		view = m.transcript
+	}
+	view.Prepare()
+	if view.Unfinished() {
+		return m.askFrame(0)
+	}
+	return nil
 }

@@ -35,13 +35,14 @@ type ChatKeys struct {
 	Top        key.Binding
 	Bottom     key.Binding
 	Help       key.Binding
+	Pastes     key.Binding // expands the input's collapsed pastes, else shows the sent ones in full or not
 }
 
 // InputKeys act while the input has the focus. Top, Bottom, Help and RetryNow of ChatKeys act
 // there only on an empty input: otherwise the key is text.
 type InputKeys struct {
 	Send    key.Binding
-	Newline key.Binding // handled by the textarea, which is given this binding
+	Newline key.Binding // handled by the input box, which is given this binding
 	Quit    key.Binding // on an empty input
 	Editor  key.Binding // opens the input in $VISUAL or $EDITOR
 	Older   key.Binding // on an empty input, or one showing an earlier message: the one before it
@@ -97,6 +98,7 @@ func DefaultKeyMap() KeyMap {
 			Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
 			Bottom:     key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "follow")),
 			Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
+			Pastes:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand paste")),
 		},
 		Input: InputKeys{
 			Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
@@ -150,7 +152,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}
 	}
-	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Cancel, c.Interrupt, c.Help}
+	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 
 // helpSection is a titled group of bindings in the full list: one per focus, because a key
@@ -164,7 +166,7 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
 	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, joined(in.Older, in.Newer), c.Cancel, c.Interrupt,
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, c.Pastes, joined(in.Older, in.Newer), c.Cancel, c.Interrupt,
 			in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Help}},
 		{"selecting replies (esc)", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.FocusInput}},
@@ -195,6 +197,7 @@ func fullKeys() KeyMap {
 	k.Transcript.FocusInput.SetHelp("i/tab/esc", "back to typing")
 	k.Versions.Older.SetHelp("[", "older / newer")
 	k.Versions.Close.SetHelp("esc/q", "close")
+	k.Chat.Pastes.SetHelp("ctrl+o", "expand pastes")
 	return k
 }
 
@@ -272,6 +275,16 @@ func (m *Model) updateKeys() {
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat
+	expand := !trans && m.input.HoldsPastes()
+	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
+	switch {
+	case expand:
+		c.Pastes.SetHelp("ctrl+o", "expand paste")
+	case m.transcript.PastesShown():
+		c.Pastes.SetHelp("ctrl+o", "collapse pastes")
+	default:
+		c.Pastes.SetHelp("ctrl+o", "show pastes")
+	}
 	switch {
 	case m.next.edit != 0 && !trans:
 		c.Cancel.SetHelp("esc", "abandon edit")

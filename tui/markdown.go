@@ -1,7 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -107,158 +110,386 @@ func trimBlank(lines []string) []string {
 	return lines
 }
 
-// streamMD renders a reply that is still growing in time linear in its length: the text up to
-// the last safe block boundary (the stable prefix) is rendered once, in chunks, and only the
-// tail after it is rendered again on each frame. Glamour renders each chunk as a document of
-// its own, with one blank line before it and two after; gluing drops those so the result
-// matches one render of the whole text (the golden test checks this on a corpus). Whenever the
-// text holds something whose meaning can reach across a blank line (HTML blocks, link
-// reference definitions), the stream gives up gluing and renders in full.
+// Sizes of the pieces a reply is rendered in. Sizes are in units of rendering work: a byte of
+// prose is one, a byte inside a code block two and a half (highlighting it takes glamour about
+// 2.5 µs, a byte of prose 1 µs). So no single render holds the event loop for more than a few
+// milliseconds, however long the reply or the block it is in.
+const (
+	// minChunk: a chunk ends at the first safe boundary at least this many bytes from its
+	// start, so that short blocks share a render.
+	minChunk = 1 << 10
+	// maxChunk: a chunk that reaches no safe boundary (a long code block, list or table) is
+	// cut at a line start past this much work, preferably one after a blank line.
+	maxChunk = 3 << 10
+	// frameBudget: how much work of chunks and tail is rendered with glamour per message;
+	// what is left is shown as plain text and rendered on the next frames.
+	frameBudget = 6 << 10
+)
+
+// work is the rendering work of n bytes of which fenced are inside code blocks.
+func work(n, fenced int) int { return n + fenced*3/2 }
+
+// streamMD renders a reply, growing or whole, in chunks, rendering only what is on screen:
+// a frame costs what the screen shows and the unstable tail, whatever the reply's length.
+//
+// The text is cut into chunks at positions that depend on the text alone, so a reply cut
+// while it streamed and the same reply opened later are drawn alike. A chunk is shown as
+// plain text until it is on screen, and is then rendered with glamour, once, as a document
+// of its own; the renders are glued. Only the tail after the last cut is rendered again as it
+// grows. Chunks that scroll past unseen while a fast reply streams are rendered if they are
+// ever scrolled back to.
+//
+// Most cuts are at safe boundaries (a line that starts a new top-level block after a blank
+// line, where no construct is open, and that does not follow a block glamour ends otherwise
+// when more follows: code, a heading, a rule); glued renders there equal one render of the
+// whole (the golden test checks this on a corpus). A chunk that reaches no safe boundary within maxChunk
+// is cut anyway, and drawn close to, not exactly as, a whole render: inside a code block the
+// block is closed at the cut and opened again after it and the seam glued away (highlighting
+// restarts there); a list, table or paragraph becomes two. Text holding something whose
+// meaning can reach across a blank line (HTML blocks, link reference definitions) is only
+// cut that way.
 type streamMD struct {
 	width int
 	dark  bool
-	// off is set once gluing is not known to be safe for this text: render it in full.
+	// min and max are the chunk sizes; zero means minChunk and maxChunk.
+	min, max int
+	// off is set once safe boundaries are not known to be safe for this text.
 	off bool
-	// stableEnd is the length of the text covered by stable; it is always a line start after
-	// a blank line, outside any code fence.
+
+	// chunks are the chunks cut so far, in order.
+	chunks []mdChunk
+	// lines holds the head lines, then each chunk's lines (rendered or plain), to chunksEnd;
+	// each call of lines appends the tail's after them.
+	lines     []string
+	head      int
+	chunksEnd int
+	// tail is the tail's render, of the text up to tailEnd; tailPlain is set when it is plain
+	// for want of budget.
+	tail      []string
+	tailEnd   int
+	tailPlain bool
+
+	// stableEnd is where the tail starts: the end of the last chunk, a line start. reopen is
+	// the fence line the tail starts inside of, if it does.
 	stableEnd int
-	// stable holds the glued lines of text[:stableEnd], without the trailing blank lines of
-	// its last chunk.
-	stable []string
-	// scanned is how far the text has been scanned for boundaries; always a line start.
+	reopen    string
+
+	// The scanner's state. scanned is how far the text is read, always a line start.
 	scanned int
-	// fence is the open code fence ("```", "~~~~", …), empty when none is open.
-	fence string
-	// blank reports whether the last scanned line was blank.
+	// fence is the open code fence ("```", "~~~~", …), empty when none is open, and
+	// fenceLine the line that opened it.
+	fence, fenceLine string
+	// blank reports whether the last line read was blank.
 	blank bool
 	// list is set while the text after the newest boundary holds a list: a list item after a
 	// blank line would continue that list (and loosen it), so it is not a boundary then.
 	list bool
-	// boundary is the newest safe boundary found, at most the text's length.
-	boundary int
-	// failed is a boundary whose chunk could not be glued, so it is not tried again.
-	failed int
+	// ended is set from a line that ends a block the way endsOddly says, or that closes a
+	// fence, to the next text: a chunk does not end there.
+	ended bool
+	// fenced counts the tail's complete lines' bytes inside code blocks.
+	fenced int
+	// soft is the latest line start in the tail after a blank line, where a forced cut
+	// splits best, with the fence open there (softFence, softLine) and fenced as it was there.
+	soft                int
+	softFence, softLine string
+	softFenced          int
+}
+
+// mdChunk is a piece of a reply's text rendered on its own.
+type mdChunk struct {
+	start, end int
+	// reopen is the fence line put before the text: it starts inside a code block. close is
+	// the fence put after it: it ends inside one.
+	reopen, close string
+	// work is the work of rendering it.
+	work int
+	// at and n place its lines in streamMD.lines; rendered is set once they are glamour's.
+	at, n    int
+	rendered bool
 }
 
 // refDef matches a link reference definition, which can change how earlier text renders.
 var refDef = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:`)
 
-// render returns the lines of text, which must extend the text of the previous call unless
-// the width or background changed.
-func (s *streamMD) render(md *markdown, text string, width int, dark bool) []string {
-	if s.width != width || s.dark != dark || s.scanned > len(text) {
-		*s = streamMD{width: width, dark: dark}
+// reset starts over for a width, a background and a head.
+func (s *streamMD) reset(width int, dark bool, off bool, head []string) {
+	*s = streamMD{width: width, dark: dark, min: s.min, max: s.max, off: off, head: len(head), chunksEnd: len(head), lines: s.lines[:0]}
+	s.lines = append(s.lines, head...)
+}
+
+// render returns head followed by the lines of text: its chunks as they are (rendered or
+// plain), then the tail, rendered with glamour if the budget allows it (taking the work from
+// it). text must extend the text of the previous call unless the width or background changed.
+// The result shares memory with s: append to it only what may be overwritten by the next call.
+func (s *streamMD) render(md *markdown, head []string, text string, width int, dark bool, budget *int) []string {
+	if s.width != width || s.dark != dark || s.scanned > len(text) || s.head != len(head) {
+		s.reset(width, dark, false, head)
 	}
-	if s.off {
-		return md.full(text, width, dark)
+	copy(s.lines, head)
+	if off := s.off; !s.scan(text) && off != s.off {
+		// Cuts made before are not safe after all: cut again, at forced cuts only.
+		s.reset(width, dark, true, head)
+		s.scan(text)
 	}
-	s.scan(text)
-	if refDef.MatchString(text[s.scanned:]) {
-		// A definition still being written already changes links above it.
-		s.off = true
+	if s.tailEnd != len(text) || s.tailPlain {
+		s.renderTail(md, text, budget)
 	}
-	if s.off {
-		return md.full(text, width, dark)
+	out := append(s.lines[:s.chunksEnd], s.tail...)
+	s.lines = out[:s.chunksEnd] // keeps a grown array
+	n := len(out)
+	for n > s.head && strings.TrimSpace(ansi.Strip(out[n-1])) == "" {
+		n--
 	}
-	if s.boundary > s.stableEnd && s.boundary != s.failed {
-		var chunk []string
-		var ok bool
-		if s.stableEnd == 0 {
-			chunk, ok = md.first(text[:s.boundary], width, dark)
-		} else {
-			chunk, ok = md.next(text[s.stableEnd:s.boundary], width, dark)
+	if n < s.chunksEnd {
+		// What the caller appends must not overwrite a chunk's lines.
+		return out[:n:n]
+	}
+	return out[:n]
+}
+
+// renderTail renders the text after the last cut, or shows it plain when it is more work than
+// the budget has left (tailPlain: until the next frame) or than a frame should take (one line
+// longer than a chunk: until it is cut).
+func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
+	s.tailEnd, s.tailPlain = len(text), false
+	tail := text[s.stableEnd:]
+	w := s.tailWork(text)
+	switch {
+	case tail == "":
+		s.tail = nil
+	case w/2 > s.maxSize():
+		s.tail = plainChunk(tail, s.width)
+	case w > *budget:
+		s.tail, s.tailPlain = plainChunk(tail, s.width), true
+	default:
+		*budget -= w
+		s.tail = md.chunk(mdChunk{start: s.stableEnd, end: len(text), reopen: s.reopen}, text, s.width, s.dark, true)
+	}
+	if len(s.chunks) == 0 {
+		s.tail = trimLeading(s.tail)
+	}
+}
+
+// tailWork is the work of rendering the text after the last cut.
+func (s *streamMD) tailWork(text string) int {
+	n, fenced := len(text)-s.stableEnd, s.fenced
+	if s.fence != "" {
+		fenced += len(text) - s.scanned
+	}
+	return work(n, fenced)
+}
+
+// renderRange renders, within the budget, the chunks that show on lines [from, to) of the
+// last render, and reports whether any was. The chunks' lines change, so the render must be
+// asked for again.
+func (s *streamMD) renderRange(md *markdown, text string, from, to int, budget *int) bool {
+	changed := false
+	end := sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].at >= to })
+	for i := s.chunkAt(from); i < end && *budget > 0; i++ {
+		c := &s.chunks[i]
+		if c.rendered {
+			continue
 		}
-		if ok {
-			s.stable = append(s.stable, chunk...)
-			s.stableEnd = s.boundary
-		} else {
-			// Some blocks (code) end differently when more follows: wait for a later boundary.
-			s.failed = s.boundary
+		*budget -= c.work
+		lines := md.chunk(*c, text, s.width, s.dark, false)
+		if i == 0 {
+			lines = trimLeading(lines)
+		}
+		s.lines = slices.Replace(s.lines[:s.chunksEnd], c.at, c.at+c.n, lines...)
+		delta := len(lines) - c.n
+		c.n, c.rendered = len(lines), true
+		for k := i + 1; k < len(s.chunks); k++ {
+			s.chunks[k].at += delta
+		}
+		s.chunksEnd += delta
+		changed = true
+	}
+	return changed
+}
+
+// Unfinished reports whether lines [from, to) of the last render show text that waits for
+// budget to be rendered.
+func (s *streamMD) Unfinished(from, to int) bool {
+	for i := s.chunkAt(from); i < len(s.chunks) && s.chunks[i].at < to; i++ {
+		if !s.chunks[i].rendered {
+			return true
 		}
 	}
-	if s.stableEnd == 0 {
-		return md.full(text, width, dark)
-	}
-	tail, ok := md.tail(text[s.stableEnd:], width, dark)
-	if !ok {
-		s.off = true
-		return md.full(text, width, dark)
-	}
-	out := make([]string, 0, len(s.stable)+len(tail))
-	out = append(out, s.stable...)
-	return trimBlank(append(out, tail...))
+	return s.tailPlain && to > s.chunksEnd
 }
 
-// first renders the first chunk of a document: glamour's lines without the blank line it
-// puts before the document and the two after it. ok is false if the render has another shape.
-func (md *markdown) first(chunk string, width int, dark bool) (lines []string, ok bool) {
-	r := md.raw(chunk, width, dark)
-	n := len(r)
-	if n < 3 || r[0] != "" || r[n-1] != "" || r[n-2] != "" {
-		return nil, false
-	}
-	return r[1 : n-2], true
+// Rendered reports whether every chunk and the tail are rendered: nothing is left to do
+// unless the text grows.
+func (s *streamMD) Rendered() bool {
+	return !s.tailPlain && !slices.ContainsFunc(s.chunks, func(c mdChunk) bool { return !c.rendered })
 }
 
-// next renders a chunk that follows other blocks and is followed by more. ok is false if the
-// render has another shape than the one gluing relies on.
-func (md *markdown) next(chunk string, width int, dark bool) (lines []string, ok bool) {
-	r, ok := md.tail(chunk, width, dark)
-	n := len(r)
-	if !ok || n < 2 || r[n-1] != "" || r[n-2] != "" {
-		return nil, false
-	}
-	return r[:n-2], true
+// chunkAt returns the index of the chunk that shows on line l, or of the first after it.
+func (s *streamMD) chunkAt(l int) int {
+	return sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].at+s.chunks[i].n > l })
 }
 
-// tail renders the last chunk of a document, which follows other blocks. Glamour draws some
-// blocks differently when they are not the first of the document (a paragraph or heading then
-// starts with a blank line), so the chunk is rendered behind a one-line paragraph, which is
-// then cut off.
-func (md *markdown) tail(chunk string, width int, dark bool) (lines []string, ok bool) {
-	r := md.raw("x\n\n"+chunk, width, dark)
-	if len(r) < 2 || r[0] != "" || strings.TrimSpace(ansi.Strip(r[1])) != "x" {
-		return nil, false
+func (s *streamMD) minSize() int { return cmp.Or(s.min, minChunk) }
+func (s *streamMD) maxSize() int { return cmp.Or(s.max, maxChunk) }
+
+// trimLeading drops leading lines that show nothing, as one render of the whole has them
+// trimmed.
+func trimLeading(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
 	}
-	return r[2:], true
+	return lines
+}
+
+// chunk renders chunk c of text and returns the lines it adds to the reply. Glamour renders
+// a chunk as a document: one blank line before it and two after (dropped unless the chunk is
+// the last), and blocks after the first drawn otherwise than a document's first (a paragraph
+// or heading then starts with a blank line), so a chunk after the first is rendered behind a
+// one-line paragraph that is then cut off. A chunk that goes on inside a code block loses the
+// block's top line: the chunk before drew it.
+func (md *markdown) chunk(c mdChunk, text string, width int, dark bool, last bool) []string {
+	src := c.reopen + text[c.start:c.end] + c.close
+	var r []string
+	if c.start == 0 {
+		r = md.raw(src, width, dark)
+		if len(r) == 0 || r[0] != "" {
+			return plainChunk(src, width)
+		}
+		r = r[1:]
+	} else {
+		r = md.raw("x\n\n"+src, width, dark)
+		if len(r) < 2 || r[0] != "" || strings.TrimSpace(ansi.Strip(r[1])) != "x" {
+			return plainChunk(src, width)
+		}
+		r = r[2:]
+	}
+	if c.reopen != "" && len(r) > 0 {
+		r = r[1:]
+	}
+	if n := len(r); !last && n >= 2 && r[n-1] == "" {
+		// Glamour's two closing lines (a code block leaves its last line and one).
+		r = r[:n-2]
+	}
+	return r
+}
+
+// plainChunk is markdown shown as it is, under the margin glamour gives a document.
+func plainChunk(text string, width int) []string {
+	lines := plainLines(strings.TrimSuffix(text, "\n"), max(width-2, 1))
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return lines
 }
 
 // scan reads the complete lines of text after s.scanned, tracking code fences and lists, and
-// records the newest boundary: the start of a line that follows a blank line, outside a fence,
-// and that begins a block which cannot continue what came before (no indent, quote,
-// setext underline or HTML; a list item only when no list came since the last boundary).
-func (s *streamMD) scan(text string) {
+// cuts chunks: at the first safe boundary at least minSize after the last cut (the start of a
+// line that follows a blank line, outside a fence, and that begins a block which cannot
+// continue what came before: no indent, quote, setext underline or HTML; a list item only
+// when no list came since the last boundary), or, past maxSize, at a line start. It reports
+// whether the text is still safe to cut at safe boundaries.
+func (s *streamMD) scan(text string) bool {
 	for {
 		nl := strings.IndexByte(text[s.scanned:], '\n')
 		if nl < 0 {
-			return
+			break
 		}
 		start := s.scanned
 		line := text[start : start+nl]
 		s.scanned = start + nl + 1
-		if s.fence != "" {
-			if closesFence(line, s.fence) {
-				s.fence = ""
-			}
-			s.blank = false
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			s.blank = true
-			continue
-		}
-		if refDef.MatchString(line) || strings.HasPrefix(strings.TrimLeft(line, " "), "<") {
-			s.off = true
-			return
-		}
-		item := listItem(line)
-		if s.blank && (safeStart(line) || (item && !s.list)) {
-			s.boundary, s.list = start, false
-		}
-		s.list = s.list || item
-		s.blank = false
-		s.fence = opensFence(line)
+		s.force(text, start, line)
+		s.read(text, start, line)
 	}
+	if refDef.MatchString(text[s.scanned:]) {
+		// A definition still being written already changes links above it.
+		s.off = true
+	}
+	return !s.off
+}
+
+// read takes in the line of text at start.
+func (s *streamMD) read(text string, start int, line string) {
+	if s.fence != "" {
+		if closesFence(line, s.fence) {
+			s.fence, s.ended = "", true
+		} else if s.blank && line != "" && line[0] != ' ' && line[0] != '\t' {
+			// In code, an unindented line after a blank one starts a new declaration: a seam
+			// there meets the least highlighting state.
+			s.soft, s.softFence, s.softLine, s.softFenced = start, s.fence, s.fenceLine, s.fenced
+		}
+		s.fenced += len(line) + 1
+		s.blank = strings.TrimSpace(line) == ""
+		return
+	}
+	if strings.TrimSpace(line) == "" {
+		s.blank = true
+		return
+	}
+	if refDef.MatchString(line) || strings.HasPrefix(strings.TrimLeft(line, " "), "<") {
+		s.off = true
+	}
+	item := listItem(line)
+	if s.blank {
+		if safeStart(line) || (item && !s.list) {
+			if !s.off && !s.ended && start-s.stableEnd >= s.minSize() {
+				s.cut(text, start, "", "", s.fenced)
+			}
+			s.list = false
+		}
+		s.soft, s.softFence, s.softLine, s.softFenced = start, "", "", s.fenced
+	}
+	s.list = s.list || item
+	s.blank, s.ended = false, endsOddly(line)
+	if f := opensFence(line); f != "" {
+		s.fence, s.fenceLine = f, line+"\n"
+	}
+}
+
+// force cuts the tail before the line at start once it is more than maxSize work: at the
+// latest line start after a blank line if that leaves a chunk of at least half the work, else
+// here. A fence is never cut at its closing line.
+func (s *streamMD) force(text string, start int, line string) {
+	if work(start-s.stableEnd, s.fenced) < s.maxSize() || (s.fence != "" && closesFence(line, s.fence)) {
+		return
+	}
+	if s.soft > s.stableEnd && work(s.soft-s.stableEnd, s.softFenced) >= s.maxSize()/2 {
+		s.cut(text, s.soft, s.softFence, s.softLine, s.softFenced)
+		return
+	}
+	s.cut(text, start, s.fence, s.fenceLine, s.fenced)
+}
+
+// cut ends a chunk at at, inside the fence opened by fenceLine if fence is not empty; fenced
+// of its bytes are inside code blocks. The chunk shows plain until it is rendered.
+func (s *streamMD) cut(text string, at int, fence, fenceLine string, fenced int) {
+	c := mdChunk{start: s.stableEnd, end: at, reopen: s.reopen, work: work(at-s.stableEnd, fenced), at: s.chunksEnd}
+	if fence == "" {
+		fenceLine = ""
+	} else {
+		c.close = fence + "\n"
+	}
+	plain := plainChunk(text[c.start:c.end], s.width)
+	if len(s.chunks) == 0 {
+		plain = trimLeading(plain)
+	}
+	c.n = len(plain)
+	s.lines = append(s.lines[:s.chunksEnd], plain...)
+	s.chunksEnd = len(s.lines)
+	s.chunks = append(s.chunks, c)
+	s.stableEnd, s.reopen, s.fenced = at, fenceLine, s.fenced-fenced
+	s.soft, s.softFenced = 0, 0
+}
+
+// endsOddly reports whether line ends a block that glamour draws otherwise when more follows,
+// so that a chunk ending there would not glue exactly: a heading (ATX, or a setext
+// underline), a thematic break, or indented code. (A closing fence is another.)
+func endsOddly(line string) bool {
+	if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+		return true
+	}
+	t := strings.ReplaceAll(strings.TrimSpace(line), " ", "")
+	return t != "" && strings.Trim(t, string(t[0])) == "" && strings.ContainsRune("=-*_", rune(t[0]))
 }
 
 // safeStart reports whether a line after a blank line starts a new top-level block that

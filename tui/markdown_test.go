@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -37,17 +38,28 @@ func init() {
 	mdCorpus["demo reply"] = demo.Reply([]demo.Message{{Role: "user", Content: "what are the keys?"}})
 }
 
+// renderAll renders text with s, every chunk of it, without a head and without a budget.
+func renderAll(s *streamMD, md *markdown, text string, width int) []string {
+	budget := math.MaxInt
+	s.render(md, nil, text, width, true, &budget)
+	s.renderRange(md, text, 0, math.MaxInt, &budget)
+	return s.render(md, nil, text, width, true, &budget)
+}
+
+// everyBoundary cuts a chunk at every safe boundary, and never anywhere else.
+func everyBoundary() streamMD { return streamMD{min: 1, max: math.MaxInt} }
+
 // The glued render of a growing reply equals a full render of the same text at every step,
-// at several widths.
+// at several widths, with a cut at every safe boundary.
 func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
 	for name, doc := range mdCorpus {
 		t.Run(name, func(t *testing.T) {
 			for _, width := range []int{30, 78} {
-				var s streamMD
+				s := everyBoundary()
 				var md, ref markdown
 				for _, end := range steps(doc) {
 					text := doc[:end]
-					got := s.render(&md, text, width, true)
+					got := renderAll(&s, &md, text, width)
 					want := ref.full(text, width, true)
 					if strings.Join(got, "\n") != strings.Join(want, "\n") {
 						t.Fatalf("width %d, after %d bytes %q:\nglued:\n%s\nfull:\n%s",
@@ -73,10 +85,10 @@ func steps(doc string) []int {
 
 // Gluing moves the stable prefix forward, so only the tail is rendered per frame.
 func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
-	var s streamMD
+	s := everyBoundary()
 	var md markdown
 	doc := mdCorpus["long"]
-	s.render(&md, doc, 78, true)
+	renderAll(&s, &md, doc, 78)
 	if s.off || s.stableEnd == 0 {
 		t.Fatalf("no stable prefix: off=%v end=%d", s.off, s.stableEnd)
 	}
@@ -84,13 +96,13 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 		t.Fatalf("tail of %d bytes left to render per frame", tail)
 	}
 	// Text that gluing cannot handle turns it off.
-	var h streamMD
-	h.render(&md, mdCorpus["html"], 78, true)
+	h := everyBoundary()
+	renderAll(&h, &md, mdCorpus["html"], 78)
 	if !h.off {
 		t.Fatal("an HTML block should turn gluing off")
 	}
 	// A width change starts over.
-	s.render(&md, doc, 40, true)
+	renderAll(&s, &md, doc, 40)
 	if s.width != 40 || s.stableEnd == 0 {
 		t.Fatal("width change not handled")
 	}
@@ -100,14 +112,14 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 // glues like a full render at every line end, and the stable prefix keeps up with it.
 func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 	doc := strings.Join(generatedReply(t, 1500), "")
-	var s streamMD
+	s := everyBoundary()
 	var md, ref markdown
 	for i := 0; i < len(doc); i++ {
 		if doc[i] != '\n' && i != len(doc)-1 {
 			continue
 		}
 		text := doc[:i+1]
-		got := s.render(&md, text, 78, true)
+		got := renderAll(&s, &md, text, 78)
 		if want := ref.full(text, 78, true); strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("after %d bytes %q:\nglued:\n%s\nfull:\n%s", i+1, text[max(0, i-40):i+1],
 				strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -118,8 +130,9 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 	}
 }
 
-// A reply that finished streaming keeps the render it streamed with, and that render is the
-// one a stored copy of it gets when a session is opened.
+// A reply that finished streaming keeps the render it streamed with (its last frame renders
+// only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is
+// opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	toks := generatedReply(t, 1200)
 	m := streamingModel(t, nil, 90, 30)
@@ -130,21 +143,33 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 		m.View()
 	}
 	e := m.transcript.byID[id]
-	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished})
-	if e.md.stableEnd == 0 {
-		t.Fatal("the streamed render was dropped at the end: the whole reply would render again")
+	if len(e.md.chunks) == 0 || !e.md.chunks[len(e.md.chunks)-1].rendered {
+		t.Fatal("the chunks on screen were not rendered while the reply streamed")
 	}
-	m.View()
-	if e.md.stableEnd != 0 {
-		t.Fatal("the stream's render state outlived the final render")
+	tail := e.md.tailWork(e.text.String())
+	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished})
+	if spent := frameBudget - m.transcript.budget; spent > tail {
+		t.Fatalf("the final frame rendered %d of work, more than the tail's %d", spent, tail)
 	}
 	stored := e.message
 	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
 	fresh := loadedModel(t, []history.Message{stored}, 90, 30)
-	got, want := m.transcript.lines(len(m.transcript.entries)-1), fresh.transcript.lines(0)
+	got, want := renderWhole(m, len(m.transcript.entries)-1), renderWhole(fresh, 0)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// renderWhole renders every chunk of entry i of m's transcript and returns its lines.
+func renderWhole(m Model, i int) []string {
+	t := m.transcript
+	e := t.entries[i]
+	t.lines(i)
+	budget := math.MaxInt
+	if e.md.renderRange(&t.md, e.text.String(), 0, math.MaxInt, &budget) {
+		e.cache.lines = nil
+	}
+	return t.lines(i)
 }
 
 func TestCodeBlocksKeepTabIndentation(t *testing.T) {

@@ -62,7 +62,8 @@ type spentMsg struct {
 	err        error
 }
 
-// frameMsg asks for the streaming reply of the run tagged tag to be rendered again.
+// frameMsg asks for the streaming reply, and unfinished renders, to be rendered again; tag is
+// the newest run's when it was asked for.
 type frameMsg struct{ tag int }
 
 // sessionsMsg carries the stored sessions for the picker.

@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -90,7 +88,7 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	input         textarea.Model
+	input         inputBox
 	spinner       spinner.Model
 	transcript    *transcriptView
 	focus         focus
@@ -179,26 +177,14 @@ func New(o Options) Model {
 	return m
 }
 
-// newInput returns the message box: the model handles enter (send), the textarea inserts a
+// newInput returns the message box: the model handles enter (send), the box inserts a
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
-func newInput(k KeyMap) textarea.Model {
-	ta := textarea.New()
-	ta.Placeholder = placeholder(k, 0)
-	ta.ShowLineNumbers = false
-	ta.Prompt = "┃ "
-	ta.CharLimit = 0
-	ta.DynamicHeight = true
-	ta.MinHeight = 1
-	ta.MaxHeight = maxInputHeight
-	// Without this the textarea stops taking newlines at MaxHeight lines; the height is
-	// only how much of the message shows at once.
-	ta.MaxContentHeight = 1 << 20
-	ta.KeyMap.InsertNewline = k.Input.Newline
-	ta.KeyMap.PageUp = key.NewBinding()
-	ta.KeyMap.PageDown = key.NewBinding()
-	ta.SetVirtualCursor(false)
-	ta.Focus()
-	return ta
+func newInput(k KeyMap) inputBox {
+	in := newInputBox(defaultInputKeys(k.Input.Newline))
+	in.Placeholder = placeholder(k, 0)
+	in.Prompt = "┃ "
+	in.Focus()
+	return in
 }
 
 // placeholder is the input's hint when it is empty, as much of it as fits width (0: all).

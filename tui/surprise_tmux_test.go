@@ -15,8 +15,8 @@ import (
 // No surprises, end to end: the built binary under tmux (tmux_test.go), each case as the
 // issue reported it.
 
-// inputLine returns the input's line of a screen: what the operator is typing.
-func inputLine(screen string) string {
+// screenInputLine returns the input's line of a screen: what the operator is typing.
+func screenInputLine(screen string) string {
 	for _, l := range strings.Split(screen, "\n") {
 		if strings.HasPrefix(l, "┃ ") {
 			return strings.TrimSpace(strings.TrimPrefix(l, "┃ "))
@@ -79,10 +79,10 @@ func TestTmuxNoSurprises(t *testing.T) {
 			p.waitScreen("shorter")
 			time.Sleep(500 * time.Millisecond) // time for any request a key might send
 			s := p.screen()
-			if escAfter > 300*time.Millisecond || inputLine(s) != sentence || p.srv.Requests() != i+1 ||
+			if escAfter > 300*time.Millisecond || screenInputLine(s) != sentence || p.srv.Requests() != i+1 ||
 				strings.Contains(s, "SELECT") {
 				t.Fatalf("esc %v after the reply, then the sentence %v later: input %q, %d requests; screen:\n%s",
-					escAfter, sep, inputLine(s), p.srv.Requests(), s)
+					escAfter, sep, screenInputLine(s), p.srv.Requests(), s)
 			}
 			if n := replies(p.export()); n != i+1 {
 				t.Fatalf("%d replies stored, want %d: a key regenerated", n, i+1)
@@ -169,7 +169,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.waitScreen("┃ a draft")
 		p.key("C-c")
 		s := p.waitScreen("draft cleared")
-		if inputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
+		if screenInputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
 			t.Fatalf("ctrl+c with a draft:\n%s", s)
 		}
 		p.tmux("send-keys", "-t", "parley", "-l", "an unfinished thought")

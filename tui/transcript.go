@@ -27,8 +27,8 @@ type entry struct {
 	think thinking
 	// note is a line under a reply about a retry of it that left it in place.
 	note string
-	// md renders the reply while it streams, and once more when it has finished: glued
-	// renders equal full ones, so the finished reply's render costs only its last tail.
+	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
+	// has chunks left to render.
 	md    streamMD
 	cache struct {
 		width, version int
@@ -62,11 +62,19 @@ type transcriptView struct {
 	// held is set while queued replies wait for the operator (esc stopped the reply before
 	// them), not for the reply before them to end.
 	held bool
+	// pastes are the long pastes sent from the input box: operator messages show them
+	// collapsed, as the box did, unless showPastes.
+	pastes     []string
+	showPastes bool
+	// budget is how much markdown may still be rendered for the current message (see
+	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
+	budget     int
+	unfinished []*entry
 }
 
 // newTranscript returns an empty transcript that follows its end.
 func newTranscript(styles *theme) *transcriptView {
-	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true}
+	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: frameBudget}
 }
 
 // Reset replaces the messages and goes back to following the end.
@@ -133,6 +141,25 @@ func (t *transcriptView) fill(e *entry, msg history.Message) {
 	e.san.Append(&e.text, msg.Content)
 	e.fillThinking(msg)
 	t.byID[msg.ID] = e
+}
+
+// NotePastes notes long pastes of a message about to be sent, to show them collapsed.
+func (t *transcriptView) NotePastes(pastes []string) { t.pastes = append(t.pastes, pastes...) }
+
+// HasPastes reports whether any message was sent with a long paste.
+func (t *transcriptView) HasPastes() bool { return len(t.pastes) > 0 }
+
+// PastesShown reports whether long pastes are shown in full.
+func (t *transcriptView) PastesShown() bool { return t.showPastes }
+
+// TogglePastes shows long pastes in full, or collapses them again.
+func (t *transcriptView) TogglePastes() {
+	t.showPastes = !t.showPastes
+	for _, e := range t.entries {
+		if e.message.Role == history.RoleUser {
+			e.cache.lines = nil
+		}
+	}
 }
 
 // Len returns the number of messages.
@@ -203,13 +230,24 @@ func (t *transcriptView) SetFinishReason(id int64, reason string) {
 	}
 }
 
-// Refresh renders again the replies that are streaming and have changed since their last
-// render. It is called once per frame, so a burst of deltas costs one render.
+// Refresh renders again the reply that is streaming, if it has changed since its last render,
+// and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
 func (t *transcriptView) Refresh() {
 	if e := t.stream; e != nil && e.cache.version != e.version {
 		e.cache.lines = nil
 	}
+	for _, e := range t.unfinished {
+		e.cache.lines = nil
+	}
 }
+
+// Budget gives the transcript n work of markdown to render until the next call: the work of
+// one message is bounded, however long the replies on screen.
+func (t *transcriptView) Budget(n int) { t.budget = n }
+
+// Unfinished reports whether the last Prepare left a render on screen unfinished: more
+// frames are needed.
+func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
 
 // Finish ends the streaming of reply id with its final status; it renders once more and is
 // then frozen.

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/lipgloss/v2"
 
 	"parley/agent"
@@ -21,14 +23,15 @@ const gutter = 2
 func (t *transcriptView) lines(i int) []string {
 	e := t.entries[i]
 	c := &e.cache
-	if c.lines != nil && c.width == t.width && c.dark == t.dark && (c.version == e.version || e.streaming) {
-		return c.lines
+	if c.lines == nil || c.width != t.width || c.dark != t.dark || (c.version != e.version && !e.streaming) {
+		c.lines, c.width, c.dark, c.version = t.render(e), t.width, t.dark, e.version
 	}
-	c.lines, c.width, c.dark, c.version = t.render(e), t.width, t.dark, e.version
 	return c.lines
 }
 
-// render draws one message: a label line, the text, the run's outcome, and a blank line.
+// render draws one message: a label line, the text, the run's outcome, and a blank line. A
+// reply's markdown is drawn by its streamMD, which renders its chunks when they are on screen
+// (see Prepare); the streamMD is kept while the reply streams or has chunks left to render.
 func (t *transcriptView) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
@@ -38,7 +41,13 @@ func (t *transcriptView) render(e *entry) []string {
 	var out []string
 	if e.message.Role == history.RoleUser {
 		out = append(out, st.UserLabel.Render("You"))
-		for _, l := range wrapLines(e.text.String(), w-2) {
+		text := e.text.String()
+		if !t.showPastes {
+			for _, p := range t.pastes {
+				text = strings.ReplaceAll(text, p, pasteLabel(p))
+			}
+		}
+		for _, l := range wrapLines(text, w-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
@@ -47,20 +56,12 @@ func (t *transcriptView) render(e *entry) []string {
 	if e.message.Model != "" {
 		label += st.Muted.Render(" · " + e.message.Model)
 	}
-	out = append(out, label)
-	out = append(out, t.thinkingLines(e, w)...)
+	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		switch {
-		case e.streaming:
-			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
-		case e.md.width == w && e.md.dark == t.dark:
-			// Just finished: the stable prefix is rendered already. Later renders (a new
-			// width, a new status) are full ones.
-			out = append(out, e.md.render(&t.md, text, w, t.dark)...)
-			e.md = streamMD{}
-		default:
-			out = append(out, t.md.full(text, w, t.dark)...)
-		}
+		out = e.md.render(&t.md, out, text, w, t.dark, &t.budget)
+	}
+	if !e.streaming && e.md.Rendered() {
+		e.md = streamMD{}
 	}
 	out = append(out, t.outcome(e, w)...)
 	if e.note != "" {
@@ -114,6 +115,37 @@ func indent(lines []string, style lipgloss.Style) []string {
 		lines[i] = "  " + style.Render(l)
 	}
 	return lines
+}
+
+// Prepare renders the replies' chunks that the window shows, within the budget, and notes the
+// entries it left unfinished. Rendering a chunk changes how many lines it takes, and so what
+// the window shows: the window is found again until it shows nothing left to render.
+func (t *transcriptView) Prepare() {
+	t.unfinished = t.unfinished[:0]
+	for changed := true; changed; {
+		changed = false
+		t.eachVisible(func(e *entry, from, to int) {
+			if e.md.renderRange(&t.md, e.text.String(), from, to, &t.budget) {
+				e.cache.lines, changed = nil, true
+			}
+		})
+	}
+	t.eachVisible(func(e *entry, from, to int) {
+		if e.md.Unfinished(from, to) {
+			t.unfinished = append(t.unfinished, e)
+		}
+	})
+}
+
+// eachVisible calls f with each entry on screen and the lines of its render that show.
+func (t *transcriptView) eachVisible(f func(e *entry, from, to int)) {
+	start, lines := t.window()
+	left := len(lines)
+	for i, from := start.entry, start.line; i < len(t.entries) && left > 0; i, from = i+1, 0 {
+		n := min(len(t.lines(i))-from, left)
+		f(t.entries[i], from, from+n)
+		left -= n
+	}
 }
 
 // View returns exactly height lines: the visible window, each behind its gutter.

@@ -30,6 +30,7 @@ type confirm struct {
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.giveBudget()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	// The terminal and the operator.
@@ -102,7 +103,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleTitled(msg)
 
 	default:
-		// Cursor blinks and other internal messages of the textarea.
+		// The input box's own messages (the clipboard's text for ctrl+v).
 		if m.focus == focusInput {
 			m.input, cmd = m.input.Update(msg)
 		}
@@ -110,7 +111,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.transcript.SetHeld(m.held)
 	m.updateKeys()
 	m.layout()
-	return m, cmd
+	return m, tea.Batch(cmd, m.settle())
 }
 
 // handleKey routes a key press by focus. Typed keys go to the input only; the transcript
@@ -169,6 +170,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, c.PageDown):
 		m.transcript.ScrollDown(max(1, m.transcript.height-1))
 		return nil
+	case key.Matches(msg, c.Pastes):
+		if m.focus == focusInput && m.input.HoldsPastes() {
+			m.input.ExpandPastes()
+		} else {
+			m.transcript.TogglePastes()
+		}
+		return nil
 	}
 	if m.focus == focusTranscript {
 		return m.transcriptKey(msg, pending)
@@ -224,7 +232,7 @@ func (m *Model) selectable() bool {
 // otherwise keys are text.
 func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
-	empty := m.input.Value() == ""
+	empty := m.input.Empty()
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
@@ -279,6 +287,7 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		}
 		return cmd
 	}
+	m.transcript.NotePastes(m.input.Pastes())
 	m.input.Reset()
 	m.recall = recall{at: -1}
 	m.cleared = ""

@@ -5,7 +5,9 @@
 //	benchkit seed HOME N   stores a session of N messages (N/2 exchanges with markdown replies)
 //	                       in HOME's history and prints its id
 //
-// It opens the database through parley's history package, as a second parley process would.
+// wait and seed open the database through parley's history package, as a second parley
+// process would. The latency commands (latency.go) drive parley in a tmux pane and time what
+// reaches its screen.
 package main
 
 import (
@@ -23,7 +25,13 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fail("usage: benchkit wait HOME | benchkit seed HOME N")
+		fail("usage: benchkit wait HOME | seed HOME N | " + latencyUsage)
+	}
+	if run, ok := latencyCommands[os.Args[1]]; ok {
+		if err := run(os.Args[2:]); err != nil {
+			fail(err.Error())
+		}
+		return
 	}
 	db, err := history.Open(filepath.Join(os.Args[2], "history.db"))
 	if err != nil {

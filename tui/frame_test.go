@@ -1,0 +1,101 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"parley/agent/chat"
+	"parley/agent/chat/chattest"
+)
+
+// Frames: what one message may render, and keys during a flood of batches.
+
+// spent is the rendering work the last Update (and View) of m took.
+func spent(m Model) int { return frameBudget - m.transcript.budget }
+
+// A long reply arriving at full speed, a batch of 2,000 tokens per message: no message renders
+// more than a frame's budget and a chunk, esc cancels the run at once (its Update renders no
+// more than any other), the batches already read still show, and the run's end stops it.
+func TestEscDuringAFloodOfBatches(t *testing.T) {
+	toks := generatedReply(t, 30_000)
+	m := streamingModel(t, storedExchanges(5), 120, 40)
+	clock := chattest.New(clockStart)
+	m.clock = clock
+	cancelled := false
+	cancel := m.active.cancel
+	m.active.cancel = func() { cancelled = true; cancel() }
+	var sent strings.Builder
+	deliverToks := func(from, to int) {
+		for i := from; i < to; i += 2000 {
+			batch := strings.Join(toks[i:min(i+2000, to)], "")
+			sent.WriteString(batch)
+			clock.Advance(batchWindow)
+			m, _ = deliver(m, delta(batch))
+			m.View()
+			if s := spent(m); s > frameBudget+2*maxChunk {
+				t.Fatalf("a batch's message rendered %d of work, more than a frame's budget", s)
+			}
+		}
+	}
+	deliverToks(0, 20_000)
+	m, _ = step(m, press("esc"))
+	if !cancelled || !m.active.cancelling || m.focus != focusInput {
+		t.Fatal("esc did not cancel the run at once")
+	}
+	if s := spent(m); s > frameBudget+2*maxChunk {
+		t.Fatalf("esc's message rendered %d of work", s)
+	}
+	if !strings.Contains(plain(m), "cancelling") {
+		t.Fatalf("the screen does not say the run is being cancelled:\n%s", plain(m))
+	}
+	// The batches the reader had already taken arrive, then the run's end.
+	deliverToks(20_000, 24_000)
+	m, _ = deliver(m, chat.Event{Kind: chat.EventCancelled})
+	if m.active != nil || !strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], "idle") {
+		t.Fatal("the run did not end with its cancelled event")
+	}
+	e := lastReply(t, m)
+	if e.message.Status != chat.StatusCancelled || e.text.String() != sent.String() {
+		t.Fatalf("reply %s with %d of %d bytes", e.message.Status, e.text.Len(), sent.Len())
+	}
+	if !strings.Contains(plain(m), "cancelled") {
+		t.Fatalf("the reply does not say it was cancelled:\n%s", plain(m))
+	}
+}
+
+// A reply opened whole (a session's long reply, or one that streamed past faster than the
+// screen) renders only what is on screen; scrolling renders the rest as it comes into view,
+// within a frame's budget per message, and asks for frames until the screen is rendered.
+func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
+	msgs := storedExchanges(2)
+	msgs[3].Content = strings.Join(generatedReply(t, 20_000), "")
+	m := loadedModel(t, msgs, 100, 30)
+	e := lastReply(t, m)
+	rendered := func() int {
+		n := 0
+		for _, c := range e.md.chunks {
+			if c.rendered {
+				n++
+			}
+		}
+		return n
+	}
+	if n := rendered(); n == 0 || n > 3 {
+		t.Fatalf("the first frame rendered %d of the reply's %d chunks", n, len(e.md.chunks))
+	}
+	if strings.Contains(plain(m), "**") {
+		t.Fatalf("markdown on screen is not rendered:\n%s", plain(m))
+	}
+	for range 20 {
+		m, _ = step(m, press("pgup"))
+		for m.framePending {
+			m, _ = step(m, frameMsg{tag: m.lastRunTag})
+		}
+		if s := spent(m); s > frameBudget+2*maxChunk {
+			t.Fatalf("a page up rendered %d of work", s)
+		}
+	}
+	if n := rendered(); n >= len(e.md.chunks) || n < 4 {
+		t.Fatalf("after 20 pages up, %d of %d chunks rendered", n, len(e.md.chunks))
+	}
+}
