@@ -183,7 +183,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			r.gotDelta, r.reconnecting, delta = true, "", true
 		case chat.EventReasoning:
 			m.showHidden(r)
-			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, m.now)
+			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, r.sentAt, m.now)
 			r.gotDelta, r.reconnecting, delta = true, "", true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)

@@ -19,21 +19,25 @@ import (
 type thinking struct {
 	text strings.Builder // sanitized
 	san  sanitize.Stream
-	// from is when the first thinking arrived and until when the last did; both zero for a
-	// stored reply, whose timing this screen did not see.
+	// from is when the request that thought was sent and until when the last thinking
+	// arrived; both zero for a stored reply, whose timing this screen did not see.
 	from, until time.Time
 	// expanded shows the whole thinking instead of its one line.
 	expanded bool
 }
 
-// AppendReasoning adds streamed thinking to reply id at now.
-func (t *transcriptView) AppendReasoning(id int64, text string, now time.Time) {
+// AppendReasoning adds streamed thinking to reply id at now; the model has been thinking
+// since its request was sent (a held bare </think> arrives all at once, at its end).
+func (t *transcriptView) AppendReasoning(id int64, text string, sent, now time.Time) {
 	e := t.byID[id]
 	if e == nil {
 		return
 	}
 	if e.think.from.IsZero() {
 		e.think.from = now
+		if !sent.IsZero() && sent.Before(now) {
+			e.think.from = sent
+		}
 	}
 	e.think.until = now
 	e.think.san.Append(&e.think.text, text)
