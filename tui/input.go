@@ -359,12 +359,25 @@ func (m *inputBox) wordStart() int {
 
 // Value returns the text, collapsed pastes in full.
 func (m inputBox) Value() string {
+	last := len(m.lines) - 1
+	return m.between(0, 0, last, len(m.lines[last].runes))
+}
+
+// between returns the text from rune c0 of line r0 to rune c1 of line r1, collapsed pastes
+// in full.
+func (m inputBox) between(r0, c0, r1, c1 int) string {
 	var b strings.Builder
-	for i, l := range m.lines {
-		if i > 0 {
+	for i := r0; i <= r1; i++ {
+		rs := m.lines[i].runes
+		if i == r1 {
+			rs = rs[:c1]
+		}
+		if i == r0 {
+			rs = rs[c0:]
+		} else {
 			b.WriteByte('\n')
 		}
-		for _, r := range l.runes {
+		for _, r := range rs {
 			if r >= pasteRune {
 				b.WriteString(m.pastes[r-pasteRune].text)
 			} else {
@@ -427,29 +440,13 @@ func (m *inputBox) ExpandPastes() {
 	if m.held == 0 {
 		return
 	}
-	v := m.Value()
-	// The cursor's place in the expanded text: the text before it, pastes expanded.
-	var before strings.Builder
-	for i, l := range m.lines[:m.row+1] {
-		rs := l.runes
-		if i == m.row {
-			rs = rs[:m.col]
-		}
-		for _, r := range rs {
-			if r >= pasteRune {
-				before.WriteString(m.pastes[r-pasteRune].text)
-			} else {
-				before.WriteRune(r)
-			}
-		}
-		if i < m.row {
-			before.WriteByte('\n')
-		}
-	}
+	last := len(m.lines) - 1
+	before := m.between(0, 0, m.row, m.col)
+	after := m.between(m.row, m.col, last, len(m.lines[last].runes))
 	m.Reset()
-	m.insert(sanitizeInput(before.String(), false))
+	m.insert(sanitizeInput(before, false))
 	row, col := m.row, m.col
-	m.insert(sanitizeInput(v[before.Len():], false))
+	m.insert(sanitizeInput(after, false))
 	m.row, m.col = row, col
 	m.scroll()
 }

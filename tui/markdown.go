@@ -156,8 +156,9 @@ type streamMD struct {
 	// off is set once safe boundaries are not known to be safe for this text.
 	off bool
 
-	// chunks are the chunks cut so far, in order.
+	// chunks are the chunks cut so far, in order; plain of them are not rendered yet.
 	chunks []mdChunk
+	plain  int
 	// lines holds the head lines, then each chunk's lines (rendered or plain), to chunksEnd;
 	// each call of lines appends the tail's after them.
 	lines     []string
@@ -299,6 +300,7 @@ func (s *streamMD) renderRange(md *markdown, text string, from, to int, budget *
 		s.lines = slices.Replace(s.lines[:s.chunksEnd], c.at, c.at+c.n, lines...)
 		delta := len(lines) - c.n
 		c.n, c.rendered = len(lines), true
+		s.plain--
 		for k := i + 1; k < len(s.chunks); k++ {
 			s.chunks[k].at += delta
 		}
@@ -321,9 +323,7 @@ func (s *streamMD) Unfinished(from, to int) bool {
 
 // Rendered reports whether every chunk and the tail are rendered: nothing is left to do
 // unless the text grows.
-func (s *streamMD) Rendered() bool {
-	return !s.tailPlain && !slices.ContainsFunc(s.chunks, func(c mdChunk) bool { return !c.rendered })
-}
+func (s *streamMD) Rendered() bool { return !s.tailPlain && s.plain == 0 }
 
 // chunkAt returns the index of the chunk that shows on line l, or of the first after it.
 func (s *streamMD) chunkAt(l int) int {
@@ -477,6 +477,7 @@ func (s *streamMD) cut(text string, at int, fence, fenceLine string, fenced int)
 	s.lines = append(s.lines[:s.chunksEnd], plain...)
 	s.chunksEnd = len(s.lines)
 	s.chunks = append(s.chunks, c)
+	s.plain++
 	s.stableEnd, s.reopen, s.fenced = at, fenceLine, s.fenced-fenced
 	s.soft, s.softFenced = 0, 0
 }

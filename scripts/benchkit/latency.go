@@ -17,15 +17,24 @@ import (
 // command, no process per poll, pane output not sent to it), so polling the screen every
 // millisecond costs the machine little and the figures are parley's, not the harness's:
 //
-//	benchkit keys SOCKET PANE N          types a newline and "@@", then N letters one at a time,
-//	                                     each once the one before is on screen, a short random
-//	                                     pause apart; prints, per letter, the milliseconds from
+//	benchkit keys SOCKET PANE N [FLAGS]  types N letters into the input one at a time, each once
+//	                                     the one before is on screen, a short random pause
+//	                                     apart; prints, per letter, the milliseconds from
 //	                                     sending it until the input shows it, and 1 if the
-//	                                     header said streaming then (else 0)
+//	                                     header said streaming then (else 0). With --after, the
+//	                                     letters go on a new line after the input's text (a
+//	                                     newline and "@@" are typed first, untimed); with
+//	                                     --stream, it stops at the first letter that shows on
+//	                                     an idle screen
 //	benchkit esc SOCKET PANE MS          presses enter (the prompt is typed already), presses
 //	                                     esc MS milliseconds later, and prints the milliseconds
 //	                                     until the header says idle, or "ended" if the run
 //	                                     had ended before esc
+//	benchkit escidle SOCKET PANE N       presses esc N times on an idle screen, each moving the
+//	                                     focus between the input and the transcript, and prints
+//	                                     the milliseconds until the help line shows it: the
+//	                                     idle baseline of esc, which the terminal reader holds
+//	                                     back 50 ms to tell it from the start of a sequence
 //	benchkit paste SOCKET PANE FILE      pastes FILE (bracketed) and prints the milliseconds
 //	                                     until the input shows it: its last line, or its
 //	                                     collapsed form "[pasted "
@@ -36,13 +45,14 @@ import (
 //
 // A run that does not reach the screen within a minute fails.
 
-const latencyUsage = "keys SOCKET PANE N | esc SOCKET PANE MS | paste SOCKET PANE FILE | lines SOCKET PANE N WIDTH"
+const latencyUsage = "keys SOCKET PANE N [--after] [--stream] | esc SOCKET PANE MS | escidle SOCKET PANE N | paste SOCKET PANE FILE | lines SOCKET PANE N WIDTH"
 
 var latencyCommands = map[string]func(args []string) error{
-	"keys":  keysCmd,
-	"esc":   escCmd,
-	"paste": pasteCmd,
-	"lines": linesCmd,
+	"keys":    keysCmd,
+	"esc":     escCmd,
+	"escidle": escIdleCmd,
+	"paste":   pasteCmd,
+	"lines":   linesCmd,
 }
 
 // letters are the characters keys types; none of them follows "@@" anywhere else on screen.
@@ -52,8 +62,20 @@ const letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 const timeout = time.Minute
 
 func keysCmd(args []string) error {
+	after, stream := false, false
+	for len(args) > 3 {
+		switch args[len(args)-1] {
+		case "--after":
+			after = true
+		case "--stream":
+			stream = true
+		default:
+			return errors.New("benchkit keys: unknown flag " + args[len(args)-1])
+		}
+		args = args[:len(args)-1]
+	}
 	if len(args) != 3 {
-		return errors.New("usage: benchkit keys SOCKET PANE N")
+		return errors.New("usage: benchkit keys SOCKET PANE N [--after] [--stream]")
 	}
 	n, err := strconv.Atoi(args[2])
 	if err != nil || n < 1 || n > len(letters) {
@@ -64,35 +86,54 @@ func keysCmd(args []string) error {
 		return err
 	}
 	defer c.close()
-	if err := c.sendKeys("C-j"); err != nil {
-		return err
+	// shows reports whether the input shows typed: on its own line after "@@", or as the
+	// input's first line (a line that starts with its prompt).
+	shows := func(s, typed string) bool {
+		if after {
+			return strings.Contains(s, "@@"+typed)
+		}
+		return strings.Contains("\n"+s, "\n"+inputPrompt+typed)
 	}
-	if err := c.sendKeys("-l", "@@"); err != nil {
-		return err
-	}
-	if _, _, err := c.waitFor(func(s string) bool { return strings.Contains(s, "@@") }); err != nil {
-		return err
+	if after {
+		if err := c.sendKeys("C-j"); err != nil {
+			return err
+		}
+		if err := c.sendKeys("-l", "@@"); err != nil {
+			return err
+		}
+		if _, _, err := c.waitFor(func(s string) bool { return shows(s, "") }); err != nil {
+			return err
+		}
 	}
 	for i := range n {
-		// A pause of 20–50 ms, so that each letter meets the stream at another point.
-		time.Sleep(time.Duration(20+(i*7)%31) * time.Millisecond)
-		want := "@@" + letters[:i+1]
+		if i > 0 {
+			// A pause of 20–50 ms, so that each letter meets the stream at another point.
+			time.Sleep(time.Duration(20+(i*7)%31) * time.Millisecond)
+		}
+		want := letters[:i+1]
 		t0 := time.Now()
 		if err := c.sendKeys("-l", letters[i:i+1]); err != nil {
 			return err
 		}
-		screen, at, err := c.waitFor(func(s string) bool { return strings.Contains(s, want) })
+		screen, at, err := c.waitFor(func(s string) bool { return shows(s, want) })
 		if err != nil {
 			return err
 		}
+		h := header(screen)
 		streaming := 0
-		if strings.Contains(header(screen), " streaming") {
+		if strings.Contains(h, " streaming") {
 			streaming = 1
 		}
 		fmt.Printf("%.1f %d\n", ms(at.Sub(t0)), streaming)
+		if stream && strings.Contains(h, " idle") {
+			return nil
+		}
 	}
 	return nil
 }
+
+// inputPrompt begins each line of parley's input.
+const inputPrompt = "┃ "
 
 func escCmd(args []string) error {
 	if len(args) != 3 {
@@ -129,6 +170,41 @@ func escCmd(args []string) error {
 		return err
 	}
 	fmt.Printf("%.1f\n", ms(at.Sub(t0)))
+	return nil
+}
+
+func escIdleCmd(args []string) error {
+	if len(args) != 3 {
+		return errors.New("usage: benchkit escidle SOCKET PANE N")
+	}
+	n, err := strconv.Atoi(args[2])
+	if err != nil || n < 1 {
+		return errors.New("benchkit escidle: N must be a positive number")
+	}
+	c, err := attach(args[0], args[1])
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	// The help line names what esc does next: it changes with the focus.
+	shows := map[bool]string{true: "esc back to input", false: "esc select replies"}
+	for i := range n {
+		time.Sleep(time.Duration(20+(i*7)%31) * time.Millisecond)
+		want := shows[i%2 == 0]
+		t0 := time.Now()
+		if err := c.sendKeys("Escape"); err != nil {
+			return err
+		}
+		_, at, err := c.waitFor(func(s string) bool { return strings.Contains(s, want) })
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%.1f\n", ms(at.Sub(t0)))
+	}
+	if n%2 == 1 {
+		// Back to the input, as it was.
+		return c.sendKeys("Escape")
+	}
 	return nil
 }
 
@@ -231,13 +307,31 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 type ctl struct {
 	cmd  *exec.Cmd
 	in   io.WriteCloser
-	out  *bufio.Reader
 	pane string
+	// lines carries the client's output, a line at a time, read by a goroutine of its own so
+	// that a silent tmux is a timeout, not a hang.
+	lines chan string
 }
 
+// answerTimeout is how long tmux may take to answer a command.
+const answerTimeout = 10 * time.Second
+
 // attach starts a control-mode client of the tmux server on socket, attached to pane's
-// session, with the pane's output not sent to it.
+// session, with the pane's output not sent to it. tmux now and then answers a client's first
+// command before it is attached ("no current client"): it is tried again.
 func attach(socket, pane string) (*ctl, error) {
+	var err error
+	for range 3 {
+		var c *ctl
+		if c, err = attachOnce(socket, pane); err == nil {
+			return c, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("attaching to %s: %w", pane, err)
+}
+
+func attachOnce(socket, pane string) (*ctl, error) {
 	cmd := exec.Command("tmux", "-L", socket, "-C", "attach", "-t", pane)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -250,7 +344,18 @@ func attach(socket, pane string) (*ctl, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &ctl{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16), pane: pane}
+	c := &ctl{cmd: cmd, in: in, pane: pane, lines: make(chan string, 256)}
+	go func() {
+		defer close(c.lines)
+		r := bufio.NewReaderSize(out, 1<<16)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			c.lines <- strings.TrimSuffix(line, "\n")
+		}
+	}()
 	// tmux answers the attach itself first.
 	if _, err := c.answer("attach"); err != nil {
 		c.close()
@@ -263,9 +368,17 @@ func attach(socket, pane string) (*ctl, error) {
 	return c, nil
 }
 
+// close detaches the client, and ends it if it does not go.
 func (c *ctl) close() {
 	c.in.Close()
-	c.cmd.Wait()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
 }
 
 // run sends one command and returns its output. Notifications before the answer are skipped;
@@ -281,12 +394,18 @@ func (c *ctl) run(command string) (string, error) {
 func (c *ctl) answer(command string) (string, error) {
 	var body []string
 	in := false
+	deadline := time.After(answerTimeout)
 	for {
-		line, err := c.out.ReadString('\n')
-		if err != nil {
-			return "", fmt.Errorf("tmux %s: %w", command, err)
+		var line string
+		var ok bool
+		select {
+		case line, ok = <-c.lines:
+			if !ok {
+				return "", fmt.Errorf("tmux %s: the control client ended", command)
+			}
+		case <-deadline:
+			return "", fmt.Errorf("tmux %s: no answer in %v", command, answerTimeout)
 		}
-		line = strings.TrimSuffix(line, "\n")
 		switch {
 		case !in && strings.HasPrefix(line, "%begin"):
 			in = true
