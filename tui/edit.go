@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"slices"
-
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent/attach"
@@ -106,17 +104,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 		return m.postNext()
 	}
 	rcpt := msg.rcpt
-	m.transcript.Remove(rcpt.Superseded)
-	// Queued runs whose replies were superseded must never be sent.
-	var keep, drop []history.Receipt
-	for _, q := range m.queue {
-		if slices.Contains(rcpt.Superseded, q.ReplyID) {
-			drop = append(drop, q)
-		} else {
-			keep = append(keep, q)
-		}
-	}
-	m.queue = keep
+	drop := m.supersede(rcpt.Superseded)
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}

@@ -78,17 +78,7 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	if msg.client != nil {
 		m.runClients[rcpt.RunID] = msg.client
 	}
-	m.transcript.Remove(rcpt.Superseded)
-	// Queued runs whose replies were superseded must never be sent.
-	var keep, drop []history.Receipt
-	for _, q := range m.queue {
-		if slices.Contains(rcpt.Superseded, q.ReplyID) {
-			drop = append(drop, q)
-		} else {
-			keep = append(keep, q)
-		}
-	}
-	m.queue = keep
+	drop := m.supersede(rcpt.Superseded)
 	if !rcpt.Pending {
 		m.appendQueuedReply(rcpt, msg.modelName)
 		if m.focus == focusTranscript {
@@ -107,4 +97,20 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 		start = m.dispatchNext()
 	}
 	return tea.Batch(cancelQueuedCmd(db, drop), start, m.postNext())
+}
+
+// supersede takes the superseded messages off the transcript and out of the queue, and returns
+// the queued runs whose replies were superseded: they must never be sent.
+func (m *Model) supersede(ids []int64) (drop []history.Receipt) {
+	m.transcript.Remove(ids)
+	var keep []history.Receipt
+	for _, q := range m.queue {
+		if slices.Contains(ids, q.ReplyID) {
+			drop = append(drop, q)
+		} else {
+			keep = append(keep, q)
+		}
+	}
+	m.queue = keep
+	return drop
 }
