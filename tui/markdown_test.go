@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,6 +171,38 @@ func renderWhole(m Model, i int) []string {
 		e.cache.lines = nil
 	}
 	return t.lines(i)
+}
+
+// A code block longer than a chunk is cut at line starts, closed and opened again: it reads as
+// one block (only its highlighting restarts at a cut), and a reply rendered while it streamed
+// is cut where the same reply rendered whole is. (Text is compared without its colors:
+// chroma picks between two equally close terminal colors in map order, so a comment's color
+// can differ from one render to the next.)
+func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
+	doc := strings.Join(demoReply(t, 3000, true), "")
+	var whole, streamed streamMD
+	var md, ref markdown
+	got := ansi.Strip(strings.Join(renderAll(&whole, &md, doc, 90), "\n"))
+	want := ansi.Strip(strings.Join(ref.full(doc, 90, true), "\n"))
+	if len(whole.chunks) < 3 {
+		t.Fatalf("a %d-byte code block was cut in %d chunks", len(doc), len(whole.chunks))
+	}
+	if got != want {
+		t.Fatalf("the glued code block reads otherwise than one render:\nglued:\n%s\nwhole:\n%s", got, want)
+	}
+	for i := 0; i < len(doc); i += 97 {
+		renderAll(&streamed, &md, doc[:i], 90)
+	}
+	again := ansi.Strip(strings.Join(renderAll(&streamed, &md, doc, 90), "\n"))
+	cuts := func(s streamMD) (out []int) {
+		for _, c := range s.chunks {
+			out = append(out, c.end)
+		}
+		return out
+	}
+	if !slices.Equal(cuts(streamed), cuts(whole)) || again != got {
+		t.Fatalf("rendered while it streamed, the reply is cut at %v, rendered whole at %v", cuts(streamed), cuts(whole))
+	}
 }
 
 func TestCodeBlocksKeepTabIndentation(t *testing.T) {
