@@ -50,25 +50,9 @@ func (md *markdown) raw(text string, width int, dark bool) []string {
 	return lines
 }
 
-// full renders text in one piece, without the surrounding blank lines.
-func (md *markdown) full(text string, width int, dark bool) []string {
-	return trimBlank(md.raw(text, width, dark))
-}
-
 // plainLines wraps text without markdown, for when glamour cannot render it.
 func plainLines(text string, width int) []string {
 	return strings.Split(ansi.Wrap(text, width, ""), "\n")
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // Sizes of the pieces a reply is rendered in. Sizes are in units of rendering work: a byte of

@@ -35,6 +35,23 @@ var mdCorpus = map[string]string{
 		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 4),
 }
 
+// full renders text in one piece, without the surrounding blank lines: what gluing chunks
+// must equal.
+func (md *markdown) full(text string, width int, dark bool) []string {
+	return trimBlank(md.raw(text, width, dark))
+}
+
+// trimBlank drops leading and trailing lines that show nothing.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
 func init() {
 	mdCorpus["demo reply"] = demo.Reply([]demo.Message{{Role: "user", Content: "what are the keys?"}})
 }
