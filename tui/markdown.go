@@ -196,7 +196,7 @@ func (s *streamMD) render(md *markdown, head []string, text string, width int, d
 
 // renderTail renders the text after the last cut, or shows it plain when it is more work than
 // the budget has left (tailPlain: until the next frame) or than a frame should take (one line
-// longer than a chunk: until it is cut).
+// longer than a chunk: until a cut passes it, or for good if the reply ends in it).
 func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
 	s.tailEnd, s.tailPlain = len(text), false
 	tail := text[s.stableEnd:]
