@@ -391,18 +391,9 @@ func (m inputBox) between(r0, c0, r1, c1 int) string {
 // Empty reports whether the box holds no text, without building it.
 func (m inputBox) Empty() bool { return len(m.lines) == 1 && len(m.lines[0].runes) == 0 }
 
-// LineCount returns the number of lines of the text.
-func (m inputBox) LineCount() int { return len(m.lines) }
-
 // SetValue replaces the text with s, the cursor at its end.
 func (m *inputBox) SetValue(s string) {
 	m.Reset()
-	m.insert(sanitizeInput(s, false))
-	m.scroll()
-}
-
-// InsertString inserts s at the cursor.
-func (m *inputBox) InsertString(s string) {
 	m.insert(sanitizeInput(s, false))
 	m.scroll()
 }
@@ -478,9 +469,6 @@ func (m *inputBox) Focus() tea.Cmd {
 
 // Blur takes the focus away.
 func (m *inputBox) Blur() { m.focused = false }
-
-// Focused reports whether the box has the focus.
-func (m inputBox) Focused() bool { return m.focused }
 
 // SetStyles sets the styles, those of bubbles' textarea.
 func (m *inputBox) SetStyles(s textarea.Styles) { m.styles = s }

@@ -22,9 +22,6 @@ func (m *inputBox) SetWidth(w int) {
 	}
 }
 
-// Width returns the box's width.
-func (m inputBox) Width() int { return m.width }
-
 // textWidth is the width the text is drawn in: the box less the prompt.
 func (m *inputBox) textWidth() int { return max(m.width-ansi.StringWidth(m.Prompt), 2) }
 

@@ -89,25 +89,9 @@ func wrapCode(text string, width int) string {
 	return b.String()
 }
 
-// full renders text in one piece, without the surrounding blank lines.
-func (md *markdown) full(text string, width int, dark bool) []string {
-	return trimBlank(md.raw(text, width, dark))
-}
-
 // plainLines wraps text without markdown, for when glamour cannot render it.
 func plainLines(text string, width int) []string {
 	return strings.Split(ansi.Wrap(text, width, ""), "\n")
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
 }
 
 // Sizes of the pieces a reply is rendered in. Sizes are in units of rendering work: a byte of
@@ -251,7 +235,7 @@ func (s *streamMD) render(md *markdown, head []string, text string, width int, d
 
 // renderTail renders the text after the last cut, or shows it plain when it is more work than
 // the budget has left (tailPlain: until the next frame) or than a frame should take (one line
-// longer than a chunk: until it is cut).
+// longer than a chunk: until a cut passes it, or for good if the reply ends in it).
 func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
 	s.tailEnd, s.tailPlain = len(text), false
 	tail := text[s.stableEnd:]

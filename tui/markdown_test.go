@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +33,23 @@ var mdCorpus = map[string]string{
 	"code then text": "Run:\n\n```\nmake\n```\nright after the fence\n\n```\nagain\n```\n\n## Heading after code\n\n```\nlast\n```\n",
 	"long": strings.Repeat("A paragraph of streamed words, long enough to wrap over two lines at this width.\n\n"+
 		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 4),
+}
+
+// full renders text in one piece, without the surrounding blank lines: what gluing chunks
+// must equal.
+func (md *markdown) full(text string, width int, dark bool) []string {
+	return trimBlank(md.raw(text, width, dark))
+}
+
+// trimBlank drops leading and trailing lines that show nothing.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 func init() {
@@ -170,6 +188,38 @@ func renderWhole(m Model, i int) []string {
 		e.cache.lines = nil
 	}
 	return t.lines(i)
+}
+
+// A code block longer than a chunk is cut at line starts, closed and opened again: it reads as
+// one block (only its highlighting restarts at a cut), and a reply rendered while it streamed
+// is cut where the same reply rendered whole is. (Text is compared without its colors:
+// chroma picks between two equally close terminal colors in map order, so a comment's color
+// can differ from one render to the next.)
+func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
+	doc := strings.Join(demoReply(t, 3000, true), "")
+	var whole, streamed streamMD
+	var md, ref markdown
+	got := ansi.Strip(strings.Join(renderAll(&whole, &md, doc, 90), "\n"))
+	want := ansi.Strip(strings.Join(ref.full(doc, 90, true), "\n"))
+	if len(whole.chunks) < 3 {
+		t.Fatalf("a %d-byte code block was cut in %d chunks", len(doc), len(whole.chunks))
+	}
+	if got != want {
+		t.Fatalf("the glued code block reads otherwise than one render:\nglued:\n%s\nwhole:\n%s", got, want)
+	}
+	for i := 0; i < len(doc); i += 97 {
+		renderAll(&streamed, &md, doc[:i], 90)
+	}
+	again := ansi.Strip(strings.Join(renderAll(&streamed, &md, doc, 90), "\n"))
+	cuts := func(s streamMD) (out []int) {
+		for _, c := range s.chunks {
+			out = append(out, c.end)
+		}
+		return out
+	}
+	if !slices.Equal(cuts(streamed), cuts(whole)) || again != got {
+		t.Fatalf("rendered while it streamed, the reply is cut at %v, rendered whole at %v", cuts(streamed), cuts(whole))
+	}
 }
 
 func TestCodeBlocksKeepTabIndentation(t *testing.T) {
