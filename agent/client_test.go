@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/history"
+	"parley/history/historytest"
 	"parley/retry"
 	"parley/retry/retrytest"
 )
@@ -227,16 +227,6 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 	}
 }
 
-func openStore(t *testing.T) *history.DB {
-	t.Helper()
-	db, err := history.Open(filepath.Join(t.TempDir(), "history.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func lastEvent(t *testing.T, events <-chan chat.Event) chat.Event {
 	t.Helper()
 	var last chat.Event
@@ -252,7 +242,7 @@ var hello = []chat.Message{{Role: "user", Content: "hello"}}
 // until then, without a request; another model, or force, sends.
 func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	store := openStore(t)
+	store := historytest.Open(t)
 	clock := newFakeClock()
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m", KeyEnv: "OPENAI_API_KEY"}
 	srv.Push(demo.RateLimited(50 * time.Minute))
@@ -261,7 +251,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 		t.Fatalf("first run: %+v, %d requests", first, srv.Requests())
 	}
 
-	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(openStore2(t, store)).Stream(context.Background(), hello))
+	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(reopen(t, store)).Stream(context.Background(), hello))
 	if srv.Requests() != 1 {
 		t.Fatalf("a held endpoint was sent %d requests", srv.Requests()-1)
 	}
@@ -286,7 +276,8 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	}
 }
 
-func openStore2(t *testing.T, db *history.DB) *history.DB {
+// reopen opens db's file a second time, as another parley process would.
+func reopen(t *testing.T, db *history.DB) *history.DB {
 	t.Helper()
 	db2, err := history.Open(db.Path())
 	if err != nil {
@@ -303,14 +294,14 @@ func TestRetryBudgetBoundsAnOutage(t *testing.T) {
 	for range 60 {
 		srv.Push(demo.Overloaded())
 	}
-	store := openStore(t)
+	store := historytest.Open(t)
 	clock := chattest.New(time.Now()) // time stands still: every retry falls in one window
 	policy := retry.DefaultPolicy()
 	policy.Base = 0
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m"}
 	held := 0
 	for range 20 {
-		c := NewClient(ep, clock, policy).WithStore(openStore2(t, store))
+		c := NewClient(ep, clock, policy).WithStore(reopen(t, store))
 		for ev := range c.Stream(context.Background(), hello) {
 			if ev.Kind == chat.EventFailed && ev.Class.Class != chat.Overloaded {
 				t.Fatalf("failed as %s", ev.Class.Class)

@@ -13,6 +13,7 @@ import (
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/history"
+	"parley/history/historytest"
 	"parley/retry"
 )
 
@@ -62,7 +63,7 @@ func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.
 // new demo endpoint, set up as c says; and the manual clock when c asks for one.
 func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest.Clock) {
 	t.Helper()
-	db := openDB(t)
+	db := historytest.Open(t)
 	srv := demotest.Start(t, c.demo)
 	srv.Push(c.faults...)
 	var clock chat.Clock = chat.SystemClock{}

@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,17 +19,6 @@ import (
 )
 
 // Helpers that build a model and step it by hand; driver_test.go runs one like a program.
-
-// openDB opens a fresh history database in a temporary directory.
-func openDB(t testing.TB) *history.DB {
-	t.Helper()
-	db, err := history.Open(filepath.Join(t.TempDir(), "history.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // newSessionIn creates a session in db.
 func newSessionIn(t testing.TB, db *history.DB) history.Session {

@@ -3,10 +3,12 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"parley/history/historytest"
 )
 
 func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	wild := newSessionIn(t, db)
 	storeExchange(t, db, wild.ID, "Tell me about marsupials", "Quokkas live on Rottnest Island.")
 	net := newSessionIn(t, db)

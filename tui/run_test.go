@@ -7,6 +7,7 @@ import (
 
 	"parley/agent/chat"
 	"parley/agent/demo"
+	"parley/history/historytest"
 	"parley/tui/sanitize"
 )
 
@@ -134,7 +135,7 @@ func TestFailedRunShowsLabelAndMessage(t *testing.T) {
 }
 
 func TestUnstoredMessageIsGivenBack(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	m, _ := openOffline(t, db, newSessionIn(t, db), 80, 24)
 	db.Close()
 	m = typeText(m, "do not lose me")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"parley/history"
+	"parley/history/historytest"
 )
 
 // Opening, switching and listing sessions, and the other slash commands.
@@ -120,7 +121,7 @@ func TestContinueShowsStoredHistory(t *testing.T) {
 // A long session shows its end from the first frame; the older messages arrive next, before
 // what is shown, without moving the window or the selection.
 func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	const turns = 150 // 300 messages: more than the first read takes
 	for i := range turns {

@@ -12,6 +12,7 @@ import (
 	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/history"
+	"parley/history/historytest"
 )
 
 // No surprises, driven through Update: keys act only as the operator meant, and nothing typed
@@ -21,7 +22,7 @@ import (
 // answered, with the manual clock it runs on: the run ended at clockStart.
 func answeredOffline(t *testing.T) (Model, *chattest.Clock, *history.DB) {
 	t.Helper()
-	db := openDB(t)
+	db := historytest.Open(t)
 	clock := chattest.New(clockStart)
 	m, _ := openModel(t, Options{DB: db, Client: offlineClient(), Session: newSessionIn(t, db), Clock: clock}, 80, 24)
 	m, _ = step(m, postedMsg{text: "write a poem", modelName: "test-model", session: m.session,
@@ -150,7 +151,7 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 }
 
 func TestDraftsSurviveAQuit(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	storeExchange(t, db, s.ID, "first question", "first answer")
 	open := func(s history.Session) Model {
@@ -261,7 +262,7 @@ func TestUnknownSlashCommandIsSentAndErrorsKeepTheInput(t *testing.T) {
 	if m.input.Value() != "/model bigger" || !m.noticeErr {
 		t.Fatalf("a failed command cleared the input: %q, notice %q", m.input.Value(), m.notice)
 	}
-	db := openDB(t)
+	db := historytest.Open(t)
 	m, _ = openOffline(t, db, history.Session{}, 80, 24)
 	for _, c := range []struct{ line, want string }{
 		{"/etc/hosts: what is this file for?", "/etc/hosts: what is this file for?"},

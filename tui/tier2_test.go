@@ -8,6 +8,7 @@ import (
 	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
+	"parley/history/historytest"
 )
 
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
@@ -241,7 +242,7 @@ func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
 
 func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 	// The event says overloaded; the database says quota. The database wins.
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	m, _ := openOffline(t, db, s, 100, 24)
 	arm := func(stored, event chat.Classification) Model {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/history"
+	"parley/history/historytest"
 )
 
 // The version view of a reply, opened with [ and ].
@@ -18,7 +19,7 @@ import (
 // versionsDB stores one question answered twice: the first answer superseded by the second.
 func versionsDB(t *testing.T) (*history.DB, history.Session) {
 	t.Helper()
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	r := storeExchange(t, db, s.ID, "Name a colour.", "Blue, the **first** answer.")
 	g, err := db.Regenerate(r.AnchorID, "test-model", false)
@@ -72,7 +73,7 @@ func TestVersionsCycleThroughEarlierReplies(t *testing.T) {
 }
 
 func TestVersionsOfAReplyWithOnlyOne(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	if _, err := db.Post(s.ID, "only once", "test-model", false); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func followCmds(m Model, cmd tea.Cmd) Model {
 }
 
 func TestVersionsShowTheirTurnsCopyAndRestore(t *testing.T) {
-	db := openDB(t)
+	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	q1 := storeExchange(t, db, s.ID, "Name a colour.", "Blue, the first answer.")
 	storeExchange(t, db, s.ID, "Why that one?", "Because of the sky.")
