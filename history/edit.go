@@ -2,7 +2,6 @@ package history
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,40 +24,22 @@ func (db *DB) Edit(operatorID int64, content, model string, queued bool) (Receip
 	if strings.TrimSpace(content) == "" {
 		return Receipt{}, ErrEmptyMessage
 	}
-	tx, err := db.sql.Begin()
+	r := Receipt{Queued: queued}
+	err := db.write(func(tx *sql.Tx) error {
+		var err error
+		if r.SessionID, err = liveAnchorSession(tx, operatorID); err != nil {
+			return err
+		}
+		if r.Superseded, err = liveFrom(tx, r.SessionID, operatorID); err != nil {
+			return err
+		}
+		now := nanos(time.Now())
+		if err := db.newTurn(tx, &r, content, operatorID, model, now); err != nil {
+			return err
+		}
+		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)
+	})
 	if err != nil {
-		return Receipt{}, err
-	}
-	defer tx.Rollback()
-	var sessionID string
-	err = tx.QueryRow(`SELECT session_id FROM messages m WHERE id = ? AND role = 'user'
-		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, operatorID).Scan(&sessionID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Receipt{}, fmt.Errorf("no live operator message %d: %w", operatorID, ErrNotFound)
-	}
-	if err != nil {
-		return Receipt{}, err
-	}
-	r := Receipt{SessionID: sessionID, Queued: queued}
-	if r.Superseded, err = liveFrom(tx, sessionID, operatorID); err != nil {
-		return Receipt{}, err
-	}
-	now := nanos(time.Now())
-	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, edit_of, created_at) VALUES (?, 'user', ?, ?, ?)`,
-		sessionID, content, operatorID, now)
-	if err != nil {
-		return Receipt{}, err
-	}
-	if r.AnchorID, err = res.LastInsertId(); err != nil {
-		return Receipt{}, err
-	}
-	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
-		return Receipt{}, err
-	}
-	if err := supersede(tx, r.Superseded, r.RunID, sessionID, now); err != nil {
-		return Receipt{}, err
-	}
-	if err := tx.Commit(); err != nil {
 		return Receipt{}, err
 	}
 	db.sync()

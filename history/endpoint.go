@@ -72,19 +72,13 @@ func (db *DB) TakeRetry(baseURL string, now time.Time, window time.Duration,
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	var sends []chat.Send
-	for rows.Next() {
-		var s chat.Send
+	sends, err := readRows(rows, func(rows *sql.Rows, s *chat.Send) error {
 		var at int64
-		if err := rows.Scan(&at, &s.Retry); err != nil {
-			rows.Close()
-			return false, time.Time{}, err
-		}
+		err := rows.Scan(&at, &s.Retry)
 		s.At = time.Unix(0, at)
-		sends = append(sends, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return false, time.Time{}, err
 	}
 	if ok, at = allow(sends, now); !ok {

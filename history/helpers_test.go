@@ -66,13 +66,25 @@ func post(t *testing.T, db *DB, sessionID, content string) Receipt {
 // answer runs r to success with reply text.
 func answer(t *testing.T, db *DB, r Receipt, text string) {
 	t.Helper()
+	runTo(t, db, r, text, Finish{Status: chat.StatusSucceeded, Attempts: 1})
+}
+
+// runTo starts run r, streams text into its reply and ends it as fin says.
+func runTo(t *testing.T, db *DB, r Receipt, text string, fin Finish) {
+	t.Helper()
+	streaming(t, db, r, text)
+	if err := db.FinishRun(r.RunID, fin); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// streaming starts run r and streams text into its reply, leaving it running.
+func streaming(t *testing.T, db *DB, r Receipt, text string) {
+	t.Helper()
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.AppendReply(r.RunID, text, ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -91,45 +91,48 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	if strings.TrimSpace(content) == "" {
 		return Receipt{}, ErrEmptyMessage
 	}
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return Receipt{}, err
-	}
-	defer tx.Rollback()
-	now := nanos(time.Now())
-	if sessionID == "" {
-		if sessionID, err = insertSession(tx, now); err != nil {
-			return Receipt{}, err
-		}
-	}
-	res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
-		title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
-		sessionID, now, title(content))
-	if err != nil {
-		return Receipt{}, err
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return Receipt{}, err
-	} else if n == 0 {
-		return Receipt{}, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
-	}
-	res, err = tx.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'user', ?, ?)`,
-		sessionID, content, now)
-	if err != nil {
-		return Receipt{}, err
-	}
 	r := Receipt{SessionID: sessionID, Queued: queued}
-	if r.AnchorID, err = res.LastInsertId(); err != nil {
-		return Receipt{}, err
-	}
-	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, r.AnchorID, model, now); err != nil {
-		return Receipt{}, err
-	}
-	if err := tx.Commit(); err != nil {
+	err := db.write(func(tx *sql.Tx) error {
+		now := nanos(time.Now())
+		var err error
+		if r.SessionID == "" {
+			if r.SessionID, err = insertSession(tx, now); err != nil {
+				return err
+			}
+		}
+		res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
+			title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
+			r.SessionID, now, title(content))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("session %q: %w", r.SessionID, ErrNotFound)
+		}
+		return db.newTurn(tx, &r, content, 0, model, now)
+	})
+	if err != nil {
 		return Receipt{}, err
 	}
 	db.sync() // stored either way; durable through a power cut once synced
 	return r, nil
+}
+
+// newTurn stores content as an operator message of r's session (an edit of editOf, when not
+// 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
+func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, editOf int64, model string, now int64) error {
+	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, edit_of, created_at) VALUES (?, 'user', ?, ?, ?)`,
+		r.SessionID, content, sql.NullInt64{Int64: editOf, Valid: editOf != 0}, now)
+	if err != nil {
+		return err
+	}
+	if r.AnchorID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now)
+	return err
 }
 
 // Regenerate starts a new reply to the live operator message anchorID, in one transaction:
@@ -137,48 +140,33 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 // alike) is superseded, and a queued run with an empty reply is created. The anchor itself is
 // not touched and no operator message is added.
 func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, error) {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return Receipt{}, err
-	}
-	defer tx.Rollback()
-	sessionID, err := liveAnchorSession(tx, anchorID)
-	if err != nil {
-		return Receipt{}, err
-	}
 	r := Receipt{AnchorID: anchorID, Queued: queued}
-	if r.Superseded, err = liveFrom(tx, sessionID, anchorID+1); err != nil {
+	err := db.write(func(tx *sql.Tx) error {
+		sessionID, err := liveAnchorSession(tx, anchorID)
+		if err != nil {
+			return err
+		}
+		if r.Superseded, err = liveFrom(tx, sessionID, anchorID+1); err != nil {
+			return err
+		}
+		now := nanos(time.Now())
+		if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, now); err != nil {
+			return err
+		}
+		return supersede(tx, r.Superseded, r.RunID, sessionID, now)
+	})
+	if err != nil {
 		return Receipt{}, err
 	}
-	now := nanos(time.Now())
-	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, now); err != nil {
-		return Receipt{}, err
-	}
-	if err := supersede(tx, r.Superseded, r.RunID, sessionID, now); err != nil {
-		return Receipt{}, err
-	}
-	return r, tx.Commit()
+	return r, nil
 }
 
 // liveFrom returns, in ascending order, the live messages of a session from id first on,
 // system prompts left out: they are never superseded.
 func liveFrom(tx *sql.Tx, sessionID string, first int64) ([]int64, error) {
-	rows, err := tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id >= ? AND role != 'system'
+	return column[int64](tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id >= ? AND role != 'system'
 		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id) ORDER BY id`,
-		sessionID, first)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+		sessionID, first))
 }
 
 // supersede records that run runID replaced the messages ids, and that the session changed.
@@ -200,23 +188,19 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 // reply, and the reply the operator was reading stays where it was. Only this handle may
 // append to the run.
 func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return Receipt{}, err
-	}
-	defer tx.Rollback()
-	sessionID, err := liveAnchorSession(tx, anchorID)
-	if err != nil {
-		return Receipt{}, err
-	}
 	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
-	if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, nanos(time.Now())); err != nil {
-		return Receipt{}, err
-	}
-	if _, err := tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID); err != nil {
-		return Receipt{}, err
-	}
-	if err := tx.Commit(); err != nil {
+	err := db.write(func(tx *sql.Tx) error {
+		sessionID, err := liveAnchorSession(tx, anchorID)
+		if err != nil {
+			return err
+		}
+		if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, nanos(time.Now())); err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID)
+		return err
+	})
+	if err != nil {
 		return Receipt{}, err
 	}
 	db.takeOvers.Store(r.RunID, true)
@@ -294,23 +278,19 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		var m Message
+	return readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
 			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf); err != nil {
-			return nil, err
+			return err
 		}
 		m.CreatedAt = fromNanos(created)
 		m.Retry = c.classification()
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		return nil
+	})
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
@@ -387,16 +367,10 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []chat.Message
-	for rows.Next() {
-		var m chat.Message
-		if err := rows.Scan(&m.Role, &m.Content, &m.Reasoning); err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
+		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

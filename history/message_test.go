@@ -275,22 +275,9 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 		t.Fatal(err)
 	}
 	r3 := post(t, db, s.ID, "q3") // cancelled with partial text
-	if err := db.StartRun(r3.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AppendReply(r3.RunID, "partial", ""); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FinishRun(r3.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
-		t.Fatal(err)
-	}
+	runTo(t, db, r3, "partial", Finish{Status: chat.StatusCancelled})
 	r4 := post(t, db, s.ID, "q4") // still running, with text
-	if err := db.StartRun(r4.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AppendReply(r4.RunID, "streaming", ""); err != nil {
-		t.Fatal(err)
-	}
+	streaming(t, db, r4, "streaming")
 	r5 := post(t, db, s.ID, "q5") // queued behind it
 	post(t, db, s.ID, "q6")       // after the anchor: not part of its context
 

@@ -2,6 +2,7 @@ package history
 
 import (
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -66,21 +67,8 @@ var interruptedClass = chat.Classification{
 // the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its
 // lock, in this process or another, is left alone. Open calls it.
 func (db *DB) RecoverInterrupted() ([]int64, error) {
-	rows, err := db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`)
+	owners, err := column[string](db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
 	if err != nil {
-		return nil, err
-	}
-	var owners []string
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		owners = append(owners, o)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 
@@ -136,40 +124,28 @@ func (db *DB) recoverOwner(owner string) ([]int64, error) {
 
 // interruptOwner marks interrupted the running and queued runs of owner, keeping the text
 // they streamed.
-func (db *DB) interruptOwner(owner string) ([]int64, error) {
+func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
 	c := interruptedClass
-	tx, err := db.sql.Begin()
+	err = db.write(func(tx *sql.Tx) error {
+		ids, err = column[int64](tx.Query(`
+			UPDATE runs SET status = 'interrupted', finished_at = ?,
+				retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?,
+				retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
+			WHERE status IN ('running', 'queued') AND owner = ?
+			RETURNING id`,
+			nanos(time.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner))
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := foldChunks(tx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback()
-	rows, err := tx.Query(`
-		UPDATE runs SET status = 'interrupted', finished_at = ?,
-			retryable = ?, retry_class = ?, retry_after_until = NULL, retry_label = ?,
-			retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
-		WHERE status IN ('running', 'queued') AND owner = ?
-		RETURNING id`,
-		nanos(time.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner)
-	if err != nil {
-		return nil, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		if err := foldChunks(tx, id); err != nil {
-			return nil, err
-		}
-	}
-	return ids, tx.Commit()
+	return ids, nil
 }

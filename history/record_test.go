@@ -54,12 +54,28 @@ func drain(t *testing.T, out <-chan chat.Event) []chat.Event {
 	}
 }
 
-func TestRecordBatchesDeltas(t *testing.T) {
+// recording is a run being recorded from a channel the test feeds.
+type recording struct {
+	db    *DB
+	r     Receipt
+	clock *chattest.Clock
+	in    chan chat.Event
+	out   <-chan chat.Event
+}
+
+// startRecording posts content in a new session and records its run from a fresh channel.
+func startRecording(t *testing.T, content string) recording {
+	t.Helper()
 	db := openTemp(t)
-	r := post(t, db, newSession(t, db).ID, "tell me")
+	r := post(t, db, newSession(t, db).ID, content)
 	clock := newFakeClock()
 	in := make(chan chat.Event)
-	out := db.Record(r.RunID, in, clock)
+	return recording{db: db, r: r, clock: clock, in: in, out: db.Record(r.RunID, in, clock)}
+}
+
+func TestRecordBatchesDeltas(t *testing.T) {
+	rec := startRecording(t, "tell me")
+	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}
 	recv(t, out)
@@ -270,11 +286,8 @@ func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 }
 
 func TestRecordDoesNotWaitForTheReader(t *testing.T) {
-	db := openTemp(t)
-	r := post(t, db, newSession(t, db).ID, "q")
-	clock := newFakeClock()
-	in := make(chan chat.Event)
-	out := db.Record(r.RunID, in, clock)
+	rec := startRecording(t, "q")
+	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 	// Nobody reads out while the run streams.
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "unread "}
@@ -298,12 +311,8 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 // Thinking is stored apart from the answer, readable by another handle while it streams, and
 // kept with the reply, its finish reason and its reasoning tokens once the run ends.
 func TestRecordStoresThinkingApart(t *testing.T) {
-	db := openTemp(t)
-	sess := newSession(t, db)
-	r := post(t, db, sess.ID, "why is the sky blue?")
-	clock := newFakeClock()
-	in := make(chan chat.Event)
-	out := db.Record(r.RunID, in, clock)
+	rec := startRecording(t, "why is the sky blue?")
+	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 	send := func(ev chat.Event) {
 		in <- ev
 		recv(t, out)
@@ -315,7 +324,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	clock.Advance(flushDelay)
 	other := openAgain(t, db)
 	waitFor(t, func() bool {
-		m := reply(t, other, sess.ID)
+		m := reply(t, other, r.SessionID)
 		return m.Content == "Blue light " && m.Reasoning == "Rayleigh scattering: shorter wavelengths scatter more."
 	})
 	send(chat.Event{Kind: chat.EventDelta, Text: "scatters most."})
@@ -323,7 +332,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "length"}
 	recv(t, out)
 
-	m := reply(t, other, sess.ID)
+	m := reply(t, other, r.SessionID)
 	if m.Content != "Blue light scatters most." || m.Reasoning != "Rayleigh scattering: shorter wavelengths scatter more." ||
 		m.FinishReason != "length" || m.Status != chat.StatusSucceeded {
 		t.Errorf("stored %q / %q, finish %q, %s", m.Content, m.Reasoning, m.FinishReason, m.Status)
@@ -338,7 +347,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	}
 	// The next request carries the answer; its thinking goes with it only for the agent to
 	// leave out (or send, where a profile asks).
-	next := post(t, db, sess.ID, "and at sunset?")
+	next := post(t, db, r.SessionID, "and at sunset?")
 	msgs, err := db.Context(next.AnchorID)
 	if err != nil || len(msgs) != 3 || msgs[1].Content != m.Content || msgs[1].Reasoning != m.Reasoning {
 		t.Errorf("context %+v, %v", msgs, err)

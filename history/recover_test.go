@@ -60,12 +60,7 @@ func runHelper(path string) error {
 func startRunning(t *testing.T, db *DB, text string) Receipt {
 	t.Helper()
 	r := post(t, db, newSession(t, db).ID, "q")
-	if err := db.StartRun(r.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AppendReply(r.RunID, text, ""); err != nil {
-		t.Fatal(err)
-	}
+	streaming(t, db, r, text)
 	return r
 }
 

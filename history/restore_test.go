@@ -10,45 +10,34 @@ import (
 
 // liveIDs returns the ids of a session's live messages, in order.
 func liveIDs(t *testing.T, db *DB, sessionID string) []int64 {
-	t.Helper()
-	msgs, err := db.Transcript(sessionID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for _, m := range msgs {
-		ids = append(ids, m.ID)
-	}
-	return ids
+	return messageIDs(t)(db.Transcript(sessionID))
 }
 
 // carriedIDs returns the ids of the messages reply id carried.
 func carriedIDs(t *testing.T, db *DB, id int64) []int64 {
-	t.Helper()
-	msgs, err := db.Carried(id)
-	if err != nil {
-		t.Fatal(err)
+	return messageIDs(t)(db.Carried(id))
+}
+
+// messageIDs returns what lists the ids of messages as read, failing t if reading failed.
+func messageIDs(t *testing.T) func([]Message, error) []int64 {
+	return func(msgs []Message, err error) []int64 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(msgs))
+		for i, m := range msgs {
+			ids[i] = m.ID
+		}
+		return ids
 	}
-	var ids []int64
-	for _, m := range msgs {
-		ids = append(ids, m.ID)
-	}
-	return ids
 }
 
 // fail starts run r and fails it as a network error after text (empty: before any).
 func fail(t *testing.T, db *DB, r Receipt, text string) {
 	t.Helper()
-	if err := db.StartRun(r.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AppendReply(r.RunID, text, ""); err != nil {
-		t.Fatal(err)
-	}
 	c := chat.Classification{Retryable: true, Class: chat.Network, Label: "Network error"}
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusFailed, Retry: &c, Attempts: 1}); err != nil {
-		t.Fatal(err)
-	}
+	runTo(t, db, r, text, Finish{Status: chat.StatusFailed, Retry: &c, Attempts: 1})
 }
 
 func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {

@@ -45,18 +45,12 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var hits []Hit
-	for rows.Next() {
-		var h Hit
+	return readRows(rows, func(rows *sql.Rows, h *Hit) error {
 		var created sql.NullInt64
-		if err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt); err != nil {
-			return nil, err
-		}
+		err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt)
 		h.CreatedAt = fromNanos(created)
-		hits = append(hits, h)
-	}
-	return hits, rows.Err()
+		return err
+	})
 }
 
 // matchQuery turns what the operator typed into an FTS5 query: every word quoted, so that no

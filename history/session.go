@@ -44,6 +44,12 @@ func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	return s, nil
 }
 
+// scanSessionRow scans one of many rows of sessionColumns into s.
+func scanSessionRow(rows *sql.Rows, s *Session) (err error) {
+	*s, err = scanSession(rows)
+	return err
+}
+
 // CreateSession creates an empty session with a new random id. An empty session is listed
 // nowhere (see Sessions) until its first message is posted; Post with no session id creates
 // the session and its first message together.
@@ -94,16 +100,8 @@ func (db *DB) Session(id string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	defer rows.Close()
-	var found []Session
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return Session{}, err
-		}
-		found = append(found, s)
-	}
-	if err := rows.Err(); err != nil {
+	found, err := readRows(rows, scanSessionRow)
+	if err != nil {
 		return Session{}, err
 	}
 	switch len(found) {
@@ -137,16 +135,7 @@ func (db *DB) Sessions() ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Session
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return readRows(rows, scanSessionRow)
 }
 
 // title makes a session title from an operator message: its first non-blank line, trimmed, cut
