@@ -117,18 +117,13 @@ func (db *DB) AppendReply(runID int64, content, reasoning string) error {
 // appendFirst stores the first text of a Retry run and makes its reply the live one, in one
 // transaction: the reply never shows without its text, nor the text without the reply.
 func (db *DB) appendFirst(runID int64, content, reasoning string) error {
-	tx, err := db.sql.Begin()
+	err := db.write(func(tx *sql.Tx) error {
+		if err := takeOver(tx, runID); err != nil {
+			return err
+		}
+		return db.appendChunks(tx.Stmt(db.appendChunk), runID, content, reasoning)
+	})
 	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := takeOver(tx, runID); err != nil {
-		return err
-	}
-	if err := db.appendChunks(tx.Stmt(db.appendChunk), runID, content, reasoning); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
 		return err
 	}
 	db.takeOvers.Delete(runID)
@@ -205,36 +200,33 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 			c.after = sql.NullInt64{Int64: nanos(f.Retry.RetryAfterUntil), Valid: true}
 		}
 	}
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	now := nanos(time.Now())
-	// A queued run has no owner yet, and cannot have succeeded without starting; a running run
-	// may only be finished by its owner.
-	res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
-		completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
-		retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15
-		WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
-		f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
-		c.retryable, c.class, c.after, c.label, c.message, now,
-		id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule)
-	if err != nil {
-		return err
-	}
-	if err := db.checkChanged(res, id, f.Status); err != nil {
-		return err
-	}
-	if err := foldChunks(tx, id); err != nil {
-		return err
-	}
-	db.takeOvers.Delete(id) // a retry that ends without output never takes over
-	if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,
-		now, id); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return db.write(func(tx *sql.Tx) error {
+		now := nanos(time.Now())
+		// A queued run has no owner yet, and cannot have succeeded without starting; a running run
+		// may only be finished by its owner.
+		res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
+			completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
+			retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15
+			WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
+			f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
+			c.retryable, c.class, c.after, c.label, c.message, now,
+			id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule)
+		if err != nil {
+			return err
+		}
+		if err := db.checkChanged(res, id, f.Status); err != nil {
+			return err
+		}
+		if err := foldChunks(tx, id); err != nil {
+			return err
+		}
+		db.takeOvers.Delete(id) // a retry that ends without output never takes over
+		if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,
+			now, id); err != nil {
+			return err
+		}
+		return nil
+	})
 }
 
 // checkChanged turns an update that matched no run into ErrNotFound or ErrTransition.

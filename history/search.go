@@ -73,41 +73,38 @@ var ErrStreaming = errors.New("a reply of the session is still streaming")
 // included, its runs and their search index — in one transaction. A session with a run still
 // running (here or in another parley) is refused with ErrStreaming.
 func (db *DB) DeleteSession(id string) error {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var running bool
-	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE session_id = ? AND status = 'running')`, id).
-		Scan(&running); err != nil {
-		return err
-	}
-	if running {
-		return fmt.Errorf("session %s: %w", id, ErrStreaming)
-	}
-	res, err := tx.Exec(`UPDATE sessions SET deleting = 1 WHERE id = ?`, id)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
-	}
-	for _, stmt := range []string{
-		`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
-			OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
-		`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
-		`DELETE FROM drafts WHERE session_id = ?1`,
-		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
-		`DELETE FROM runs WHERE session_id = ?1`,
-		`DELETE FROM messages WHERE session_id = ?1`,
-		`DELETE FROM sessions WHERE id = ?1`,
-	} {
-		if _, err := tx.Exec(stmt, id); err != nil {
+	return db.write(func(tx *sql.Tx) error {
+		var running bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE session_id = ? AND status = 'running')`, id).
+			Scan(&running); err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if running {
+			return fmt.Errorf("session %s: %w", id, ErrStreaming)
+		}
+		res, err := tx.Exec(`UPDATE sessions SET deleting = 1 WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
+		}
+		for _, stmt := range []string{
+			`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
+				OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+			`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+			`DELETE FROM drafts WHERE session_id = ?1`,
+			`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
+			`DELETE FROM runs WHERE session_id = ?1`,
+			`DELETE FROM messages WHERE session_id = ?1`,
+			`DELETE FROM sessions WHERE id = ?1`,
+		} {
+			if _, err := tx.Exec(stmt, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // SetTitle renames a session. A blank title is refused: the session list needs one.

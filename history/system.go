@@ -23,30 +23,26 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 	if strings.TrimSpace(p.Text) == "" {
 		return Message{}, ErrEmptyMessage
 	}
-	tx, err := db.sql.Begin()
-	if err != nil {
+	m := Message{SessionID: sessionID, Role: RoleSystem, Content: p.Text, SystemRole: p.Role}
+	err := db.write(func(tx *sql.Tx) error {
+		cur, err := systemPrompt(tx, sessionID)
+		if err != nil || cur == p {
+			return err
+		}
+		now := time.Now()
+		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
+			VALUES (?, 'system', ?, ?, ?)`, sessionID, p.Text, p.Role, nanos(now))
+		if err != nil {
+			return err
+		}
+		m.CreatedAt = time.Unix(0, nanos(now))
+		m.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil || m.ID == 0 {
 		return Message{}, err
 	}
-	defer tx.Rollback()
-	cur, err := systemPrompt(tx, sessionID)
-	if err != nil || cur == p {
-		return Message{}, err
-	}
-	now := nanos(time.Now())
-	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
-		VALUES (?, 'system', ?, ?, ?)`, sessionID, p.Text, p.Role, now)
-	if err != nil {
-		return Message{}, err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return Message{}, err
-	}
-	if err := tx.Commit(); err != nil {
-		return Message{}, err
-	}
-	return Message{ID: id, SessionID: sessionID, Role: RoleSystem, Content: p.Text, SystemRole: p.Role,
-		CreatedAt: time.Unix(0, now)}, nil
+	return m, nil
 }
 
 // SystemPrompt returns the session's system prompt now: its newest system message, or the
