@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,7 @@ import (
 // response as text, or an excerpt of an event stream — from FILE or stdin, and prints how
 // parley classifies it, with the operator's [[classify]] rules first, and which rule decided.
 func classifyFailure(args []string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (int, error) {
-	fs := flag.NewFlagSet("classify", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("classify")
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 1 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,8 +15,7 @@ import (
 // --tokens N makes every reply N chunks of generated markdown, and --open-code makes that
 // reply open a code block early and run on inside it to the end.
 func serveDemo(args []string, stdout io.Writer) (int, error) {
-	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("demo-server")
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	pace := fs.Duration("pace", demo.DefaultPace, "")
 	tokens := fs.Int("tokens", 0, "")

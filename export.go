@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -38,8 +37,7 @@ type messageJSON struct {
 // exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
 // superseded ones too, with its run and classification.
 func exportSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("export")
 	jsonOut := fs.Bool("json", false, "")
 	markdown := fs.Bool("markdown", false, "")
 	pos, err := parseInterspersed(fs, args)

@@ -38,8 +38,7 @@ type options struct {
 
 // flagSet binds parley's flags to o.
 func flagSet(o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("parley")
 	fs.StringVar(&o.prompt, "p", "", "print mode: send `PROMPT`, stream the reply to stdout, exit")
 	fs.BoolVar(&o.print.jsonOut, "json", false, "print mode: print one JSON object at the end")
 	fs.BoolVar(&o.print.showReasoning, "show-reasoning", false, "print mode: write the model's thinking to stderr")
@@ -165,6 +164,14 @@ func (w *waitFlag) Set(s string) error {
 }
 
 func (w *waitFlag) IsBoolFlag() bool { return true }
+
+// subcommandFlags is a subcommand's flag set: it reports errors to its caller, which prints
+// the subcommand's usage, and prints nothing itself.
+func quietFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
 
 // parseInterspersed parses a subcommand's flags, which may stand before or after its
 // positional arguments.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -22,8 +21,7 @@ type roleJSON struct {
 // listRoles is `parley roles [--json]`: every role, by name, with where it is defined, the
 // profile and model it chooses and the start of its system prompt.
 func listRoles(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
-	fs := flag.NewFlagSet("roles", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("roles")
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -31,8 +29,7 @@ type searchJSON struct {
 // that hold all the words (the last may be the start of a word), best first, each with its
 // session, time and an excerpt whose matches are bold on a terminal.
 func search(args []string, stdout *os.File, getenv func(string) string) (int, error) {
-	fs := flag.NewFlagSet("search", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("search")
 	jsonOut := fs.Bool("json", false, "")
 	limit := fs.Int("limit", 20, "")
 	words, err := parseInterspersed(fs, args)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -47,8 +46,7 @@ func listSessions(args []string, stdout io.Writer, getenv func(string) string) (
 			return titleSession(args[1:], stdout, getenv)
 		}
 	}
-	fs := flag.NewFlagSet("sessions", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := quietFlags("sessions")
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {
