@@ -16,20 +16,39 @@ import (
 // resolves fl in an environment holding only that home and env ("NAME=value").
 func resolve(t *testing.T, cfg string, fl config.Flags, env ...string) (config.Resolved, string, error) {
 	t.Helper()
-	home := t.TempDir()
-	path := filepath.Join(home, "config.toml")
+	files := map[string]string{}
 	if cfg != "" {
-		if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		files["config.toml"] = cfg
+	}
+	home := writeHome(t, files)
+	r, err := resolveIn(home, fl, env...)
+	return r, filepath.Join(home, "config.toml"), err
+}
+
+// writeHome makes a PARLEY_HOME holding files (path under the home → text).
+func writeHome(t *testing.T, files map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	for name, text := range files {
+		path := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return home
+}
+
+// resolveIn resolves fl in an environment holding only PARLEY_HOME=home and env ("NAME=value").
+func resolveIn(home string, fl config.Flags, env ...string) (config.Resolved, error) {
 	vars := map[string]string{"PARLEY_HOME": home}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	r, err := config.Resolve(fl, func(k string) string { return vars[k] })
-	return r, path, err
+	return config.Resolve(fl, func(k string) string { return vars[k] })
 }
 
 // resolvedRow is a configuration, flags and environment, and what one field of the
@@ -231,6 +250,7 @@ func TestValidation(t *testing.T) {
 		{"unknown reasoning effort", "[profiles.x]\nreasoning_effort = \"max\"\n", config.Flags{}, nil, `config CONFIG: profile "x": reasoning_effort is "max"; use low, medium or high` + fix},
 		{"temperature out of range", "[profiles.x]\ntemperature = 3.0\n", config.Flags{}, nil, `config CONFIG: profile "x": temperature is 3; use a number from 0 to 2` + fix},
 		{"top_p out of range", "[profiles.x]\ntop_p = 0.0\n", config.Flags{}, nil, `config CONFIG: profile "x": top_p is 0; use a number above 0, at most 1` + fix},
+		{"negative duration", "[profiles.a]\nfirst_delta_timeout = \"-5s\"\n", config.Flags{}, nil, `config CONFIG line 2: "-5s" is negative; use a duration like 30s or 2m` + fix},
 		{"bad duration for the idle timeout", "[profiles.a]\nstream_idle_timeout = \"long\"\n", config.Flags{}, nil, `config CONFIG line 2: "long" is not a duration like 30s or 2m` + fix},
 		{"fallback that is no profile", "[profiles.p]\npreset = \"ollama\"\nfallback = \"nope\"\n", config.Flags{Profile: "p"}, nil,
 			`fallback "nope" is not a profile: define [profiles.nope] in CONFIG or use a preset: ` + known},

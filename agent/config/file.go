@@ -106,6 +106,9 @@ func (d *duration) UnmarshalText(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("%q is not a duration like 30s or 2m", b)
 	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative; use a duration like 30s or 2m", b)
+	}
 	d.Duration = v
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"strings"
@@ -120,36 +121,22 @@ func merge(p, over profile) profile {
 	override(&p.APIKeyEnv, over.APIKeyEnv)
 	if len(over.Headers) > 0 {
 		h := make(map[string]string, len(p.Headers)+len(over.Headers))
-		for k, v := range p.Headers {
-			h[k] = v
-		}
-		for k, v := range over.Headers {
-			h[k] = v
-		}
+		maps.Copy(h, p.Headers)
+		maps.Copy(h, over.Headers)
 		p.Headers = h
 	}
-	for _, d := range []struct{ dst, src *duration }{
-		{&p.ConnectTimeout, &over.ConnectTimeout},
-		{&p.HeaderTimeout, &over.HeaderTimeout},
-		{&p.FirstDeltaTimeout, &over.FirstDeltaTimeout},
-		{&p.StreamIdleTimeout, &over.StreamIdleTimeout},
-	} {
-		if d.src.Duration > 0 {
-			*d.dst = *d.src
-		}
-	}
+	override(&p.ConnectTimeout, over.ConnectTimeout)
+	override(&p.HeaderTimeout, over.HeaderTimeout)
+	override(&p.FirstDeltaTimeout, over.FirstDeltaTimeout)
+	override(&p.StreamIdleTimeout, over.StreamIdleTimeout)
 	override(&p.PriceInput, over.PriceInput)
 	override(&p.PriceOutput, over.PriceOutput)
-	if over.ContextTokens > 0 {
-		p.ContextTokens = over.ContextTokens
-	}
+	override(&p.ContextTokens, over.ContextTokens)
+	override(&p.MaxTokens, over.MaxTokens)
 	override(&p.Reasoning, over.Reasoning)
 	override(&p.SendReasoning, over.SendReasoning)
 	override(&p.Temperature, over.Temperature)
 	override(&p.TopP, over.TopP)
-	if over.MaxTokens > 0 {
-		p.MaxTokens = over.MaxTokens
-	}
 	override(&p.ReasoningEffort, over.ReasoningEffort)
 	override(&p.Fallback, over.Fallback)
 	override(&p.Role, over.Role)
@@ -158,7 +145,8 @@ func merge(p, over profile) profile {
 }
 
 // override puts src in *dst unless src is its type's zero value (an empty string, a nil
-// pointer), which leaves the setting as it was.
+// pointer, 0), which leaves the setting as it was; load refuses negative numbers, so a set
+// number is above 0.
 func override[T comparable](dst *T, src T) {
 	var zero T
 	if src != zero {

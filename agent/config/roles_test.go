@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,26 +12,12 @@ import (
 // PARLEY_HOME of its own, and resolves fl there with env ("NAME=value").
 func resolveRoles(t *testing.T, cfg string, files map[string]string, fl config.Flags, env ...string) (config.Resolved, string, error) {
 	t.Helper()
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if len(files) > 0 {
-		if err := os.Mkdir(filepath.Join(home, "roles"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	all := map[string]string{"config.toml": cfg}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(home, "roles", name), []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		all[filepath.Join("roles", name)] = text
 	}
-	vars := map[string]string{"PARLEY_HOME": home}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		vars[k] = v
-	}
-	r, err := config.Resolve(fl, func(k string) string { return vars[k] })
+	home := writeHome(t, all)
+	r, err := resolveIn(home, fl, env...)
 	return r, home, err
 }
 
