@@ -237,7 +237,7 @@ func commandUsage(name string) string {
 	for _, c := range commands {
 		if c.name == name {
 			// Spelled out here only, to keep the whole list short.
-			args := strings.NewReplacer("SHAPE", shapeList(), "FORM", formList()).Replace(c.args)
+			args := strings.NewReplacer("SHAPE", names(ThinkShapes), "FORM", names(Overflows)).Replace(c.args)
 			return strings.TrimSpace("usage: /demo " + c.name + " " + args)
 		}
 	}

@@ -95,13 +95,13 @@ func OverflowFault(form Overflow, limit, prompt int) Fault {
 		limit, prompt), "invalid_request_error", "messages", "context_length_exceeded")
 }
 
-// formList is the overflow forms for a usage line.
-func formList() string {
-	forms := make([]string, len(Overflows))
-	for i, f := range Overflows {
-		forms[i] = string(f)
+// names joins the names of a list of forms or shapes, for a usage line: "a|b|c".
+func names[T ~string](list []T) string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = string(v)
 	}
-	return strings.Join(forms, "|")
+	return strings.Join(out, "|")
 }
 
 // contextCommand runs "/demo context N [FORM]" and "/demo context off".

@@ -110,17 +110,9 @@ func spread(total time.Duration, n, k int) time.Duration {
 // thinking and pass unnoticed.
 func (f Fault) check() error {
 	if f.Think != "" && !slices.Contains(ThinkShapes, f.Think) {
-		return fmt.Errorf("unknown think shape %q; one of %s", f.Think, shapeList())
+		return fmt.Errorf("unknown think shape %q; one of %s", f.Think, names(ThinkShapes))
 	}
 	return nil
-}
-
-func shapeList() string {
-	names := make([]string, len(ThinkShapes))
-	for i, sh := range ThinkShapes {
-		names[i] = string(sh)
-	}
-	return strings.Join(names, "|")
 }
 
 // thinkCommand runs "/demo think SHAPE [DURATION]" and "/demo thinkonly [SHAPE]".
