@@ -210,8 +210,7 @@ func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: form})
-			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			srv, c := overflowing(t, 600, form)
 			msgs := conversation(20) // about 2000 tokens
 			events := runEvents(t, c, msgs)
 			last := events[len(events)-1]
@@ -246,8 +245,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{ContextTokens: 100, Overflow: form})
-			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			srv, c := overflowing(t, 100, form)
 			events := runEvents(t, c, []chat.Message{{Role: "user", Content: strings.Repeat("long ", 200)}})
 			last := events[len(events)-1]
 			if last.Kind != chat.EventFailed || last.Class.Class != chat.ContextOverflow || last.Class.Retryable {
@@ -261,8 +259,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 }
 
 func TestSecondOverflowFailsNotRetryable(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{ContextTokens: 100, Overflow: demo.OverflowLlamaCpp})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	srv, c := overflowing(t, 100, demo.OverflowLlamaCpp)
 	msgs := conversation(3)
 	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the budget
 	events := runEvents(t, c, msgs)
@@ -404,4 +401,12 @@ func TestParseOverflowNestedInAGatewayError(t *testing.T) {
 	if cls.Class != chat.ContextOverflow || limit != 16000 || requested != 17165 {
 		t.Errorf("%s %q: limit %d requested %d, want context_overflow, 16000, 17165", cls.Class, cls.Message, limit, requested)
 	}
+}
+
+// overflowing starts a demo endpoint that rejects a prompt over budget tokens as form words it,
+// and a client of it on a manual clock.
+func overflowing(t *testing.T, budget int, form demo.Overflow) (*demo.Server, *Client) {
+	t.Helper()
+	srv := demotest.Start(t, demo.Options{ContextTokens: budget, Overflow: form})
+	return srv, NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
 }
