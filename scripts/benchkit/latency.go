@@ -45,14 +45,52 @@ import (
 //
 // A run that does not reach the screen within a minute fails.
 
-const latencyUsage = "keys SOCKET PANE N [--after] [--stream] | esc SOCKET PANE MS | escidle SOCKET PANE N | paste SOCKET PANE FILE | lines SOCKET PANE N WIDTH"
+// latencyCommand is one latency command: its arguments after SOCKET PANE, for its usage,
+// and what it does with them and a control client of the pane.
+type latencyCommand struct {
+	args string
+	run  func(c *ctl, args []string) error
+}
 
-var latencyCommands = map[string]func(args []string) error{
-	"keys":    keysCmd,
-	"esc":     escCmd,
-	"escidle": escIdleCmd,
-	"paste":   pasteCmd,
-	"lines":   linesCmd,
+var latencyCommands = map[string]latencyCommand{
+	"keys":    {"N [--after] [--stream]", keysCmd},
+	"esc":     {"MS", escCmd},
+	"escidle": {"N", escIdleCmd},
+	"paste":   {"FILE", pasteCmd},
+	"lines":   {"N WIDTH", linesCmd},
+}
+
+// latencyUsage lists the latency commands, for benchkit's usage line.
+func latencyUsage() string {
+	var parts []string
+	for _, name := range []string{"keys", "esc", "escidle", "paste", "lines"} {
+		parts = append(parts, name+" SOCKET PANE "+latencyCommands[name].args)
+	}
+	return strings.Join(parts, " | ")
+}
+
+// runLatency checks the arguments of the latency command name, attaches to the pane and runs
+// it; a command gets its arguments after SOCKET PANE.
+func runLatency(name string, cmd latencyCommand, args []string) error {
+	required := len(strings.Fields(cmd.args)) - strings.Count(cmd.args, "[")
+	if len(args) < 2+required || len(args) > 2+len(strings.Fields(cmd.args)) {
+		return fmt.Errorf("usage: benchkit %s SOCKET PANE %s", name, cmd.args)
+	}
+	c, err := attach(args[0], args[1])
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	return cmd.run(c, args[2:])
+}
+
+// number reads a command's numeric argument name, which must be from lo to hi.
+func number(name, arg string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s must be a number from %d to %d", name, lo, hi)
+	}
+	return n, nil
 }
 
 // letters are the characters keys types; none of them follows "@@" anywhere else on screen.
@@ -61,31 +99,22 @@ const letters = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 // timeout is how long anything may take to show.
 const timeout = time.Minute
 
-func keysCmd(args []string) error {
+func keysCmd(c *ctl, args []string) error {
 	after, stream := false, false
-	for len(args) > 3 {
-		switch args[len(args)-1] {
+	for _, flag := range args[1:] {
+		switch flag {
 		case "--after":
 			after = true
 		case "--stream":
 			stream = true
 		default:
-			return errors.New("benchkit keys: unknown flag " + args[len(args)-1])
+			return errors.New("benchkit keys: unknown flag " + flag)
 		}
-		args = args[:len(args)-1]
 	}
-	if len(args) != 3 {
-		return errors.New("usage: benchkit keys SOCKET PANE N [--after] [--stream]")
-	}
-	n, err := strconv.Atoi(args[2])
-	if err != nil || n < 1 || n > len(letters) {
-		return fmt.Errorf("benchkit keys: N must be 1 to %d", len(letters))
-	}
-	c, err := attach(args[0], args[1])
+	n, err := number("N", args[0], 1, len(letters))
 	if err != nil {
 		return err
 	}
-	defer c.close()
 	// shows reports whether the input shows typed: on its own line after "@@", or as the
 	// input's first line (a line that starts with its prompt).
 	shows := func(s, typed string) bool {
@@ -135,19 +164,11 @@ func keysCmd(args []string) error {
 // inputPrompt begins each line of parley's input.
 const inputPrompt = "┃ "
 
-func escCmd(args []string) error {
-	if len(args) != 3 {
-		return errors.New("usage: benchkit esc SOCKET PANE MS")
-	}
-	delay, err := strconv.Atoi(args[2])
-	if err != nil || delay < 0 {
-		return errors.New("benchkit esc: MS must be a number of milliseconds")
-	}
-	c, err := attach(args[0], args[1])
+func escCmd(c *ctl, args []string) error {
+	delay, err := number("MS", args[0], 0, 60_000)
 	if err != nil {
 		return err
 	}
-	defer c.close()
 	start := time.Now()
 	if err := c.sendKeys("Enter"); err != nil {
 		return err
@@ -173,21 +194,14 @@ func escCmd(args []string) error {
 	return nil
 }
 
-func escIdleCmd(args []string) error {
-	if len(args) != 3 {
-		return errors.New("usage: benchkit escidle SOCKET PANE N")
-	}
-	n, err := strconv.Atoi(args[2])
-	if err != nil || n < 1 {
-		return errors.New("benchkit escidle: N must be a positive number")
-	}
-	c, err := attach(args[0], args[1])
+func escIdleCmd(c *ctl, args []string) error {
+	n, err := number("N", args[0], 1, 1000)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	// The help line names what esc does next: it changes with the focus.
-	shows := map[bool]string{true: "esc back to input", false: "esc select replies"}
+	// The help line changes with the focus: the SELECT bar while replies are selected, else
+	// a line naming what esc does next.
+	shows := map[bool]string{true: "SELECT — ", false: "esc select replies"}
 	for i := range n {
 		time.Sleep(time.Duration(20+(i*7)%31) * time.Millisecond)
 		want := shows[i%2 == 0]
@@ -208,22 +222,14 @@ func escIdleCmd(args []string) error {
 	return nil
 }
 
-func pasteCmd(args []string) error {
-	if len(args) != 3 {
-		return errors.New("usage: benchkit paste SOCKET PANE FILE")
-	}
-	text, err := os.ReadFile(args[2])
+func pasteCmd(c *ctl, args []string) error {
+	text, err := os.ReadFile(args[0])
 	if err != nil {
 		return err
 	}
 	lines := strings.Split(strings.TrimRight(string(text), "\n"), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
-	c, err := attach(args[0], args[1])
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	if _, err := c.run("load-buffer -b benchkit " + quote(args[2])); err != nil {
+	if _, err := c.run("load-buffer -b benchkit " + quote(args[0])); err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -240,20 +246,15 @@ func pasteCmd(args []string) error {
 	return nil
 }
 
-func linesCmd(args []string) error {
-	if len(args) != 4 {
-		return errors.New("usage: benchkit lines SOCKET PANE N WIDTH")
-	}
-	n, err1 := strconv.Atoi(args[2])
-	width, err2 := strconv.Atoi(args[3])
-	if err1 != nil || err2 != nil || n < 1 || width < 10 {
-		return errors.New("benchkit lines: N must be positive and WIDTH at least 10")
-	}
-	c, err := attach(args[0], args[1])
+func linesCmd(c *ctl, args []string) error {
+	n, err := number("N", args[0], 1, 10_000)
 	if err != nil {
 		return err
 	}
-	defer c.close()
+	width, err := number("WIDTH", args[1], 10, 10_000)
+	if err != nil {
+		return err
+	}
 	line := func(i int) string {
 		head := fmt.Sprintf("line%02d ", i+1)
 		return head + strings.Repeat(string(rune('a'+i%26)), width-len(head))

@@ -25,10 +25,10 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fail("usage: benchkit wait HOME | seed HOME N | " + latencyUsage)
+		fail("usage: benchkit wait HOME | seed HOME N | " + latencyUsage())
 	}
-	if run, ok := latencyCommands[os.Args[1]]; ok {
-		if err := run(os.Args[2:]); err != nil {
+	if cmd, ok := latencyCommands[os.Args[1]]; ok {
+		if err := runLatency(os.Args[1], cmd, os.Args[2:]); err != nil {
 			fail(err.Error())
 		}
 		return
