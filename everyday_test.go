@@ -101,19 +101,15 @@ func TestSystemFlagAndADefaultRole(t *testing.T) {
 func TestPipedTextFollowsThePrompt(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
-	cmd := u.command("-p", "say the word", "--base-url", srv.URL(), "--model", "m")
-	cmd.Stdin = strings.NewReader("ZEBRA")
-	if out, err := cmd.Output(); err != nil || len(out) == 0 {
-		t.Fatalf("%v %q", err, out)
+	if r := u.pipe("ZEBRA", "-p", "say the word", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if got := srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "say the word\n\nZEBRA" {
 		t.Fatalf("sent %+v", got)
 	}
 	// A question in place of -p does the same with a pipe: print mode, not the chat screen.
-	cmd = u.command("--base-url", srv.URL(), "--model", "m", "what", "is", "this?")
-	cmd.Stdin = strings.NewReader("a pipe's text\n")
-	if out, err := cmd.Output(); err != nil || len(out) == 0 {
-		t.Fatalf("%v %q", err, out)
+	if r := u.pipe("a pipe's text\n", "--base-url", srv.URL(), "--model", "m", "what", "is", "this?"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if got := srv.Received()[1].Messages[0].Content; got != "what is this?\n\na pipe's text" {
 		t.Fatalf("sent %q", got)
@@ -152,10 +148,8 @@ func TestAttachedFilesAndRefusals(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q", c.path, r.code, r.stderr)
 		}
 	}
-	cmd := u.command("-p", "look", "--base-url", srv.URL(), "--model", "m")
-	cmd.Stdin = strings.NewReader("\x00\x01binary")
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "cannot attach stdin: it is binary") {
-		t.Errorf("binary stdin: %v %q", err, out)
+	if r := u.pipe("\x00\x01binary", "-p", "look", "--base-url", srv.URL(), "--model", "m"); r.code != 2 || !strings.Contains(r.stderr, "cannot attach stdin: it is binary") {
+		t.Errorf("binary stdin: exit %d, stderr %q", r.code, r.stderr)
 	}
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests: a refused attachment must send nothing", srv.Requests())

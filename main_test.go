@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -64,9 +63,17 @@ func (u *user) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// run runs parley to its end with nothing on stdin.
 func (u *user) run(args ...string) result {
 	u.t.Helper()
+	return u.pipe("", args...)
+}
+
+// pipe runs parley to its end with stdin piped in, as `printf STDIN | parley ARGS` does.
+func (u *user) pipe(stdin string, args ...string) result {
+	u.t.Helper()
 	cmd := u.command(args...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -193,11 +200,8 @@ func TestPrintModeContinuesASession(t *testing.T) {
 
 func TestPrintModeReadsStdin(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
-	cmd := u.command("--base-url", srv.URL(), "--model", "m")
-	cmd.Stdin = strings.NewReader("from a pipe")
-	if out, err := cmd.Output(); err != nil || len(out) == 0 {
-		t.Fatalf("%v %q", err, out)
+	if r := newUser(t).pipe("from a pipe", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if got := srv.Received()[0].Messages[0].Content; got != "from a pipe" {
 		t.Fatalf("sent %q", got)
@@ -239,6 +243,21 @@ func (u *user) start(args ...string) (cmd *exec.Cmd, stdout, stderr *syncBuffer)
 		u.t.Fatal(err)
 	}
 	return cmd, stdout, stderr
+}
+
+// interrupt sends parley SIGINT, as ctrl+c in its shell would, and checks that it exits 130
+// within a second.
+func interrupt(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130", err)
+	}
+	if took := time.Since(sent); took > time.Second {
+		t.Fatalf("took %v to stop after SIGINT", took)
+	}
 }
 
 // waitFor polls until cond holds, failing the test after a few seconds.
@@ -399,15 +418,7 @@ func TestSIGINTDuringATier1Wait(t *testing.T) {
 	u := newUser(t)
 	cmd, _, stderr := u.start("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 	waitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
-	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
-		t.Fatalf("exit %v, want 130", err)
-	}
-	if took := time.Since(sent); took > time.Second {
-		t.Fatalf("took %v to stop after SIGINT", took)
-	}
+	interrupt(t, cmd)
 	time.Sleep(300 * time.Millisecond)
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests, want 1: nothing more after SIGINT", srv.Requests())
@@ -597,14 +608,9 @@ func TestEmptyPromptIsAUsageError(t *testing.T) {
 		{"", []string{"-p", ""}},
 		{"", []string{"-p", "  \n"}},
 	} {
-		cmd := u.command(append([]string{"--base-url", srv.URL(), "--model", "m"}, c.args...)...)
-		cmd.Stdin = strings.NewReader(c.stdin)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "empty prompt") {
-			t.Errorf("stdin %q, args %q: %v, stderr %q; want exit 2", c.stdin, c.args, err, stderr.String())
+		r := u.pipe(c.stdin, append([]string{"--base-url", srv.URL(), "--model", "m"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "empty prompt") {
+			t.Errorf("stdin %q, args %q: exit %d, stderr %q; want exit 2", c.stdin, c.args, r.code, r.stderr)
 		}
 	}
 	if srv.Requests() != 0 || strings.TrimSpace(u.run("sessions").stdout) != "" {
