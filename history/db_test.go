@@ -96,8 +96,7 @@ func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
 }
 
 func TestReopenKeepsData(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r := post(t, db, s.ID, "remember me")
 	answer(t, db, r, "I will")
 	path := db.Path()

@@ -21,6 +21,13 @@ func openTemp(t *testing.T) *DB {
 	return db
 }
 
+// openSession opens a new database with one new session in it.
+func openSession(t *testing.T) (*DB, Session) {
+	t.Helper()
+	db := openTemp(t)
+	return db, newSession(t, db)
+}
+
 // openAgain opens a second handle on the database of db, as a second parley would.
 func openAgain(t *testing.T, db *DB) *DB {
 	t.Helper()
@@ -57,6 +64,16 @@ func newSession(t *testing.T, db *DB) Session {
 func post(t *testing.T, db *DB, sessionID, content string) Receipt {
 	t.Helper()
 	r, err := db.Post(sessionID, content, "test-model", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// regenerate starts a new reply to the live operator message anchorID or fails the test.
+func regenerate(t *testing.T, db *DB, anchorID int64) Receipt {
+	t.Helper()
+	r, err := db.Regenerate(anchorID, "test-model", false)
 	if err != nil {
 		t.Fatal(err)
 	}

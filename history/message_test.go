@@ -13,8 +13,7 @@ import (
 )
 
 func TestPostCommitsBeforeReturning(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r, err := db.Post(s.ID, "is this saved?", "model-a", true)
 	if err != nil {
 		t.Fatal(err)
@@ -78,8 +77,7 @@ func TestPostRefusals(t *testing.T) {
 }
 
 func TestOperatorRowsAreImmutable(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r := post(t, db, s.ID, "original words")
 	raw := rawSQL(t, db.Path())
 	for _, stmt := range []string{
@@ -141,8 +139,7 @@ func ids(msgs []Message) []int64 {
 }
 
 func TestRegenerate(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	other := newSession(t, db)
 	r1 := post(t, db, s.ID, "one")
 	answer(t, db, r1, "reply one")
@@ -259,8 +256,7 @@ func TestRegenerate(t *testing.T) {
 }
 
 func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	sys := func(content string) {
 		if _, err := db.sql.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'system', ?, 1)`,
 			s.ID, content); err != nil {
@@ -299,8 +295,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 }
 
 func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	var rs []Receipt
 	for i := 0; i < 4; i++ {
 		r := post(t, db, s.ID, fmt.Sprintf("q%d", i))
@@ -308,44 +303,29 @@ func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
 		rs = append(rs, r)
 	}
 	// A superseded reply is never part of a page.
-	g, err := db.Regenerate(rs[3].AnchorID, "m", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := regenerate(t, db, rs[3].AnchorID)
 	answer(t, db, g, "a3 again")
-	full, err := db.Transcript(s.ID)
-	if err != nil {
-		t.Fatal(err)
+	full := liveIDs(t, db, s.ID)
+	ids := messageIDs(t)
+	tail := ids(db.TranscriptBefore(s.ID, 0, 3))
+	if !slices.Equal(tail, full[len(full)-3:]) {
+		t.Fatalf("tail %v, want %v", tail, full[len(full)-3:])
 	}
-	ids := func(ms []Message) []int64 {
-		var out []int64
-		for _, m := range ms {
-			out = append(out, m.ID)
-		}
-		return out
+	if older := ids(db.TranscriptBefore(s.ID, tail[0], 0)); !slices.Equal(slices.Concat(older, tail), full) {
+		t.Fatalf("older %v + tail %v, want %v", older, tail, full)
 	}
-	tail, err := db.TranscriptBefore(s.ID, 0, 3)
-	if err != nil || !reflect.DeepEqual(ids(tail), ids(full[len(full)-3:])) {
-		t.Fatalf("tail %v (%v), want %v", ids(tail), err, ids(full[len(full)-3:]))
+	if all := ids(db.TranscriptBefore(s.ID, 0, 100)); !slices.Equal(all, full) {
+		t.Fatalf("a page larger than the session: %v, want %v", all, full)
 	}
-	older, err := db.TranscriptBefore(s.ID, tail[0].ID, 0)
-	if err != nil || !reflect.DeepEqual(append(ids(older), ids(tail)...), ids(full)) {
-		t.Fatalf("older %v + tail %v, want %v (%v)", ids(older), ids(tail), ids(full), err)
-	}
-	all, err := db.TranscriptBefore(s.ID, 0, 100)
-	if err != nil || !reflect.DeepEqual(ids(all), ids(full)) {
-		t.Fatalf("a page larger than the session: %v, want %v", ids(all), ids(full))
-	}
-	if none, err := db.TranscriptBefore(s.ID, full[0].ID, 0); err != nil || len(none) != 0 {
-		t.Fatalf("before the first message: %v %v", ids(none), err)
+	if none := ids(db.TranscriptBefore(s.ID, full[0], 0)); len(none) != 0 {
+		t.Fatalf("before the first message: %v", none)
 	}
 }
 
 // Editing an operator message supersedes its turn and what follows (system prompts aside),
 // stores the new text as a new operator message and keeps the old turn as a version.
 func TestEditSupersedesTheTurnAndKeepsItAsAVersion(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r1 := post(t, db, s.ID, "first")
 	answer(t, db, r1, "one")
 	r2 := post(t, db, s.ID, "secnd")
@@ -432,8 +412,7 @@ func contextOf(t *testing.T, db *DB, anchor int64) []string {
 // A system prompt goes first, for the operator messages after it; a later one takes over for
 // the messages after it, while regenerating an earlier reply keeps that reply's prompt.
 func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	poet := SystemPrompt{Role: "poet", Text: "Answer in verse."}
 	if m, err := db.PostSystem(s.ID, poet); err != nil || m.ID == 0 || m.SystemRole != "poet" {
 		t.Fatalf("PostSystem: %+v, %v", m, err)
@@ -460,10 +439,7 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 	}
 
 	// Regenerating the first reply supersedes everything after it but the system prompt.
-	rg, err := db.Regenerate(r1.AnchorID, "m", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rg := regenerate(t, db, r1.AnchorID)
 	if !slices.Equal(rg.Superseded, []int64{r1.ReplyID, r2.AnchorID, r2.ReplyID}) {
 		t.Fatalf("superseded %v", rg.Superseded)
 	}

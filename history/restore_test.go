@@ -110,10 +110,7 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 	q2 := post(t, db, sid, "question two")
 	answer(t, db, q2, "answer two")
 
-	g, err := db.Regenerate(q1.AnchorID, "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := regenerate(t, db, q1.AnchorID)
 	answer(t, db, g, "answer one, again")
 	if got, want := carriedIDs(t, db, q1.ReplyID), []int64{q2.AnchorID, q2.ReplyID}; !slices.Equal(got, want) {
 		t.Fatalf("the first version carried %v, want %v", got, want)
@@ -146,10 +143,7 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 	}
 
 	// Versions superseded by different events keep what each carried.
-	g2, err := db.Regenerate(q1.AnchorID, "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g2 := regenerate(t, db, q1.AnchorID)
 	answer(t, db, g2, "answer one, a third time")
 	if err := db.Restore(q1.ReplyID); err != nil {
 		t.Fatal(err)
@@ -172,10 +166,7 @@ func TestRestoreRefusals(t *testing.T) {
 	if err := db.Restore(q.ReplyID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("restoring the live reply: %v, want ErrNotFound", err)
 	}
-	g, err := db.Regenerate(q.AnchorID, "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := regenerate(t, db, q.AnchorID)
 	answer(t, db, g, "answer again")
 	r, err := db.Retry(q.AnchorID, "test-model", false)
 	if err != nil {
@@ -213,10 +204,7 @@ func TestDrafts(t *testing.T) {
 	if err := db.SetDraft(q.SessionID, "gone with the session"); err != nil {
 		t.Fatal(err)
 	}
-	g, err := db.Regenerate(q.AnchorID, "test-model", false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := regenerate(t, db, q.AnchorID)
 	answer(t, db, g, "again")
 	if err := db.Restore(q.ReplyID); err != nil {
 		t.Fatal(err)

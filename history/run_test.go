@@ -11,8 +11,7 @@ import (
 )
 
 func TestRunTransitions(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	failed := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
 
 	// fresh returns a queued run; running a started one.
@@ -114,8 +113,7 @@ func TestRunTransitions(t *testing.T) {
 }
 
 func TestFinishRunStoresOutcome(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r := post(t, db, s.ID, "hello")
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)

@@ -152,8 +152,7 @@ func TestTitle(t *testing.T) {
 		}
 	}
 
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	post(t, db, s.ID, "  What is a monad?\nAsking for a friend.")
 	post(t, db, s.ID, "Second question")
 	got, err := db.Session(s.ID)
@@ -166,8 +165,7 @@ func TestTitle(t *testing.T) {
 }
 
 func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
-	db := openTemp(t)
-	old := newSession(t, db)
+	db, old := openSession(t)
 	r := post(t, db, old.ID, "How do zebras sleep?")
 	answer(t, db, r, "Zebras sleep standing up, in short naps.")
 	other := newSession(t, db)
@@ -212,8 +210,7 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 }
 
 func TestDeleteSessionRules(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	r := post(t, db, s.ID, "still streaming")
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
@@ -244,8 +241,7 @@ func TestPostWithoutSessionCreatesIt(t *testing.T) {
 }
 
 func TestSetTitle(t *testing.T) {
-	db := openTemp(t)
-	s := newSession(t, db)
+	db, s := openSession(t)
 	post(t, db, s.ID, "first message")
 	if err := db.SetTitle(s.ID, "  Networking notes\nsecond line"); err != nil {
 		t.Fatal(err)
