@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 )
@@ -129,24 +126,6 @@ func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
 	if all := stdout.String(); !strings.HasPrefix(all, early) || len(all) <= len(early) {
 		t.Fatalf("early text %q is not the start of the reply %q", early, all)
 	}
-}
-
-// Print mode reports every ending as chat.Decide decides it, as the recorder stores it and the
-// chat screen shows it (their tests hold them to the same table), with the exit status the
-// outcome calls for.
-func TestPrintReportsEveryEndingAsDecided(t *testing.T) {
-	exits := map[chat.Status]int{chat.StatusSucceeded: exitOK, chat.StatusCancelled: exitInterrupted}
-	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
-		res, code := printEvents(e.Feed(), printView{stdout: io.Discard, stderr: io.Discard, jsonOut: true})
-		want, ok := exits[e.Want.Status]
-		if !ok {
-			want = map[bool]int{true: exitRetryable, false: exitFailed}[e.Want.Retry.Retryable]
-		}
-		if code != want {
-			t.Errorf("exit %d, want %d", code, want)
-		}
-		return chat.Outcome{Status: res.Status, Retry: res.Retry}
-	})
 }
 
 // reasoningJSON is the part of print mode's --json object about thinking.

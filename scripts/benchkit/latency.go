@@ -186,12 +186,7 @@ func escCmd(c *ctl, args []string) error {
 	if err := c.sendKeys("Escape"); err != nil {
 		return err
 	}
-	_, at, err := c.waitFor(func(s string) bool { return strings.Contains(header(s), " idle") })
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%.1f\n", ms(at.Sub(t0)))
-	return nil
+	return c.report(t0, func(s string) bool { return strings.Contains(header(s), " idle") })
 }
 
 func escIdleCmd(c *ctl, args []string) error {
@@ -209,11 +204,9 @@ func escIdleCmd(c *ctl, args []string) error {
 		if err := c.sendKeys("Escape"); err != nil {
 			return err
 		}
-		_, at, err := c.waitFor(func(s string) bool { return strings.Contains(s, want) })
-		if err != nil {
+		if err := c.report(t0, func(s string) bool { return strings.Contains(s, want) }); err != nil {
 			return err
 		}
-		fmt.Printf("%.1f\n", ms(at.Sub(t0)))
 	}
 	if n%2 == 1 {
 		// Back to the input, as it was.
@@ -236,14 +229,9 @@ func pasteCmd(c *ctl, args []string) error {
 	if _, err := c.run("paste-buffer -p -d -b benchkit -t " + quote(c.pane)); err != nil {
 		return err
 	}
-	_, at, err := c.waitFor(func(s string) bool {
+	return c.report(t0, func(s string) bool {
 		return strings.Contains(s, "[pasted ") || strings.Contains(s, last)
 	})
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%.1f\n", ms(at.Sub(t0)))
-	return nil
 }
 
 func linesCmd(c *ctl, args []string) error {
@@ -290,6 +278,16 @@ func linesCmd(c *ctl, args []string) error {
 		}
 	}
 	fmt.Printf("%.1f %d\n", ms(at.Sub(t0)), ok)
+	return nil
+}
+
+// report waits until the screen shows what ok looks for and prints the milliseconds since t0.
+func (c *ctl) report(t0 time.Time, ok func(screen string) bool) error {
+	_, at, err := c.waitFor(ok)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%.1f\n", ms(at.Sub(t0)))
 	return nil
 }
 
