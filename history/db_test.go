@@ -155,56 +155,52 @@ func lockFiles(t *testing.T, path string) []string {
 func TestOpenRefusesNewerSchema(t *testing.T) {
 	cases := []struct {
 		name string
-		// make writes a database from a newer parley at path. It returns a function that ends
-		// whatever it left running.
-		make func(t *testing.T, path string) func()
+		// older is what an older parley left at path, if anything: an older version of the
+		// schema in WAL mode, with or without a message.
+		older func(t *testing.T, path string)
+		// running keeps the newer parley's connection open: the newer version lives only in
+		// the WAL while its writer has the file open, so the header on disk still shows the
+		// old one.
+		running bool
 	}{
-		{"rollback journal", func(t *testing.T, path string) func() {
-			r := rawSQL(t, path)
-			if _, err := r.Exec("CREATE TABLE future (x); PRAGMA user_version = 99"); err != nil {
-				t.Fatal(err)
-			}
-			r.Close()
-			return func() {}
-		}},
-		{"WAL database closed cleanly", func(t *testing.T, path string) func() {
+		{"rollback journal", nil, false},
+		{"WAL database closed cleanly", func(t *testing.T, path string) {
 			db, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			post(t, db, newSession(t, db).ID, "old message")
 			db.Close()
-			r := rawSQL(t, path)
-			if _, err := r.Exec("PRAGMA user_version = 99"); err != nil {
-				t.Fatal(err)
-			}
-			r.Close()
-			return func() {}
-		}},
-		{"newer parley still running", func(t *testing.T, path string) func() {
-			// The newer version lives only in the WAL while its writer has the file open, so
-			// the header on disk still shows the old one.
+		}, false},
+		{"newer parley still running", func(t *testing.T, path string) {
 			db, err := Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			db.Close()
-			r := rawSQL(t, path)
-			r.SetMaxOpenConns(1)
-			if _, err := r.Exec("PRAGMA user_version = 99"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(path + "-wal"); err != nil {
-				t.Fatalf("want the newer version in the WAL: %v", err)
-			}
-			return func() { r.Close() }
-		}},
+		}, true},
+	}
+	// newer writes a database from a newer parley at path, keeping its connection open while
+	// running.
+	newer := func(t *testing.T, path string, running bool) {
+		r := rawSQL(t, path)
+		r.SetMaxOpenConns(1)
+		if _, err := r.Exec("CREATE TABLE future (x); PRAGMA user_version = 99"); err != nil {
+			t.Fatal(err)
+		}
+		if !running {
+			r.Close()
+		} else if _, err := os.Stat(path + "-wal"); err != nil {
+			t.Fatalf("want the newer version in the WAL: %v", err)
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "history.db")
-			stop := c.make(t, path)
-			defer stop()
+			if c.older != nil {
+				c.older(t, path)
+			}
+			newer(t, path, c.running)
 			_, walErr := os.Stat(path + "-wal")
 			hadWAL := walErr == nil
 			var walSum [32]byte

@@ -115,12 +115,7 @@ func TestRunTransitions(t *testing.T) {
 func TestFinishRunStoresOutcome(t *testing.T) {
 	db, s := openSession(t)
 	r := post(t, db, s.ID, "hello")
-	if err := db.StartRun(r.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.AppendReply(r.RunID, "Hel", ""); err != nil {
-		t.Fatal(err)
-	}
+	streaming(t, db, r, "Hel")
 	if err := db.AppendReply(r.RunID, "lo", ""); err != nil {
 		t.Fatal(err)
 	}

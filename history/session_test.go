@@ -211,10 +211,7 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 
 func TestDeleteSessionRules(t *testing.T) {
 	db, s := openSession(t)
-	r := post(t, db, s.ID, "still streaming")
-	if err := db.StartRun(r.RunID); err != nil {
-		t.Fatal(err)
-	}
+	streaming(t, db, post(t, db, s.ID, "still streaming"), "Half a")
 	if err := db.DeleteSession(s.ID); !errors.Is(err, ErrStreaming) {
 		t.Errorf("deleting a session whose reply streams: %v, want ErrStreaming", err)
 	}
