@@ -210,18 +210,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 			sum := fileSum(t, path)
 			locks := lockFiles(t, path)
 
-			db, err := Open(path)
-			if err == nil {
-				db.Close()
-				t.Fatal("Open succeeded on a newer database")
-			}
-			if !errors.Is(err, ErrNewerSchema) {
-				t.Fatalf("Open error = %v, want ErrNewerSchema", err)
-			}
-			if msg := err.Error(); !strings.Contains(msg, path) ||
-				!strings.Contains(msg, "upgrade parley or set PARLEY_HOME to another directory") {
-				t.Errorf("error %q does not name the file and the fix", msg)
-			}
+			refusedOpen(t, path, ErrNewerSchema, "upgrade parley or set PARLEY_HOME to another directory")
 			if fileSum(t, path) != sum {
 				t.Error("database file changed")
 			}
@@ -239,6 +228,22 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	}
 }
 
+// refusedOpen checks that Open refuses path with the error want, naming the file and the fix.
+func refusedOpen(t *testing.T, path string, want error, fix string) {
+	t.Helper()
+	db, err := Open(path)
+	if err == nil {
+		db.Close()
+		t.Fatalf("Open succeeded, want %v", want)
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("Open error = %v, want %v", err, want)
+	}
+	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, fix) {
+		t.Errorf("error %q does not name the file and the fix (%s)", msg, fix)
+	}
+}
+
 func TestOpenRefusesNonDatabase(t *testing.T) {
 	for name, content := range map[string]string{
 		"text":         "milk\neggs\nflour\n",
@@ -252,17 +257,7 @@ func TestOpenRefusesNonDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			sum := fileSum(t, path)
-			db, err := Open(path)
-			if err == nil {
-				db.Close()
-				t.Fatal("Open succeeded on a file that is not a database")
-			}
-			if !errors.Is(err, ErrNotDatabase) {
-				t.Fatalf("Open error = %v, want ErrNotDatabase", err)
-			}
-			if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "PARLEY_HOME") {
-				t.Errorf("error %q does not name the file and the fix", err)
-			}
+			refusedOpen(t, path, ErrNotDatabase, "PARLEY_HOME")
 			if fileSum(t, path) != sum {
 				t.Error("file changed")
 			}
