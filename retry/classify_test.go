@@ -123,8 +123,7 @@ func TestClassifyMessage(t *testing.T) {
 
 func TestClassifyInStream(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		sse       string
+		name, sse string
 		class     chat.Class
 		retryable bool
 	}{
