@@ -13,14 +13,14 @@ import (
 // classifyFailure is `parley classify [FILE] [--json]`: it reads a raw failure — an HTTP
 // response as text, or an excerpt of an event stream — from FILE or stdin, and prints how
 // parley classifies it, with the operator's [[classify]] rules first, and which rule decided.
-func classifyFailure(args []string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (int, error) {
+func classifyFailure(args []string, proc process) (int, error) {
 	fs := quietFlags("classify")
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 1 {
-		return exitUsage, usagef("usage: parley classify [FILE] [--json]  (the raw response or stream text; stdin without FILE)")
+		return exitUsage, usagef("usage: parley classify [FILE] [--json]  (the raw response or stream text; proc.stdin without FILE)")
 	}
-	in := stdin
+	in := proc.stdin
 	if len(pos) == 1 {
 		f, err := os.Open(pos[0])
 		if err != nil {
@@ -33,7 +33,7 @@ func classifyFailure(args []string, stdin io.Reader, stdout io.Writer, getenv fu
 	if err != nil {
 		return exitUsage, usagef("reading the failure: %v", err)
 	}
-	cfg, err := config.Resolve(config.Flags{}, getenv)
+	cfg, err := config.Resolve(config.Flags{}, proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -45,16 +45,16 @@ func classifyFailure(args []string, stdin io.Reader, stdout io.Writer, getenv fu
 	f.Now = now
 	c := retry.Classifier{Rules: cfg.Rules}.Classify(f)
 	if *jsonOut {
-		return exitOK, writeJSON(stdout, c)
+		return exitOK, writeJSON(proc.stdout, c)
 	}
-	fmt.Fprintf(stdout, "%s — %s (%s)\n", c.Class, c.Label, map[bool]string{true: "retryable", false: "not retryable"}[c.Retryable])
+	fmt.Fprintf(proc.stdout, "%s — %s (%s)\n", c.Class, c.Label, map[bool]string{true: "retryable", false: "not retryable"}[c.Retryable])
 	if c.Message != "" {
-		fmt.Fprintf(stdout, "message: %s\n", c.Message)
+		fmt.Fprintf(proc.stdout, "message: %s\n", c.Message)
 	}
 	if !c.RetryAfterUntil.IsZero() {
-		fmt.Fprintf(stdout, "wait:    until %s (%s from now)\n", c.RetryAfterUntil.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(proc.stdout, "wait:    until %s (%s from now)\n", c.RetryAfterUntil.Local().Format("2006-01-02 15:04:05"),
 			c.RetryAfterUntil.Sub(now).Round(time.Second))
 	}
-	fmt.Fprintf(stdout, "rule:    %s\n", c.Rule)
+	fmt.Fprintf(proc.stdout, "rule:    %s\n", c.Rule)
 	return exitOK, nil
 }

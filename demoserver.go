@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,7 +13,7 @@ import (
 // drive the built binary: `parley demo-server --addr 127.0.0.1:0` prints its base URL.
 // --tokens N makes every reply N chunks of generated markdown, and --open-code makes that
 // reply open a code block early and run on inside it to the end.
-func serveDemo(args []string, stdout io.Writer) (int, error) {
+func serveDemo(args []string, proc process) (int, error) {
 	fs := quietFlags("demo-server")
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	pace := fs.Duration("pace", demo.DefaultPace, "")
@@ -28,7 +27,7 @@ func serveDemo(args []string, stdout io.Writer) (int, error) {
 		return exitFailed, err
 	}
 	defer srv.Close()
-	fmt.Fprintln(stdout, srv.URL())
+	fmt.Fprintln(proc.stdout, srv.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig

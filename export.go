@@ -36,7 +36,7 @@ type messageJSON struct {
 
 // exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
 // superseded ones too, with its run and classification.
-func exportSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+func exportSession(args []string, proc process) (int, error) {
 	fs := quietFlags("export")
 	jsonOut := fs.Bool("json", false, "")
 	markdown := fs.Bool("markdown", false, "")
@@ -44,7 +44,7 @@ func exportSession(args []string, stdout io.Writer, getenv func(string) string) 
 	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
 		return exitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
 	}
-	db, err := openHistory(getenv)
+	db, err := openHistory(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -61,7 +61,7 @@ func exportSession(args []string, stdout io.Writer, getenv func(string) string) 
 		return exitFailed, err
 	}
 	if *markdown {
-		writeMarkdown(stdout, sess, msgs)
+		writeMarkdown(proc.stdout, sess, msgs)
 		return exitOK, nil
 	}
 	out := struct {
@@ -85,7 +85,7 @@ func exportSession(args []string, stdout io.Writer, getenv func(string) string) 
 		}
 		out.Messages = append(out.Messages, mj)
 	}
-	return exitOK, writeJSON(stdout, out)
+	return exitOK, writeJSON(proc.stdout, out)
 }
 
 // writeMarkdown prints a session for reading: live messages, with superseded ones marked.

@@ -54,25 +54,29 @@ func run(args []string, stdin *os.File, stdout, stderr *os.File, getenv func(str
 	return code
 }
 
+// process is what a subcommand is given of the process it runs in.
+type process struct {
+	stdin  *os.File
+	stdout *os.File
+	getenv func(string) string
+}
+
+// subcommands are parley's commands besides print mode and the chat screen, by name.
+var subcommands = map[string]func(args []string, proc process) (int, error){
+	"sessions":    listSessions,
+	"export":      exportSession,
+	"demo-server": serveDemo,
+	"classify":    classifyFailure,
+	"search":      search,
+	"roles":       listRoles,
+	"version":     printVersion,
+}
+
 // dispatch runs a subcommand, print mode or the chat screen, and returns the exit status.
 func dispatch(args []string, stdin *os.File, stdout, stderr *os.File, getenv func(string) string) (int, error) {
 	if len(args) > 0 {
-		switch args[0] {
-		case "sessions":
-			return listSessions(args[1:], stdout, getenv)
-		case "export":
-			return exportSession(args[1:], stdout, getenv)
-		case "demo-server":
-			return serveDemo(args[1:], stdout)
-		case "classify":
-			return classifyFailure(args[1:], stdin, stdout, getenv)
-		case "search":
-			return search(args[1:], stdout, getenv)
-		case "roles":
-			return listRoles(args[1:], stdout, getenv)
-		case "version":
-			fmt.Fprintln(stdout, versionLine())
-			return exitOK, nil
+		if sub, ok := subcommands[args[0]]; ok {
+			return sub(args[1:], process{stdin: stdin, stdout: stdout, getenv: getenv})
 		}
 	}
 	o, err := parseFlags(args, stdin)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -20,14 +19,14 @@ type roleJSON struct {
 
 // listRoles is `parley roles [--json]`: every role, by name, with where it is defined, the
 // profile and model it chooses and the start of its system prompt.
-func listRoles(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+func listRoles(args []string, proc process) (int, error) {
 	fs := quietFlags("roles")
 	jsonOut := fs.Bool("json", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) > 0 {
 		return exitUsage, usagef("usage: parley roles [--json]")
 	}
-	roles, err := config.Roles(getenv)
+	roles, err := config.Roles(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -42,14 +41,14 @@ func listRoles(args []string, stdout io.Writer, getenv func(string) string) (int
 			r := roles[n]
 			out = append(out, roleJSON{Name: r.Name, System: r.System, Profile: r.Profile, Model: r.Model, Source: r.Source})
 		}
-		return exitOK, writeJSON(stdout, out)
+		return exitOK, writeJSON(proc.stdout, out)
 	}
 	if len(names) == 0 {
-		paths, err := config.ResolvePaths(getenv)
+		paths, err := config.ResolvePaths(proc.getenv)
 		if err != nil {
 			return exitUsage, err
 		}
-		fmt.Fprintf(stdout, "no roles: write one as %s, or as [roles.NAME] with system = \"…\" in %s\n",
+		fmt.Fprintf(proc.stdout, "no roles: write one as %s, or as [roles.NAME] with system = \"…\" in %s\n",
 			paths.RolesDir()+"/NAME.md", paths.Config)
 		return exitOK, nil
 	}
@@ -66,7 +65,7 @@ func listRoles(args []string, stdout io.Writer, getenv func(string) string) (int
 		if len([]rune(first)) > 60 {
 			first = string([]rune(first)[:59]) + "…"
 		}
-		fmt.Fprintf(stdout, "%-12s %-28s %s  (%s)\n", r.Name, strings.Join(uses, ", "), first, r.Source)
+		fmt.Fprintf(proc.stdout, "%-12s %-28s %s  (%s)\n", r.Name, strings.Join(uses, ", "), first, r.Source)
 	}
 	return exitOK, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -28,7 +27,7 @@ type searchJSON struct {
 // search is `parley search WORDS [--json] [--limit N]`: the live messages of every session
 // that hold all the words (the last may be the start of a word), best first, each with its
 // session, time and an excerpt whose matches are bold on a terminal.
-func search(args []string, stdout *os.File, getenv func(string) string) (int, error) {
+func search(args []string, proc process) (int, error) {
 	fs := quietFlags("search")
 	jsonOut := fs.Bool("json", false, "")
 	limit := fs.Int("limit", 20, "")
@@ -36,7 +35,7 @@ func search(args []string, stdout *os.File, getenv func(string) string) (int, er
 	if err != nil || len(words) == 0 || *limit < 1 {
 		return exitUsage, usagef("usage: parley search WORDS [--json] [--limit N]")
 	}
-	db, err := openHistory(getenv)
+	db, err := openHistory(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -52,9 +51,9 @@ func search(args []string, stdout *os.File, getenv func(string) string) (int, er
 			out = append(out, searchJSON{SessionID: h.SessionID, Title: h.Title, MessageID: h.MessageID, Role: h.Role,
 				CreatedAt: h.CreatedAt, Excerpt: excerpt, Matches: matches})
 		}
-		return exitOK, writeJSON(stdout, out)
+		return exitOK, writeJSON(proc.stdout, out)
 	}
-	bold := term.IsTerminal(stdout.Fd())
+	bold := term.IsTerminal(proc.stdout.Fd())
 	for _, h := range hits {
 		who := "you"
 		switch h.Role {
@@ -63,7 +62,7 @@ func search(args []string, stdout *os.File, getenv func(string) string) (int, er
 		case history.RoleSystem:
 			who = "system"
 		}
-		fmt.Fprintf(stdout, "%s  %s  %-6s %s\n", h.SessionID, h.CreatedAt.Local().Format("2006-01-02 15:04"), who, excerptLine(h.Excerpt, bold))
+		fmt.Fprintf(proc.stdout, "%s  %s  %-6s %s\n", h.SessionID, h.CreatedAt.Local().Format("2006-01-02 15:04"), who, excerptLine(h.Excerpt, bold))
 	}
 	return exitOK, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -37,13 +36,10 @@ func toSessionJSON(s history.Session) sessionJSON {
 
 // listSessions is `parley sessions [--json]`: every session, the latest first; `parley
 // sessions rm` and `parley sessions title` change them.
-func listSessions(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+func listSessions(args []string, proc process) (int, error) {
 	if len(args) > 0 {
-		switch args[0] {
-		case "rm":
-			return removeSessions(args[1:], stdout, getenv)
-		case "title":
-			return titleSession(args[1:], stdout, getenv)
+		if sub, ok := sessionCommands[args[0]]; ok {
+			return sub(args[1:], proc)
 		}
 	}
 	fs := quietFlags("sessions")
@@ -52,7 +48,7 @@ func listSessions(args []string, stdout io.Writer, getenv func(string) string) (
 	if err != nil || len(pos) > 0 {
 		return exitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
 	}
-	db, err := openHistory(getenv)
+	db, err := openHistory(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -66,25 +62,31 @@ func listSessions(args []string, stdout io.Writer, getenv func(string) string) (
 		for _, s := range sessions {
 			out = append(out, toSessionJSON(s))
 		}
-		return exitOK, writeJSON(stdout, out)
+		return exitOK, writeJSON(proc.stdout, out)
 	}
 	for _, s := range sessions {
 		title := s.Title
 		if title == "" {
 			title = "(empty)"
 		}
-		fmt.Fprintf(stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, sanitize.String(title))
+		fmt.Fprintf(proc.stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, sanitize.String(title))
 	}
 	return exitOK, nil
 }
 
+// sessionCommands are the subcommands of `parley sessions`; without one it lists them.
+var sessionCommands = map[string]func(args []string, proc process) (int, error){
+	"rm":    removeSessions,
+	"title": titleSession,
+}
+
 // removeSessions is `parley sessions rm ID…`: each session deleted whole, messages, runs and
 // search index. Every id is found before any session is deleted, so a typo deletes nothing.
-func removeSessions(ids []string, stdout io.Writer, getenv func(string) string) (int, error) {
+func removeSessions(ids []string, proc process) (int, error) {
 	if len(ids) == 0 {
 		return exitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
 	}
-	db, err := openHistory(getenv)
+	db, err := openHistory(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -104,17 +106,17 @@ func removeSessions(ids []string, stdout io.Writer, getenv func(string) string) 
 			}
 			return exitFailed, err
 		}
-		fmt.Fprintf(stdout, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
+		fmt.Fprintf(proc.stdout, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
 	}
 	return exitOK, nil
 }
 
 // titleSession is `parley sessions title ID TEXT`: the session renamed.
-func titleSession(args []string, stdout io.Writer, getenv func(string) string) (int, error) {
+func titleSession(args []string, proc process) (int, error) {
 	if len(args) < 2 {
 		return exitUsage, usagef("usage: parley sessions title ID TEXT")
 	}
-	db, err := openHistory(getenv)
+	db, err := openHistory(proc.getenv)
 	if err != nil {
 		return exitUsage, err
 	}
@@ -130,7 +132,7 @@ func titleSession(args []string, stdout io.Writer, getenv func(string) string) (
 	if err != nil {
 		return exitFailed, err
 	}
-	fmt.Fprintf(stdout, "%s  %s\n", s.ID, sanitize.String(s.Title))
+	fmt.Fprintf(proc.stdout, "%s  %s\n", s.ID, sanitize.String(s.Title))
 	return exitOK, nil
 }
 

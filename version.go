@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -29,4 +30,10 @@ func versionLine() string {
 		parts = append(parts, t)
 	}
 	return strings.Join(append(parts, runtime.Version()), " ")
+}
+
+// printVersion is `parley version`: the version line.
+func printVersion(_ []string, proc process) (int, error) {
+	fmt.Fprintln(proc.stdout, versionLine())
+	return exitOK, nil
 }
