@@ -14,11 +14,9 @@ import (
 // response as text, or an excerpt of an event stream — from FILE or stdin, and prints how
 // parley classifies it, with the operator's [[classify]] rules first, and which rule decided.
 func classifyFailure(args []string, proc process) (int, error) {
-	fs := quietFlags("classify")
-	jsonOut := fs.Bool("json", false, "")
-	pos, err := parseInterspersed(fs, args)
+	pos, jsonOut, err := parseJSONFlag("classify", args)
 	if err != nil || len(pos) > 1 {
-		return exitUsage, usagef("usage: parley classify [FILE] [--json]  (the raw response or stream text; proc.stdin without FILE)")
+		return exitUsage, usagef("usage: parley classify [FILE] [--json]  (the raw response or stream text; stdin without FILE)")
 	}
 	in := proc.stdin
 	if len(pos) == 1 {
@@ -44,7 +42,7 @@ func classifyFailure(args []string, proc process) (int, error) {
 	now := time.Now()
 	f.Now = now
 	c := retry.Classifier{Rules: cfg.Rules}.Classify(f)
-	if *jsonOut {
+	if jsonOut {
 		return exitOK, writeJSON(proc.stdout, c)
 	}
 	fmt.Fprintf(proc.stdout, "%s — %s (%s)\n", c.Class, c.Label, map[bool]string{true: "retryable", false: "not retryable"}[c.Retryable])

@@ -173,6 +173,15 @@ func quietFlags(name string) *flag.FlagSet {
 	return fs
 }
 
+// parseJSONFlag parses the args of the subcommand name, whose only flag is --json: its
+// positional arguments, and whether --json was given.
+func parseJSONFlag(name string, args []string) (pos []string, jsonOut bool, err error) {
+	fs := quietFlags(name)
+	j := fs.Bool("json", false, "")
+	pos, err = parseInterspersed(fs, args)
+	return pos, *j, err
+}
+
 // parseInterspersed parses a subcommand's flags, which may stand before or after its
 // positional arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {

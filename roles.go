@@ -20,9 +20,7 @@ type roleJSON struct {
 // listRoles is `parley roles [--json]`: every role, by name, with where it is defined, the
 // profile and model it chooses and the start of its system prompt.
 func listRoles(args []string, proc process) (int, error) {
-	fs := quietFlags("roles")
-	jsonOut := fs.Bool("json", false, "")
-	pos, err := parseInterspersed(fs, args)
+	pos, jsonOut, err := parseJSONFlag("roles", args)
 	if err != nil || len(pos) > 0 {
 		return exitUsage, usagef("usage: parley roles [--json]")
 	}
@@ -35,7 +33,7 @@ func listRoles(args []string, proc process) (int, error) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	if *jsonOut {
+	if jsonOut {
 		out := make([]roleJSON, 0, len(names))
 		for _, n := range names {
 			r := roles[n]

@@ -42,9 +42,7 @@ func listSessions(args []string, proc process) (int, error) {
 			return sub(args[1:], proc)
 		}
 	}
-	fs := quietFlags("sessions")
-	jsonOut := fs.Bool("json", false, "")
-	pos, err := parseInterspersed(fs, args)
+	pos, jsonOut, err := parseJSONFlag("sessions", args)
 	if err != nil || len(pos) > 0 {
 		return exitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
 	}
@@ -57,7 +55,7 @@ func listSessions(args []string, proc process) (int, error) {
 	if err != nil {
 		return exitFailed, err
 	}
-	if *jsonOut {
+	if jsonOut {
 		out := make([]sessionJSON, 0, len(sessions))
 		for _, s := range sessions {
 			out = append(out, toSessionJSON(s))
