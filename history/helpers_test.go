@@ -110,15 +110,3 @@ func streaming(t *testing.T, db *DB, r Receipt, text string) {
 func newFakeClock() *chattest.Clock {
 	return chattest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
-
-// waitAsked returns the duration of the next wait started on c, failing the test if none comes soon.
-func waitAsked(t *testing.T, c *chattest.Clock) time.Duration {
-	t.Helper()
-	select {
-	case d := <-c.Asked():
-		return d
-	case <-time.After(5 * time.Second):
-		t.Fatal("no timer was started")
-	}
-	return 0
-}

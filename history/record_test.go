@@ -81,7 +81,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	recv(t, out)
 	in <- chat.Event{Kind: chat.EventDelta, Text: "Once "}
 	recv(t, out)
-	if d := waitAsked(t, clock); d != 250*time.Millisecond {
+	if d := clock.NextWait(t); d != 250*time.Millisecond {
 		t.Fatalf("flush timer of %v, want 250ms", d)
 	}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "upon "}
@@ -114,7 +114,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	// The next delta starts a new batch.
 	in <- chat.Event{Kind: chat.EventDelta, Text: "."}
 	recv(t, out)
-	waitAsked(t, clock)
+	clock.NextWait(t)
 	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 	recv(t, out)
 	if got := replyText(t, db, r.RunID); got != "Once upon a time." {
@@ -292,7 +292,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "unread "}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "text"}
-	waitAsked(t, clock)
+	clock.NextWait(t)
 	clock.Advance(flushDelay)
 	deadline := time.Now().Add(5 * time.Second)
 	for replyText(t, db, r.RunID) != "unread text" {

@@ -253,12 +253,12 @@ func TestStallSendsKeepAlivesUntilCancelled(t *testing.T) {
 		if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != ": keep-alive\n\n" {
 			t.Fatalf("read %d: %q, %v", i, buf, err)
 		}
-		w := clock.next(t)
-		if w.d != time.Second {
-			t.Fatalf("stall waits %v between comments", w.d)
+		d := clock.NextWait(t)
+		if d != time.Second {
+			t.Fatalf("stall waits %v between comments", d)
 		}
 		if i < 2 {
-			w.fire <- clock.now
+			clock.Advance(d)
 		}
 	}
 	cancel()
@@ -277,16 +277,16 @@ func TestDelayHoldsTheResponse(t *testing.T) {
 		}
 		done <- resp
 	}()
-	w := clock.next(t)
-	if w.d != 5*time.Second {
-		t.Fatalf("delay waited %v", w.d)
+	d := clock.NextWait(t)
+	if d != 5*time.Second {
+		t.Fatalf("delay waited %v", d)
 	}
 	select {
 	case <-done:
 		t.Fatal("response sent before the delay ended")
 	case <-time.After(20 * time.Millisecond):
 	}
-	w.fire <- clock.now
+	clock.Advance(d)
 	resp := <-done
 	if resp == nil {
 		t.FailNow()
@@ -310,7 +310,7 @@ func TestDelayEndsWhenTheClientGoesAway(t *testing.T) {
 		}
 		errc <- err
 	}()
-	clock.next(t) // the delay has begun; it is never released
+	clock.NextWait(t) // the delay has begun; it is never released
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("client error %v", err)
@@ -380,7 +380,7 @@ func TestReceivedRecordsEveryRequest(t *testing.T) {
 	}
 	for i, want := range [][]Message{hello, conversation} {
 		r := got[i]
-		if string(r.Body) != bodies[i] || !r.Time.Equal(clock.now) || r.Header.Get("Authorization") != "Bearer sk-test-key" {
+		if string(r.Body) != bodies[i] || !r.Time.Equal(clock.Now()) || r.Header.Get("Authorization") != "Bearer sk-test-key" {
 			t.Errorf("request %d: %+v", i, r)
 		}
 		if len(r.Messages) != len(want) {

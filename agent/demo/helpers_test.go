@@ -9,41 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/agent/chat/chattest"
 )
 
-// manualClock is a chat.Clock whose waits the test releases one by one.
-type manualClock struct {
-	now   time.Time
-	waits chan clockWait
-}
-
-type clockWait struct {
-	d    time.Duration
-	fire chan time.Time
-}
-
-func newManualClock() *manualClock {
-	return &manualClock{now: time.Date(2025, 3, 14, 15, 9, 26, 535000000, time.UTC), waits: make(chan clockWait, 64)}
-}
-
-func (c *manualClock) Now() time.Time { return c.now }
-
-func (c *manualClock) After(d time.Duration) <-chan time.Time {
-	ch := make(chan time.Time, 1)
-	c.waits <- clockWait{d, ch}
-	return ch
-}
-
-// next returns the next wait the server started.
-func (c *manualClock) next(t *testing.T) clockWait {
-	t.Helper()
-	select {
-	case w := <-c.waits:
-		return w
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server never waited on the clock")
-		return clockWait{}
-	}
+// newManualClock returns a clock that moves only when the test advances it.
+func newManualClock() *chattest.Clock {
+	return chattest.New(time.Date(2025, 3, 14, 15, 9, 26, 535000000, time.UTC))
 }
 
 // start runs a demo server for the test and an HTTP client of its own.

@@ -250,11 +250,11 @@ func TestPacedChunksAreFlushedOneByOne(t *testing.T) {
 		}
 	}
 	for i := range 4 {
-		w := clock.next(t)
-		if w.d != pace {
-			t.Fatalf("chunk %d waited %v, want %v", i, w.d, pace)
+		d := clock.NextWait(t)
+		if d != pace {
+			t.Fatalf("chunk %d waited %v, want %v", i, d, pace)
 		}
-		w.fire <- clock.now
+		clock.Advance(d)
 		ev, err := readEvent(br)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ package chattest
 
 import (
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -75,6 +76,19 @@ func (c *Clock) Waits() []time.Duration {
 
 // Asked reports the duration of each call to After, in order.
 func (c *Clock) Asked() <-chan time.Duration { return c.asked }
+
+// NextWait returns the duration of the next call to After, failing t if none comes within
+// five seconds of real time.
+func (c *Clock) NextWait(t testing.TB) time.Duration {
+	t.Helper()
+	select {
+	case d := <-c.asked:
+		return d
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing waited on the clock")
+		return 0
+	}
+}
 
 // Advance moves the clock on by d and fires every wait that is due.
 func (c *Clock) Advance(d time.Duration) {
