@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/retry"
@@ -29,7 +30,7 @@ func (l *fakeLedger) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 func TestBudgetCheck(t *testing.T) {
 	msgs := []chat.Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
 	prices := Prices{"paid": {Input: 1000, Output: 1000}}                     // $0.001 a token
-	clock := newFakeClock()                                                   // 2026-11-29 12:00 UTC
+	clock := chattest.NewInstant(chattest.Start)                              // 2026-11-29 12:00 UTC
 	cases := []struct {
 		name    string
 		limits  Limits
@@ -48,6 +49,8 @@ func TestBudgetCheck(t *testing.T) {
 		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
 		{"day cost: past, but a free model spends nothing", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 5000}}, "free", ""},
 	}
+	y, m, d := chattest.Start.Date()
+	midnight := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	for _, c := range cases {
 		l := &fakeLedger{session: c.session, day: c.day}
 		b := &Budget{Prices: prices, Limits: c.limits, Ledger: l, Clock: clock}
@@ -63,10 +66,10 @@ func TestBudgetCheck(t *testing.T) {
 			t.Errorf("%s: %+v, want spend_limit_exceeded, not retryable, naming %q", c.name, cls, c.refused)
 		}
 		day := c.limits.DayCost > 0 || c.limits.DayTokens > 0
-		if day && !cls.RetryAfterUntil.Equal(time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)) {
+		if day && !cls.RetryAfterUntil.Equal(midnight.AddDate(0, 0, 1)) {
 			t.Errorf("%s: the daily limit resets at %v, want the next midnight", c.name, cls.RetryAfterUntil)
 		}
-		if day && (len(l.since) != 1 || !l.since[0].Equal(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))) {
+		if day && (len(l.since) != 1 || !l.since[0].Equal(midnight)) {
 			t.Errorf("%s: asked for usage since %v, want since midnight", c.name, l.since)
 		}
 	}
@@ -78,9 +81,9 @@ func TestBudgetCheck(t *testing.T) {
 
 func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
-	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: newFakeClock()}
+	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: chattest.NewInstant(chattest.Start)}
 	var events []chat.Event
 	for ev := range b.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hello there"}}) {
 		events = append(events, ev)
@@ -124,7 +127,7 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := demotest.Start(t, demo.Options{})
 			srv.Push(c.fault, c.fault, c.fault)
-			clock := newFakeClock()
+			clock := chattest.NewInstant(chattest.Start)
 			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 			events := collect(t, cl, context.Background())
 			last := events[len(events)-1]

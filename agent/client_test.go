@@ -22,11 +22,6 @@ import (
 	"parley/retry/retrytest"
 )
 
-// newFakeClock returns a clock on which every wait passes at once, recorded.
-func newFakeClock() *chattest.Clock {
-	return chattest.NewInstant(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-}
-
 // stuckClock's waits never end: only cancellation can stop them.
 type stuckClock struct{ waiting chan struct{} }
 
@@ -71,7 +66,7 @@ func count(events []chat.Event, kind chat.EventKind) int {
 
 func TestStreamsAReplyWithUsage(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	last := events[len(events)-1]
 	if last.Kind != chat.EventFinished || last.FinishReason != "stop" {
@@ -88,7 +83,7 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
-	clock := newFakeClock()
+	clock := chattest.NewInstant(chattest.Start)
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 3 {
@@ -107,7 +102,7 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	last := collect(t, c, context.Background())
 	ev := last[len(last)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Overloaded || !ev.Class.Retryable {
@@ -121,7 +116,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.RateLimited(50 * time.Minute))
-	clock := newFakeClock()
+	clock := chattest.NewInstant(chattest.Start)
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -136,7 +131,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{CutAfter: 4})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Network || srv.Requests() != 1 {
@@ -150,7 +145,7 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.ErrorEvent())
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 2 {
 		t.Fatalf("want success on the second request; got %d requests, %+v", srv.Requests(), events[len(events)-1])
@@ -162,7 +157,7 @@ func TestNotRetryable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := demotest.Start(t, demo.Options{})
 			srv.Push(f, f)
-			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 			events := collect(t, c, context.Background())
 			ev := events[len(events)-1]
 			if ev.Kind != chat.EventFailed || ev.Class.Retryable || srv.Requests() != 1 {
@@ -174,7 +169,7 @@ func TestNotRetryable(t *testing.T) {
 
 func TestUnresolvedKeySendsNothing(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.CredentialsUnresolved || srv.Requests() != 0 {
@@ -215,7 +210,7 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", FirstDeltaTimeout: 200 * time.Millisecond}, newFakeClock(), oneAttempt())
+	c := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", FirstDeltaTimeout: 200 * time.Millisecond}, chattest.NewInstant(chattest.Start), oneAttempt())
 	start := time.Now()
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -243,7 +238,7 @@ var hello = []chat.Message{{Role: "user", Content: "hello"}}
 func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	store := historytest.Open(t)
-	clock := newFakeClock()
+	clock := chattest.NewInstant(chattest.Start)
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m", KeyEnv: "OPENAI_API_KEY"}
 	srv.Push(demo.RateLimited(50 * time.Minute))
 	first := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello))

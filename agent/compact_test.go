@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/retry"
@@ -278,7 +279,7 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	srv.Push(demo.Overloaded())
-	clock := newFakeClock()
+	clock := chattest.NewInstant(chattest.Start)
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(20))
 	want := []chat.EventKind{chat.EventStarted, chat.EventRetrying, chat.EventStarted, chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
@@ -292,7 +293,7 @@ func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 
 func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	msgs := conversation(20)
 	events := runEvents(t, c, msgs)
 	want := []chat.EventKind{chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
@@ -320,7 +321,7 @@ func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(5))
 	if last := events[len(events)-1]; last.Kind != chat.EventFailed || srv.Requests() != 1 || count(events, chat.EventCompacted) != 0 {
 		t.Fatalf("ended %+v after %d requests, events %v: text was shown, nothing may be sent again", last, srv.Requests(), kinds(events))
@@ -332,7 +333,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 	reject := demo.Fault{Status: 400, Header: map[string]string{"Content-Type": "application/json"},
 		Body: `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`}
 	srv.Push(reject, demo.Overloaded(), demo.Overloaded())
-	clock := newFakeClock()
+	clock := chattest.NewInstant(chattest.Start)
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, []chat.Message{{Role: "user", Content: "hello"}})
 	if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 4 {
@@ -374,7 +375,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 
 func TestReportedUsageIsNotEstimated(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	for _, ev := range events {
 		if ev.Kind == chat.EventUsage && (ev.Usage.Estimated || ev.Usage.PromptTokens == 0) {
@@ -408,5 +409,5 @@ func TestParseOverflowNestedInAGatewayError(t *testing.T) {
 func overflowing(t *testing.T, budget int, form demo.Overflow) (*demo.Server, *Client) {
 	t.Helper()
 	srv := demotest.Start(t, demo.Options{ContextTokens: budget, Overflow: form})
-	return srv, NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, newFakeClock(), retry.DefaultPolicy())
+	return srv, NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
 }

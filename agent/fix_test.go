@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"parley/agent/chat"
+	"parley/agent/chat/chattest"
 	"parley/retry"
 )
 
@@ -16,7 +17,7 @@ import (
 // number of requests sent.
 func lastFailure(t *testing.T, ep Endpoint) (chat.Classification, int) {
 	t.Helper()
-	events := collect(t, NewClient(ep, newFakeClock(), retry.DefaultPolicy()), context.Background())
+	events := collect(t, NewClient(ep, chattest.NewInstant(chattest.Start), retry.DefaultPolicy()), context.Background())
 	last := events[len(events)-1]
 	if last.Kind != chat.EventFailed {
 		t.Fatalf("run ended with %+v, want a failure", last)

@@ -4,10 +4,8 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 )
 
 // openTemp opens a new database in a temporary directory, closed when the test ends.
@@ -104,9 +102,4 @@ func streaming(t *testing.T, db *DB, r Receipt, text string) {
 	if err := db.AppendReply(r.RunID, text, ""); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// newFakeClock returns a clock that moves only when the test advances it.
-func newFakeClock() *chattest.Clock {
-	return chattest.New(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }

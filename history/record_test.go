@@ -68,7 +68,7 @@ func startRecording(t *testing.T, content string) recording {
 	t.Helper()
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, content)
-	clock := newFakeClock()
+	clock := chattest.New(chattest.Start)
 	in := make(chan chat.Event)
 	return recording{db: db, r: r, clock: clock, in: in, out: db.Record(r.RunID, in, clock)}
 }
@@ -192,7 +192,7 @@ func TestRecordTerminalEvents(t *testing.T) {
 			if c.closeEarly {
 				close(in)
 			}
-			out := db.Record(r.RunID, in, newFakeClock())
+			out := db.Record(r.RunID, in, chattest.New(chattest.Start))
 			var got []chat.Event
 			for {
 				ev := recv(t, out)
@@ -248,7 +248,7 @@ func TestRecordCountsAttemptsAndUsage(t *testing.T) {
 		in <- ev
 	}
 	close(in)
-	got := drain(t, db.Record(r.RunID, in, newFakeClock()))
+	got := drain(t, db.Record(r.RunID, in, chattest.New(chattest.Start)))
 	if !reflect.DeepEqual(got, events) {
 		t.Errorf("forwarded %+v\nwant %+v", got, events)
 	}
@@ -276,7 +276,7 @@ func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 	}
 	close(in)
 	// Run 4242 does not exist: every write fails.
-	got := drain(t, db.Record(4242, in, newFakeClock()))
+	got := drain(t, db.Record(4242, in, chattest.New(chattest.Start)))
 	if !reflect.DeepEqual(got, events) {
 		t.Errorf("forwarded %+v, want %+v", got, events)
 	}
@@ -379,7 +379,7 @@ func TestRecordStoresEveryEndingAsDecided(t *testing.T) {
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
 		db := openTemp(t)
 		r := post(t, db, newSession(t, db).ID, "q")
-		for range db.Record(r.RunID, e.Feed(), newFakeClock()) {
+		for range db.Record(r.RunID, e.Feed(), chattest.New(chattest.Start)) {
 		}
 		run, err := db.Run(r.RunID)
 		if err != nil {

@@ -229,7 +229,7 @@ func TestThinkCommands(t *testing.T) {
 }
 
 func TestThinkCommandsQueueFaultsThatWork(t *testing.T) {
-	clock := chattest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	clock := chattest.NewInstant(chattest.Start)
 	s, c := start(t, Options{Clock: clock})
 	for _, args := range []string{"think tags 2s", "length", "thinkonly"} {
 		if _, err := s.Command(args); err != nil {

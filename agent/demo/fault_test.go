@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent/chat/chattest"
+
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -241,7 +243,7 @@ func TestResetBeforeHeaders(t *testing.T) {
 }
 
 func TestStallSendsKeepAlivesUntilCancelled(t *testing.T) {
-	clock := newManualClock()
+	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Clock: clock})
 	s.Push(Fault{Stall: true})
 	resp, cancel := postChatCancellable(t, s, c, chatBody(t, true, false, hello...))
@@ -266,7 +268,7 @@ func TestStallSendsKeepAlivesUntilCancelled(t *testing.T) {
 }
 
 func TestDelayHoldsTheResponse(t *testing.T) {
-	clock := newManualClock()
+	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Clock: clock})
 	s.Push(Fault{Delay: 5 * time.Second})
 	done := make(chan *http.Response, 1)
@@ -298,7 +300,7 @@ func TestDelayHoldsTheResponse(t *testing.T) {
 }
 
 func TestDelayEndsWhenTheClientGoesAway(t *testing.T) {
-	clock := newManualClock()
+	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Clock: clock})
 	s.Push(Fault{Delay: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -367,7 +369,7 @@ func TestQueueIsConsumedInOrder(t *testing.T) {
 }
 
 func TestReceivedRecordsEveryRequest(t *testing.T) {
-	clock := newManualClock()
+	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Clock: clock})
 	s.Push(Overloaded())
 	bodies := []string{chatBody(t, true, false, hello...), chatBody(t, false, false, conversation...)}

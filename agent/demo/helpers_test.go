@@ -9,14 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"parley/agent/chat/chattest"
 )
-
-// newManualClock returns a clock that moves only when the test advances it.
-func newManualClock() *chattest.Clock {
-	return chattest.New(time.Date(2025, 3, 14, 15, 9, 26, 535000000, time.UTC))
-}
 
 // start runs a demo server for the test and an HTTP client of its own.
 func start(t *testing.T, opts Options) (*Server, *http.Client) {

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"parley/agent/chat/chattest"
+
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -240,7 +242,7 @@ func TestNonStreamingReply(t *testing.T) {
 // With a pace, each content chunk waits on the clock and is flushed on its own.
 func TestPacedChunksAreFlushedOneByOne(t *testing.T) {
 	const pace = 25 * time.Millisecond
-	clock := newManualClock()
+	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Pace: pace, Clock: clock, Tokens: 4})
 	resp := postChat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
 	br := bufio.NewReader(resp.Body)

@@ -216,7 +216,7 @@ func TestThinkForIsSpentBeforeTheAnswer(t *testing.T) {
 	const text = "Let me check: is it Rayleigh scattering? Yes."
 	for _, shape := range ThinkShapes {
 		t.Run(string(shape), func(t *testing.T) {
-			clock := chattest.New(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			clock := chattest.New(chattest.Start)
 			s, c := start(t, Options{Clock: clock})
 			s.Push(Fault{Think: shape, ThinkFor: thinkFor, ThinkText: text})
 			resp := postChat(t, s, c, chatBody(t, true, false, sky...))
@@ -498,7 +498,7 @@ func TestNonStreamingThinking(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fault.String(), func(t *testing.T) {
-			clock := chattest.NewInstant(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+			clock := chattest.NewInstant(chattest.Start)
 			s, c := start(t, Options{Clock: clock})
 			s.Push(tt.fault)
 			resp := postChat(t, s, c, chatBody(t, false, false, sky...))
