@@ -30,7 +30,7 @@ func (l *fakeLedger) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 func TestBudgetCheck(t *testing.T) {
 	msgs := []chat.Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
 	prices := Prices{"paid": {Input: 1000, Output: 1000}}                     // $0.001 a token
-	clock := chattest.NewInstant(chattest.Start)                              // 2026-11-29 12:00 UTC
+	clock := chattest.NewInstant(chattest.Start)
 	cases := []struct {
 		name    string
 		limits  Limits
@@ -81,7 +81,7 @@ func TestBudgetCheck(t *testing.T) {
 
 func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
 	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: chattest.NewInstant(chattest.Start)}
 	var events []chat.Event

@@ -22,6 +22,12 @@ import (
 	"parley/retry/retrytest"
 )
 
+// testClient is a client of ep with the default retry policy on a clock whose waits pass at
+// once, recorded.
+func testClient(ep Endpoint) *Client {
+	return NewClient(ep, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+}
+
 // stuckClock's waits never end: only cancellation can stop them.
 type stuckClock struct{ waiting chan struct{} }
 
@@ -66,7 +72,7 @@ func count(events []chat.Event, kind chat.EventKind) int {
 
 func TestStreamsAReplyWithUsage(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"})
 	events := collect(t, c, context.Background())
 	last := events[len(events)-1]
 	if last.Kind != chat.EventFinished || last.FinishReason != "stop" {
@@ -102,7 +108,7 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	last := collect(t, c, context.Background())
 	ev := last[len(last)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Overloaded || !ev.Class.Retryable {
@@ -131,7 +137,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{CutAfter: 4})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.Network || srv.Requests() != 1 {
@@ -145,7 +151,7 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.ErrorEvent())
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
 	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 2 {
 		t.Fatalf("want success on the second request; got %d requests, %+v", srv.Requests(), events[len(events)-1])
@@ -157,7 +163,7 @@ func TestNotRetryable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := demotest.Start(t, demo.Options{})
 			srv.Push(f, f)
-			c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+			c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 			events := collect(t, c, context.Background())
 			ev := events[len(events)-1]
 			if ev.Kind != chat.EventFailed || ev.Class.Retryable || srv.Requests() != 1 {
@@ -169,7 +175,7 @@ func TestNotRetryable(t *testing.T) {
 
 func TestUnresolvedKeySendsNothing(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"})
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
 	if ev.Kind != chat.EventFailed || ev.Class.Class != chat.CredentialsUnresolved || srv.Requests() != 0 {

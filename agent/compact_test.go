@@ -293,7 +293,7 @@ func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 
 func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
 	msgs := conversation(20)
 	events := runEvents(t, c, msgs)
 	want := []chat.EventKind{chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
@@ -321,7 +321,7 @@ func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := runEvents(t, c, conversation(5))
 	if last := events[len(events)-1]; last.Kind != chat.EventFailed || srv.Requests() != 1 || count(events, chat.EventCompacted) != 0 {
 		t.Fatalf("ended %+v after %d requests, events %v: text was shown, nothing may be sent again", last, srv.Requests(), kinds(events))
@@ -375,7 +375,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 
 func TestReportedUsageIsNotEstimated(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
 	for _, ev := range events {
 		if ev.Kind == chat.EventUsage && (ev.Usage.Estimated || ev.Usage.PromptTokens == 0) {
@@ -409,5 +409,5 @@ func TestParseOverflowNestedInAGatewayError(t *testing.T) {
 func overflowing(t *testing.T, budget int, form demo.Overflow) (*demo.Server, *Client) {
 	t.Helper()
 	srv := demotest.Start(t, demo.Options{ContextTokens: budget, Overflow: form})
-	return srv, NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	return srv, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 }

@@ -9,15 +9,13 @@ import (
 	"testing"
 
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
-	"parley/retry"
 )
 
 // lastFailure runs one request against ep and returns the failure it ends with, and the
 // number of requests sent.
 func lastFailure(t *testing.T, ep Endpoint) (chat.Classification, int) {
 	t.Helper()
-	events := collect(t, NewClient(ep, chattest.NewInstant(chattest.Start), retry.DefaultPolicy()), context.Background())
+	events := collect(t, testClient(ep), context.Background())
 	last := events[len(events)-1]
 	if last.Kind != chat.EventFailed {
 		t.Fatalf("run ended with %+v, want a failure", last)

@@ -133,7 +133,7 @@ func TestThinkingIsOutputInEveryShape(t *testing.T) {
 func TestDroppedWhileThinkingIsNotRetried(t *testing.T) {
 	script := thinkingScript("reasoning_content", 100*time.Millisecond)[:4] // role and three words, then the handler returns
 	url, requests := scripted(t, script)
-	c := NewClient(Endpoint{BaseURL: url, Model: "deepseek-reasoner"}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: url, Model: "deepseek-reasoner"})
 	reasoning, _, last := drain(c.Stream(context.Background(), hello))
 	if requests.Load() != 1 || last.Kind != chat.EventFailed || !last.Class.Retryable || last.Class.Class != chat.Network {
 		t.Fatalf("%d requests, ended %+v", requests.Load(), last)
@@ -154,7 +154,7 @@ func TestStalledStreamTimesOut(t *testing.T) {
 		{Hang: true},
 	}
 	url, requests := scripted(t, script)
-	c := NewClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: 250 * time.Millisecond}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: 250 * time.Millisecond})
 	start := time.Now()
 	_, answer, last := drain(c.Stream(context.Background(), hello))
 	if requests.Load() != 1 || last.Kind != chat.EventFailed || last.Class.Class != chat.Timeout || !last.Class.Retryable {
@@ -174,7 +174,7 @@ func TestSilentThinkerMeetsItsDeadline(t *testing.T) {
 		contentStep(600*time.Millisecond, "Answer."), {Line: chunkLine(``, `"stop"`)}, {Line: "data: [DONE]"}}
 	url, requests := scripted(t, script)
 	on := true
-	c := NewClient(Endpoint{BaseURL: url, Model: "house-model", Reasoning: &on}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: url, Model: "house-model", Reasoning: &on})
 	if _, answer, last := drain(c.Stream(context.Background(), hello)); last.Kind != chat.EventFinished || answer != "Answer." || requests.Load() != 1 {
 		t.Fatalf("%d requests, %q, %+v", requests.Load(), answer, last)
 	}
@@ -192,7 +192,7 @@ func TestLengthWhileThinking(t *testing.T) {
 		{Line: `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":64,"completion_tokens_details":{"reasoning_tokens":64}}}`},
 		{Line: "data: [DONE]"}}
 	url, _ := scripted(t, script)
-	c := NewClient(Endpoint{BaseURL: url, Model: "deepseek-reasoner", MaxTokens: 64}, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	c := testClient(Endpoint{BaseURL: url, Model: "deepseek-reasoner", MaxTokens: 64})
 	var usage chat.Usage
 	var last chat.Event
 	for ev := range c.Stream(context.Background(), hello) {
