@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 )
@@ -116,7 +115,7 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 			fmt.Fprintf(w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(m.Reasoning))
 		}
 		fmt.Fprintf(w, "%s\n", strings.TrimRight(m.Content, "\n"))
-		if note := agent.FinishNote(m.FinishReason, m.Content); note != "" && m.Status == chat.StatusSucceeded {
+		if note := chat.FinishNote(m.FinishReason, m.Content); note != "" && m.Status == chat.StatusSucceeded {
 			fmt.Fprintf(w, "\n_%s_\n", note)
 		}
 		if m.Retry != nil {

@@ -168,7 +168,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 		}
 		return res, exitFailed
 	}
-	if note := agent.FinishNote(res.FinishReason, res.Text); note != "" {
+	if note := chat.FinishNote(res.FinishReason, res.Text); note != "" {
 		fmt.Fprintf(v.stderr, "parley: %s\n", note)
 	}
 	return res, exitOK

@@ -45,15 +45,3 @@ func FormatElapsed(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 }
-
-// FinishNote says why a reply that succeeded ended early, or "" when it ended as replies do:
-// at the token limit, or there while still thinking, with no answer at all.
-func FinishNote(finishReason, answer string) string {
-	if finishReason != "length" {
-		return ""
-	}
-	if strings.TrimSpace(answer) == "" {
-		return "stopped at the token limit while thinking — no answer"
-	}
-	return "stopped at the token limit"
-}

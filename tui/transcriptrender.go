@@ -5,7 +5,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/tui/sanitize"
@@ -85,7 +84,7 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 			return indent([]string{"…"}, st.Muted)
 		}
 	case chat.StatusSucceeded:
-		if note := agent.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
+		if note := chat.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
 			return indent(wrap(note), st.Warn)
 		}
 	case chat.StatusCancelled:

@@ -5,7 +5,10 @@
 // database, the screen and print mode can all speak it.
 package chat
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -107,4 +110,16 @@ type Send struct {
 // and the name of the key's variable (never the key).
 type EndpointKey struct {
 	BaseURL, Model, KeyEnv string
+}
+
+// FinishNote says why a reply that succeeded ended early, or "" when it ended as replies do:
+// at the token limit, or there while still thinking, with no answer at all.
+func FinishNote(finishReason, answer string) string {
+	if finishReason != "length" {
+		return ""
+	}
+	if strings.TrimSpace(answer) == "" {
+		return "stopped at the token limit while thinking — no answer"
+	}
+	return "stopped at the token limit"
 }
