@@ -142,9 +142,7 @@ func profileUser(t *testing.T, srv *demo.Server, model string, settings ...strin
 	u := newUser(t)
 	cfg := fmt.Sprintf("profile = \"local\"\n[profiles.local]\nbase_url = %q\nmodel = %q\n%s\n",
 		srv.URL(), model, strings.Join(settings, "\n"))
-	if err := os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	u.writeConfig(cfg)
 	return u
 }
 

@@ -16,20 +16,6 @@ import (
 // files, the model asked of the endpoint, sampling settings, search and session commands,
 // and the version.
 
-// writeHome writes files (path under the user's PARLEY_HOME → text).
-func (u *user) writeHome(files map[string]string) {
-	u.t.Helper()
-	for name, text := range files {
-		p := filepath.Join(u.home, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			u.t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			u.t.Fatal(err)
-		}
-	}
-}
-
 // exportedSystem is the part of export --json that tells system prompts and edits apart.
 type exportedSystem struct {
 	Messages []struct {

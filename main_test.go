@@ -63,6 +63,26 @@ func (u *user) command(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// writeHome writes files (path under the user's PARLEY_HOME → text).
+func (u *user) writeHome(files map[string]string) {
+	u.t.Helper()
+	for name, text := range files {
+		p := filepath.Join(u.home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			u.t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			u.t.Fatal(err)
+		}
+	}
+}
+
+// writeConfig writes the user's config.toml.
+func (u *user) writeConfig(text string) {
+	u.t.Helper()
+	u.writeHome(map[string]string{"config.toml": text})
+}
+
 // run runs parley to its end with nothing on stdin.
 func (u *user) run(args ...string) result {
 	u.t.Helper()
@@ -508,9 +528,7 @@ func TestPrintModeCompactsBeforeSendingWithAConfiguredContext(t *testing.T) {
 	id := longSession(t, u, srv, 5)
 	srv.SetContext(500, demo.OverflowOpenAI)
 	cfg := fmt.Sprintf("[profiles.small]\nbase_url = %q\nmodel = \"m\"\ncontext_tokens = 600\n", srv.URL())
-	if err := os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	u.writeConfig(cfg)
 	before := srv.Requests()
 	r := u.run("-p", "and in short?", "--session", id, "--profile", "small", "--json")
 	out := decode[spendJSON](t, r.stdout)
@@ -566,9 +584,7 @@ func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
 	// The same limit from config, in another process: still refused. An unpriced model costs
 	// nothing, so it may go on.
 	cfg := fmt.Sprintf("[limits]\nmax_spend_day = 0.002\n\n[profiles.paid]\nbase_url = %q\nmodel = \"house-model\"\nprice_input = 2.5\nprice_output = 10\n", srv.URL())
-	if err := os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	u.writeConfig(cfg)
 	if r := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "gpt-4o"); r.code != 1 || srv.Requests() != 1 {
 		t.Fatalf("config limit: exit %d after %d requests, %s", r.code, srv.Requests(), r.stderr)
 	}

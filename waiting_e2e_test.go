@@ -186,7 +186,7 @@ func TestPrintModeFallback(t *testing.T) {
 	}
 	u := newUser(t)
 	cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nbase_url = %q\nmodel = \"big\"\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", main.URL(), spare.URL())
-	os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600)
+	u.writeConfig(cfg)
 	r := u.run("-p", "hello", "--fallback", "--json")
 	out := decode[struct {
 		printJSON
@@ -251,7 +251,7 @@ func TestClassifyRuleInConfig(t *testing.T) {
 	srv.Push(warming, warming, warming)
 	u := newUser(t)
 	cfg := "[[classify]]\nname = \"warmup\"\nstatus = 500\nmessage = \"(?i)warming up\"\nclass = \"overloaded\"\nwait = \"45s\"\n"
-	os.WriteFile(filepath.Join(u.home, "config.toml"), []byte(cfg), 0o600)
+	u.writeConfig(cfg)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
 	var out struct {
 		Retry struct {
@@ -277,7 +277,7 @@ func TestClassifyRuleInConfig(t *testing.T) {
 		{"[[classify]]\nname = \"y\"\nmessage = \"(unclosed\"\nclass = \"overloaded\"\n", `classify rule "y": message "(unclosed" is not a regular expression`},
 		{"[[classify]]\nclass = \"overloaded\"\n", "[[classify]] number 1"},
 	} {
-		os.WriteFile(filepath.Join(bad.home, "config.toml"), []byte(c.cfg), 0o600)
+		bad.writeConfig(c.cfg)
 		r := bad.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", r.code, r.stderr, c.want)
