@@ -63,15 +63,15 @@ func (m *Model) listModels() tea.Cmd {
 	}
 }
 
-// handleModels opens the list on the current model.
-func (m *Model) handleModels(msg modelsMsg) {
+// handle opens the list on the current model.
+func (msg modelsMsg) handle(m *Model) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.setNotice("could not list the models: "+sanitize.String(msg.err.Error())+" (/model NAME sets one)", true)
-		return
+		return nil
 	case len(msg.models) == 0:
 		m.setNotice("the endpoint lists no models; /model NAME sets one", true)
-		return
+		return nil
 	}
 	m.notice = ""
 	m.models = modelPicker{all: msg.models}
@@ -82,6 +82,7 @@ func (m *Model) handleModels(msg modelsMsg) {
 	}
 	m.focus = focusModels
 	m.input.Blur()
+	return nil
 }
 
 // modelsKey handles a key while the list is open: arrows move, enter chooses, esc closes,

@@ -30,15 +30,15 @@ func (m *Model) listSessions() tea.Cmd {
 	}
 }
 
-// handleSessions opens the picker on the current session.
-func (m *Model) handleSessions(msg sessionsMsg) {
+// handle opens the picker on the current session.
+func (msg sessionsMsg) handle(m *Model) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice("could not list sessions: "+msg.err.Error(), true)
-		return
+		return nil
 	}
 	if len(msg.sessions) == 0 {
 		m.setNotice("no stored sessions", false)
-		return
+		return nil
 	}
 	m.picker = picker{sessions: msg.sessions}
 	for i, s := range msg.sessions {
@@ -48,6 +48,7 @@ func (m *Model) handleSessions(msg sessionsMsg) {
 	}
 	m.focus = focusPicker
 	m.input.Blur()
+	return nil
 }
 
 // pickerKey handles a key while the picker is open.

@@ -77,19 +77,20 @@ func (m *Model) typeInPicker(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	}, true
 }
 
-// handlePickerSearch narrows the picker to the search's sessions, if its query is still the
+// handle narrows the picker to the search's sessions, if its query is still the
 // one typed.
-func (m *Model) handlePickerSearch(msg pickerSearchMsg) {
+func (msg pickerSearchMsg) handle(m *Model) tea.Cmd {
 	p := &m.picker
 	if m.focus != focusPicker || msg.gen != p.queryGen {
-		return
+		return nil
 	}
 	if msg.err != nil {
 		m.setNotice("could not search the sessions: "+msg.err.Error(), true)
-		return
+		return nil
 	}
 	p.hits = msg.hits
 	p.cursor = min(p.cursor, max(0, len(p.shown())-1))
+	return nil
 }
 
 // excerpt is one line of the best match in session id's messages, its match marks dropped;

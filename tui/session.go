@@ -90,9 +90,14 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 }
 
-// handleSessionLoaded shows a session's transcript, and reads the older messages when only the
-// newest were read.
-func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
+// handle shows the session loaded, and reads what it has spent.
+func (msg sessionLoadedMsg) handle(m *Model) tea.Cmd {
+	return tea.Batch(m.showSession(msg), m.readSpent())
+}
+
+// showSession shows a session's transcript, and reads the older messages when only the newest
+// were read.
+func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		return nil
 	}
@@ -130,16 +135,17 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 	}
 }
 
-// handleOlderLoaded puts the rest of a long session before what is shown.
-func (m *Model) handleOlderLoaded(msg olderLoadedMsg) {
+// handle puts the rest of a long session before what is shown.
+func (msg olderLoadedMsg) handle(m *Model) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
-		return
+		return nil
 	}
 	if msg.err != nil {
 		m.setNotice("could not read the older messages: "+msg.err.Error(), true)
-		return
+		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
+	return nil
 }
 
 // readSpent reads what the session has spent, for the header.
@@ -154,9 +160,10 @@ func (m *Model) readSpent() tea.Cmd {
 	}
 }
 
-// handleSpent shows what the session has spent, unless it could not be read.
-func (m *Model) handleSpent(msg spentMsg) {
+// handle shows what the session has spent, unless it could not be read.
+func (msg spentMsg) handle(m *Model) tea.Cmd {
 	if msg.sessionGen == m.sessionGen && msg.err == nil {
 		m.spent = msg.spent
 	}
+	return nil
 }
