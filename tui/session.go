@@ -90,6 +90,19 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 }
 
+// accepts reports whether an answer asked under sessionGen is for the open session and
+// brought no error; an error is shown, as what could not be done.
+func (m *Model) accepts(sessionGen int, err error, doing string) bool {
+	if sessionGen != m.sessionGen {
+		return false
+	}
+	if err != nil {
+		m.setNotice("could not "+doing+": "+err.Error(), true)
+		return false
+	}
+	return true
+}
+
 // handle shows the session loaded, and reads what it has spent.
 func (msg sessionLoadedMsg) handle(m *Model) tea.Cmd {
 	return tea.Batch(m.showSession(msg), m.readSpent())
@@ -98,11 +111,7 @@ func (msg sessionLoadedMsg) handle(m *Model) tea.Cmd {
 // showSession shows a session's transcript, and reads the older messages when only the newest
 // were read.
 func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
-		return nil
-	}
-	if msg.err != nil {
-		m.setNotice("could not open the session: "+msg.err.Error(), true)
+	if !m.accepts(msg.sessionGen, msg.err, "open the session") {
 		return nil
 	}
 	m.session = msg.session
@@ -137,11 +146,7 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 
 // handle puts the rest of a long session before what is shown.
 func (msg olderLoadedMsg) handle(m *Model) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
-		return nil
-	}
-	if msg.err != nil {
-		m.setNotice("could not read the older messages: "+msg.err.Error(), true)
+	if !m.accepts(msg.sessionGen, msg.err, "read the older messages") {
 		return nil
 	}
 	m.transcript.Prepend(msg.msgs)

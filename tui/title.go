@@ -34,11 +34,7 @@ func (m *Model) titleCommand(text string) tea.Cmd {
 
 // handle shows the session's new title.
 func (msg titledMsg) handle(m *Model) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
-		return nil
-	}
-	if msg.err != nil {
-		m.setNotice("could not rename the session: "+msg.err.Error(), true)
+	if !m.accepts(msg.sessionGen, msg.err, "rename the session") {
 		return nil
 	}
 	m.session.Title = msg.session.Title

@@ -59,11 +59,7 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 
 // handle opens the version view on the version next to the selected reply.
 func (msg versionsMsg) handle(m *Model) tea.Cmd {
-	if msg.sessionGen != m.sessionGen || m.focus != focusTranscript {
-		return nil
-	}
-	if msg.err != nil {
-		m.setNotice("could not read the versions: "+msg.err.Error(), true)
+	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
 		return nil
 	}
 	at := slices.IndexFunc(msg.versions, func(v history.Message) bool { return v.ID == msg.reply })
