@@ -91,7 +91,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("picker:\n%s", plain(d.m))
 	}
 	// Sessions are listed newest first: the first session is below the new one.
-	for d.m.picker.sessions[d.m.picker.cursor].ID != first {
+	for d.m.picker.items[d.m.picker.cursor].ID != first {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))
