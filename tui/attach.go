@@ -52,14 +52,15 @@ func expandHome(path string) string {
 	return path
 }
 
-// handleAttached adds a file read by /file to the next message, or says why it was refused.
-func (m *Model) handleAttached(msg attachedMsg) {
+// handle adds a file read by /file to the next message, or says why it was refused.
+func (msg attachedMsg) handle(m *Model) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice(sanitize.String(msg.err.Error()), true)
-		return
+		return nil
 	}
 	m.next.files = append(m.next.files, msg.file)
 	m.setNotice("attached "+sanitize.String(msg.file.Path)+" to the next message", false)
+	return nil
 }
 
 // nextView is the line above the input that says what goes with the next message: the edit

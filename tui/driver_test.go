@@ -155,12 +155,18 @@ func (d *driver) selectReplies() {
 	}
 }
 
+// sendUntilStreaming types text, presses enter and waits until the reply to it streams.
+func (d *driver) sendUntilStreaming(text string) {
+	d.t.Helper()
+	d.typeAndSend(text)
+	d.until("the reply to "+text+" to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+}
+
 // queueBehind sends first, waits until its reply streams, then sends each of queued and
 // waits until they all queue behind it.
 func (d *driver) queueBehind(first string, queued ...string) {
 	d.t.Helper()
-	d.typeAndSend(first)
-	d.until("the reply to "+first+" to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	d.sendUntilStreaming(first)
 	for _, text := range queued {
 		d.typeAndSend(text)
 	}

@@ -85,9 +85,9 @@ func (m *Model) sendEdit(id int64, text string) tea.Cmd {
 	}
 }
 
-// handleEdited shows a stored edit: the superseded turn leaves the transcript, the new
+// handle shows a stored edit: the superseded turn leaves the transcript, the new
 // message and its reply join it, and its run starts or queues.
-func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
+func (msg editedMsg) handle(m *Model) tea.Cmd {
 	m.posting = false
 	if msg.sessionGen != m.sessionGen {
 		// The session was left meanwhile; its run must not wait forever.

@@ -67,9 +67,9 @@ func (m *Model) openEditor() tea.Cmd {
 	}
 }
 
-// handleEditorDone puts what the editor saved in the input; an empty save leaves the input
+// handle puts what the editor saved in the input; an empty save leaves the input
 // as it was.
-func (m *Model) handleEditorDone(msg editorDoneMsg) {
+func (msg editorDoneMsg) handle(m *Model) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.setNotice("the editor failed: "+sanitize.String(msg.err.Error()), true)
@@ -79,4 +79,5 @@ func (m *Model) handleEditorDone(msg editorDoneMsg) {
 		m.focusInput()
 		m.input.SetValue(strings.TrimRight(msg.text, "\n"))
 	}
+	return nil
 }

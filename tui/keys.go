@@ -88,57 +88,63 @@ type VersionKeys struct {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Chat: ChatKeys{
-			RetryNow:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "retry now")),
-			SendQueued: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send the next queued")),
-			Fallback:   key.NewBinding(key.WithKeys("ctrl+f"), key.WithHelp("ctrl+f", "send to fallback")),
-			Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "transcript")),
-			Interrupt:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-			PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
-			PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdown", "scroll down")),
-			Top:        key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
-			Bottom:     key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "follow")),
-			Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
-			Pastes:     key.NewBinding(key.WithKeys("ctrl+o"), key.WithHelp("ctrl+o", "expand paste")),
+			RetryNow:   bind("retry now", "enter"),
+			SendQueued: bind("send the next queued", "enter"),
+			Fallback:   bind("send to fallback", "ctrl+f"),
+			Cancel:     bind("transcript", "esc"),
+			Interrupt:  bind("quit", "ctrl+c"),
+			PageUp:     bind("scroll up", "pgup"),
+			PageDown:   bind("scroll down", "pgdown"),
+			Top:        bind("top", "home"),
+			Bottom:     bind("follow", "end"),
+			Help:       bind("keys", "?"),
+			Pastes:     bind("expand paste", "ctrl+o"),
 		},
 		Input: InputKeys{
-			Send:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-			Newline: key.NewBinding(key.WithKeys("shift+enter", "alt+enter", "ctrl+j"), key.WithHelp("shift+enter", "newline")),
-			Quit:    key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit")),
-			Editor:  key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "$EDITOR")),
+			Send:    bind("send", "enter"),
+			Newline: bind("newline", "shift+enter", "alt+enter", "ctrl+j"),
+			Quit:    bind("quit", "ctrl+d"),
+			Editor:  bind("$EDITOR", "ctrl+x"),
 			Older:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "earlier message")),
 			Newer:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "later message")),
 		},
 		Transcript: TranscriptKeys{
 			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
 			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
-			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
-			Regenerate: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "regenerate")),
-			Thinking:   key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "show thinking")),
-			Fallback:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "send to fallback")),
-			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "versions")),
-			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "versions")),
-			Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit & resend")),
-			FocusInput: key.NewBinding(key.WithKeys("i", "tab", "enter"), key.WithHelp("i", "back to typing")),
+			Copy:       bind("copy", "y"),
+			Regenerate: bind("regenerate", "r"),
+			Thinking:   bind("show thinking", "t"),
+			Fallback:   bind("send to fallback", "f"),
+			Older:      bind("versions", "["),
+			Newer:      bind("versions", "]"),
+			Edit:       bind("edit & resend", "e"),
+			FocusInput: bind("back to typing", "i", "tab", "enter"),
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
 			Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
 			Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
-			Choose: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open session")),
-			Close:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+			Choose: bind("open session", "enter"),
+			Close:  bind("close", "esc"),
 		},
 		Versions: VersionKeys{
-			Older:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older")),
-			Newer:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "newer")),
-			Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
-			Restore:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "restore")),
+			Older:      bind("older", "["),
+			Newer:      bind("newer", "]"),
+			Copy:       bind("copy", "y"),
+			Restore:    bind("restore", "enter"),
 			ScrollUp:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑", "scroll")),
 			ScrollDown: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "scroll")),
-			PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-			PageDown:   key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdown", "page down")),
-			Close:      key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "close")),
+			PageUp:     bind("page up", "pgup"),
+			PageDown:   bind("page down", "pgdown", "space"),
+			Close:      bind("close", "esc", "q"),
 		},
 	}
+}
+
+// bind binds keys to what desc says, shown in help under the first of them. Arrows show as
+// glyphs (↑, ↓/j), so their bindings are spelled out in full.
+func bind(desc string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], desc))
 }
 
 // ShortHelp returns the enabled bindings of the current focus that matter most, for the

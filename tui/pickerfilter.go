@@ -14,10 +14,8 @@ import (
 // pickerSearchLimit is the most messages one search of the picker reads.
 const pickerSearchLimit = 500
 
-// pickerFilter is what narrows the picker: the query typed and the sessions whose messages
-// match it.
-type pickerFilter struct {
-	query string
+// pickerSearch is the search of the sessions' messages for the query typed in the picker.
+type pickerSearch struct {
 	// queryGen counts the queries typed; a search for an earlier one is dropped.
 	queryGen int
 	// hits maps each session with a matching message to the excerpt of its best match.
@@ -33,36 +31,26 @@ type pickerSearchMsg struct {
 
 // shown returns the sessions the picker lists now: all of them, or those the query matches.
 func (p *picker) shown() []history.Session {
-	if p.query == "" {
-		return p.sessions
-	}
 	words := strings.Fields(strings.ToLower(p.query))
-	var out []history.Session
-	for _, s := range p.sessions {
+	return p.narrowed(func(s history.Session) bool {
 		title := strings.ToLower(s.Title)
 		inTitle := true
 		for _, w := range words {
 			inTitle = inTitle && strings.Contains(title, w)
 		}
-		if _, hit := p.hits[s.ID]; inTitle || hit {
-			out = append(out, s)
-		}
-	}
-	return out
+		_, hit := p.hits[s.ID]
+		return inTitle || hit
+	})
 }
 
-// typeInPicker applies a key typed in the picker to its query, and searches the messages for
-// the new query. It reports whether the key was text or backspace.
-func (m *Model) typeInPicker(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+// searchPicker searches the sessions' messages for the query just typed in the picker.
+func (m *Model) searchPicker() tea.Cmd {
 	p := &m.picker
-	q, ok := editQuery(p.query, msg)
-	if !ok {
-		return nil, false
-	}
-	p.query, p.cursor, p.hits = q, 0, nil
+	p.hits = nil
 	p.queryGen++
+	q := p.query
 	if strings.TrimSpace(q) == "" {
-		return nil, true
+		return nil
 	}
 	db, gen := m.db, p.queryGen
 	return func() tea.Msg {
@@ -74,22 +62,23 @@ func (m *Model) typeInPicker(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			}
 		}
 		return pickerSearchMsg{gen: gen, hits: hits, err: err}
-	}, true
+	}
 }
 
-// handlePickerSearch narrows the picker to the search's sessions, if its query is still the
+// handle narrows the picker to the search's sessions, if its query is still the
 // one typed.
-func (m *Model) handlePickerSearch(msg pickerSearchMsg) {
+func (msg pickerSearchMsg) handle(m *Model) tea.Cmd {
 	p := &m.picker
 	if m.focus != focusPicker || msg.gen != p.queryGen {
-		return
+		return nil
 	}
 	if msg.err != nil {
 		m.setNotice("could not search the sessions: "+msg.err.Error(), true)
-		return
+		return nil
 	}
 	p.hits = msg.hits
 	p.cursor = min(p.cursor, max(0, len(p.shown())-1))
+	return nil
 }
 
 // excerpt is one line of the best match in session id's messages, its match marks dropped;

@@ -120,8 +120,7 @@ func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
 	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
 	d.typeAndSend("first")
 	d.until("the first reply", answered(t, 2))
-	d.typeAndSend("second")
-	d.until("the second reply to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	d.sendUntilStreaming("second")
 	streamingRun := d.m.active.rcpt
 	d.typeAndSend("/regen")
 	d.until("the regeneration to queue", func(m Model) bool { return len(m.queue) == 1 })

@@ -40,8 +40,7 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 
 func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
-	d.typeAndSend("tell me a long story")
-	d.until("some text", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	d.sendUntilStreaming("tell me a long story")
 	d.send(press("esc"))
 	if d.m.focus != focusInput {
 		t.Fatal("esc during a run should cancel, not move the focus")

@@ -90,14 +90,28 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 }
 
-// handleSessionLoaded shows a session's transcript, and reads the older messages when only the
-// newest were read.
-func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
-		return nil
+// accepts reports whether an answer asked under sessionGen is for the open session and
+// brought no error; an error is shown, as what could not be done.
+func (m *Model) accepts(sessionGen int, err error, doing string) bool {
+	if sessionGen != m.sessionGen {
+		return false
 	}
-	if msg.err != nil {
-		m.setNotice("could not open the session: "+msg.err.Error(), true)
+	if err != nil {
+		m.setNotice("could not "+doing+": "+err.Error(), true)
+		return false
+	}
+	return true
+}
+
+// handle shows the session loaded, and reads what it has spent.
+func (msg sessionLoadedMsg) handle(m *Model) tea.Cmd {
+	return tea.Batch(m.showSession(msg), m.readSpent())
+}
+
+// showSession shows a session's transcript, and reads the older messages when only the newest
+// were read.
+func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
+	if !m.accepts(msg.sessionGen, msg.err, "open the session") {
 		return nil
 	}
 	m.session = msg.session
@@ -130,16 +144,13 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 	}
 }
 
-// handleOlderLoaded puts the rest of a long session before what is shown.
-func (m *Model) handleOlderLoaded(msg olderLoadedMsg) {
-	if msg.sessionGen != m.sessionGen {
-		return
-	}
-	if msg.err != nil {
-		m.setNotice("could not read the older messages: "+msg.err.Error(), true)
-		return
+// handle puts the rest of a long session before what is shown.
+func (msg olderLoadedMsg) handle(m *Model) tea.Cmd {
+	if !m.accepts(msg.sessionGen, msg.err, "read the older messages") {
+		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
+	return nil
 }
 
 // readSpent reads what the session has spent, for the header.
@@ -154,9 +165,10 @@ func (m *Model) readSpent() tea.Cmd {
 	}
 }
 
-// handleSpent shows what the session has spent, unless it could not be read.
-func (m *Model) handleSpent(msg spentMsg) {
+// handle shows what the session has spent, unless it could not be read.
+func (msg spentMsg) handle(m *Model) tea.Cmd {
 	if msg.sessionGen == m.sessionGen && msg.err == nil {
 		m.spent = msg.spent
 	}
+	return nil
 }

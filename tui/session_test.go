@@ -91,7 +91,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("picker:\n%s", plain(d.m))
 	}
 	// Sessions are listed newest first: the first session is below the new one.
-	for d.m.picker.sessions[d.m.picker.cursor].ID != first {
+	for d.m.picker.items[d.m.picker.cursor].ID != first {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))
@@ -147,5 +147,21 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 	m, _ = step(m, press("home"))
 	if !strings.Contains(plain(m), "question 0") {
 		t.Fatalf("home does not reach the first message:\n%s", plain(m))
+	}
+}
+
+func TestNewSessionIsStoredWithItsFirstMessage(t *testing.T) {
+	o, _, _ := demoOptions(t, screenConfig{})
+	o.Session = history.Session{}
+	m, _ := openModel(t, o, 100, 30)
+	d := newDriver(t, m)
+	if ss, _ := o.DB.Sessions(); len(ss) != 0 {
+		t.Fatal("opening the screen stored a session")
+	}
+	d.typeAndSend("hello there")
+	d.until("the reply", answered(t, 2))
+	ss, err := o.DB.Sessions()
+	if err != nil || len(ss) != 1 || ss[0].ID != d.m.session.ID || ss[0].Title != "hello there" {
+		t.Fatalf("sessions %+v, %v; screen on %q", ss, err, d.m.session.ID)
 	}
 }

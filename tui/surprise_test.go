@@ -6,17 +6,14 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent/chat"
 	"parley/agent/chat/chattest"
-	"parley/agent/demo"
 	"parley/history"
 	"parley/history/historytest"
 )
 
-// No surprises, driven through Update: keys act only as the operator meant, and nothing typed
-// or read is lost.
+// No surprises, driven through Update: keys act only as the operator meant.
 
 // answeredOffline returns a screen on a new session whose first exchange has just been
 // answered, with the manual clock it runs on: the run ended at clockStart.
@@ -150,71 +147,6 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	}
 }
 
-func TestDraftsSurviveAQuit(t *testing.T) {
-	db := historytest.Open(t)
-	s := newSessionIn(t, db)
-	storeExchange(t, db, s.ID, "first question", "first answer")
-	open := func(s history.Session) Model {
-		m, _ := openOffline(t, db, s, 80, 24)
-		return m
-	}
-	m := typeText(open(s), "a thought to finish later")
-	m, _ = step(m, press("ctrl+c"))
-	if _, cmd := step(m, press("ctrl+c")); !quits(cmd) {
-		t.Fatal("ctrl+c twice did not quit")
-	}
-	if m = open(s); m.input.Value() != "a thought to finish later" {
-		t.Fatalf("reopened with %q", m.input.Value())
-	}
-
-	// Stored a little after typing stops, too: a closed terminal loses at most that.
-	m, cmd := step(m, press("!"))
-	for _, msg := range execCmd(cmd, 2*draftDelay) {
-		if tick, ok := msg.(draftTickMsg); ok {
-			m, cmd = step(m, tick)
-			execCmd(cmd, time.Second) // stores it
-		}
-	}
-	if got, err := db.Draft(s.ID); err != nil || got != "a thought to finish later!" {
-		t.Fatalf("stored draft %q, %v", got, err)
-	}
-
-	// A new session's draft waits under no id, and moves to the session its first message
-	// stores.
-	m = typeText(open(history.Session{}), "for a new session")
-	if _, cmd := step(m, press("ctrl+d")); quits(cmd) {
-		t.Fatal("ctrl+d quit with a draft")
-	}
-	m, _ = step(m, press("ctrl+c"))
-	m, cmd = step(m, press("ctrl+c"))
-	if !quits(cmd) {
-		t.Fatal("no quit")
-	}
-	m = open(history.Session{})
-	if m.input.Value() != "for a new session" {
-		t.Fatalf("a new session opened with %q", m.input.Value())
-	}
-	if ss, _ := db.Sessions(); len(ss) != 1 {
-		t.Fatalf("%d sessions listed: opening parley stored one", len(ss))
-	}
-}
-
-func TestNewSessionIsStoredWithItsFirstMessage(t *testing.T) {
-	o, _, _ := demoOptions(t, screenConfig{})
-	o.Session = history.Session{}
-	m, _ := openModel(t, o, 100, 30)
-	d := newDriver(t, m)
-	if ss, _ := o.DB.Sessions(); len(ss) != 0 {
-		t.Fatal("opening the screen stored a session")
-	}
-	d.typeAndSend("hello there")
-	d.until("the reply", answered(t, 2))
-	ss, err := o.DB.Sessions()
-	if err != nil || len(ss) != 1 || ss[0].ID != d.m.session.ID || ss[0].Title != "hello there" {
-		t.Fatalf("sessions %+v, %v; screen on %q", ss, err, d.m.session.ID)
-	}
-}
-
 func TestEscWithAQueueKeepsIt(t *testing.T) {
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: queueable})
 	d.queueBehind("first", "second", "third")
@@ -238,8 +170,7 @@ func TestEscWithAQueueKeepsIt(t *testing.T) {
 
 func TestNewDuringAReplyAsksFirst(t *testing.T) {
 	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
-	d.typeAndSend("a long one")
-	d.until("the reply to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	d.sendUntilStreaming("a long one")
 	first, run := d.m.session.ID, d.m.active.rcpt
 	d.typeAndSend("/new")
 	if d.m.session.ID != first || d.m.active == nil || d.m.input.Value() != "/new" ||
@@ -274,106 +205,6 @@ func TestUnknownSlashCommandIsSentAndErrorsKeepTheInput(t *testing.T) {
 		m.active, m.queue = nil, nil // the offline endpoint is never asked
 		if got := m.transcript.OperatorTexts(); len(got) == 0 || got[0] != c.want || m.input.Value() != "" {
 			t.Errorf("%q: sent %q, input %q; want %q sent", c.line, got, m.input.Value(), c.want)
-		}
-	}
-}
-
-func TestTier2RetryThatProducesNothingLeavesThePartialReply(t *testing.T) {
-	d, srv, clock, db := demoScreen(t, tier2Config(demo.Fault{CutAfter: 12}, demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
-	partial := lastReply(t, d.m)
-	text := partial.text.String()
-	if len(text) < 20 || !strings.Contains(plain(d.m), "✗ cut off here · Network error") {
-		t.Fatalf("the cut reply is not shown as cut off:\n%s", plain(d.m))
-	}
-	d.advance(clock, time.Second)
-	d.advance(clock, time.Second)
-	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.attempt == 2 })
-	if srv.Requests() != 2 || lastReply(t, d.m) != partial || !strings.Contains(plain(d.m), text[:20]) ||
-		!strings.Contains(plain(d.m), "retry 1 failed: Provider overloaded") {
-		t.Fatalf("%d requests; the partial reply should stay through the countdown:\n%s", srv.Requests(), plain(d.m))
-	}
-	if live := liveMessages(t, db, d.m.session.ID); len(live) != 2 || live[1].ID != partial.message.ID {
-		t.Fatalf("live %+v: the empty attempt replaced the partial reply", live)
-	}
-	for range 4 {
-		d.advance(clock, time.Second)
-	}
-	d.until("the reply", func(m Model) bool { return settled(m) && lastReply(t, m).message.Status == chat.StatusSucceeded })
-	if d.m.transcript.Len() != 2 || strings.Contains(plain(d.m), "cut off") {
-		t.Fatalf("the new reply should replace the partial one:\n%s", plain(d.m))
-	}
-	// The versions are the partial reply and the new one: the attempt that produced nothing
-	// is none.
-	clock.Advance(selectGuard)
-	d.selectReplies()
-	d.send(press("["))
-	d.until("the versions", func(m Model) bool { return m.focus == focusVersions })
-	if s := plain(d.m); !strings.Contains(s, "Version 1/2 · superseded") || !strings.Contains(s, text[:20]) {
-		t.Fatalf("versions:\n%s", s)
-	}
-}
-
-func TestNoticesAndHelpFit40Columns(t *testing.T) {
-	m := loadedModel(t, storedExchanges(1), 40, 40)
-	m, _ = step(m, press("?"))
-	s := plain(m)
-	for _, group := range fullKeys().FullHelp() {
-		for _, b := range group {
-			if !strings.Contains(s, b.Help().Key+" "+strings.Fields(b.Help().Desc)[0]) {
-				t.Errorf("the full help at 40 columns lacks %q", b.Help().Key)
-			}
-		}
-	}
-	// The session's name in the header may be cut; nothing from the input down is.
-	if below := s[strings.Index(s, "┃"):]; strings.Contains(strings.ReplaceAll(below, "/demo …", ""), "…") ||
-		!strings.Contains(below, "? lists keys") {
-		t.Errorf("something was cut:\n%s", below)
-	}
-	for _, l := range strings.Split(s, "\n") {
-		if w := len([]rune(l)); w > 40 {
-			t.Errorf("line of %d columns: %q", w, l)
-		}
-	}
-	m, _ = step(m, press("?"))
-	m, _ = step(m, noticeMsg{text: "usage: /demo overload [N] | ratelimit DURATION | drop N | badkey | context N [FLAVOUR] | off | status", err: true})
-	if s := plain(m); !strings.Contains(strings.Join(strings.Fields(s), " "), "| off | status") {
-		t.Fatalf("the notice was cut:\n%s", s)
-	}
-}
-
-func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
-	long := "fmt.Println(\"a string long enough to be wrapped at forty columns, and then some\")"
-	text := "Here:\n\n```go\nfunc main() {\n\tif true {\n\t\t" + long + "\n\t}\n}\n```\n"
-	var md markdown
-	lines := md.full(text, 40, true)
-	var parts []string
-	for _, l := range lines {
-		if p := strings.TrimRight(ansi.Strip(l), " "); strings.Contains(p, "fmt.Println") || strings.Contains(p, "then some") ||
-			strings.Contains(p, "wrapped at") {
-			parts = append(parts, p)
-		}
-	}
-	if len(parts) < 2 {
-		t.Fatalf("the long line was not wrapped: %q", lines)
-	}
-	indent := len(parts[0]) - len(strings.TrimLeft(parts[0], " "))
-	for _, p := range parts[1:] {
-		if got := len(p) - len(strings.TrimLeft(p, " ")); got < indent {
-			t.Fatalf("a continuation starts at column %d, the line at %d:\n%s", got, indent, strings.Join(parts, "\n"))
-		}
-	}
-	for _, l := range lines {
-		if w := len([]rune(ansi.Strip(l))); w > 40 {
-			t.Fatalf("line of %d columns: %q", w, ansi.Strip(l))
-		}
-	}
-	// An operator's pasted code keeps its indentation too.
-	m := loadedModel(t, []history.Message{{ID: 1, Role: history.RoleUser, Content: "    " + long}}, 40, 20)
-	for _, l := range strings.Split(plain(m), "\n") {
-		if strings.Contains(l, "then some") && !strings.HasPrefix(l, "        ") {
-			t.Fatalf("the wrapped line lost its indentation: %q\n%s", l, plain(m))
 		}
 	}
 }

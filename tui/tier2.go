@@ -25,10 +25,10 @@ func (m *Model) readFailedRun(runID int64) tea.Cmd {
 	}
 }
 
-// handleStoredRun arms Tier 2 from a failed run as it was stored. Only the newest reply, with
+// handle arms Tier 2 from a failed run as it was stored. Only the newest reply, with
 // nothing else waiting, is retried: a retry regenerates from its anchor, which would
 // supersede anything after it.
-func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
+func (msg storedRunMsg) handle(m *Model) tea.Cmd {
 	if msg.sessionGen != m.sessionGen || msg.tier2Token != m.tier2.Token() {
 		return nil // the operator moved on meanwhile
 	}
@@ -53,11 +53,11 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		}
 		return nil
 	}
-	return m.handleTier2Tick(tier2TickMsg{token: m.tier2.Token()})
+	return tier2TickMsg{token: m.tier2.Token()}.handle(m)
 }
 
-// handleTier2Tick moves the countdown on, and regenerates when it is due.
-func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
+// handle moves the countdown on, and regenerates when it is due.
+func (msg tier2TickMsg) handle(m *Model) tea.Cmd {
 	now := m.clock.Now()
 	fire, next := m.tier2.Tick(msg.token, now)
 	if fire {

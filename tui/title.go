@@ -32,15 +32,12 @@ func (m *Model) titleCommand(text string) tea.Cmd {
 	}
 }
 
-// handleTitled shows the session's new title.
-func (m *Model) handleTitled(msg titledMsg) {
-	if msg.sessionGen != m.sessionGen {
-		return
-	}
-	if msg.err != nil {
-		m.setNotice("could not rename the session: "+msg.err.Error(), true)
-		return
+// handle shows the session's new title.
+func (msg titledMsg) handle(m *Model) tea.Cmd {
+	if !m.accepts(msg.sessionGen, msg.err, "rename the session") {
+		return nil
 	}
 	m.session.Title = msg.session.Title
 	m.setNotice("renamed: "+sanitize.String(msg.session.Title), false)
+	return nil
 }

@@ -4,13 +4,14 @@ import (
 	"slices"
 	"strings"
 
-	"parley/agent/chat"
 	"parley/history"
 	"parley/tui/sanitize"
 )
 
-// This file holds the transcript's messages and their state; transcriptrender.go draws them
-// and transcriptscroll.go moves the window and the selection.
+// This file holds the transcript's messages: adding and removing them, and their long pastes.
+// transcriptrun.go follows the runs writing replies, transcriptquery.go answers what the model
+// asks about the messages, transcriptrender.go draws them and transcriptscroll.go moves the
+// window and the selection.
 
 // entry is one message of the transcript and its render cache.
 type entry struct {
@@ -173,183 +174,6 @@ func (t *transcriptView) SetSize(width, height int) {
 
 // SetDark chooses the styles for a dark or light background; renders are redone lazily.
 func (t *transcriptView) SetDark(dark bool) { t.dark = dark }
-
-// SetStatus records a new run status for message id (and its failure, if any).
-func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
-	if e := t.byID[id]; e != nil {
-		e.message.Status, e.message.Retry = st, fail
-		e.version++
-	}
-}
-
-// SetNote shows note under reply id, or nothing when note is empty.
-func (t *transcriptView) SetNote(id int64, note string) {
-	if e := t.byID[id]; e != nil && e.note != note {
-		e.note = note
-		e.version++
-	}
-}
-
-// SetHeld says whether queued replies wait for the operator rather than for the reply before
-// them.
-func (t *transcriptView) SetHeld(held bool) {
-	if held == t.held {
-		return
-	}
-	t.held = held
-	for _, e := range t.entries {
-		if e.message.Status == chat.StatusQueued {
-			e.version++
-		}
-	}
-}
-
-// StartStreaming marks reply id as being written by a running run.
-func (t *transcriptView) StartStreaming(id int64) {
-	if e := t.byID[id]; e != nil {
-		e.streaming = true
-		e.message.Status = chat.StatusRunning
-		t.stream = e
-		e.version++
-	}
-}
-
-// AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
-func (t *transcriptView) AppendDelta(id int64, text string) {
-	if e := t.byID[id]; e != nil {
-		e.san.Append(&e.text, text)
-		e.version++
-	}
-}
-
-// SetFinishReason records why reply id ended, as the endpoint said ("length": at the limit).
-func (t *transcriptView) SetFinishReason(id int64, reason string) {
-	if e := t.byID[id]; e != nil {
-		e.message.FinishReason = reason
-		e.version++
-	}
-}
-
-// Refresh renders again the reply that is streaming, if it has changed since its last render,
-// and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
-func (t *transcriptView) Refresh() {
-	if e := t.stream; e != nil && e.cache.version != e.version {
-		e.cache.lines = nil
-	}
-	for _, e := range t.unfinished {
-		e.cache.lines = nil
-	}
-}
-
-// Budget gives the transcript n work of markdown to render until the next call: the work of
-// one message is bounded, however long the replies on screen.
-func (t *transcriptView) Budget(n int) { t.budget = n }
-
-// Unfinished reports whether the last Prepare left a render on screen unfinished: more
-// frames are needed.
-func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
-
-// Finish ends the streaming of reply id with its final status; it renders once more and is
-// then frozen.
-func (t *transcriptView) Finish(id int64, st chat.Status, fail *chat.Classification) {
-	if e := t.byID[id]; e != nil {
-		e.streaming = false
-		if t.stream == e {
-			t.stream = nil
-		}
-		e.message.Status, e.message.Retry = st, fail
-		e.version++
-	}
-}
-
-// Text returns the sanitized text of message id.
-func (t *transcriptView) Text(id int64) string {
-	if e := t.byID[id]; e != nil {
-		return e.text.String()
-	}
-	return ""
-}
-
-// Status returns the run status shown for message id.
-func (t *transcriptView) Status(id int64) chat.Status {
-	if e := t.byID[id]; e != nil {
-		return e.message.Status
-	}
-	return ""
-}
-
-// Anchor returns the operator message that reply id answers, id itself when it is an
-// operator message, or 0.
-func (t *transcriptView) Anchor(id int64) int64 {
-	switch e := t.byID[id]; {
-	case e == nil:
-		return 0
-	case e.message.Role == history.RoleUser:
-		return id
-	default:
-		return e.message.AnchorID
-	}
-}
-
-// ReplyTo returns the id of the reply shown for the operator message anchor, or 0.
-func (t *transcriptView) ReplyTo(anchor int64) int64 {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if m := t.entries[i].message; m.AnchorID == anchor {
-			return m.ID
-		}
-	}
-	return 0
-}
-
-// Later counts the messages after message id; 0 when id is not shown.
-func (t *transcriptView) Later(id int64) int {
-	for i, e := range t.entries {
-		if e.message.ID == id {
-			return len(t.entries) - 1 - i
-		}
-	}
-	return 0
-}
-
-// Between returns the ids of the messages after message after and before message before.
-func (t *transcriptView) Between(after, before int64) []int64 {
-	var ids []int64
-	for _, e := range t.entries {
-		if id := e.message.ID; id > after && id < before {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// OperatorTexts returns what the operator's messages say, the newest first.
-func (t *transcriptView) OperatorTexts() []string {
-	var out []string
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := t.entries[i]; e.message.Role == history.RoleUser {
-			out = append(out, e.text.String())
-		}
-	}
-	return out
-}
-
-// Last returns the id of the newest message, or 0.
-func (t *transcriptView) Last() int64 {
-	if len(t.entries) == 0 {
-		return 0
-	}
-	return t.entries[len(t.entries)-1].message.ID
-}
-
-// LastReply returns the id of the newest reply, or 0.
-func (t *transcriptView) LastReply() int64 {
-	for i := len(t.entries) - 1; i >= 0; i-- {
-		if t.entries[i].message.Role == history.RoleAssistant {
-			return t.entries[i].message.ID
-		}
-	}
-	return 0
-}
 
 // Remove takes messages out of the transcript (a regeneration superseded them), clears the
 // selection if it was one of them, and follows the end.

@@ -2,38 +2,22 @@ package tui
 
 import (
 	"fmt"
-	"strings"
-	"time"
-	"unicode"
 
-	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file owns Update and the keys of the input and the transcript; the picker, the version
-// view and the slash commands handle their own in their files.
+// This file owns Update. It handles the terminal's messages; keys go on to chatkeys.go, and
+// each of parley's own messages is handled by its handle method, in the file of its concern.
 
 // wheelLines is how far one step of the mouse wheel scrolls.
 const wheelLines = 3
-
-// selectGuard is how long after a run ends, or is stopped, esc does not select replies: an esc
-// that arrives that soon was meant to stop the reply, and the letters typed after it are text.
-const selectGuard = 600 * time.Millisecond
-
-// confirm is an action that asked for its key to be pressed again before it acts. Any other
-// key forgets it.
-type confirm struct {
-	action string // "regenerate" or "new"
-	id     int64  // the reply to regenerate from
-}
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.giveBudget()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
-	// The terminal and the operator.
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
@@ -50,58 +34,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.now = m.clock.Now() // moves the Tier 1 countdown
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
-	case noticeMsg:
-		m.setNotice(msg.text, msg.err)
-		if msg.giveBack != "" && m.input.Value() == "" {
-			m.input.SetValue(msg.giveBack)
-		}
-	case draftTickMsg:
-		cmd = m.handleDraftTick(msg)
-
-	// The session (session.go, picker.go, versions.go).
-	case sessionLoadedMsg:
-		cmd = tea.Batch(m.handleSessionLoaded(msg), m.readSpent())
-	case olderLoadedMsg:
-		m.handleOlderLoaded(msg)
-	case spentMsg:
-		m.handleSpent(msg)
-	case sessionsMsg:
-		m.handleSessions(msg)
-	case versionsMsg:
-		m.handleVersions(msg)
-	case restoredMsg:
-		cmd = m.handleRestored(msg)
-
-	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
-	case postedMsg:
-		cmd = m.handlePosted(msg)
-	case runStartedMsg:
-		cmd = readEvents(msg.tag, msg.events)
-	case runEventsMsg:
-		cmd = m.handleRunEvents(msg)
-	case frameMsg:
-		m.handleFrame(msg)
-	case regeneratedMsg:
-		cmd = m.handleRegenerated(msg)
-	case storedRunMsg:
-		cmd = m.handleStoredRun(msg)
-	case tier2TickMsg:
-		cmd = m.handleTier2Tick(msg)
-
-	// What goes with the next message (roles.go, attach.go, edit.go, editor.go, models.go).
-	case attachedMsg:
-		m.handleAttached(msg)
-	case editedMsg:
-		cmd = m.handleEdited(msg)
-	case editorDoneMsg:
-		m.handleEditorDone(msg)
-	case modelsMsg:
-		m.handleModels(msg)
-	case pickerSearchMsg:
-		m.handlePickerSearch(msg)
-	case titledMsg:
-		m.handleTitled(msg)
-
+	case modelMsg:
+		cmd = msg.handle(&m)
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
 		if m.focus == focusInput {
@@ -112,254 +46,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updateKeys()
 	m.layout()
 	return m, tea.Batch(cmd, m.settle())
-}
-
-// handleKey routes a key press by focus. Typed keys go to the input only; the transcript
-// interprets its own keys and hands the rest to the input.
-func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	pending := m.confirm
-	m.confirm = confirm{}
-	m.updateKeys() // a key handled just before this one may have changed what acts
-	if next, ok := escThen(msg); ok {
-		// Terminals send esc and a key typed right after it as one alt+key (tmux does within
-		// its escape-time): it is read as the two keys the operator pressed.
-		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
-	}
-	switch m.focus {
-	case focusPicker:
-		return m.pickerKey(msg)
-	case focusVersions:
-		return m.versionsKey(msg)
-	case focusModels:
-		return m.modelsKey(msg)
-	}
-	c := m.keys.Chat
-	switch {
-	case m.next.edit != 0 && m.focus == focusInput && key.Matches(msg, c.Cancel):
-		m.abandonEdit()
-		return nil
-	case key.Matches(msg, c.Interrupt):
-		if cmd, stopped := m.stop(); stopped {
-			return cmd
-		}
-		if m.input.Value() != "" {
-			m.clearDraft()
-			return nil
-		}
-		return m.quit()
-	case key.Matches(msg, c.Cancel):
-		if cmd, stopped := m.stop(); stopped {
-			return cmd
-		}
-		if m.offer != offerNone {
-			m.dismissOffer()
-			return nil
-		}
-		switch {
-		case m.focus == focusTranscript:
-			m.focusInput()
-		case m.selectable():
-			m.focusTranscript()
-		}
-		return nil
-	case key.Matches(msg, c.Fallback):
-		return m.fallbackNow()
-	case key.Matches(msg, c.PageUp):
-		m.transcript.ScrollUp(max(1, m.transcript.height-1))
-		return nil
-	case key.Matches(msg, c.PageDown):
-		m.transcript.ScrollDown(max(1, m.transcript.height-1))
-		return nil
-	case key.Matches(msg, c.Pastes):
-		if m.focus == focusInput && m.input.HoldsPastes() {
-			m.input.ExpandPastes()
-		} else {
-			m.transcript.TogglePastes()
-		}
-		return nil
-	}
-	if m.focus == focusTranscript {
-		return m.transcriptKey(msg, pending)
-	}
-	return m.inputKey(msg, pending)
-}
-
-// escThen reads an alt+key whose key is printable as esc followed by that key, and returns the
-// key; ok is false for any other key.
-func escThen(msg tea.KeyPressMsg) (tea.KeyPressMsg, bool) {
-	if msg.Mod&^tea.ModShift != tea.ModAlt {
-		return msg, false
-	}
-	r := msg.Code
-	if msg.Mod&tea.ModShift != 0 && msg.ShiftedCode != 0 {
-		r = msg.ShiftedCode
-	}
-	if !unicode.IsPrint(r) {
-		return msg, false
-	}
-	return tea.KeyPressMsg{Code: r, Text: string(r)}, true
-}
-
-// stop is what esc and ctrl+c cancel first: the Tier 2 retry, else the active run. It
-// reports whether there was one. Messages queued behind a stopped reply are kept, not sent:
-// the operator stopped, and says when to go on.
-func (m *Model) stop() (tea.Cmd, bool) {
-	switch {
-	case m.tier2.Active():
-		m.runEnded = m.clock.Now()
-		return m.cancelTier2(), true
-	case m.active != nil:
-		m.runEnded = m.clock.Now()
-		m.cancelRun()
-		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
-			m.held = true
-			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", plural(n, "queued message"),
-				m.keys.Chat.SendQueued.Help().Key), false)
-		}
-		return nil, true
-	}
-	return nil, false
-}
-
-// selectable reports whether esc may select replies now: nothing runs or is being stored,
-// and the last run ended (or was stopped) long enough ago for esc not to be a late stop.
-func (m *Model) selectable() bool {
-	idle := m.active == nil && !m.tier2.Active() && !m.posting
-	return idle && m.clock.Now().Sub(m.runEnded) >= selectGuard
-}
-
-// inputKey handles a key while the input has the focus. On an empty input a few keys act;
-// otherwise keys are text.
-func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
-	c, in := m.keys.Chat, m.keys.Input
-	empty := m.input.Empty()
-	switch {
-	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
-	case empty && m.offer == offerSchedule && key.Matches(msg, in.Send):
-		return m.takeOffer()
-	case key.Matches(msg, c.SendQueued):
-		m.held = false
-		m.notice = ""
-		return m.dispatchNext()
-	case key.Matches(msg, in.Send):
-		return m.submit(pending)
-	case key.Matches(msg, in.Editor):
-		return m.openEditor()
-	case key.Matches(msg, in.Older):
-		m.recallStep(1)
-		return nil
-	case key.Matches(msg, in.Newer):
-		m.recallStep(-1)
-		return nil
-	case empty && key.Matches(msg, in.Quit):
-		return m.quitAfterActive()
-	case empty && key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		return nil
-	case empty && key.Matches(msg, c.Top):
-		m.transcript.GotoTop()
-		return nil
-	case empty && key.Matches(msg, c.Bottom):
-		m.transcript.GotoBottom()
-		return nil
-	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
-	return cmd
-}
-
-// submit is enter on the input: a known slash command runs, anything else is sent. What was
-// typed stays in the input when a command fails or asks to be confirmed.
-func (m *Model) submit(pending confirm) tea.Cmd {
-	text := m.input.Value()
-	if strings.TrimSpace(text) == "" {
-		return nil
-	}
-	m.notice = ""
-	if name, args, ok := slashCommand(text); ok {
-		// The line leaves the input before the command runs: a command that leaves the
-		// session or quits stores the input as the draft.
-		m.input.Reset()
-		cmd, done := m.command(name, args, pending)
-		if !done {
-			m.input.SetValue(text)
-		}
-		return cmd
-	}
-	m.transcript.NotePastes(m.input.Pastes())
-	m.input.Reset()
-	m.recall = recall{at: -1}
-	m.cleared = ""
-	return m.sendInput(unescapeSlash(text))
-}
-
-// transcriptKey handles a key while the transcript has the focus. A printable key that is no
-// binding here goes back to the input, with the key: it was meant as text.
-func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
-	c, t := m.keys.Chat, m.keys.Transcript
-	switch {
-	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
-	case key.Matches(msg, t.Regenerate):
-		return m.regenerateSelected(pending)
-	case key.Matches(msg, t.Fallback):
-		return m.fallbackNow()
-	case key.Matches(msg, t.Thinking):
-		if !m.transcript.ToggleThinking(m.transcript.Selected()) {
-			m.setNotice("this reply has no thinking to show", false)
-		}
-	case key.Matches(msg, t.Older):
-		return m.showVersions(m.transcript.Selected(), -1)
-	case key.Matches(msg, t.Newer):
-		return m.showVersions(m.transcript.Selected(), 1)
-	case key.Matches(msg, t.Edit):
-		m.startEdit(m.transcript.Selected())
-	case key.Matches(msg, t.Up):
-		m.transcript.SelectPrev()
-	case key.Matches(msg, t.Down):
-		m.transcript.SelectNext()
-	case key.Matches(msg, c.Top):
-		m.transcript.GotoTop()
-	case key.Matches(msg, c.Bottom):
-		m.transcript.GotoBottom()
-	case key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
-	case key.Matches(msg, t.FocusInput):
-		m.focusInput()
-	case key.Matches(msg, t.Copy):
-		return m.copyText(m.transcript.Text(m.transcript.Selected()), "the reply")
-	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		m.focusInput()
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(msg)
-		return cmd
-	}
-	return nil
-}
-
-// regenerateSelected is r on the selected reply. A reply with messages after it asks first:
-// regenerating supersedes them all.
-func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
-	id := m.transcript.Selected()
-	ask := confirm{action: "regenerate", id: id}
-	if n := m.transcript.Later(id); n > 0 && pending != ask {
-		m.confirm = ask
-		m.setNotice(fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
-			m.keys.Transcript.Regenerate.Help().Key, plural(n, "later message")), true)
-		return nil
-	}
-	return m.regenerateReply(id)
-}
-
-// copyText sends text to the terminal's clipboard, and says where it went: a terminal may
-// ignore the request, and parley cannot tell.
-func (m *Model) copyText(text, what string) tea.Cmd {
-	if text == "" {
-		return nil
-	}
-	m.setNotice(what+" was sent to the terminal's clipboard (OSC 52)", false)
-	return tea.SetClipboard(text)
 }
 
 // handlePaste puts pasted text into the input, whatever has the focus.
@@ -416,6 +102,15 @@ func (m *Model) setDark(dark bool) {
 // setNotice shows a line in the status line until the next message is sent.
 func (m *Model) setNotice(text string, isErr bool) {
 	m.notice, m.noticeErr = text, isErr
+}
+
+// handle shows a notice, and gives a failed command's line back to an empty input.
+func (msg noticeMsg) handle(m *Model) tea.Cmd {
+	m.setNotice(msg.text, msg.err)
+	if msg.giveBack != "" && m.input.Value() == "" {
+		m.input.SetValue(msg.giveBack)
+	}
+	return nil
 }
 
 // plural is n and noun, with an s when n is not 1.

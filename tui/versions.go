@@ -57,33 +57,30 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	}
 }
 
-// handleVersions opens the version view on the version next to the selected reply.
-func (m *Model) handleVersions(msg versionsMsg) {
-	if msg.sessionGen != m.sessionGen || m.focus != focusTranscript {
-		return
-	}
-	if msg.err != nil {
-		m.setNotice("could not read the versions: "+msg.err.Error(), true)
-		return
+// handle opens the version view on the version next to the selected reply.
+func (msg versionsMsg) handle(m *Model) tea.Cmd {
+	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
+		return nil
 	}
 	at := slices.IndexFunc(msg.versions, func(v history.Message) bool { return v.ID == msg.reply })
 	i := at + msg.dir
 	switch {
 	case len(msg.versions) < 2:
 		m.setNotice("this reply has only one version", false)
-		return
+		return nil
 	case at < 0 || i < 0:
 		m.setNotice("no earlier version of this reply", false)
-		return
+		return nil
 	case i >= len(msg.versions):
 		m.setNotice("no later version of this reply", false)
-		return
+		return nil
 	}
 	m.notice = ""
 	m.versions = versionView{list: msg.versions, carried: msg.carried, questions: msg.questions, view: newTranscript(m.styles)}
 	m.versions.view.SetDark(m.dark)
 	m.focus = focusVersions
 	m.showVersion(i)
+	return nil
 }
 
 // showVersion shows version i of the version view, or the nearest there is, and the turns it
@@ -148,8 +145,8 @@ func (m *Model) restore(id int64) tea.Cmd {
 	}
 }
 
-// handleRestored reads the session again after a restore, which changed what is live.
-func (m *Model) handleRestored(msg restoredMsg) tea.Cmd {
+// handle reads the session again after a restore, which changed what is live.
+func (msg restoredMsg) handle(m *Model) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		return nil
 	}

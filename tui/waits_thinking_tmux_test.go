@@ -13,15 +13,24 @@ import (
 	"parley/agent/demo/demotest"
 )
 
+// askThinker starts parley for model in a 120×40 pane against a server that sends its tokens
+// pace apart and answers first as fault says, and sends question.
+func askThinker(t *testing.T, model string, pace time.Duration, fault demo.Fault, question string) *pane {
+	t.Helper()
+	p := newPane(t, model, demo.Options{Pace: pace})
+	p.srv.Push(fault)
+	p.start(120, 40, nil)
+	p.send(question)
+	return p
+}
+
 // The built parley in tmux against a server that thinks before it answers, in silence, or
 // stalls: what the operator sees.
 func TestTmuxThinking(t *testing.T) {
 	t.Run("thinking streams as one line, then the answer", func(t *testing.T) {
 		t.Parallel()
-		p := newPane(t, "deepseek-reasoner", demo.Options{Pace: 5 * time.Millisecond})
-		p.srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 3 * time.Second})
-		p.start(120, 40, nil)
-		p.send("what is tcp")
+		thinks := demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 3 * time.Second}
+		p := askThinker(t, "deepseek-reasoner", 5*time.Millisecond, thinks, "what is tcp")
 		sent := time.Now()
 		p.waitScreen("Thinking… ")
 		if took := time.Since(sent); took > 1500*time.Millisecond {
@@ -47,10 +56,8 @@ func TestTmuxThinking(t *testing.T) {
 	})
 	t.Run("a silent thinker: the wait counts up", func(t *testing.T) {
 		t.Parallel()
-		p := newPane(t, "o3-mini", demo.Options{Pace: 5 * time.Millisecond})
-		p.srv.Push(demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second})
-		p.start(120, 40, nil)
-		p.send("hard question")
+		silent := demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second}
+		p := askThinker(t, "o3-mini", 5*time.Millisecond, silent, "hard question")
 		p.waitScreen("waiting for the reply · 2s")
 		p.waitScreen("waiting for the reply · 4s")
 		p.waitScreen("idle")
@@ -60,10 +67,8 @@ func TestTmuxThinking(t *testing.T) {
 	})
 	t.Run("cut at the token limit", func(t *testing.T) {
 		t.Parallel()
-		p := newPane(t, "deepseek-reasoner", demo.Options{Pace: time.Millisecond})
-		p.srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"})
-		p.start(120, 40, nil)
-		p.send("think hard")
+		fault := demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"}
+		p := askThinker(t, "deepseek-reasoner", time.Millisecond, fault, "think hard")
 		p.waitScreen("stopped at the token limit while thinking — no answer")
 	})
 	t.Run("a stall after the first words arms Tier 2", func(t *testing.T) {
@@ -81,19 +86,25 @@ func TestTmuxThinking(t *testing.T) {
 	})
 }
 
+// rateLimitedPane returns a pane, not started, whose endpoint rate-limited a first message sent
+// in print mode: parley remembers the wait, 50 minutes.
+func rateLimitedPane(t *testing.T) *pane {
+	t.Helper()
+	p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
+	p.srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
+		Body: `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`})
+	cmd := exec.Command(p.bin, "-p", "first", "--base-url", p.srv.URL(), "--model", "m")
+	cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
+	cmd.Run() // exit 3: rate limited
+	return p
+}
+
 // A provider's wait outlives the process that heard it, on the chat screen: what the operator
 // sees after a restart, while the endpoint is held, and when a fallback is offered.
 func TestTmuxProviderWaits(t *testing.T) {
-	rateLimited := demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
-		Body: `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`}
-
 	t.Run("a remembered wait schedules the message instead of sending it", func(t *testing.T) {
 		t.Parallel()
-		p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
-		p.srv.Push(rateLimited)
-		cmd := exec.Command(p.bin, "-p", "first", "--base-url", p.srv.URL(), "--model", "m")
-		cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
-		cmd.Run() // exit 3: rate limited for 50 minutes
+		p := rateLimitedPane(t)
 		p.start(120, 40, nil)
 		p.send("second")
 		p.waitScreen("Rate limited — sending after ")
@@ -108,11 +119,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 
 	t.Run("after a restart: the offer, and nothing sent", func(t *testing.T) {
 		t.Parallel()
-		p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
-		p.srv.Push(rateLimited)
-		cmd := exec.Command(p.bin, "-p", "first", "--base-url", p.srv.URL(), "--model", "m")
-		cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
-		cmd.Run()
+		p := rateLimitedPane(t)
 		p.start(120, 40, nil, "-c")
 		p.waitScreen("Rate limited until ")
 		p.waitScreen("enter to schedule, esc to dismiss")

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"parley/tui/sanitize"
+)
+
+// This file owns the lists drawn in the transcript's place and narrowed by typing: /model's
+// models and /sessions' picker each keep one, and say which items a query keeps, how an item
+// shows and what choosing one does.
+
+// filterList is a list narrowed by the query typed into it, with a cursor on one of the items
+// it shows.
+type filterList[T any] struct {
+	items  []T
+	query  string
+	cursor int // an index in the items shown
+}
+
+// newFilterList returns a list of items, the cursor on the one current reports.
+func newFilterList[T any](items []T, current func(T) bool) filterList[T] {
+	l := filterList[T]{items: items}
+	for i, it := range items {
+		if current(it) {
+			l.cursor = i
+		}
+	}
+	return l
+}
+
+// narrowed returns the items keep reports for the query, or all of them while it is empty.
+func (l *filterList[T]) narrowed(keep func(T) bool) []T {
+	if l.query == "" {
+		return l.items
+	}
+	var out []T
+	for _, it := range l.items {
+		if keep(it) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// openList gives the focus to the list just made, of models (focusModels) or of sessions
+// (focusPicker).
+func (m *Model) openList(f focus) {
+	m.focus = f
+	m.input.Blur()
+}
+
+// closeList closes the list that is open, of models or of sessions, and gives the focus back
+// to the input.
+func (m *Model) closeList() {
+	m.models, m.picker = modelPicker{}, picker{}
+	m.focus = focusInput
+	m.input.Focus()
+}
+
+// listKey is what a key did to a list.
+type listKey int
+
+const (
+	listMoved  listKey = iota // the cursor moved, or the key is none of the list's
+	listChose                 // the item under the cursor is chosen
+	listClosed                // the list is to be closed
+	listTyped                 // the query changed, and the cursor went back to the top
+)
+
+// key applies a key to the list, which shows n items: arrows move the cursor, and text or
+// backspace edits the query.
+func (l *filterList[T]) key(msg tea.KeyPressMsg, k PickerKeys, n int) listKey {
+	switch {
+	case key.Matches(msg, k.Up):
+		l.cursor = max(0, l.cursor-1)
+	case key.Matches(msg, k.Down):
+		l.cursor = max(0, min(n-1, l.cursor+1))
+	case key.Matches(msg, k.Choose):
+		return listChose
+	case key.Matches(msg, k.Close):
+		return listClosed
+	default:
+		if q, ok := editQuery(l.query, msg); ok {
+			l.query, l.cursor = q, 0
+			return listTyped
+		}
+	}
+	return listMoved
+}
+
+// editQuery applies a key typed in a list's query: text is added, backspace takes the last
+// character away. It reports whether the key was one of those.
+func editQuery(q string, msg tea.KeyPressMsg) (string, bool) {
+	switch {
+	case msg.String() == "backspace":
+		r := []rune(q)
+		return string(r[:max(0, len(r)-1)]), true
+	case msg.Text != "" && msg.Mod&(tea.ModCtrl|tea.ModAlt|tea.ModMeta|tea.ModSuper|tea.ModHyper) == 0:
+		return q + msg.Text, true
+	}
+	return q, false
+}
+
+// listLook is how a list is drawn: its title, what choosing does, what typing does, what the
+// query is called, and what is said before the query when nothing is shown.
+type listLook struct {
+	title, choose, typing, query, none string
+}
+
+// view draws the list in the transcript's place: height lines, the heading and then the rows
+// of the items shown around the cursor.
+func (l *filterList[T]) view(st *theme, k PickerKeys, width, height int, look listLook, shown []T, row func(T) string) []string {
+	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+hint(joined(k.Up, k.Down), relabel(k.Choose, look.choose), k.Close)+" · "+look.typing)
+	if l.query != "" {
+		heading += st.Muted.Render("  "+look.query+": ") + sanitize.String(l.query)
+	}
+	lines := []string{ansi.Truncate(heading, width, "…"), ""}
+	if len(shown) == 0 {
+		lines = append(lines, st.Muted.Render("  "+look.none+sanitize.String(l.query)))
+	}
+	rows := max(1, height-len(lines))
+	first := max(0, min(l.cursor-rows/2, len(shown)-rows))
+	for i := first; i < len(shown) && len(lines) < height; i++ {
+		if i == l.cursor {
+			lines = append(lines, st.PickerFocus.Render("› "+row(shown[i])))
+		} else {
+			lines = append(lines, st.PickerItem.Render(row(shown[i])))
+		}
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	return lines[:height]
+}

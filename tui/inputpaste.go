@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/atotto/clipboard"
+)
+
+// This file holds long pastes in the message box collapsed, each shown as one label until it
+// is expanded, and reads the clipboard for ctrl+v.
+
+// collapseLines and collapseBytes: a paste of more lines or bytes than these is held whole
+// and shown collapsed, as one "[pasted 1,300 lines]", until expanded.
+const (
+	collapseLines = maxInputHeight
+	collapseBytes = 2000
+)
+
+// pasteRune is the first of the runes that stand for collapsed pastes in the text: rune
+// pasteRune+i is inputBox.pastes[i]. They are private-use runes, which typed and pasted text never
+// brings in (sanitizeInput replaces them).
+const pasteRune = 0x100000
+
+// heldPaste is a collapsed paste: its text, and how it shows.
+type heldPaste struct{ text, label string }
+
+// clipboardMsg carries the system clipboard's text, read for ctrl+v.
+type clipboardMsg string
+
+// readClipboard reads the system clipboard, for ctrl+v (a terminal's own paste arrives as
+// tea.PasteMsg).
+func readClipboard() tea.Msg {
+	s, err := clipboard.ReadAll()
+	if err != nil {
+		return noticeMsg{text: "could not read the clipboard: " + err.Error(), err: true}
+	}
+	return clipboardMsg(s)
+}
+
+// paste inserts pasted text at the cursor: as text, or, when it is long, as one rune that
+// stands for it, shown collapsed.
+func (m *inputBox) paste(text string) {
+	if strings.Count(text, "\n") < collapseLines && len(text) <= collapseBytes {
+		m.insert(sanitizeInput(text, false))
+	} else {
+		text := string(sanitizeInput(text, true))
+		m.pastes = append(m.pastes, heldPaste{text, pasteLabel(text)})
+		m.held++
+		m.insert([]rune{rune(pasteRune + len(m.pastes) - 1)})
+	}
+	m.goal = -1
+	m.scroll()
+}
+
+// Pastes returns the text of the collapsed pastes the box holds.
+func (m inputBox) Pastes() []string {
+	if m.held == 0 {
+		return nil
+	}
+	var out []string
+	for _, l := range m.lines {
+		for _, r := range l.runes {
+			if r >= pasteRune {
+				out = append(out, m.pastes[r-pasteRune].text)
+			}
+		}
+	}
+	return out
+}
+
+// HoldsPastes reports whether the box shows a collapsed paste.
+func (m inputBox) HoldsPastes() bool { return m.held > 0 }
+
+// ExpandPastes turns the collapsed pastes into text, to edit; the cursor stays where it was
+// in the text.
+func (m *inputBox) ExpandPastes() {
+	if m.held == 0 {
+		return
+	}
+	last := len(m.lines) - 1
+	before := m.between(0, 0, m.row, m.col)
+	after := m.between(m.row, m.col, last, len(m.lines[last].runes))
+	m.Reset()
+	m.insert(sanitizeInput(before, false))
+	row, col := m.row, m.col
+	m.insert(sanitizeInput(after, false))
+	m.row, m.col = row, col
+	m.scroll()
+}
+
+// pasteLabel is how a collapsed paste shows: "[pasted 1,300 lines]", or, for one line,
+// "[pasted 12,345 characters]".
+func pasteLabel(text string) string {
+	lines := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+	if lines == 1 {
+		return "[pasted " + thousands(len([]rune(text))) + " characters]"
+	}
+	return "[pasted " + thousands(lines) + " lines]"
+}
+
+// thousands formats n with commas between thousands.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

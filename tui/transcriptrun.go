@@ -1,0 +1,94 @@
+package tui
+
+import "parley/agent/chat"
+
+// This file follows the runs that write replies in the transcript: their status, their
+// streamed text, and the renders redone once per frame within a budget of work.
+
+// SetStatus records a new run status for message id (and its failure, if any).
+func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
+	if e := t.byID[id]; e != nil {
+		e.message.Status, e.message.Retry = st, fail
+		e.version++
+	}
+}
+
+// SetNote shows note under reply id, or nothing when note is empty.
+func (t *transcriptView) SetNote(id int64, note string) {
+	if e := t.byID[id]; e != nil && e.note != note {
+		e.note = note
+		e.version++
+	}
+}
+
+// SetHeld says whether queued replies wait for the operator rather than for the reply before
+// them.
+func (t *transcriptView) SetHeld(held bool) {
+	if held == t.held {
+		return
+	}
+	t.held = held
+	for _, e := range t.entries {
+		if e.message.Status == chat.StatusQueued {
+			e.version++
+		}
+	}
+}
+
+// StartStreaming marks reply id as being written by a running run.
+func (t *transcriptView) StartStreaming(id int64) {
+	if e := t.byID[id]; e != nil {
+		e.streaming = true
+		e.message.Status = chat.StatusRunning
+		t.stream = e
+		e.version++
+	}
+}
+
+// AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
+func (t *transcriptView) AppendDelta(id int64, text string) {
+	if e := t.byID[id]; e != nil {
+		e.san.Append(&e.text, text)
+		e.version++
+	}
+}
+
+// SetFinishReason records why reply id ended, as the endpoint said ("length": at the limit).
+func (t *transcriptView) SetFinishReason(id int64, reason string) {
+	if e := t.byID[id]; e != nil {
+		e.message.FinishReason = reason
+		e.version++
+	}
+}
+
+// Refresh renders again the reply that is streaming, if it has changed since its last render,
+// and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
+func (t *transcriptView) Refresh() {
+	if e := t.stream; e != nil && e.cache.version != e.version {
+		e.cache.lines = nil
+	}
+	for _, e := range t.unfinished {
+		e.cache.lines = nil
+	}
+}
+
+// Budget gives the transcript n work of markdown to render until the next call: the work of
+// one message is bounded, however long the replies on screen.
+func (t *transcriptView) Budget(n int) { t.budget = n }
+
+// Unfinished reports whether the last Prepare left a render on screen unfinished: more
+// frames are needed.
+func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
+
+// Finish ends the streaming of reply id with its final status; it renders once more and is
+// then frozen.
+func (t *transcriptView) Finish(id int64, st chat.Status, fail *chat.Classification) {
+	if e := t.byID[id]; e != nil {
+		e.streaming = false
+		if t.stream == e {
+			t.stream = nil
+		}
+		e.message.Status, e.message.Retry = st, fail
+		e.version++
+	}
+}
