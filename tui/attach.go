@@ -52,8 +52,8 @@ func expandHome(path string) string {
 	return path
 }
 
-// handle adds a file read by /file to the next message, or says why it was refused.
-func (msg attachedMsg) handle(m *Model) tea.Cmd {
+// handleAttached adds a file read by /file to the next message, or says why it was refused.
+func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice(sanitize.String(msg.err.Error()), true)
 		return nil

@@ -38,9 +38,9 @@ func (m *Model) draftChanged() tea.Cmd {
 	return tea.Tick(draftDelay, func(time.Time) tea.Msg { return draftTickMsg{sessionGen: sessionGen} })
 }
 
-// handle stores the draft if it still differs from what was stored. A tick asked for
+// handleDraftTick stores the draft if it still differs from what was stored. A tick asked for
 // in a session since left is dropped: leaving stored that session's draft.
-func (msg draftTickMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 	m.draft.pending = false
 	if msg.sessionGen != m.sessionGen {
 		return m.draftChanged()

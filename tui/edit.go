@@ -85,9 +85,9 @@ func (m *Model) sendEdit(id int64, text string) tea.Cmd {
 	}
 }
 
-// handle shows a stored edit: the superseded turn leaves the transcript, the new
+// handleEdited shows a stored edit: the superseded turn leaves the transcript, the new
 // message and its reply join it, and its run starts or queues.
-func (msg editedMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	m.posting = false
 	if msg.sessionGen != m.sessionGen {
 		// The session was left meanwhile; its run must not wait forever.

@@ -67,9 +67,9 @@ func (m *Model) openEditor() tea.Cmd {
 	}
 }
 
-// handle puts what the editor saved in the input; an empty save leaves the input
+// handleEditorDone puts what the editor saved in the input; an empty save leaves the input
 // as it was.
-func (msg editorDoneMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleEditorDone(msg editorDoneMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.setNotice("the editor failed: "+sanitize.String(msg.err.Error()), true)

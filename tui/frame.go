@@ -41,8 +41,8 @@ func (m *Model) askFrame(wait time.Duration) tea.Cmd {
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{tag: tag} })
 }
 
-// handle renders the streaming reply again, and goes on with unfinished renders.
-func (msg frameMsg) handle(m *Model) tea.Cmd {
+// handleFrame renders the streaming reply again, and goes on with unfinished renders.
+func (m *Model) handleFrame(msg frameMsg) tea.Cmd {
 	m.framePending = false
 	if msg.tag == m.lastRunTag {
 		m.refresh(m.clock.Now())

@@ -1,18 +1,10 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
-
 	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 )
-
-// modelMsg is a message of parley's own commands and timers. Each is handled by its handle
-// method, in the file of its concern, so that Update need not list them.
-type modelMsg interface {
-	handle(m *Model) tea.Cmd
-}
 
 // Every message that answers for a session carries the session generation it was asked in
 // (sessionGen), and is dropped when the operator has switched sessions since. Messages of the

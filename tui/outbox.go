@@ -65,8 +65,8 @@ func (m *Model) postNext() tea.Cmd {
 	}
 }
 
-// handle shows a stored message and its reply, and starts the run unless it queues.
-func (msg postedMsg) handle(m *Model) tea.Cmd {
+// handlePosted shows a stored message and its reply, and starts the run unless it queues.
+func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	m.posting = false
 	if msg.sessionGen != m.sessionGen {
 		// The operator switched sessions meanwhile; the message is stored in its own session.

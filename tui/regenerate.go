@@ -54,10 +54,10 @@ func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cm
 	}
 }
 
-// handle shows a stored regeneration: the superseded messages leave the
+// handleRegenerated shows a stored regeneration: the superseded messages leave the
 // transcript, the new reply joins it, and its run starts or queues. A Tier 2 retry cancelled
 // (or replaced) while it was being stored is stored cancelled instead, and never sent.
-func (msg regeneratedMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	m.posting = false
 	db := m.db
 	if msg.sessionGen != m.sessionGen {

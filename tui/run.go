@@ -101,9 +101,6 @@ func oneEvent(ev chat.Event) <-chan chat.Event {
 	return ch
 }
 
-// handle starts reading the events of the run whose request is on its way.
-func (msg runStartedMsg) handle(*Model) tea.Cmd { return readEvents(msg.tag, msg.events) }
-
 // readEvents waits for the next event of the run tagged tag. After a delta of answer or
 // thinking it goes on gathering text, each kind joined into one event, until batchWindow has
 // passed; any other event ends the batch at once, so that retries and the end of the run show
@@ -151,9 +148,9 @@ func readEvents(tag int, ch <-chan chat.Event) tea.Cmd {
 // isText reports whether events of kind k carry streamed text: the answer or the thinking.
 func isText(k chat.EventKind) bool { return k == chat.EventDelta || k == chat.EventReasoning }
 
-// handle applies a batch of a run's events. Events of a run that is no longer the
+// handleRunEvents applies a batch of a run's events. Events of a run that is no longer the
 // active one (the session was switched) are read on, so its recorder finishes, and dropped.
-func (msg runEventsMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 	ended := msg.closed
 	if m.active == nil || m.active.tag != msg.tag {
 		for _, ev := range msg.events {

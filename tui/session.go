@@ -103,8 +103,8 @@ func (m *Model) accepts(sessionGen int, err error, doing string) bool {
 	return true
 }
 
-// handle shows the session loaded, and reads what it has spent.
-func (msg sessionLoadedMsg) handle(m *Model) tea.Cmd {
+// handleSessionLoaded shows the session loaded, and reads what it has spent.
+func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 	return tea.Batch(m.showSession(msg), m.readSpent())
 }
 
@@ -144,8 +144,8 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 	}
 }
 
-// handle puts the rest of a long session before what is shown.
-func (msg olderLoadedMsg) handle(m *Model) tea.Cmd {
+// handleOlderLoaded puts the rest of a long session before what is shown.
+func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 	if !m.accepts(msg.sessionGen, msg.err, "read the older messages") {
 		return nil
 	}
@@ -165,8 +165,8 @@ func (m *Model) readSpent() tea.Cmd {
 	}
 }
 
-// handle shows what the session has spent, unless it could not be read.
-func (msg spentMsg) handle(m *Model) tea.Cmd {
+// handleSpent shows what the session has spent, unless it could not be read.
+func (m *Model) handleSpent(msg spentMsg) tea.Cmd {
 	if msg.sessionGen == m.sessionGen && msg.err == nil {
 		m.spent = msg.spent
 	}

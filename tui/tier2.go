@@ -25,10 +25,10 @@ func (m *Model) readFailedRun(runID int64) tea.Cmd {
 	}
 }
 
-// handle arms Tier 2 from a failed run as it was stored. Only the newest reply, with
+// handleStoredRun arms Tier 2 from a failed run as it was stored. Only the newest reply, with
 // nothing else waiting, is retried: a retry regenerates from its anchor, which would
 // supersede anything after it.
-func (msg storedRunMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen || msg.tier2Token != m.tier2.Token() {
 		return nil // the operator moved on meanwhile
 	}
@@ -53,11 +53,11 @@ func (msg storedRunMsg) handle(m *Model) tea.Cmd {
 		}
 		return nil
 	}
-	return tier2TickMsg{token: m.tier2.Token()}.handle(m)
+	return m.handleTier2Tick(tier2TickMsg{token: m.tier2.Token()})
 }
 
-// handle moves the countdown on, and regenerates when it is due.
-func (msg tier2TickMsg) handle(m *Model) tea.Cmd {
+// handleTier2Tick moves the countdown on, and regenerates when it is due.
+func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
 	now := m.clock.Now()
 	fire, next := m.tier2.Tick(msg.token, now)
 	if fire {

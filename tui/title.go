@@ -32,8 +32,8 @@ func (m *Model) titleCommand(text string) tea.Cmd {
 	}
 }
 
-// handle shows the session's new title.
-func (msg titledMsg) handle(m *Model) tea.Cmd {
+// handleTitled shows the session's new title.
+func (m *Model) handleTitled(msg titledMsg) tea.Cmd {
 	if !m.accepts(msg.sessionGen, msg.err, "rename the session") {
 		return nil
 	}

@@ -7,8 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file owns Update. It handles the terminal's messages; keys go on to chatkeys.go, and
-// each of parley's own messages is handled by its handle method, in the file of its concern.
+// This file owns Update: one type switch that hands each message to its handler, in the file
+// of its concern; keys go on to chatkeys.go.
 
 // wheelLines is how far one step of the mouse wheel scrolls.
 const wheelLines = 3
@@ -18,6 +18,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.giveBudget()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
+	// The terminal and the operator.
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
@@ -34,8 +35,55 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.now = m.clock.Now() // moves the Tier 1 countdown
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
-	case modelMsg:
-		cmd = msg.handle(&m)
+	case noticeMsg:
+		cmd = m.handleNotice(msg)
+	case draftTickMsg:
+		cmd = m.handleDraftTick(msg)
+
+	// The session (session.go, picker.go, versions.go, title.go).
+	case sessionLoadedMsg:
+		cmd = m.handleSessionLoaded(msg)
+	case olderLoadedMsg:
+		cmd = m.handleOlderLoaded(msg)
+	case spentMsg:
+		cmd = m.handleSpent(msg)
+	case sessionsMsg:
+		cmd = m.handleSessions(msg)
+	case pickerSearchMsg:
+		cmd = m.handlePickerSearch(msg)
+	case versionsMsg:
+		cmd = m.handleVersions(msg)
+	case restoredMsg:
+		cmd = m.handleRestored(msg)
+	case titledMsg:
+		cmd = m.handleTitled(msg)
+
+	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
+	case postedMsg:
+		cmd = m.handlePosted(msg)
+	case runStartedMsg:
+		cmd = readEvents(msg.tag, msg.events)
+	case runEventsMsg:
+		cmd = m.handleRunEvents(msg)
+	case frameMsg:
+		cmd = m.handleFrame(msg)
+	case regeneratedMsg:
+		cmd = m.handleRegenerated(msg)
+	case storedRunMsg:
+		cmd = m.handleStoredRun(msg)
+	case tier2TickMsg:
+		cmd = m.handleTier2Tick(msg)
+
+	// What goes with the next message (attach.go, edit.go, editor.go, models.go).
+	case attachedMsg:
+		cmd = m.handleAttached(msg)
+	case editedMsg:
+		cmd = m.handleEdited(msg)
+	case editorDoneMsg:
+		cmd = m.handleEditorDone(msg)
+	case modelsMsg:
+		cmd = m.handleModels(msg)
+
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
 		if m.focus == focusInput {
@@ -104,8 +152,8 @@ func (m *Model) setNotice(text string, isErr bool) {
 	m.notice, m.noticeErr = text, isErr
 }
 
-// handle shows a notice, and gives a failed command's line back to an empty input.
-func (msg noticeMsg) handle(m *Model) tea.Cmd {
+// handleNotice shows a notice, and gives a failed command's line back to an empty input.
+func (m *Model) handleNotice(msg noticeMsg) tea.Cmd {
 	m.setNotice(msg.text, msg.err)
 	if msg.giveBack != "" && m.input.Value() == "" {
 		m.input.SetValue(msg.giveBack)

@@ -57,8 +57,8 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	}
 }
 
-// handle opens the version view on the version next to the selected reply.
-func (msg versionsMsg) handle(m *Model) tea.Cmd {
+// handleVersions opens the version view on the version next to the selected reply.
+func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
 	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
 		return nil
 	}
@@ -145,8 +145,8 @@ func (m *Model) restore(id int64) tea.Cmd {
 	}
 }
 
-// handle reads the session again after a restore, which changed what is live.
-func (msg restoredMsg) handle(m *Model) tea.Cmd {
+// handleRestored reads the session again after a restore, which changed what is live.
+func (m *Model) handleRestored(msg restoredMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		return nil
 	}
