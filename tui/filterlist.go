@@ -70,6 +70,25 @@ const (
 	listTyped                 // the query changed, and the cursor went back to the top
 )
 
+// choose applies a key to list l, which shows shown, for m: arrows move the cursor, text or
+// backspace edits the query, esc closes the list, and enter closes it choosing the item under
+// the cursor, which it returns. Enter with nothing shown does nothing: the query can be
+// mended.
+func choose[T any](m *Model, l *filterList[T], shown []T, msg tea.KeyPressMsg) (T, listKey) {
+	var chosen T
+	did := l.key(msg, m.keys.Picker, len(shown))
+	switch {
+	case did == listChose && len(shown) == 0:
+		did = listMoved
+	case did == listChose:
+		chosen = shown[l.cursor]
+		m.closeList()
+	case did == listClosed:
+		m.closeList()
+	}
+	return chosen, did
+}
+
 // key applies a key to the list, which shows n items: arrows move the cursor, and text or
 // backspace edits the query.
 func (l *filterList[T]) key(msg tea.KeyPressMsg, k PickerKeys, n int) listKey {

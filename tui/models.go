@@ -49,8 +49,8 @@ func (m *Model) listModels() tea.Cmd {
 	}
 }
 
-// handle opens the list on the current model.
-func (msg modelsMsg) handle(m *Model) tea.Cmd {
+// handleModels opens the list on the current model.
+func (m *Model) handleModels(msg modelsMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
 		m.setNotice("could not list the models: "+sanitize.String(msg.err.Error())+" (/model NAME sets one)", true)
@@ -68,16 +68,8 @@ func (msg modelsMsg) handle(m *Model) tea.Cmd {
 // modelsKey handles a key while the list is open: arrows move, enter chooses, esc closes,
 // and typing narrows the list.
 func (m *Model) modelsKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := &m.models
-	shown := p.shown()
-	switch p.key(msg, m.keys.Picker, len(shown)) {
-	case listChose:
-		if len(shown) > 0 {
-			m.setModel(shown[p.cursor])
-		}
-		m.closeList()
-	case listClosed:
-		m.closeList()
+	if name, did := choose(m, &m.models.filterList, m.models.shown(), msg); did == listChose {
+		m.setModel(name)
 	}
 	return nil
 }

@@ -28,8 +28,8 @@ func (m *Model) listSessions() tea.Cmd {
 	}
 }
 
-// handle opens the picker on the current session.
-func (msg sessionsMsg) handle(m *Model) tea.Cmd {
+// handleSessions opens the picker on the current session.
+func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice("could not list sessions: "+msg.err.Error(), true)
 		return nil
@@ -45,25 +45,14 @@ func (msg sessionsMsg) handle(m *Model) tea.Cmd {
 
 // pickerKey handles a key while the picker is open.
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	p := &m.picker
-	shown := p.shown()
-	switch p.key(msg, m.keys.Picker, len(shown)) {
-	case listChose:
-		if len(shown) == 0 {
-			return nil
-		}
-		s := shown[p.cursor]
-		m.closeList()
-		if s.ID == m.session.ID {
-			return nil
-		}
-		return m.switchTo(sessionByID(s.ID))
-	case listClosed:
-		m.closeList()
-	case listTyped:
+	s, did := choose(m, &m.picker.filterList, m.picker.shown(), msg)
+	switch {
+	case did == listTyped:
 		return m.searchPicker()
+	case did != listChose || s.ID == m.session.ID:
+		return nil
 	}
-	return nil
+	return m.switchTo(sessionByID(s.ID))
 }
 
 // pickerView draws the session list in the transcript's place: height lines.

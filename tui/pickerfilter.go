@@ -65,9 +65,9 @@ func (m *Model) searchPicker() tea.Cmd {
 	}
 }
 
-// handle narrows the picker to the search's sessions, if its query is still the
+// handlePickerSearch narrows the picker to the search's sessions, if its query is still the
 // one typed.
-func (msg pickerSearchMsg) handle(m *Model) tea.Cmd {
+func (m *Model) handlePickerSearch(msg pickerSearchMsg) tea.Cmd {
 	p := &m.picker
 	if m.focus != focusPicker || msg.gen != p.queryGen {
 		return nil
