@@ -98,9 +98,7 @@ func TestTmuxEditAndResend(t *testing.T) {
 	p.send("second question")
 	p.waitRequests(3)
 	msgs := p.waitReplies(2)
-	if p.srv.Requests() != 3 {
-		t.Fatalf("%d requests, want 3", p.srv.Requests())
-	}
+	p.requests(3)
 	if sent := p.srv.Received()[2].Messages; sent[len(sent)-1].Content != "second question" || len(sent) != 3 {
 		t.Fatalf("the edit sent %+v", sent)
 	}

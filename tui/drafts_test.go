@@ -13,8 +13,7 @@ import (
 
 func TestDraftsSurviveAQuit(t *testing.T) {
 	db := historytest.Open(t)
-	s := newSessionIn(t, db)
-	storeExchange(t, db, s.ID, "first question", "first answer")
+	s := storedSession(t, db, "first question", "first answer")
 	open := func(s history.Session) Model {
 		m, _ := openOffline(t, db, s, 80, 24)
 		return m

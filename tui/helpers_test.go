@@ -241,6 +241,16 @@ func storeExchange(t testing.TB, db *history.DB, sessionID, question, answer str
 	return rcpt
 }
 
+// storedSession stores a new session holding one exchange, question and answer.
+func storedSession(t testing.TB, db *history.DB, question, answer string) history.Session {
+	t.Helper()
+	s, err := db.Session(storeExchange(t, db, "", question, answer).SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // storeAnswer stores text as the reply of rcpt's run, which succeeds.
 func storeAnswer(t testing.TB, db *history.DB, rcpt history.Receipt, text string) {
 	t.Helper()

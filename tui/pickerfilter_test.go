@@ -9,10 +9,8 @@ import (
 
 func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 	db := historytest.Open(t)
-	wild := newSessionIn(t, db)
-	storeExchange(t, db, wild.ID, "Tell me about marsupials", "Quokkas live on Rottnest Island.")
-	net := newSessionIn(t, db)
-	storeExchange(t, db, net.ID, "What is TCP slow start?", "It grows the window.")
+	wild := storedSession(t, db, "Tell me about marsupials", "Quokkas live on Rottnest Island.")
+	net := storedSession(t, db, "What is TCP slow start?", "It grows the window.")
 	m, _ := openOffline(t, db, net, 120, 24)
 	m = runCmds(m, m.listSessions())
 	if m.focus != focusPicker || len(m.picker.shown()) != 2 {

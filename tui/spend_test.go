@@ -113,9 +113,7 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 	p.send("and in short?")
 	screen := p.waitScreen("earlier messages left out to fit the model's context")
 	screen = p.waitScreen("idle")
-	if p.srv.Requests() != 7 {
-		t.Fatalf("%d requests, want 5 + 2; screen:\n%s", p.srv.Requests(), screen)
-	}
+	p.requests(7)
 	if strings.Contains(screen, "retrying") || strings.Contains(screen, "reconnecting") || strings.Contains(screen, "✗") {
 		t.Fatalf("a retry or a failure showed:\n%s", screen)
 	}
@@ -130,8 +128,6 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 	p.waitScreen("idle")
 	p.send("one more")
 	screen = p.waitScreen("Spend limit reached")
-	if p.srv.Requests() != 7 {
-		t.Fatalf("%d requests; screen:\n%s", p.srv.Requests(), screen)
-	}
+	p.requests(7)
 	p.key("C-c")
 }

@@ -23,6 +23,14 @@ func startTier2Pane(t *testing.T, env ...string) *pane {
 	return p
 }
 
+// requests checks that the endpoint has received want chat requests in all, so far.
+func (p *pane) requests(want int) {
+	p.t.Helper()
+	if n := p.srv.Requests(); n != want {
+		p.t.Fatalf("%d requests, want %d; screen:\n%s", n, want, p.screen())
+	}
+}
+
 // waitRequests waits until the endpoint has received n chat requests.
 func (p *pane) waitRequests(n int) {
 	p.t.Helper()
@@ -100,15 +108,11 @@ func TestTmuxTier2(t *testing.T) {
 		p.srv.Push(overloads(6)...) // Tier 1 sends each run 3 times
 		p.send("hello there")
 		p.waitScreen("Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now")
-		if n := p.srv.Requests(); n != 3 {
-			t.Fatalf("banner shown after %d requests, want 3", n)
-		}
+		p.requests(3)
 		p.waitScreen("retrying in 4s (attempt 2)")
 		p.waitScreen("retrying in 3s (attempt 2)") // it ticks
 		msgs := p.waitExport("the reply", settledReplies(1))
-		if n := p.srv.Requests(); n != 7 {
-			t.Fatalf("%d requests, want 3+3+1 = 7", n)
-		}
+		p.requests(7)
 		s := p.waitScreen("idle")
 		if strings.Contains(s, "retrying") || strings.Contains(s, "overloaded") {
 			t.Fatalf("banner or failure still shown:\n%s", s)
@@ -179,9 +183,7 @@ func TestTmuxTier2(t *testing.T) {
 		p.key("Escape")
 		p.waitScreenNot("retrying in")
 		p.waitScreen("retry cancelled")
-		if n := p.srv.Requests(); n != 3 {
-			t.Fatalf("%d requests, want 3", n)
-		}
+		p.requests(3)
 		p.quiet(8 * time.Second)
 	})
 
@@ -201,9 +203,7 @@ func TestTmuxTier2(t *testing.T) {
 			return strings.Join(liveReplies(msgs), " ") == "failed" && last.Status == "cancelled" && last.Superseded
 		})
 		p.quiet(8 * time.Second)
-		if n := p.srv.Requests(); n != 4 {
-			t.Fatalf("%d requests, want 4", n)
-		}
+		p.requests(4)
 	})
 
 	for name, c := range map[string]struct {
@@ -226,9 +226,7 @@ func TestTmuxTier2(t *testing.T) {
 			}
 			p.waitScreen(c.shows)
 			p.quiet(3 * time.Second)
-			if n := p.srv.Requests(); n != 1 {
-				t.Fatalf("%d requests, want 1", n)
-			}
+			p.requests(1)
 		})
 	}
 
