@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/retry"
@@ -30,7 +29,7 @@ func (l *fakeLedger) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 func TestBudgetCheck(t *testing.T) {
 	msgs := []chat.Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
 	prices := Prices{"paid": {Input: 1000, Output: 1000}}                     // $0.001 a token
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	cases := []struct {
 		name    string
 		limits  Limits
@@ -49,7 +48,7 @@ func TestBudgetCheck(t *testing.T) {
 		{"day cost: crossed", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 500, CompletionTokens: 400}}, "paid", "max_spend_day"},
 		{"day cost: past, but a free model spends nothing", Limits{DayCost: 1}, nil, map[string]chat.Usage{"paid": {PromptTokens: 5000}}, "free", ""},
 	}
-	y, m, d := chattest.Start.Date()
+	y, m, d := clock.Now().Date()
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	for _, c := range cases {
 		l := &fakeLedger{session: c.session, day: c.day}
@@ -83,7 +82,7 @@ func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
-	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: chattest.NewInstant(chattest.Start)}
+	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: instantClock()}
 	var events []chat.Event
 	for ev := range b.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hello there"}}) {
 		events = append(events, ev)
@@ -127,7 +126,7 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := demotest.Start(t, demo.Options{})
 			srv.Push(c.fault, c.fault, c.fault)
-			clock := chattest.NewInstant(chattest.Start)
+			clock := instantClock()
 			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 			events := collect(t, cl, context.Background())
 			last := events[len(events)-1]

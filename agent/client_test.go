@@ -22,10 +22,12 @@ import (
 	"parley/retry/retrytest"
 )
 
-// testClient is a client of ep with the default retry policy on a clock whose waits pass at
-// once, recorded.
+// instantClock is a clock whose waits pass at once, recorded.
+func instantClock() *chattest.Clock { return chattest.NewInstant(chattest.Start) }
+
+// testClient is a client of ep with the default retry policy on an instant clock.
 func testClient(ep Endpoint) *Client {
-	return NewClient(ep, chattest.NewInstant(chattest.Start), retry.DefaultPolicy())
+	return NewClient(ep, instantClock(), retry.DefaultPolicy())
 }
 
 // stuckClock's waits never end: only cancellation can stop them.
@@ -89,7 +91,7 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 3 {
@@ -122,7 +124,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.RateLimited(50 * time.Minute))
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -216,7 +218,7 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", FirstDeltaTimeout: 200 * time.Millisecond}, chattest.NewInstant(chattest.Start), oneAttempt())
+	c := NewClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", FirstDeltaTimeout: 200 * time.Millisecond}, instantClock(), oneAttempt())
 	start := time.Now()
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -244,7 +246,7 @@ var hello = []chat.Message{{Role: "user", Content: "hello"}}
 func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	store := historytest.Open(t)
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m", KeyEnv: "OPENAI_API_KEY"}
 	srv.Push(demo.RateLimited(50 * time.Minute))
 	first := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello))

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/agent/demo"
 	"parley/agent/demo/demotest"
 	"parley/retry"
@@ -279,7 +278,7 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	srv.Push(demo.Overloaded())
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(20))
 	want := []chat.EventKind{chat.EventStarted, chat.EventRetrying, chat.EventStarted, chat.EventCompacted, chat.EventStarted, chat.EventUsage, chat.EventFinished}
@@ -333,7 +332,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 	reject := demo.Fault{Status: 400, Header: map[string]string{"Content-Type": "application/json"},
 		Body: `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`}
 	srv.Push(reject, demo.Overloaded(), demo.Overloaded())
-	clock := chattest.NewInstant(chattest.Start)
+	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, []chat.Message{{Role: "user", Content: "hello"}})
 	if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 4 {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/retry"
 )
 
@@ -178,7 +177,7 @@ func TestSilentThinkerMeetsItsDeadline(t *testing.T) {
 	if _, answer, last := drain(c.Stream(context.Background(), hello)); last.Kind != chat.EventFinished || answer != "Answer." || requests.Load() != 1 {
 		t.Fatalf("%d requests, %q, %+v", requests.Load(), answer, last)
 	}
-	short := NewClient(Endpoint{BaseURL: url, Model: "house-model", FirstDeltaTimeout: 200 * time.Millisecond}, chattest.NewInstant(chattest.Start), oneAttempt())
+	short := NewClient(Endpoint{BaseURL: url, Model: "house-model", FirstDeltaTimeout: 200 * time.Millisecond}, instantClock(), oneAttempt())
 	if _, _, last := drain(short.Stream(context.Background(), hello)); last.Class.Class != chat.Timeout {
 		t.Fatalf("a 200 ms deadline on a 600 ms silence: %+v", last)
 	}

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -78,17 +77,8 @@ func TestNamedFaults(t *testing.T) {
 					t.Errorf("%s: %q, want %q", k, got, v)
 				}
 			}
-			var e struct {
-				Error struct {
-					Message, Type string
-					Code          *string
-				}
-			}
-			if err := json.Unmarshal(body, &e); err != nil {
-				t.Fatal(err)
-			}
-			if e.Error.Code == nil || *e.Error.Code != tt.code || e.Error.Type != tt.typ || !strings.Contains(e.Error.Message, tt.message) {
-				t.Errorf("error %+v", e.Error)
+			if e := decodeError(t, body); e.Code == nil || *e.Code != tt.code || e.Type != tt.typ || !strings.Contains(e.Message, tt.message) {
+				t.Errorf("error %+v", e)
 			}
 		})
 	}

@@ -247,3 +247,19 @@ func (tp *tap) quiet(d time.Duration) bool {
 		return true
 	}
 }
+
+// apiError is the error object of an OpenAI-shaped error response, as a client reads it.
+type apiError struct {
+	Message, Type string
+	Code          *string
+}
+
+// decodeError reads an OpenAI-shaped error response body.
+func decodeError(t *testing.T, body []byte) apiError {
+	t.Helper()
+	var e struct{ Error apiError }
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("%v: %q", err, body)
+	}
+	return e.Error
+}

@@ -1,7 +1,6 @@
 package demo
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -54,14 +53,12 @@ func TestContextBudgetLetsQueuedFaultsGoFirst(t *testing.T) {
 		t.Fatalf("%d, want the queued 503 first", resp.StatusCode)
 	}
 	resp := postChat(t, s, c, chatBody(t, false, false, long...))
-	var e struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
 	}
-	json.NewDecoder(resp.Body).Decode(&e)
-	if resp.StatusCode != http.StatusBadRequest || e.Error.Code != "context_length_exceeded" {
-		t.Fatalf("%d %+v, want the OpenAI form by default", resp.StatusCode, e)
+	if e := decodeError(t, body); resp.StatusCode != http.StatusBadRequest || e.Code == nil || *e.Code != "context_length_exceeded" {
+		t.Fatalf("%d %s, want the OpenAI form by default", resp.StatusCode, body)
 	}
 }
 

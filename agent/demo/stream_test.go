@@ -3,7 +3,6 @@ package demo
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -361,14 +360,12 @@ func TestModels(t *testing.T) {
 func TestBadJSONIsABadRequest(t *testing.T) {
 	s, c := start(t, Options{})
 	resp := postChat(t, s, c, `{"messages": [`)
-	var body struct {
-		Error struct{ Type string } `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != 400 || body.Error.Type != "invalid_request_error" {
-		t.Fatalf("status %d, error type %q", resp.StatusCode, body.Error.Type)
+	if e := decodeError(t, body); resp.StatusCode != 400 || e.Type != "invalid_request_error" {
+		t.Fatalf("status %d, error type %q", resp.StatusCode, e.Type)
 	}
 	if got := s.Received(); len(got) != 1 || got[0].Messages != nil || string(got[0].Body) != `{"messages": [` {
 		t.Fatalf("received %+v", got)
