@@ -342,6 +342,9 @@ latency_bench() {
 	"$work/benchkit" paste "$sock" bench "$work/paste.txt" >"$work/paste-ms"
 	"$work/benchkit" keys "$sock" bench 25 --after | awk '{print $1}' >"$work/keys-paste"
 	tmux -L "$sock" kill-session -t bench
+	# A home of its own: the pasted draft is kept for the next parley in the same home.
+	home=$work/home-lat-lines
+	mkdir -p "$home"
 	lat_parley "$home" http://127.0.0.1:9/v1
 	"$work/benchkit" lines "$sock" bench 25 95 >"$work/lines"
 	tmux -L "$sock" kill-session -t bench

@@ -53,7 +53,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		if m.input.Value() != "" {
+		if !m.input.Empty() {
 			m.clearDraft()
 			return nil
 		}

@@ -80,8 +80,7 @@ func (m *Model) clearDraft() {
 // walking reports whether ↑ and ↓ walk earlier messages: the input is empty, or shows one of
 // them unchanged.
 func (m *Model) walking() bool {
-	v := m.input.Value()
-	return v == "" || (m.recall.at >= 0 && v == m.recall.text)
+	return m.input.Empty() || (m.recall.at >= 0 && m.input.Value() == m.recall.text)
 }
 
 // recallList is what ↑ walks, newest first: the draft ctrl+c cleared, then what the operator
@@ -98,7 +97,7 @@ func (m *Model) recallList() []string {
 // the newest the input is empty again.
 func (m *Model) recallStep(step int) {
 	at := m.recall.at
-	if m.input.Value() == "" {
+	if m.input.Empty() {
 		at = -1
 	}
 	list := m.recallList()

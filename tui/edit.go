@@ -97,7 +97,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 		return m.postNext()
 	}
 	if msg.err != nil {
-		if m.input.Value() == "" {
+		if m.input.Empty() {
 			m.input.SetValue(msg.text)
 		}
 		m.setNotice("could not send the edit: "+msg.err.Error(), true)

@@ -263,7 +263,7 @@ func (m *Model) updateKeys() {
 	k := &m.keys
 	k.focus = m.focus
 	trans := m.focus == focusTranscript
-	empty := m.input.Value() == ""
+	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0
 	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
 	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)

@@ -95,7 +95,7 @@ func TestHelpToggle(t *testing.T) {
 		t.Fatalf("short help should list the input's keys only:\n%s", short)
 	}
 	m, _ = step(m, press("?"))
-	if !m.help.ShowAll || m.input.Value() != "" {
+	if !m.help.ShowAll || !m.input.Empty() {
 		t.Fatal("? on an empty input should open the full help")
 	}
 	full := plain(m)

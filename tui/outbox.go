@@ -74,7 +74,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	}
 	if msg.rcpt.RunID == 0 {
 		// Not stored: give the words back rather than lose them.
-		if m.input.Value() == "" {
+		if m.input.Empty() {
 			m.input.SetValue(msg.text)
 		}
 		m.setNotice("could not store the message: "+msg.err.Error(), true)

@@ -139,7 +139,7 @@ func TestUnstoredMessageIsGivenBack(t *testing.T) {
 	db.Close()
 	m = typeText(m, "do not lose me")
 	m, cmd := step(m, press("enter"))
-	if m.input.Value() != "" {
+	if !m.input.Empty() {
 		t.Fatal("input not cleared on send")
 	}
 	m = runCmds(m, cmd)

@@ -71,7 +71,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	m.held = false
 	m.sessionGen++
 	m.tier2.Disarm()
-	if len(m.outbox) > 0 && m.input.Value() == "" {
+	if len(m.outbox) > 0 && m.input.Empty() {
 		// Typed for the session being left and not stored yet: give it back, unsent.
 		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
 	}
@@ -119,7 +119,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	m.focus = focusInput
 	m.input.Focus()
 	m.draft.saved = msg.draft
-	if m.input.Value() == "" {
+	if m.input.Empty() {
 		m.input.SetValue(msg.draft)
 	}
 	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered

@@ -113,7 +113,7 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m = typeText(m, "half a thought")
 	m, cmd := step(m, press("ctrl+c"))
-	if quits(cmd) || m.input.Value() != "" || !strings.Contains(plain(m), "draft cleared · ↑ brings it back · ctrl+c again quits") {
+	if quits(cmd) || !m.input.Empty() || !strings.Contains(plain(m), "draft cleared · ↑ brings it back · ctrl+c again quits") {
 		t.Fatalf("ctrl+c with a draft: input %q\n%s", m.input.Value(), plain(m))
 	}
 	// ↑ brings the draft back first, then the messages sent, newest first; ↓ walks back.
@@ -132,7 +132,7 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	}
 	m, _ = step(m, press("down"))
 	m, _ = step(m, press("down"))
-	if m.input.Value() != "" {
+	if !m.input.Empty() {
 		t.Fatalf("↓ past the newest gave %q, want the empty input", m.input.Value())
 	}
 	// In a text of one's own, ↑ is the textarea's.
@@ -203,7 +203,7 @@ func TestUnknownSlashCommandIsSentAndErrorsKeepTheInput(t *testing.T) {
 		m = typeText(m, c.line)
 		m = runCmds(step(m, press("enter")))
 		m.active, m.queue = nil, nil // the offline endpoint is never asked
-		if got := m.transcript.OperatorTexts(); len(got) == 0 || got[0] != c.want || m.input.Value() != "" {
+		if got := m.transcript.OperatorTexts(); len(got) == 0 || got[0] != c.want || !m.input.Empty() {
 			t.Errorf("%q: sent %q, input %q; want %q sent", c.line, got, m.input.Value(), c.want)
 		}
 	}

@@ -155,7 +155,7 @@ func (m *Model) setNotice(text string, isErr bool) {
 // handleNotice shows a notice, and gives a failed command's line back to an empty input.
 func (m *Model) handleNotice(msg noticeMsg) tea.Cmd {
 	m.setNotice(msg.text, msg.err)
-	if msg.giveBack != "" && m.input.Value() == "" {
+	if msg.giveBack != "" && m.input.Empty() {
 		m.input.SetValue(msg.giveBack)
 	}
 	return nil
