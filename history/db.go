@@ -184,31 +184,26 @@ func (db *DB) setUp() error {
 // migrate applies the pending migrations in one transaction. It reads the version again inside
 // the transaction because another parley process may have migrated in the meantime.
 func (db *DB) migrate() error {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var version int
-	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
-		return err
-	}
-	if version > len(migrations) {
-		return ErrNewerSchema
-	}
-	if version == len(migrations) {
-		return nil
-	}
-	for i := version; i < len(migrations); i++ {
-		if _, err := tx.Exec(migrations[i]); err != nil {
-			return fmt.Errorf("migration %d: %w", i+1, err)
+	return db.write(func(tx *sql.Tx) error {
+		var version int
+		if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+			return err
 		}
-	}
-	// PRAGMA takes no parameters; the value is a trusted integer.
-	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		if version > len(migrations) {
+			return ErrNewerSchema
+		}
+		if version == len(migrations) {
+			return nil
+		}
+		for i := version; i < len(migrations); i++ {
+			if _, err := tx.Exec(migrations[i]); err != nil {
+				return fmt.Errorf("migration %d: %w", i+1, err)
+			}
+		}
+		// PRAGMA takes no parameters; the value is a trusted integer.
+		_, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations)))
 		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // Close closes the database and releases this handle's owner lock, deleting its lock file.

@@ -62,31 +62,33 @@ func (db *DB) RecordSend(baseURL string, at time.Time, retry bool, keep time.Dur
 // allow says it will.
 func (db *DB) TakeRetry(baseURL string, now time.Time, window time.Duration,
 	allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (ok bool, at time.Time, err error) {
-	tx, err := db.sql.Begin() // BEGIN IMMEDIATE (see Open): one budget reader-writer at a time
-	if err != nil {
-		return false, time.Time{}, err
-	}
-	defer tx.Rollback()
-	rows, err := tx.Query(`SELECT at, retry FROM endpoint_sends WHERE endpoint = ? AND at > ?`,
-		baseURL, nanos(now.Add(-window)))
-	if err != nil {
-		return false, time.Time{}, err
-	}
-	sends, err := readRows(rows, func(rows *sql.Rows, s *chat.Send) error {
-		var at int64
-		err := rows.Scan(&at, &s.Retry)
-		s.At = time.Unix(0, at)
+	// Every transaction begins IMMEDIATE (see Open): one budget reader-writer at a time.
+	err = db.write(func(tx *sql.Tx) error {
+		rows, err := tx.Query(`SELECT at, retry FROM endpoint_sends WHERE endpoint = ? AND at > ?`,
+			baseURL, nanos(now.Add(-window)))
+		if err != nil {
+			return err
+		}
+		sends, err := readRows(rows, func(rows *sql.Rows, s *chat.Send) error {
+			var at int64
+			err := rows.Scan(&at, &s.Retry)
+			s.At = time.Unix(0, at)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if ok, at = allow(sends, now); !ok {
+			return nil
+		}
+		_, err = tx.Exec(`INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?, ?, 1)`, baseURL, nanos(now))
 		return err
 	})
 	if err != nil {
 		return false, time.Time{}, err
 	}
-	if ok, at = allow(sends, now); !ok {
-		return false, at, nil
+	if ok {
+		at = now
 	}
-	if _, err := tx.Exec(`INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?, ?, 1)`,
-		baseURL, nanos(now)); err != nil {
-		return false, time.Time{}, err
-	}
-	return true, now, tx.Commit()
+	return ok, at, nil
 }
