@@ -17,8 +17,28 @@ const draftDelay = time.Second
 
 // draftState is how far the stored draft is behind the input.
 type draftState struct {
-	saved   string // the draft as last stored or read, for the open session
-	pending bool   // a draftTickMsg is on its way
+	saved string // the draft as last stored or read, for the open session
+	// rev is a revision of the input found to hold saved, or -1: while the input is at it,
+	// a key need not read the whole text to know the draft is stored.
+	rev     int
+	pending bool // a draftTickMsg is on its way
+}
+
+// savedAs notes text as the stored draft; rev is the input's revision when it holds text, or
+// -1 when it may not.
+func (d *draftState) savedAs(text string, rev int) { d.saved, d.rev = text, rev }
+
+// draftStored reports whether the input holds the stored draft. The text is read only when it
+// has changed since it was last found to.
+func (m *Model) draftStored() bool {
+	if m.input.Rev() == m.draft.rev {
+		return true
+	}
+	if m.input.Value() != m.draft.saved {
+		return false
+	}
+	m.draft.rev = m.input.Rev()
+	return true
 }
 
 // recall is the walk through earlier messages.
@@ -30,7 +50,7 @@ type recall struct {
 // draftChanged asks for the draft to be stored a little later when the input differs from
 // what was stored; one store at a time is pending.
 func (m *Model) draftChanged() tea.Cmd {
-	if m.db == nil || m.draft.pending || m.input.Value() == m.draft.saved {
+	if m.db == nil || m.draft.pending || m.draftStored() {
 		return nil
 	}
 	m.draft.pending = true
@@ -45,7 +65,7 @@ func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		return m.draftChanged()
 	}
-	if m.input.Value() == m.draft.saved {
+	if m.draftStored() {
 		return nil
 	}
 	return m.storeDraft()
@@ -54,7 +74,7 @@ func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 // storeDraft stores the input as the open session's draft, from a command.
 func (m *Model) storeDraft() tea.Cmd {
 	text := m.input.Value()
-	m.draft.saved = text
+	m.draft.savedAs(text, m.input.Rev())
 	return storeDraftCmd(m.db, m.session.ID, text)
 }
 

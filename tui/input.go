@@ -25,6 +25,9 @@ type inputBox struct {
 	// pastes holds the collapsed pastes; held counts the paste runes in the text.
 	pastes []heldPaste
 	held   int
+	// rev changes whenever the text may have: a caller that kept it knows, without reading
+	// the text, that a key which only moved the cursor left the text as it was.
+	rev int
 
 	// width is the box's width, the prompt included; wrapGen changes with it, and a line
 	// whose rows were wrapped under another is wrapped again when it is drawn.
@@ -152,8 +155,12 @@ func (m *inputBox) SetValue(s string) {
 	m.scroll()
 }
 
+// Rev returns the text's revision: while it is the same, so is the text.
+func (m inputBox) Rev() int { return m.rev }
+
 // Reset empties the box.
 func (m *inputBox) Reset() {
+	m.rev++
 	m.lines = []inputLine{{}}
 	m.row, m.col, m.goal = 0, 0, -1
 	m.pastes, m.held = nil, 0

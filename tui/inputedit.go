@@ -113,8 +113,12 @@ func sanitizeInput(text string, keepTabs bool) []rune {
 // line returns the cursor's line.
 func (m *inputBox) line() []rune { return m.lines[m.row].runes }
 
-// edited notes that line i changed: its rows are wrapped again when drawn.
-func (m *inputBox) edited(i int) { m.lines[i].rows = nil }
+// edited notes that line i changed: its rows are wrapped again when drawn, and the text has a
+// new revision.
+func (m *inputBox) edited(i int) {
+	m.lines[i].rows = nil
+	m.rev++
+}
 
 // insert inserts runes, which may hold newlines, at the cursor and moves the cursor after
 // them. Only the cursor's line is copied; the lines after it move down in one copy.

@@ -168,6 +168,7 @@ func New(o Options) Model {
 		help:       help.New(),
 		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		recall:     recall{at: -1},
+		draft:      draftState{rev: -1},
 	}
 	m.transcript = newTranscript(m.styles)
 	m.start, m.next = newStartup(o)

@@ -85,8 +85,9 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 		if m.session.ID == "" && msg.session.ID != "" {
 			// The new session is stored now: what is in the input is its draft, no longer
 			// the draft of a session to come.
-			drafts = tea.Batch(storeDraftCmd(m.db, "", ""), storeDraftCmd(m.db, msg.session.ID, m.input.Value()))
-			m.draft.saved = m.input.Value()
+			draft := m.input.Value()
+			drafts = tea.Batch(storeDraftCmd(m.db, "", ""), storeDraftCmd(m.db, msg.session.ID, draft))
+			m.draft.savedAs(draft, m.input.Rev())
 		}
 		m.session = msg.session
 	}

@@ -79,7 +79,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	// The input belongs to the session being left: it is stored as that session's draft.
 	leaving, draft := m.session.ID, m.input.Value()
 	m.input.Reset()
-	m.draft.saved = draft
+	m.draft.savedAs(draft, -1)
 	m.recall, m.cleared = recall{at: -1}, ""
 	sessionGen, db := m.sessionGen, m.db
 	return func() tea.Msg {
@@ -118,7 +118,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	m.transcript.Reset(msg.msgs)
 	m.focus = focusInput
 	m.input.Focus()
-	m.draft.saved = msg.draft
+	m.draft.savedAs(msg.draft, -1)
 	if m.input.Empty() {
 		m.input.SetValue(msg.draft)
 	}
