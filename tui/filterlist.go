@@ -15,14 +15,17 @@ import (
 // filterList is a list narrowed by the query typed into it, with a cursor on one of the items
 // it shows.
 type filterList[T any] struct {
-	items  []T
-	query  string
-	cursor int // an index in the items shown
+	items []T
+	query string
+	// kept is the items the query keeps, found again by narrow when the query or what it
+	// matches changes: a key or a frame costs the rows drawn, not the items.
+	kept   []T
+	cursor int // an index in kept
 }
 
-// newFilterList returns a list of items, the cursor on the one current reports.
+// newFilterList returns a list of items, all shown, the cursor on the one current reports.
 func newFilterList[T any](items []T, current func(T) bool) filterList[T] {
-	l := filterList[T]{items: items}
+	l := filterList[T]{items: items, kept: items}
 	for i, it := range items {
 		if current(it) {
 			l.cursor = i
@@ -31,18 +34,18 @@ func newFilterList[T any](items []T, current func(T) bool) filterList[T] {
 	return l
 }
 
-// narrowed returns the items keep reports for the query, or all of them while it is empty.
-func (l *filterList[T]) narrowed(keep func(T) bool) []T {
+// narrow shows the items keep reports for the query, or all of them while it is empty.
+func (l *filterList[T]) narrow(keep func(T) bool) {
 	if l.query == "" {
-		return l.items
+		l.kept = l.items
+		return
 	}
-	var out []T
+	l.kept = nil
 	for _, it := range l.items {
 		if keep(it) {
-			out = append(out, it)
+			l.kept = append(l.kept, it)
 		}
 	}
-	return out
 }
 
 // openList gives the focus to the list just made, of models (focusModels) or of sessions
@@ -70,18 +73,18 @@ const (
 	listTyped                 // the query changed, and the cursor went back to the top
 )
 
-// choose applies a key to list l, which shows shown, for m: arrows move the cursor, text or
-// backspace edits the query, esc closes the list, and enter closes it choosing the item under
-// the cursor, which it returns. Enter with nothing shown does nothing: the query can be
-// mended.
-func choose[T any](m *Model, l *filterList[T], shown []T, msg tea.KeyPressMsg) (T, listKey) {
+// choose applies a key to list l for m: arrows move the cursor, text or backspace edits the
+// query (the caller narrows the list again), esc closes the list, and enter closes it choosing
+// the item under the cursor, which it returns. Enter with nothing shown does nothing: the query
+// can be mended.
+func choose[T any](m *Model, l *filterList[T], msg tea.KeyPressMsg) (T, listKey) {
 	var chosen T
-	did := l.key(msg, m.keys.Picker, len(shown))
+	did := l.key(msg, m.keys.Picker, len(l.kept))
 	switch {
-	case did == listChose && len(shown) == 0:
+	case did == listChose && len(l.kept) == 0:
 		did = listMoved
 	case did == listChose:
-		chosen = shown[l.cursor]
+		chosen = l.kept[l.cursor]
 		m.closeList()
 	case did == listClosed:
 		m.closeList()
@@ -131,7 +134,8 @@ type listLook struct {
 
 // view draws the list in the transcript's place: height lines, the heading and then the rows
 // of the items shown around the cursor.
-func (l *filterList[T]) view(st *theme, k PickerKeys, width, height int, look listLook, shown []T, row func(T) string) []string {
+func (l *filterList[T]) view(st *theme, k PickerKeys, width, height int, look listLook, row func(T) string) []string {
+	shown := l.kept
 	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+hint(joined(k.Up, k.Down), relabel(k.Choose, look.choose), k.Close)+" · "+look.typing)
 	if l.query != "" {
 		heading += st.Muted.Render("  "+look.query+": ") + sanitize.String(l.query)

@@ -27,10 +27,10 @@ type modelsMsg struct {
 	err    error
 }
 
-// shown returns the models whose names contain the query, in order.
-func (p *modelPicker) shown() []string {
+// refilter shows the models whose names contain the query, in order.
+func (p *modelPicker) refilter() {
 	q := strings.ToLower(p.query)
-	return p.narrowed(func(name string) bool { return strings.Contains(strings.ToLower(name), q) })
+	p.narrow(func(name string) bool { return strings.Contains(strings.ToLower(name), q) })
 }
 
 // listModels asks the endpoint for its models, to open the list on them (/model alone).
@@ -68,8 +68,11 @@ func (m *Model) handleModels(msg modelsMsg) tea.Cmd {
 // modelsKey handles a key while the list is open: arrows move, enter chooses, esc closes,
 // and typing narrows the list.
 func (m *Model) modelsKey(msg tea.KeyPressMsg) tea.Cmd {
-	if name, did := choose(m, &m.models.filterList, m.models.shown(), msg); did == listChose {
+	switch name, did := choose(m, &m.models.filterList, msg); did {
+	case listChose:
 		m.setModel(name)
+	case listTyped:
+		m.models.refilter()
 	}
 	return nil
 }
@@ -78,7 +81,7 @@ func (m *Model) modelsKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) modelsView(height int) []string {
 	st := m.styles
 	look := listLook{title: "Models", choose: "use", typing: "type to narrow", query: "filter", none: "no model's name contains "}
-	return m.models.view(st, m.keys.Picker, m.width, height, look, m.models.shown(), func(name string) string {
+	return m.models.view(st, m.keys.Picker, m.width, height, look, func(name string) string {
 		row := sanitize.String(name)
 		if name == m.modelName() {
 			row += st.Muted.Render("  (in use)")

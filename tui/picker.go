@@ -45,7 +45,7 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 
 // pickerKey handles a key while the picker is open.
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	s, did := choose(m, &m.picker.filterList, m.picker.shown(), msg)
+	s, did := choose(m, &m.picker.filterList, msg)
 	switch {
 	case did == listTyped:
 		return m.searchPicker()
@@ -59,7 +59,7 @@ func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) pickerView(height int) []string {
 	st := m.styles
 	look := listLook{title: "Sessions", choose: "open", typing: "type to search", query: "search", none: "no session's title or messages hold "}
-	return m.picker.view(st, m.keys.Picker, m.width, height, look, m.picker.shown(), func(s history.Session) string {
+	return m.picker.view(st, m.keys.Picker, m.width, height, look, func(s history.Session) string {
 		title := s.Title
 		if title == "" {
 			title = "(empty)"

@@ -30,9 +30,13 @@ type pickerSearchMsg struct {
 }
 
 // shown returns the sessions the picker lists now: all of them, or those the query matches.
-func (p *picker) shown() []history.Session {
+func (p *picker) shown() []history.Session { return p.kept }
+
+// refilter lists the sessions whose title holds the words of the query, or whose messages
+// matched it.
+func (p *picker) refilter() {
 	words := strings.Fields(strings.ToLower(p.query))
-	return p.narrowed(func(s history.Session) bool {
+	p.narrow(func(s history.Session) bool {
 		title := strings.ToLower(s.Title)
 		inTitle := true
 		for _, w := range words {
@@ -47,6 +51,7 @@ func (p *picker) shown() []history.Session {
 func (m *Model) searchPicker() tea.Cmd {
 	p := &m.picker
 	p.hits = nil
+	p.refilter()
 	p.queryGen++
 	q := p.query
 	if strings.TrimSpace(q) == "" {
@@ -77,6 +82,7 @@ func (m *Model) handlePickerSearch(msg pickerSearchMsg) tea.Cmd {
 		return nil
 	}
 	p.hits = msg.hits
+	p.refilter()
 	p.cursor = min(p.cursor, max(0, len(p.shown())-1))
 	return nil
 }
