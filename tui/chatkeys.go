@@ -62,7 +62,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		if m.offer != offerNone {
+		if m.offerRun != 0 {
 			m.dismissOffer()
 			return nil
 		}
@@ -147,7 +147,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
-	case empty && m.offer == offerSchedule && key.Matches(msg, in.Send):
+	case empty && m.offerRun != 0 && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
 		m.held = false

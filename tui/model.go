@@ -113,9 +113,8 @@ type Model struct {
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 tier2
-	// offer is what enter and esc do for the failed reply a session opened on (waits.go);
-	// offerRun is its run.
-	offer    offerKind
+	// offerRun is the failed run of the reply a session opened on, whose retry enter schedules
+	// at the provider's time and esc dismisses (waits.go); 0 when none is offered.
 	offerRun int64
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).

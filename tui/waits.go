@@ -50,19 +50,11 @@ func (m *Model) fallbackNow() tea.Cmd {
 	return m.regenerate(anchor, false, m.fallback)
 }
 
-// offerKind is what the screen offers for the reply a session opened on.
-type offerKind int
-
-const (
-	offerNone     offerKind = iota
-	offerSchedule           // enter schedules a retry at the provider's time, esc dismisses
-)
-
 // offerRetry says what can be done about the last reply of a session just opened, when its
 // run failed retryable: never sending by itself, it names r, or with a provider's time still
 // ahead, offers to schedule the retry then.
 func (m *Model) offerRetry(msgs []history.Message) {
-	m.offer, m.offerRun = offerNone, 0
+	m.offerRun = 0
 	if len(msgs) == 0 {
 		return
 	}
@@ -74,7 +66,7 @@ func (m *Model) offerRetry(msgs []history.Message) {
 	now := m.clock.Now()
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
-		m.offer, m.offerRun = offerSchedule, last.RunID
+		m.offerRun = last.RunID
 		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, clockTime(c.RetryAfterUntil, now)), false)
 		return
 	}
@@ -94,6 +86,6 @@ func (m *Model) takeOffer() tea.Cmd {
 
 // dismissOffer is esc on the offer.
 func (m *Model) dismissOffer() {
-	m.offer, m.offerRun = offerNone, 0
+	m.offerRun = 0
 	m.notice = ""
 }
