@@ -123,16 +123,10 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 // replyTo returns id when it is a reply, and the live reply answering it when it is an
 // operator message; 0 when there is none.
 func (t *transcriptView) replyTo(id int64) int64 {
-	e := t.byID[id]
-	if e == nil || e.message.Role != history.RoleUser {
+	if !t.isOperator(id) {
 		return id
 	}
-	for _, r := range t.entries {
-		if r.message.Role == history.RoleAssistant && r.message.AnchorID == id {
-			return r.message.ID
-		}
-	}
-	return 0
+	return t.ReplyTo(id)
 }
 
 // isOperator reports whether message id is one of the operator's.
