@@ -79,7 +79,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	// deadline runs instead, and any bytes at all, comments included, reset it. Both are
 	// network deadlines, so they run on real time.
 	var expired, idled atomic.Bool
-	deadline := time.AfterFunc(c.ep.FirstDeltaDeadline(), func() {
+	firstDelta := c.ep.FirstDeltaDeadline() // matches the model's name: once an attempt
+	deadline := time.AfterFunc(firstDelta, func() {
 		expired.Store(true)
 		cancel()
 	})
@@ -106,7 +107,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			f.Phase, f.Status, f.Header, f.Body = retry.Status, capt.status, capt.header, capt.body.Bytes()
 		case expired.Load():
 			f.Phase, f.Kind = retry.BeforeHeaders, retry.NetTimeoutFirstDelta
-			f.Err = fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline())
+			f.Err = fmt.Errorf("nothing within %s", firstDelta)
 		default:
 			f.Phase = retry.BeforeHeaders
 		}
@@ -175,7 +176,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			}
 			switch {
 			case expired.Load():
-				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", c.ep.FirstDeltaDeadline()))
+				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", firstDelta))
 			case idled.Load():
 				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
 			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):

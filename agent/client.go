@@ -126,13 +126,8 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	withUsage := !c.noStreamOptions.Load()
 	retrying := false // the attempt about to be sent is a retry, taken from the budget
 	if c.retryOf != nil {
-		ok, cancelled := c.takeRetry(ctx, out, chat.Event{Kind: chat.EventRetrying, Attempt: 1, MaxAttempts: maxAttempts, Class: *c.retryOf})
-		switch {
-		case cancelled:
-			out <- chat.Event{Kind: chat.EventCancelled}
-			return
-		case !ok:
-			out <- chat.Event{Kind: chat.EventFailed, Class: *c.retryOf, MaxAttempts: maxAttempts}
+		if !c.takeRetry(ctx, out, chat.Event{Kind: chat.EventRetrying, Attempt: 1, MaxAttempts: maxAttempts, Class: *c.retryOf},
+			chat.Event{Kind: chat.EventFailed, Class: *c.retryOf, MaxAttempts: maxAttempts}) {
 			return
 		}
 		retrying = true
@@ -200,13 +195,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			return
 		case <-c.clock.After(d.Wait):
 		}
-		ok, cancelled := c.takeRetry(ctx, out, next)
-		switch {
-		case cancelled:
-			out <- chat.Event{Kind: chat.EventCancelled}
-			return
-		case !ok:
-			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
+		if !c.takeRetry(ctx, out, next, chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}) {
 			return
 		}
 		retrying = true

@@ -98,34 +98,36 @@ func (c *Client) noteFirstSend() {
 	}
 }
 
-// takeRetry waits until the shared retry budget has room for one more retry, and takes it. It
-// says so while it waits (EventRetrying with BudgetSpent). It reports false, having sent
-// nothing, when the budget frees only after Tier 1's longest wait (the run then fails as it
-// was, for Tier 2), or when ctx ends (cancelled).
-func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, ev chat.Event) (ok, cancelled bool) {
+// takeRetry waits until the shared retry budget has room for one more retry, and takes it,
+// saying so while it waits (waiting, with BudgetSpent). When it cannot, it ends the run and
+// reports false, having sent nothing: with failed when the budget frees only after Tier 1's
+// longest wait (the run fails as it was, for Tier 2), with EventCancelled when ctx ends.
+func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, failed chat.Event) bool {
 	if c.store == nil {
-		return true, false
+		return true
 	}
 	for {
 		now := c.clock.Now()
 		ok, at, err := c.store.TakeRetry(c.ep.BaseURL, now, c.budget.Window, c.budget.Next)
 		if err != nil {
 			c.logStore("taking a retry from the budget", err)
-			return true, false // a broken ledger must not stop a retry the policy allows
+			return true // a broken ledger must not stop a retry the policy allows
 		}
 		if ok {
-			return true, false
+			return true
 		}
 		wait := at.Sub(now)
 		if wait > c.policy.Cap {
 			slog.Info("retry budget spent", "endpoint", c.ep.BaseURL, "until", at)
-			return false, false
+			out <- failed
+			return false
 		}
-		ev.Wait, ev.BudgetSpent = wait, true
-		out <- ev
+		waiting.Wait, waiting.BudgetSpent = wait, true
+		out <- waiting
 		select {
 		case <-ctx.Done():
-			return false, true
+			out <- chat.Event{Kind: chat.EventCancelled}
+			return false
 		case <-c.clock.After(wait):
 		}
 	}

@@ -5,6 +5,7 @@
 package attach
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,7 +68,7 @@ func Check(name string, b []byte, limit int64) error {
 	if int64(len(b)) > limit {
 		return tooLarge(name, int64(len(b)), limit)
 	}
-	if !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0 {
+	if !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 {
 		return &Error{name, "it is binary, not text; attach text files only"}
 	}
 	return nil

@@ -114,10 +114,8 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		r.System = System{Role: role.Name, Text: role.System, Explicit: fl.Role != ""}
 	}
 	if p.Fallback != "" {
-		if _, ok := f.Profiles[p.Fallback]; !ok {
-			if _, ok := presets[p.Fallback]; !ok {
-				return Resolved{}, fmt.Errorf("fallback %q is not a profile: define [profiles.%s] in %s or use a preset: %s", p.Fallback, p.Fallback, paths.Config, presetNames())
-			}
+		if !f.defines(p.Fallback) {
+			return Resolved{}, fmt.Errorf("fallback %q is not a profile: define [profiles.%s] in %s or use a preset: %s", p.Fallback, p.Fallback, paths.Config, presetNames())
 		}
 		fb, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: p.Fallback}, getenv)
 		if err != nil {

@@ -194,17 +194,9 @@ func (l limits) check() error {
 
 // over returns l with every limit that o sets put in its place.
 func (l limits) over(o limits) limits {
-	if o.MaxSpendSession > 0 {
-		l.MaxSpendSession = o.MaxSpendSession
-	}
-	if o.MaxSpendDay > 0 {
-		l.MaxSpendDay = o.MaxSpendDay
-	}
-	if o.MaxTokensSession > 0 {
-		l.MaxTokensSession = o.MaxTokensSession
-	}
-	if o.MaxTokensDay > 0 {
-		l.MaxTokensDay = o.MaxTokensDay
-	}
+	override(&l.MaxSpendSession, o.MaxSpendSession)
+	override(&l.MaxSpendDay, o.MaxSpendDay)
+	override(&l.MaxTokensSession, o.MaxTokensSession)
+	override(&l.MaxTokensDay, o.MaxTokensDay)
 	return l
 }

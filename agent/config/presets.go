@@ -20,6 +20,13 @@ var presets = map[string]profile{
 	"gemini":     {BaseURL: "https://generativelanguage.googleapis.com/v1beta/openai", Model: "gemini-2.0-flash", APIKeyEnv: "GEMINI_API_KEY"},
 }
 
+// defines reports whether name is a profile of f or a preset.
+func (f file) defines(name string) bool {
+	_, inFile := f.Profiles[name]
+	_, preset := presets[name]
+	return inFile || preset
+}
+
 // presetNames lists the presets for an error message, sorted.
 func presetNames() string {
 	names := make([]string, 0, len(presets))

@@ -84,14 +84,9 @@ func loadRoles(f file, paths Paths) (map[string]Role, error) {
 		roles[name] = r
 	}
 	for _, r := range roles {
-		if r.Profile == "" {
-			continue
-		}
-		if _, ok := f.Profiles[r.Profile]; !ok {
-			if _, ok := presets[r.Profile]; !ok {
-				return nil, fmt.Errorf("role %q (%s): profile %q is not defined: define [profiles.%s] in %s or use a preset: %s",
-					r.Name, r.Source, r.Profile, r.Profile, paths.Config, presetNames())
-			}
+		if r.Profile != "" && !f.defines(r.Profile) {
+			return nil, fmt.Errorf("role %q (%s): profile %q is not defined: define [profiles.%s] in %s or use a preset: %s",
+				r.Name, r.Source, r.Profile, r.Profile, paths.Config, presetNames())
 		}
 	}
 	for name, p := range f.Profiles {

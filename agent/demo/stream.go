@@ -70,7 +70,8 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req chatRequest, 
 			thought = Thinking(req.Messages)
 		}
 	}
-	pieces := append(thinkPieces(f.Think, thought, f.ThinkOnly), answerPieces(answer)...)
+	think := thinkPieces(f.Think, thought, f.ThinkOnly)
+	pieces := append(think, answerPieces(answer)...)
 	model := req.Model
 	if model == "" {
 		model = s.opts.Model
@@ -130,16 +131,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req chatRequest, 
 	}
 	sw.comment()
 	sw.chunk(`"choices":[]`)
-	thinking := 0
-	for _, p := range pieces {
-		if p.thinking {
-			thinking++
-		}
-	}
 	for i, p := range pieces {
 		d := s.opts.Pace
 		if p.thinking && f.ThinkFor > 0 {
-			d = spread(f.ThinkFor, thinking, i) // thinking comes first, so i counts it
+			d = spread(f.ThinkFor, len(think), i) // thinking comes first, so i counts it
 		}
 		if !pause(d) {
 			return

@@ -48,17 +48,19 @@ var vocabulary = strings.Fields(`the a stream reply model token request server c
 
 func (g *generator) word() string { return vocabulary[g.rng.IntN(len(vocabulary))] }
 
-func (g *generator) words(n int) string {
+func (g *generator) wordList(n int) []string {
 	ws := make([]string, n)
 	for i := range ws {
 		ws[i] = g.word()
 	}
-	return strings.Join(ws, " ")
+	return ws
 }
+
+func (g *generator) words(n int) string { return strings.Join(g.wordList(n), " ") }
 
 func (g *generator) sentence() string {
 	n := 6 + g.rng.IntN(14)
-	ws := strings.Fields(g.words(n))
+	ws := g.wordList(n)
 	switch g.rng.IntN(5) {
 	case 0:
 		ws[g.rng.IntN(n)] = "`" + g.word() + "()`"
