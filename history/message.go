@@ -106,10 +106,8 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		if err := sessionFound(res, r.SessionID); err != nil {
 			return err
-		} else if n == 0 {
-			return fmt.Errorf("session %q: %w", r.SessionID, ErrNotFound)
 		}
 		return db.newTurn(tx, &r, content, 0, model, now)
 	})

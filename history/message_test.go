@@ -306,18 +306,18 @@ func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
 	g := regenerate(t, db, rs[3].AnchorID)
 	answer(t, db, g, "a3 again")
 	full := liveIDs(t, db, s.ID)
-	ids := messageIDs(t)
-	tail := ids(db.TranscriptBefore(s.ID, 0, 3))
+	page := messageIDs(t)
+	tail := page(db.TranscriptBefore(s.ID, 0, 3))
 	if !slices.Equal(tail, full[len(full)-3:]) {
 		t.Fatalf("tail %v, want %v", tail, full[len(full)-3:])
 	}
-	if older := ids(db.TranscriptBefore(s.ID, tail[0], 0)); !slices.Equal(slices.Concat(older, tail), full) {
+	if older := page(db.TranscriptBefore(s.ID, tail[0], 0)); !slices.Equal(slices.Concat(older, tail), full) {
 		t.Fatalf("older %v + tail %v, want %v", older, tail, full)
 	}
-	if all := ids(db.TranscriptBefore(s.ID, 0, 100)); !slices.Equal(all, full) {
+	if all := page(db.TranscriptBefore(s.ID, 0, 100)); !slices.Equal(all, full) {
 		t.Fatalf("a page larger than the session: %v, want %v", all, full)
 	}
-	if none := ids(db.TranscriptBefore(s.ID, full[0], 0)); len(none) != 0 {
+	if none := page(db.TranscriptBefore(s.ID, full[0], 0)); len(none) != 0 {
 		t.Fatalf("before the first message: %v", none)
 	}
 }

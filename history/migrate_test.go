@@ -1,6 +1,7 @@
 package history
 
 import (
+	"database/sql"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,21 +20,16 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	type row struct {
 		role, content, status string
 	}
-	var before []row
 	raw := rawSQL(t, path)
 	rows, err := raw.Query(`SELECT m.role, m.content, coalesce(r.status, '') FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id ORDER BY m.id`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.role, &r.content, &r.status); err != nil {
-			t.Fatal(err)
-		}
-		before = append(before, r)
+	before, err := readRows(rows, func(rows *sql.Rows, r *row) error { return rows.Scan(&r.role, &r.content, &r.status) })
+	if err != nil {
+		t.Fatal(err)
 	}
-	rows.Close()
 	raw.Close()
 	if len(before) != 10 || before[9].status != "running" || before[9].content == "" {
 		t.Fatalf("fixture is not what this test expects: %+v", before)

@@ -25,11 +25,7 @@ func messageIDs(t *testing.T) func([]Message, error) []int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := make([]int64, len(msgs))
-		for i, m := range msgs {
-			ids[i] = m.ID
-		}
-		return ids
+		return ids(msgs)
 	}
 }
 

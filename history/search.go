@@ -86,8 +86,8 @@ func (db *DB) DeleteSession(id string) error {
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
+		if err := sessionFound(res, id); err != nil {
+			return err
 		}
 		for _, stmt := range []string{
 			`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
@@ -117,8 +117,5 @@ func (db *DB) SetTitle(id, newTitle string) error {
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return errors.Join(err, fmt.Errorf("session %q: %w", id, ErrNotFound))
-	}
-	return nil
+	return sessionFound(res, id)
 }

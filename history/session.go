@@ -84,6 +84,15 @@ func insertSession(db interface {
 	return "", errors.New("no free session id after 16 tries")
 }
 
+// sessionFound turns an update of session id that matched no row into ErrNotFound.
+func sessionFound(res sql.Result, id string) error {
+	n, err := res.RowsAffected()
+	if err == nil && n == 0 {
+		err = fmt.Errorf("session %q: %w", id, ErrNotFound)
+	}
+	return err
+}
+
 // Session returns the session whose id is id, or whose id alone starts with id when id has at
 // least 4 characters. It returns ErrNotFound when none matches, and ErrAmbiguous (which is also
 // an ErrNotFound) when several do.

@@ -48,27 +48,21 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 // SystemPrompt returns the session's system prompt now: its newest system message, or the
 // zero SystemPrompt when it has none.
 func (db *DB) SystemPrompt(sessionID string) (SystemPrompt, error) {
-	tx, err := db.sql.Begin()
-	if err != nil {
-		return SystemPrompt{}, err
-	}
-	defer tx.Rollback()
-	return systemPrompt(tx, sessionID)
+	return systemPrompt(db.sql, sessionID)
 }
 
-func systemPrompt(tx *sql.Tx, sessionID string) (SystemPrompt, error) {
-	var exists bool
-	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, sessionID).Scan(&exists); err != nil {
-		return SystemPrompt{}, err
-	}
-	if !exists {
-		return SystemPrompt{}, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
-	}
+// systemPrompt reads the session's newest system prompt in one statement, so a plain read
+// needs no transaction (every one begins IMMEDIATE, taking the write lock), and PostSystem can
+// read it inside its own.
+func systemPrompt(q interface {
+	QueryRow(string, ...any) *sql.Row
+}, sessionID string) (SystemPrompt, error) {
 	var p SystemPrompt
-	err := tx.QueryRow(`SELECT system_role, content FROM messages WHERE session_id = ? AND role = 'system'
-		ORDER BY id DESC LIMIT 1`, sessionID).Scan(&p.Role, &p.Text)
+	err := q.QueryRow(`SELECT coalesce(m.system_role, ''), coalesce(m.content, '') FROM sessions s
+		LEFT JOIN messages m ON m.id = (SELECT max(id) FROM messages WHERE session_id = s.id AND role = 'system')
+		WHERE s.id = ?`, sessionID).Scan(&p.Role, &p.Text)
 	if errors.Is(err, sql.ErrNoRows) {
-		return SystemPrompt{}, nil
+		return SystemPrompt{}, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
 	}
 	return p, err
 }

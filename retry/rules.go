@@ -79,9 +79,9 @@ var responseRules = []rule{
 	{"status.payment", chat.QuotaExhausted, statusIn(402)},
 	{"status.not-found-model", chat.ModelNotFound, func(s *signals) bool { return s.status == 404 && says(modelNamed)(s) }},
 	{"status.client", chat.BadRequest, (*signals).clientFault},
-	{"server.upstream-unreachable", chat.ServerError, transient(says(unreachable))},
-	{"overloaded.words", chat.Overloaded, transient(says(overloadWords))},
-	{"rate.words", chat.RateLimited, transient(says(rateWords))},
+	{"server.upstream-unreachable", chat.ServerError, says(unreachable)},
+	{"overloaded.words", chat.Overloaded, says(overloadWords)},
+	{"rate.words", chat.RateLimited, says(rateWords)},
 	{"status.rate", chat.RateLimited, statusIn(429)},
 	{"status.overloaded", chat.Overloaded, statusIn(503, 529)},
 	{"status.timeout", chat.Timeout, statusIn(408)},
@@ -206,7 +206,9 @@ func says(p *regexp.Regexp) func(*signals) bool {
 	return func(s *signals) bool { return p.MatchString(s.pe.text) }
 }
 
-// transient matches what m does, unless the status says the request itself is at fault.
+// transient matches what m does, unless the status says the request itself is at fault. Only
+// a rule ordered before status.client needs it: that rule takes every client fault, so none
+// reaches the rules after it.
 func transient(m func(*signals) bool) func(*signals) bool {
 	return func(s *signals) bool { return !s.clientFault() && m(s) }
 }
