@@ -200,7 +200,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 			c.after = sql.NullInt64{Int64: nanos(f.Retry.RetryAfterUntil), Valid: true}
 		}
 	}
-	return db.write(func(tx *sql.Tx) error {
+	err := db.write(func(tx *sql.Tx) error {
 		now := nanos(time.Now())
 		// A queued run has no owner yet, and cannot have succeeded without starting; a running run
 		// may only be finished by its owner.
@@ -220,13 +220,13 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 		if err := foldChunks(tx, id); err != nil {
 			return err
 		}
-		db.takeOvers.Delete(id) // a retry that ends without output never takes over
-		if _, err := tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`,
-			now, id); err != nil {
-			return err
-		}
-		return nil
+		_, err = tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`, now, id)
+		return err
 	})
+	if err == nil {
+		db.takeOvers.Delete(id) // a retry that ends without output never takes over
+	}
+	return err
 }
 
 // checkChanged turns an update that matched no run into ErrNotFound or ErrTransition.
