@@ -62,9 +62,12 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	}
 	// Every client shares endpoint memory and the retry budget with every parley, through
 	// the history database.
-	a.client = agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules)
+	newClient := func(ep agent.Endpoint) *agent.Client {
+		return agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules)
+	}
+	a.client = newClient(ep)
 	if cfg.Fallback != nil {
-		a.fallback = agent.NewClient(*cfg.Fallback, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules)
+		a.fallback = newClient(*cfg.Fallback)
 	}
 	a.budget = &agent.Budget{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())

@@ -68,7 +68,7 @@ func TestARoleFilesPromptIsSentFirstAndStored(t *testing.T) {
 func TestSystemFlagAndADefaultRole(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
-	u.writeHome(map[string]string{"config.toml": fmt.Sprintf("profile = \"p\"\n[profiles.p]\nbase_url = %q\nmodel = \"m\"\nrole = \"terse\"\n[roles.terse]\nsystem = \"Be terse.\"\n", srv.URL())})
+	u.writeConfig(fmt.Sprintf("profile = \"p\"\n[profiles.p]\nbase_url = %q\nmodel = \"m\"\nrole = \"terse\"\n[roles.terse]\nsystem = \"Be terse.\"\n", srv.URL()))
 	old := decode[printJSON](t, u.run("-p", "one", "--system", "Be kind.", "--json").stdout)
 	u.run("-p", "two", "--session", old.SessionID)
 	u.run("-p", "three")
@@ -167,8 +167,8 @@ func TestTheModelIsAskedOfTheEndpoint(t *testing.T) {
 func TestAProfilesSamplingReachesTheRequest(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
-	u.writeHome(map[string]string{"config.toml": fmt.Sprintf("[profiles.warm]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.7\ntop_p = 0.9\n"+
-		"[profiles.cold]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.0\n", srv.URL(), srv.URL())})
+	u.writeConfig(fmt.Sprintf("[profiles.warm]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.7\ntop_p = 0.9\n"+
+		"[profiles.cold]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.0\n", srv.URL(), srv.URL()))
 	for _, p := range []string{"warm", "cold", ""} {
 		args := []string{"-p", "hi", "--profile", p}
 		if p == "" {
@@ -212,9 +212,9 @@ func TestSearchRenameAndRemoveSessions(t *testing.T) {
 	if !strings.Contains(r.stdout, "where do quokkas live?") || strings.ContainsAny(r.stdout, "\x02\x03\x1b") {
 		t.Fatalf("to a pipe the excerpt is plain text: %q", r.stdout)
 	}
-	var hits []searchJSON
-	if err := json.Unmarshal([]byte(u.run("search", "quokkas", "--json").stdout), &hits); err != nil || len(hits) != 2 {
-		t.Fatalf("search --json: %v %+v", err, hits)
+	hits := decode[[]searchJSON](t, u.run("search", "quokkas", "--json").stdout)
+	if len(hits) != 2 {
+		t.Fatalf("search --json: %+v", hits)
 	}
 	for _, h := range hits {
 		if len(h.Matches) == 0 || !strings.EqualFold(h.Excerpt[h.Matches[0][0]:h.Matches[0][1]], "quokkas") {

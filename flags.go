@@ -99,8 +99,15 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	if o.cont && o.sessionID != "" {
 		return o, usagef("-c and --session both choose a session: use one")
 	}
-	promptSet := false
-	fs.Visit(func(f *flag.Flag) { promptSet = promptSet || f.Name == "p" })
+	promptSet, printOnly := false, ""
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "p":
+			promptSet = true
+		case "json", "show-reasoning", "force", "wait", "fallback":
+			printOnly = f.Name
+		}
+	})
 	question := strings.Join(words, " ")
 	if promptSet && question != "" {
 		return o, usagef("both -p %q and the question %q: give the prompt once", o.prompt, question)
@@ -110,13 +117,6 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	if question != "" {
 		o.prompt = question
 	}
-	printOnly := ""
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "json", "show-reasoning", "force", "wait", "fallback":
-			printOnly = f.Name
-		}
-	})
 	if printOnly != "" && !o.printMode {
 		return o, usagef("--%s is for print mode: add -p PROMPT", printOnly)
 	}
@@ -165,7 +165,7 @@ func (w *waitFlag) Set(s string) error {
 
 func (w *waitFlag) IsBoolFlag() bool { return true }
 
-// subcommandFlags is a subcommand's flag set: it reports errors to its caller, which prints
+// quietFlags is a subcommand's flag set: it reports errors to its caller, which prints
 // the subcommand's usage, and prints nothing itself.
 func quietFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

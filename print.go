@@ -83,8 +83,8 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	var total printResult
 	var res runOutput
 	var code int
-	fellBack := false
-	for tier2 := 1; ; tier2++ {
+	fellBack, waits := false, 0
+	for {
 		res, code = printRun(ctx, a, client, rcpt, view)
 		total.Attempts += res.Attempts
 		total.Usage.Add(res.Usage)
@@ -101,15 +101,15 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		case po.fallback && a.fallback != nil && !fellBack:
 			fellBack, next = true, a.fallback
 			fmt.Fprintf(stderr, "parley: %s — sending to the fallback, %s\n", res.Retry.Label, next.Endpoint().Model)
-			tier2-- // not a wait
 		case po.wait > 0:
-			due := retry.Tier2Due(tier2, *res.Retry, time.Now())
+			waits++
+			due := retry.Tier2Due(waits, *res.Retry, time.Now())
 			if due.Sub(start) > po.wait-time.Second {
 				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
 					res.Retry.Label, agent.FormatElapsed(time.Since(start)), clockTime(due))
 				break
 			}
-			if !waitUntil(ctx, due, tier2, *res.Retry, view) {
+			if !waitUntil(ctx, due, waits, *res.Retry, view) {
 				code = exitInterrupted
 				break
 			}
