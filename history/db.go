@@ -90,7 +90,8 @@ func Open(path string) (*DB, error) {
 	}
 
 	u := url.URL{Scheme: "file", Path: path}
-	dsn := u.String() + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -171,14 +172,34 @@ func (db *DB) setUp() error {
 	if version > len(migrations) {
 		return ErrNewerSchema
 	}
-	var mode string
-	if err := db.sql.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode); err != nil {
+	if err := db.switchToWAL(); err != nil {
 		return err
 	}
-	if mode != "wal" {
-		return fmt.Errorf("cannot switch to WAL mode (journal mode is %q)", mode)
-	}
 	return db.migrate()
+}
+
+// busyTimeout is how long a statement waits for a lock another parley holds.
+const busyTimeout = 5 * time.Second
+
+// switchToWAL puts the database in WAL mode. SQLite takes the lock for the switch without
+// calling the busy handler, so parleys starting together on a new database would fail here;
+// the switch is tried again for as long as any other statement would wait.
+func (db *DB) switchToWAL() error {
+	deadline := time.Now().Add(busyTimeout)
+	for {
+		var mode string
+		err := db.sql.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+		var se *sqlite.Error
+		switch {
+		case err == nil && mode != "wal":
+			return fmt.Errorf("cannot switch to WAL mode (journal mode is %q)", mode)
+		case err == nil:
+			return nil
+		case !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline):
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // migrate applies the pending migrations in one transaction. It reads the version again inside

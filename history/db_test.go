@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"parley/agent/chat"
@@ -292,5 +293,33 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
 		t.Errorf("database file: %v, %v", fi, err)
+	}
+}
+
+// Parleys started together on a new home all open its database: the switch to WAL mode, which
+// SQLite does not wait for, is tried again while another holds the lock.
+func TestOpenTogetherOnANewDatabase(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), "history.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := Open(path)
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
 	}
 }
