@@ -94,7 +94,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		}
 		if !res.heldSince.IsZero() && po.wait == 0 {
 			fmt.Fprintf(stderr, "parley: rate limited until %s (said at %s) — --wait to wait, --force to send anyway\n",
-				clockTime(res.Retry.RetryAfterUntil), clockTime(res.heldSince))
+				agent.FormatClock(res.Retry.RetryAfterUntil, time.Now()), agent.FormatClock(res.heldSince, time.Now()))
 		}
 		var next *agent.Client
 		switch {
@@ -106,7 +106,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			due := retry.Tier2Due(waits, *res.Retry, time.Now())
 			if due.Sub(start) > po.wait-time.Second {
 				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
-					res.Retry.Label, agent.FormatElapsed(time.Since(start)), clockTime(due))
+					res.Retry.Label, agent.FormatElapsed(time.Since(start)), agent.FormatClock(due, time.Now()))
 				break
 			}
 			if !waitUntil(ctx, due, waits, *res.Retry, view) {
@@ -157,7 +157,7 @@ func waitUntil(ctx context.Context, due time.Time, n int, c chat.Classification,
 		left := due.Sub(now).Round(time.Second)
 		when := fmt.Sprintf("in %s", agent.FormatElapsed(left))
 		if left > retry.Tier2Cap {
-			when = "after " + clockTime(due)
+			when = "after " + agent.FormatClock(due, time.Now())
 		}
 		fmt.Fprintf(v.stderr, "%sparley: %s — retrying %s (attempt %d) · ctrl+c stops", map[bool]string{true: "\r\x1b[K"}[v.stderrTerminal],
 			c.Label, when, n)
@@ -185,15 +185,6 @@ func waitUntil(ctx context.Context, due time.Time, n int, c chat.Classification,
 			say(now)
 		}
 	}
-}
-
-// clockTime is a time of day as the operator reads it, with the date when it is not today.
-func clockTime(t time.Time) string {
-	t = t.Local()
-	if y, m, d := t.Date(); y != time.Now().Year() || m != time.Now().Month() || d != time.Now().Day() {
-		return t.Format("Jan 2 15:04")
-	}
-	return t.Format("15:04")
 }
 
 func retryWord(c chat.Classification) string {

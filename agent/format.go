@@ -45,3 +45,17 @@ func FormatElapsed(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
 }
+
+// FormatClock is at as the operator's clock shows it: "14:50", or "Mar 2 14:50" when it is not
+// on the same day as now, "Mar 2 2027 14:50" in another year. Print mode and the chat screen
+// both say times this way.
+func FormatClock(at, now time.Time) string {
+	at, now = at.Local(), now.Local()
+	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return at.Format("15:04")
+	}
+	if at.Year() != now.Year() {
+		return at.Format("Jan 2 2006 15:04")
+	}
+	return at.Format("Jan 2 15:04")
+}

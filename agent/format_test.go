@@ -1,6 +1,9 @@
 package agent
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFormats(t *testing.T) {
 	cases := []struct{ got, want string }{
@@ -17,6 +20,22 @@ func TestFormats(t *testing.T) {
 	for i, c := range cases {
 		if c.got != c.want {
 			t.Errorf("row %d: %q, want %q", i, c.got, c.want)
+		}
+	}
+}
+
+func TestFormatClock(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 30, 14, 50, 0, 0, time.Local), "14:50"},
+		{time.Date(2026, 12, 1, 0, 5, 0, 0, time.Local), "Dec 1 00:05"},
+		{time.Date(2027, 1, 2, 8, 0, 0, 0, time.Local), "Jan 2 2027 08:00"},
+	} {
+		if got := FormatClock(c.at, now); got != c.want {
+			t.Errorf("FormatClock(%v) = %q, want %q", c.at, got, c.want)
 		}
 	}
 }

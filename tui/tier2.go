@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/tui/sanitize"
@@ -49,7 +50,7 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		if c := msg.stored.Retry; c != nil && c.RetryAfterUntil.After(now) {
 			// Too far away to wait for, or not retryable at all: say when, retry nothing.
 			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
-				sanitize.String(c.Label), clockTime(c.RetryAfterUntil, now)), true)
+				sanitize.String(c.Label), agent.FormatClock(c.RetryAfterUntil, now)), true)
 		}
 		return nil
 	}

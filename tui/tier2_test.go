@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/agent/demo"
 	"parley/history"
@@ -234,7 +235,7 @@ func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
 	d, _, _, _ := demoScreen(t, tier2Config(demo.RateLimited(13*time.Hour)))
 	d.typeAndSend("hello")
 	d.until("the notice", func(m Model) bool { return strings.Contains(m.notice, "not before") })
-	want := "Quota exhausted — the provider says not before " + clockTime(clockStart.Add(13*time.Hour), clockStart)
+	want := "Quota exhausted — the provider says not before " + agent.FormatClock(clockStart.Add(13*time.Hour), clockStart)
 	if !strings.Contains(plain(d.m), want) {
 		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
 	}

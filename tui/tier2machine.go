@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/retry"
@@ -197,25 +198,12 @@ func (t *tier2) Banner(now time.Time) string {
 	}
 	switch {
 	case t.unsent && t.scheduled:
-		return fmt.Sprintf("%s — sending after %s · esc cancel · enter send now", label, clockTime(t.due, now))
+		return fmt.Sprintf("%s — sending after %s · esc cancel · enter send now", label, agent.FormatClock(t.due, now))
 	case t.unsent:
 		return fmt.Sprintf("%s — sending in %ds · esc cancel · enter send now", label, max(0, int(math.Ceil(t.due.Sub(now).Seconds()))))
 	case t.scheduled:
-		return fmt.Sprintf("%s — retrying after %s · esc cancel", label, clockTime(t.due, now))
+		return fmt.Sprintf("%s — retrying after %s · esc cancel", label, agent.FormatClock(t.due, now))
 	}
 	secs := max(0, int(math.Ceil(t.due.Sub(now).Seconds())))
 	return fmt.Sprintf("%s — retrying in %ds (attempt %d) · esc cancel · enter retry now", label, secs, t.attempt)
-}
-
-// clockTime is at as the operator's clock shows it: "14:50", or "Mar 2 14:50" when it is not
-// on the same day as now.
-func clockTime(at, now time.Time) string {
-	at, now = at.Local(), now.Local()
-	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
-		return at.Format("15:04")
-	}
-	if at.Year() != now.Year() {
-		return at.Format("Jan 2 2006 15:04")
-	}
-	return at.Format("Jan 2 15:04")
 }

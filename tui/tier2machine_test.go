@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/agent"
 	"parley/agent/chat"
 	"parley/history"
 	"parley/retry"
@@ -313,7 +314,7 @@ func TestTier2BannerOfARunHeldBack(t *testing.T) {
 	if !m.Arm(held, clockStart) {
 		t.Fatal("not armed")
 	}
-	if got, want := m.Banner(clockStart), "Rate limited — sending after "+clockTime(clockStart.Add(48*time.Minute), clockStart)+" · esc cancel · enter send now"; got != want {
+	if got, want := m.Banner(clockStart), "Rate limited — sending after "+agent.FormatClock(clockStart.Add(48*time.Minute), clockStart)+" · esc cancel · enter send now"; got != want {
 		t.Errorf("banner %q, want %q", got, want)
 	}
 }

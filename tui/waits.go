@@ -67,12 +67,12 @@ func (m *Model) offerRetry(msgs []history.Message) {
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
 		m.offerRun = last.RunID
-		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, clockTime(c.RetryAfterUntil, now)), false)
+		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, agent.FormatClock(c.RetryAfterUntil, now)), false)
 		return
 	}
 	when := ""
 	if !last.CreatedAt.IsZero() {
-		when = " at " + clockTime(last.CreatedAt, now)
+		when = " at " + agent.FormatClock(last.CreatedAt, now)
 	}
 	m.setNotice(fmt.Sprintf("%s%s — r to regenerate (esc selects the reply)", label, when), false)
 }
