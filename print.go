@@ -120,12 +120,10 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		}
 		client = next
 		// The previous run produced nothing: the retry takes its place only if it does.
-		sessionID := rcpt.SessionID
 		if rcpt, err = a.db.Retry(rcpt.AnchorID, client.Endpoint().Model, false); err != nil {
 			fmt.Fprintf(stderr, "parley: cannot store the retry: %v\n", err)
 			return exitFailed
 		}
-		rcpt.SessionID = sessionID
 	}
 	ep = client.Endpoint()
 	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = rcpt.SessionID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo

@@ -62,8 +62,7 @@ type Message struct {
 
 // Receipt is what posting or regenerating returns.
 type Receipt struct {
-	// SessionID is the session posted to (Post and Edit only): the one Post created, when it
-	// did.
+	// SessionID is the session of the run: for Post, the one it created, when it did.
 	SessionID string
 	// AnchorID is the operator message the new run answers.
 	AnchorID int64
@@ -140,18 +139,18 @@ func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, editOf int64, mode
 func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, error) {
 	r := Receipt{AnchorID: anchorID, Queued: queued}
 	err := db.write(func(tx *sql.Tx) error {
-		sessionID, err := liveAnchorSession(tx, anchorID)
-		if err != nil {
+		var err error
+		if r.SessionID, err = liveAnchorSession(tx, anchorID); err != nil {
 			return err
 		}
-		if r.Superseded, err = liveFrom(tx, sessionID, anchorID+1); err != nil {
+		if r.Superseded, err = liveFrom(tx, r.SessionID, anchorID+1); err != nil {
 			return err
 		}
 		now := nanos(time.Now())
-		if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, now); err != nil {
+		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, anchorID, model, now); err != nil {
 			return err
 		}
-		return supersede(tx, r.Superseded, r.RunID, sessionID, now)
+		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)
 	})
 	if err != nil {
 		return Receipt{}, err
@@ -188,11 +187,11 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) {
 	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
 	err := db.write(func(tx *sql.Tx) error {
-		sessionID, err := liveAnchorSession(tx, anchorID)
-		if err != nil {
+		var err error
+		if r.SessionID, err = liveAnchorSession(tx, anchorID); err != nil {
 			return err
 		}
-		if r.RunID, r.ReplyID, err = db.newRun(tx, sessionID, anchorID, model, nanos(time.Now())); err != nil {
+		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, anchorID, model, nanos(time.Now())); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID)
