@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/config"
-	"parley/agent/demo"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/config"
+	"parley/internal/demo"
 	"parley/retry"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"parley/agent/config"
+	"parley/internal/config"
 	"parley/retry"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 // serveDemo runs the demo endpoint as a process of its own, for tests and benchmarks that

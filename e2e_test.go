@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {

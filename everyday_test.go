@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // The daily driver from the command line: roles and system prompts, piped text and attached

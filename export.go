@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // messageJSON is one message of `parley export --json`.

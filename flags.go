@@ -12,7 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"parley/agent/config"
+	"parley/internal/config"
 )
 
 // options are parley's own flags (not its subcommands'), checked against each other.

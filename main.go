@@ -16,9 +16,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/attach"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/attach"
+	"parley/internal/chat"
 	"parley/tui"
 )
 

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // parleyBin is the built binary, driven as a user drives it.
@@ -598,7 +598,7 @@ func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
 }
 
 // The spend flags are parsed here; the config file's limits and prices are checked by
-// agent/config's tests, and their exit status by TestBadConfigurationExits2AndChangesNothing.
+// internal/config.s tests, and their exit status by TestBadConfigurationExits2AndChangesNothing.
 func TestSpendFlagsAreChecked(t *testing.T) {
 	u := newUser(t)
 	for _, args := range [][]string{

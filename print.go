@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

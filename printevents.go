@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // printFlush is how long streamed text may wait in print mode's output buffer.

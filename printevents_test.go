@@ -4,8 +4,8 @@ import (
 	"io"
 	"testing"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // Print mode reports every ending as chat.Decide decides it, as the recorder stores it and the

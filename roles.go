@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"parley/agent/config"
+	"parley/internal/config"
 )
 
 // roleJSON is one role of `parley roles --json`.

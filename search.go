@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // searchJSON is one match of `parley search --json`.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // vocabulary is what the seeded conversations are made of: ordinary words, so that the index

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/config"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/config"
+	"parley/internal/sanitize"
 )
 
 // openHistory opens the database alone, for the commands that need no endpoint: they work

@@ -14,8 +14,8 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry/retrytest"
 )
 

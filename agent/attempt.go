@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

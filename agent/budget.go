@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Limits caps spending, per session and per calendar day (all sessions), in US dollars and

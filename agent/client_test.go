@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry"
 	"parley/retry/retrytest"
 )

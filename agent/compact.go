@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // The token estimate. parley cannot know an endpoint's tokenizer, so it counts as OpenAI's

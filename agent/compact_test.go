@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/chat"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry"
 	"parley/retry/retrytest"
 )

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

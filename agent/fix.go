@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

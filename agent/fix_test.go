@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // lastFailure runs one request against ep and returns the failure it ends with, and the

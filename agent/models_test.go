@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/chat"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry"
 )
 

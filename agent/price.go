@@ -3,7 +3,7 @@ package agent
 import (
 	"strings"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Price is what a model costs, in US dollars per million tokens.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }

@@ -5,7 +5,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // request is the chat completion request for msgs, with the endpoint's limits and effort sent

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func mode(t *testing.T, path string) os.FileMode {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // RememberWait remembers c, a failure whose provider said when to come back, for ep. A later

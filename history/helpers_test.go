@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // openTemp opens a new database in a temporary directory, closed when the test ends.

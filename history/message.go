@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Role says who wrote a message.

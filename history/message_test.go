@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func TestPostCommitsBeforeReturning(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // testdata/v1.db was made by the release before schema 2 (the built binary, in print mode

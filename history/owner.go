@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // ownersDir is where the lock files of the database at dbPath live.

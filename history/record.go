@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // flushDelay is the longest streamed text waits before it is written.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // cpuNow is the CPU time (user+sys) the process has used so far.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // The queue between a run and a reader that falls behind hands events over in order, across

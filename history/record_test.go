@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // replyText reads a run's reply as stored.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // helperEnv, when set, makes the test binary act as a second parley process on the database

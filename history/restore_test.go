@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // liveIDs returns the ids of a session's live messages, in order.

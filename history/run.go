@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Run is one attempt to produce a reply to an anchor.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

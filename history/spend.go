@@ -3,7 +3,7 @@ package history
 import (
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // SessionUsage returns the token usage of every run of a session, summed per model. Runs of

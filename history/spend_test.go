@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/chat"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry"
 )
 

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // RetryBudget bounds the automatic retries to one endpoint, counted across every parley on the

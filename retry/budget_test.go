@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func TestRetryBudget(t *testing.T) {

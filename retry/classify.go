@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Phase says where in a request a failure happened.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func TestClassifyResponses(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Policy is Tier 1's backoff policy: a few quick attempts, each wait drawn with full jitter so

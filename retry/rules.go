@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // rule is one named step of classification: a failure that matches is of class.

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // TestEachRuleDecides gives every built-in rule an example it decides, in words providers use,

@@ -3,7 +3,7 @@ package retry
 import (
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Tier 2 is the slow, visible retry: the chat screen's countdown, and print mode's --wait.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // UserRule is the operator's own reading of an error the built-in rules get wrong: what to

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 func mustRule(t *testing.T, name string, status int, code, typ, message, class string, retryable *bool, wait string) UserRule {

@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent/attach"
-	"parley/tui/sanitize"
+	"parley/internal/attach"
+	"parley/internal/sanitize"
 )
 
 // This file owns attachments on the chat screen: /file reads a text file for the next

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/attach"
+	"parley/internal/attach"
 )
 
 // Attachments on the chat screen: /file, its chips, and the files parley was started with.

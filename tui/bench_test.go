@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one

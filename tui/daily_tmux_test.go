@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 // End-to-end runs of the built binary under tmux for the daily driver: a role's system prompt

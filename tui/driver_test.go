@@ -8,12 +8,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/retry"
 )
 

@@ -3,8 +3,8 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/attach"
 	"parley/history"
+	"parley/internal/attach"
 )
 
 // This file owns sending: what the input holds goes out with its attachments, as a new

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file owns writing the message in the operator's editor: the input goes to a file,

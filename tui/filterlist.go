@@ -5,7 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file owns the lists drawn in the transcript's place and narrowed by typing: /model's

@@ -9,9 +9,9 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // These flows run the whole Bubble Tea program against a demo endpoint and a real database.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // Frames: what one message may render, and keys during a flood of batches.

@@ -12,9 +12,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 	"parley/retry"
 )
 

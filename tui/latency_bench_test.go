@@ -10,10 +10,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // What a key waits for: the benchmarks below time each message the event loop handles (Update,

@@ -8,9 +8,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // mdCorpus holds documents with the constructs that make gluing renders risky: blocks that

@@ -2,8 +2,8 @@ package tui
 
 import (
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // Every message that answers for a session carries the session generation it was asked in

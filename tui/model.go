@@ -13,11 +13,11 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/agent"
-	"parley/agent/attach"
-	"parley/agent/chat"
-	"parley/agent/config"
-	"parley/agent/demo"
 	"parley/history"
+	"parley/internal/attach"
+	"parley/internal/chat"
+	"parley/internal/config"
+	"parley/internal/demo"
 )
 
 // Options is what the screen needs to run.

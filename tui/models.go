@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file owns /model's list: the endpoint's models, asked for when /model is typed alone,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 func TestModelAloneListsTheEndpointsModels(t *testing.T) {

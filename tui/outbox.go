@@ -3,8 +3,8 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // This file owns what waits to be sent: the outbox of typed messages not yet stored, the queue

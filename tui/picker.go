@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file owns the session picker opened by /sessions: its state, keys and view. Typing

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // Regenerating with r and /regen, against a demo endpoint and a real database.

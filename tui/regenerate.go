@@ -6,8 +6,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // This file owns regeneration: r and /regen by hand, and every Tier 2 retry, supersede a

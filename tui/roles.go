@@ -7,10 +7,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent/attach"
-	"parley/agent/config"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/attach"
+	"parley/internal/config"
+	"parley/internal/sanitize"
 )
 
 // This file owns system prompts on the chat screen: which one the next messages carry (the

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/config"
 	"parley/history"
+	"parley/internal/config"
 )
 
 // System prompts on the chat screen: the one parley starts with, /role and /system, against a

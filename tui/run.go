@@ -9,9 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file owns the active run's lifecycle: start it, read its events in batches, show them,

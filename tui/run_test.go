@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
 	"parley/history/historytest"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/demo"
+	"parley/internal/sanitize"
 )
 
 // These tests run the model against a real demo endpoint on 127.0.0.1 and a real database.

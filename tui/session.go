@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),

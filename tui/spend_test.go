@@ -9,8 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/demo"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // exchange sends text and waits until its run has ended and the session's spend is read.

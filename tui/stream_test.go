@@ -9,8 +9,8 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // A run's events reaching the screen: the reader's batches, frames, Tier 1 status and every

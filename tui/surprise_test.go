@@ -7,10 +7,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // No surprises, driven through Update: keys act only as the operator meant.

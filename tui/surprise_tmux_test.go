@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 // No surprises, end to end: the built binary under tmux (tmux_test.go), each case as the

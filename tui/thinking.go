@@ -9,7 +9,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file shows a reply's thinking: apart from the answer, as one dim line that counts while

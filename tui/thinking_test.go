@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 func reasoning(s string) chat.Event { return chat.Event{Kind: chat.EventReasoning, Text: s} }

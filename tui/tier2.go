@@ -7,9 +7,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file glues the Tier 2 machine (tier2machine.go) to the screen: it reads a failed run

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // Tier 2 end to end: the built binary under tmux (tmux_test.go) against a request-counting

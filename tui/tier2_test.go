@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
-	"parley/agent/demo"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock

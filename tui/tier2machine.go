@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 	"parley/retry"
-	"parley/tui/sanitize"
 )
 
 // Tier 2 is the slow, visible retry: after a run fails with a retryable classification, as

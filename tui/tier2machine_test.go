@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
+	"parley/internal/chat"
+	"parley/internal/demo"
 )
 
 // A Tier 2 retry that produces nothing: the partial reply before it stays, on screen, in the

@@ -4,7 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file owns /title, which renames the open session.

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/chat"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // End-to-end runs of the built parley binary under tmux: the harness, and the tests of

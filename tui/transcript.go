@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 )
 
 // This file holds the transcript's messages: adding and removing them, and their long pastes.

@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // This file answers what the model asks about the transcript's messages: their text and

@@ -5,9 +5,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"parley/agent/chat"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file draws the transcript: each message's render, cached per width and version, and

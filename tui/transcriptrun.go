@@ -1,6 +1,6 @@
 package tui
 
-import "parley/agent/chat"
+import "parley/internal/chat"
 
 // This file follows the runs that write replies in the transcript: their status, their
 // streamed text, and the renders redone once per frame within a budget of work.

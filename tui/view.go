@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"parley/agent"
-	"parley/tui/sanitize"
+	"parley/internal/sanitize"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"

@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 // goldenReply is a reply with the markdown a model typically sends.

@@ -6,9 +6,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/agent/chat"
 	"parley/history"
-	"parley/tui/sanitize"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file holds what a provider's wait means on this screen beyond Tier 2's countdown: a

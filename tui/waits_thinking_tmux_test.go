@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/demo"
-	"parley/agent/demo/demotest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // askThinker starts parley for model in a 120×40 pane against a server that sends its tokens

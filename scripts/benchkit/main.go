@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"parley/agent/chat"
 	"parley/history"
+	"parley/internal/chat"
 )
 
 func main() {

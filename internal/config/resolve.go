@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"parley/agent"
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 // resolveEndpoint applies flags over the environment over the config file, and returns the

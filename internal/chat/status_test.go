@@ -3,8 +3,8 @@ package chat_test
 import (
 	"testing"
 
-	"parley/agent/chat"
-	"parley/agent/chat/chattest"
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 func TestDecide(t *testing.T) {

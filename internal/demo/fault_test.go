@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat/chattest"
+	"parley/internal/chat/chattest"
 
 	openai "github.com/sashabaranov/go-openai"
 )

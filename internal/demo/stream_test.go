@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"parley/agent/chat/chattest"
+	"parley/internal/chat/chattest"
 
 	openai "github.com/sashabaranov/go-openai"
 )

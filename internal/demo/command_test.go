@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat/chattest"
+	"parley/internal/chat/chattest"
 )
 
 func queued(s *Server) []string {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // Ending is one way a run's events can end, with the outcome it must have wherever it is

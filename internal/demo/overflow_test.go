@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 	"parley/retry"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"parley/agent/chat/chattest"
+	"parley/internal/chat/chattest"
 )
 
 var sky = []Message{{Role: "user", Content: "Why is the sky blue?"}}

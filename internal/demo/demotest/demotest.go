@@ -5,7 +5,7 @@ package demotest
 import (
 	"testing"
 
-	"parley/agent/demo"
+	"parley/internal/demo"
 )
 
 // Start starts a demo endpoint on 127.0.0.1 with opts and closes it when the test ends.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/attach"
+	"parley/internal/attach"
 )
 
 func TestComposeOrdersPromptPipeAndFiles(t *testing.T) {

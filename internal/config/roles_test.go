@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/agent/config"
+	"parley/internal/config"
 )
 
 // resolveRoles writes cfg as config.toml and files (name → text) into the roles folder of a

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"parley/agent"
-	"parley/agent/attach"
+	"parley/internal/attach"
 	"parley/retry"
 )
 

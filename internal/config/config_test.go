@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"parley/agent"
-	"parley/agent/config"
+	"parley/internal/config"
 )
 
 // resolve writes cfg (when not empty) as config.toml under a PARLEY_HOME of its own and

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"parley/agent/chat"
+	"parley/internal/chat"
 )
 
 // DefaultModel is the model the demo endpoint lists and answers as.
