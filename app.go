@@ -33,6 +33,8 @@ type app struct {
 	roles  map[string]config.Role
 	// maxAttach is the largest file that may be attached.
 	maxAttach int64
+	// clock times print mode's waits.
+	clock chat.Clock
 }
 
 // openApp resolves the configuration and opens the history database. Every error is the
@@ -42,7 +44,7 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes, clock: chat.SystemClock{}}
 	ep := cfg.Endpoint
 	if ep.Model == "" && !ep.Demo {
 		if ep.Model, err = onlyModel(ep, cfg.Paths.Config); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/retry"
 )
@@ -50,7 +51,7 @@ func classifyFailure(args []string, proc process) (int, error) {
 		fmt.Fprintf(proc.stdout, "message: %s\n", c.Message)
 	}
 	if !c.RetryAfterUntil.IsZero() {
-		fmt.Fprintf(proc.stdout, "wait:    until %s (%s from now)\n", c.RetryAfterUntil.Local().Format("2006-01-02 15:04:05"),
+		fmt.Fprintf(proc.stdout, "wait:    until %s (%s from now)\n", chat.FormatClockSeconds(c.RetryAfterUntil, now),
 			c.RetryAfterUntil.Sub(now).Round(time.Second))
 	}
 	fmt.Fprintf(proc.stdout, "rule:    %s\n", c.Rule)

@@ -93,7 +93,7 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 	if title == "" {
 		title = "Session " + sess.ID
 	}
-	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
+	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, chat.FormatDate(sess.CreatedAt))
 	for _, m := range msgs {
 		who := "You"
 		switch {
@@ -119,7 +119,7 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 			fmt.Fprintf(w, "\n_%s_\n", note)
 		}
 		if m.Retry != nil {
-			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry))
+			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry, time.Now()))
 			if m.Retry.Rule != "" {
 				fmt.Fprintf(w, "; rule %s", m.Retry.Rule)
 			}

@@ -11,6 +11,7 @@ import (
 	"parley/agent"
 	"parley/history"
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 	"parley/retry"
 )
 
@@ -55,7 +56,8 @@ type printOptions struct {
 // run on the fallback endpoint and by Tier 2's schedule within --wait; nothing is sent again
 // after output. The exit status says whether trying again can help.
 func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printOptions, stdout, stderr *os.File) int {
-	start := time.Now()
+	clock := a.clock
+	start := clock.Now()
 	client := a.client
 	if po.force {
 		client = client.WithForce()
@@ -83,9 +85,13 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 	var total printResult
 	var res runOutput
 	var code int
-	fellBack, waits := false, 0
+	// t2 is Tier 2's machine, driven here by --wait as the chat screen drives it by its
+	// countdown: it arms only from the run as stored.
+	var t2 retry.Tier2
+	fellBack := false
 	for {
 		res, code = printRun(ctx, a, client, rcpt, view)
+		t2.Ended(rcpt.RunID, res.Status)
 		total.Attempts += res.Attempts
 		total.Usage.Add(res.Usage)
 		total.CostUSD += a.budget.Prices.Of(client.Endpoint().Model).Cost(res.Usage)
@@ -94,26 +100,32 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		}
 		if !res.heldSince.IsZero() && po.wait == 0 {
 			fmt.Fprintf(stderr, "parley: rate limited until %s (said at %s) — --wait to wait, --force to send anyway\n",
-				agent.FormatClock(res.Retry.RetryAfterUntil, time.Now()), agent.FormatClock(res.heldSince, time.Now()))
+				chat.FormatClock(res.Retry.RetryAfterUntil, clock.Now()), chat.FormatClock(res.heldSince, clock.Now()))
 		}
 		var next *agent.Client
 		switch {
-		case po.fallback && a.fallback != nil && !fellBack:
+		case po.fallback && a.fallback != nil && !fellBack && retry.FallbackOffered(*res.Retry):
 			fellBack, next = true, a.fallback
-			fmt.Fprintf(stderr, "parley: %s — sending to the fallback, %s\n", res.Retry.Label, next.Endpoint().Model)
+			fmt.Fprintf(stderr, "parley: %s — sending to the fallback, %s\n", sanitize.String(res.Retry.Label), next.Endpoint().Model)
 		case po.wait > 0:
-			waits++
-			due := retry.Tier2Due(waits, *res.Retry, time.Now())
-			if due.Sub(start) > po.wait-time.Second {
-				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
-					res.Retry.Label, agent.FormatElapsed(time.Since(start)), agent.FormatClock(due, time.Now()))
+			stored, err := a.db.Run(rcpt.RunID)
+			if err != nil {
+				fmt.Fprintf(stderr, "parley: cannot read the failed run back: %v\n", err)
+				return exitFailed
+			}
+			if !t2.Arm(stored.Result(), clock.Now()) {
 				break
 			}
-			if !waitUntil(ctx, due, waits, *res.Retry, view) {
+			if t2.Due().Sub(start) > po.wait-time.Second {
+				fmt.Fprintf(stderr, "parley: still %s after waiting %s; the next retry would be at %s, past --wait\n",
+					sanitize.String(res.Retry.Label), chat.FormatElapsed(clock.Now().Sub(start)), chat.FormatClock(t2.Due(), clock.Now()))
+				break
+			}
+			if !waitUntil(ctx, clock, &t2, view) {
 				code = exitInterrupted
 				break
 			}
-			next = client.AsRetryOf(*res.Retry)
+			next = client.AsRetryOf(*stored.Retry)
 		}
 		if next == nil {
 			break
@@ -124,12 +136,13 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 			fmt.Fprintf(stderr, "parley: cannot store the retry: %v\n", err)
 			return exitFailed
 		}
+		t2.Sent(t2.Token(), rcpt.RunID)
 	}
 	ep = client.Endpoint()
 	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = rcpt.SessionID, rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
 	res.Attempts, res.Usage, res.CostUSD = total.Attempts, total.Usage, total.CostUSD
 	if res.Error != nil && code != exitInterrupted {
-		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry), rcpt.RunID)
+		fmt.Fprintf(stderr, "parley: %s (%s, run %d)\n", *res.Error, retryWord(*res.Retry, clock.Now()), rcpt.RunID)
 	}
 	if po.jsonOut {
 		writeJSON(stdout, res.printResult)
@@ -148,49 +161,45 @@ func printRun(ctx context.Context, a *app, client *agent.Client, rcpt history.Re
 	return printEvents(events, v)
 }
 
-// waitUntil waits for Tier 2 retry n, due at due, saying so on stderr: a countdown redrawn
-// each second on a terminal, one line otherwise. It reports false when ctx ended first.
-func waitUntil(ctx context.Context, due time.Time, n int, c chat.Classification, v printView) bool {
-	say := func(now time.Time) {
-		left := due.Sub(now).Round(time.Second)
-		when := fmt.Sprintf("in %s", agent.FormatElapsed(left))
-		if left > retry.Tier2Cap {
-			when = "after " + agent.FormatClock(due, time.Now())
-		}
-		fmt.Fprintf(v.stderr, "%sparley: %s — retrying %s (attempt %d) · ctrl+c stops", map[bool]string{true: "\r\x1b[K"}[v.stderrTerminal],
-			c.Label, when, n)
-		if !v.stderrTerminal {
-			fmt.Fprintln(v.stderr)
-		}
-	}
-	say(time.Now())
-	timer := time.NewTimer(time.Until(due))
-	defer timer.Stop()
-	var tick <-chan time.Time
+// waitUntil waits for the retry t armed, saying so on stderr: a countdown redrawn each
+// second on a terminal, one line otherwise. It reports false when ctx ended first.
+func waitUntil(ctx context.Context, clock chat.Clock, t *retry.Tier2, v printView) bool {
 	if v.stderrTerminal {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		tick = t.C
 		defer fmt.Fprint(v.stderr, "\r\x1b[K")
 	}
-	for {
+	token := t.Token()
+	for shown := false; ; {
+		now := clock.Now()
+		fire, next := t.Tick(token, now)
+		if fire {
+			return true
+		}
+		if v.stderrTerminal || !shown {
+			line := "parley: " + sanitize.String(t.Waiting(now)) + " · ctrl+c stops"
+			if v.stderrTerminal {
+				fmt.Fprint(v.stderr, "\r\x1b[K"+line)
+			} else {
+				fmt.Fprintln(v.stderr, line)
+			}
+			shown = true
+		}
+		if !v.stderrTerminal {
+			next = t.Due().Sub(now)
+		}
 		select {
 		case <-ctx.Done():
 			return false
-		case <-timer.C:
-			return true
-		case now := <-tick:
-			say(now)
+		case <-clock.After(next):
 		}
 	}
 }
 
-func retryWord(c chat.Classification) string {
+func retryWord(c chat.Classification, now time.Time) string {
 	if !c.Retryable {
 		return "not retryable"
 	}
 	if !c.RetryAfterUntil.IsZero() {
-		return "retryable after " + c.RetryAfterUntil.Local().Format("15:04:05")
+		return "retryable after " + chat.FormatClockSeconds(c.RetryAfterUntil, now)
 	}
 	return "retryable"
 }

@@ -88,7 +88,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 			out.Flush()
 			continue
 		case now := <-tickC:
-			fmt.Fprintf(v.stderr, "\r\x1b[Kwaiting for the reply · %s · ctrl+c cancels", agent.FormatElapsed(now.Sub(sent)))
+			fmt.Fprintf(v.stderr, "\r\x1b[Kwaiting for the reply · %s · ctrl+c cancels", chat.FormatElapsed(now.Sub(sent)))
 			statusShown = true
 			continue
 		}
@@ -111,7 +111,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 		case chat.EventRetrying:
 			stopWaiting()
 			if ev.BudgetSpent {
-				fmt.Fprintf(v.stderr, "parley: retry budget spent — next retry at %s\n", time.Now().Add(ev.Wait).Format("15:04:05"))
+				fmt.Fprintf(v.stderr, "parley: retry budget spent — next retry at %s\n", chat.FormatClockSeconds(time.Now().Add(ev.Wait), time.Now()))
 				break
 			}
 			fmt.Fprintf(v.stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n",

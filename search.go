@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
 
@@ -62,7 +63,7 @@ func search(args []string, proc process) (int, error) {
 		case history.RoleSystem:
 			who = "system"
 		}
-		fmt.Fprintf(proc.stdout, "%s  %s  %-6s %s\n", h.SessionID, h.CreatedAt.Local().Format("2006-01-02 15:04"), who, excerptLine(h.Excerpt, bold))
+		fmt.Fprintf(proc.stdout, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
 	}
 	return exitOK, nil
 }

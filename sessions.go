@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/sanitize"
 )
@@ -67,7 +68,7 @@ func listSessions(args []string, proc process) (int, error) {
 		if title == "" {
 			title = "(empty)"
 		}
-		fmt.Fprintf(proc.stdout, "%s  %s  %3d msgs  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Messages, sanitize.String(title))
+		fmt.Fprintf(proc.stdout, "%s  %s  %3d msgs  %s\n", s.ID, chat.FormatDate(s.UpdatedAt), s.Messages, sanitize.String(title))
 	}
 	return exitOK, nil
 }

@@ -103,11 +103,11 @@ func (b *Budget) Check(sessionID, model string, msgs []chat.Message) *chat.Class
 func crossed(scope string, spent, next Spent, maxCost float64, maxTokens int, costKey, tokensKey string) string {
 	if maxCost > 0 && next.Cost > 0 && spent.Cost+next.Cost > maxCost {
 		return fmt.Sprintf("%s: %s spent of the %s limit, and this prompt costs about %s more (raise %s)",
-			scope, FormatCost(spent.Cost), FormatCost(maxCost), FormatCost(next.Cost), costKey)
+			scope, chat.FormatCost(spent.Cost), chat.FormatCost(maxCost), chat.FormatCost(next.Cost), costKey)
 	}
 	if maxTokens > 0 && spent.Tokens+next.Tokens > maxTokens {
 		return fmt.Sprintf("%s: %s tokens used of the %s limit, and this prompt is about %s more (raise %s)",
-			scope, FormatTokens(spent.Tokens), FormatTokens(maxTokens), FormatTokens(next.Tokens), tokensKey)
+			scope, chat.FormatTokens(spent.Tokens), chat.FormatTokens(maxTokens), chat.FormatTokens(next.Tokens), tokensKey)
 	}
 	return ""
 }

@@ -32,6 +32,11 @@ type Run struct {
 	StartedAt, FinishedAt time.Time
 }
 
+// Result is how r ended, for Tier 2 to decide a retry from.
+func (r Run) Result() chat.RunResult {
+	return chat.RunResult{RunID: r.ID, AnchorID: r.AnchorID, Status: r.Status, Retry: r.Retry, Attempts: r.Attempts}
+}
+
 // Finish is how a run ended.
 type Finish struct {
 	// Status is chat.StatusSucceeded, chat.StatusFailed or chat.StatusCancelled.

@@ -7,7 +7,8 @@ import (
 )
 
 // Tier 2 is the slow, visible retry: the chat screen's countdown, and print mode's --wait.
-// Its schedule lives here so that both wait alike.
+// Its schedule, its machine (tier2machine.go) and the wording of its wait live here, so that
+// both front ends wait, round and offer the fallback alike.
 const (
 	// Tier2Base is the wait before the first Tier 2 retry; each later wait doubles.
 	Tier2Base = 2 * time.Second
@@ -36,4 +37,28 @@ func Tier2Due(n int, c chat.Classification, failed time.Time) time.Time {
 		return c.RetryAfterUntil
 	}
 	return due
+}
+
+// SecondsLeft is a countdown to due as it is shown at now: whole seconds, rounded up, so that
+// "in 1s" is the last second and "in 0s" never shows while anything is left.
+func SecondsLeft(due, now time.Time) int {
+	left := due.Sub(now)
+	if left <= 0 {
+		return 0
+	}
+	return int((left + time.Second - 1) / time.Second)
+}
+
+// FallbackOffered reports whether a failure classed c may be sent to the profile's fallback
+// instead of waiting: only a provider that is overloaded, rate limited or failing, where
+// another endpoint can answer what this one cannot now.
+func FallbackOffered(c chat.Classification) bool {
+	if !c.Retryable {
+		return false
+	}
+	switch c.Class {
+	case chat.Overloaded, chat.RateLimited, chat.ServerError:
+		return true
+	}
+	return false
 }

@@ -265,3 +265,13 @@ func storeAnswer(t testing.TB, db *history.DB, rcpt history.Receipt, text string
 		t.Fatal(err)
 	}
 }
+
+// failedRun is a stored failed run of anchor 1 with classification c, as Tier 2 reads it.
+func failedRun(id int64, c chat.Classification) chat.RunResult {
+	if c.Label == "" {
+		c.Label = chat.Label(c.Class)
+	}
+	return chat.RunResult{RunID: id, AnchorID: 1, Status: chat.StatusFailed, Retry: &c, Attempts: 1}
+}
+
+var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}

@@ -18,6 +18,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/demo"
+	"parley/retry"
 )
 
 // Options is what the screen needs to run.
@@ -112,7 +113,7 @@ type Model struct {
 	framePending bool
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
-	tier2 tier2
+	tier2 retry.Tier2
 	// offerRun is the failed run of the reply a session opened on, whose retry enter schedules
 	// at the provider's time and esc dismisses (waits.go); 0 when none is offered.
 	offerRun int64

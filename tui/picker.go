@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
 
@@ -64,7 +65,7 @@ func (m *Model) pickerView(height int) []string {
 		if title == "" {
 			title = "(empty)"
 		}
-		row := fmt.Sprintf("%s  %s  %d messages  %s", s.UpdatedAt.Local().Format("2006-01-02 15:04"),
+		row := fmt.Sprintf("%s  %s  %d messages  %s", chat.FormatDate(s.UpdatedAt),
 			sanitize.String(title), s.Messages, shortID(s.ID))
 		if e := m.picker.excerpt(s.ID); e != "" {
 			row += st.Muted.Render("  " + sanitize.String(e))

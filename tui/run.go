@@ -230,9 +230,9 @@ func (m *Model) finish(o chat.Outcome) chat.Status {
 		m.transcript.Finish(r.rcpt.ReplyID, o.Status, o.Retry)
 		return o.Status
 	}
-	note := fmt.Sprintf("retry %d: %s", m.tier2.attempt, o.Status)
+	note := fmt.Sprintf("retry %d: %s", m.tier2.Attempt(), o.Status)
 	if c := o.Retry; c != nil {
-		note = fmt.Sprintf("retry %d failed: %s", m.tier2.attempt, sanitize.String(c.Label))
+		note = fmt.Sprintf("retry %d failed: %s", m.tier2.Attempt(), sanitize.String(c.Label))
 		if c.Message != "" {
 			note += " — " + sanitize.String(c.Message)
 		}

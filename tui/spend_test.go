@@ -62,7 +62,7 @@ func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
 		t.Fatalf("reply %+v", reply.message)
 	}
 	if d.m.tier2.Active() || srv.Requests() != 1 || !strings.Contains(plain(d.m), "Context too long") {
-		t.Fatalf("Tier 2 %v after %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
+		t.Fatalf("Tier 2 %v after %d requests; screen:\n%s", d.m.tier2.State(), srv.Requests(), plain(d.m))
 	}
 }
 
@@ -93,7 +93,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 		t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.message)
 	}
 	if d.m.tier2.Active() || !strings.Contains(plain(d.m), "Spend limit reached") {
-		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
+		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.State(), plain(d.m))
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent"
 	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
 
@@ -71,11 +71,11 @@ func (t *transcriptView) thinkingLines(e *entry, w int) []string {
 	}
 	st := t.styles
 	text := th.text.String()
-	tokens := agent.FormatTokens((utf8.RuneCountInString(text)+3)/4) + " tok"
+	tokens := chat.FormatTokens((utf8.RuneCountInString(text)+3)/4) + " tok"
 	var head string
 	switch {
 	case e.streaming && e.text.Len() == 0:
-		head = "Thinking… " + agent.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
+		head = "Thinking… " + chat.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
 		if room := w - 4 - ansi.StringWidth(head) - 3; !th.expanded && room > 10 {
 			// The newest words trail after the count, on the same line.
 			words := strings.Join(strings.Fields(text[max(0, len(text)-4*room):]), " ")
@@ -85,7 +85,7 @@ func (t *transcriptView) thinkingLines(e *entry, w int) []string {
 			head += " · " + words
 		}
 	case !th.from.IsZero():
-		head = "Thought for " + agent.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
+		head = "Thought for " + chat.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
 	default:
 		head = "Thought · " + tokens
 	}

@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent"
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -46,11 +45,11 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		m.tier2.Disarm()
 		return nil
 	}
-	if !m.tier2.Arm(msg.stored, now) {
+	if !m.tier2.Arm(msg.stored.Result(), now) {
 		if c := msg.stored.Retry; c != nil && c.RetryAfterUntil.After(now) {
 			// Too far away to wait for, or not retryable at all: say when, retry nothing.
 			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
-				sanitize.String(c.Label), agent.FormatClock(c.RetryAfterUntil, now)), true)
+				sanitize.String(c.Label), chat.FormatClock(c.RetryAfterUntil, now)), true)
 		}
 		return nil
 	}
@@ -62,7 +61,7 @@ func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
 	now := m.clock.Now()
 	fire, next := m.tier2.Tick(msg.token, now)
 	if fire {
-		return m.regenerate(m.tier2.anchor, true, nil)
+		return m.regenerate(m.tier2.Anchor(), true, nil)
 	}
 	if next == 0 {
 		return nil // stale: cancelled, disarmed or armed again since
@@ -81,7 +80,7 @@ func (m *Model) retryNow() tea.Cmd {
 	if !m.tier2.RetryNow() {
 		return nil
 	}
-	return m.regenerate(m.tier2.anchor, true, m.client.WithForce())
+	return m.regenerate(m.tier2.Anchor(), true, m.client.WithForce())
 }
 
 // cancelTier2 is esc on a Tier 2 retry: an armed countdown stops, a retry being sent is
@@ -104,4 +103,16 @@ func (m *Model) cancelTier2() tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// tier2Banner is the armed retry's line: what it waits for, then the keys that act on it.
+func (m *Model) tier2Banner() string {
+	banner := sanitize.String(m.tier2.Waiting(m.now)) + " · " + m.keys.Chat.Cancel.Help().Key + " cancel"
+	switch now := m.keys.Chat.RetryNow.Help().Key; {
+	case m.tier2.Unsent():
+		banner += " · " + now + " send now"
+	case !m.tier2.Scheduled():
+		banner += " · " + now + " retry now"
+	}
+	return banner
 }

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"parley/agent"
 	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
 	"parley/internal/demo"
+	"parley/retry"
 )
 
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
@@ -36,7 +36,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 		t.Fatalf("%d requests before the countdown ended", srv.Requests())
 	}
 	d.advance(clock, time.Second)
-	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.attempt == 2 })
+	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.Attempt() == 2 })
 	if !strings.Contains(plain(d.m), "Provider overloaded — retrying in 4s (attempt 2)") || srv.Requests() != 2 {
 		t.Fatalf("%d requests; screen:\n%s", srv.Requests(), plain(d.m))
 	}
@@ -88,8 +88,8 @@ func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
 	d.send(press("esc"))
-	if d.m.tier2.state != tier2Cancelled || d.m.focus != focusInput {
-		t.Fatalf("esc left Tier 2 %v, focus %v", d.m.tier2.state, d.m.focus)
+	if d.m.tier2.State() != retry.Tier2Cancelled || d.m.focus != focusInput {
+		t.Fatalf("esc left Tier 2 %v, focus %v", d.m.tier2.State(), d.m.focus)
 	}
 	if s := plain(d.m); strings.Contains(s, "retrying") || !strings.Contains(s, "retry cancelled") {
 		t.Fatalf("screen after esc:\n%s", s)
@@ -108,8 +108,8 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	d.advance(clock, time.Second)
 	d.advance(clock, time.Second)
 	d.until("the retry's request", func(m Model) bool { return m.active != nil && srv.Requests() == 2 })
-	if d.m.tier2.state != tier2Dispatching {
-		t.Fatalf("Tier 2 %v while its run is out", d.m.tier2.state)
+	if d.m.tier2.State() != retry.Tier2Dispatching {
+		t.Fatalf("Tier 2 %v while its run is out", d.m.tier2.State())
 	}
 	sent := d.m.active.rcpt
 	d.send(press("esc"))
@@ -120,7 +120,7 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	// The retry had no output: the reply it retried stays, and says the retry was cancelled.
 	if last := lastReply(t, d.m); d.m.tier2.Active() || last.message.Status != chat.StatusFailed ||
 		!strings.Contains(plain(d.m), "retry 1: cancelled") {
-		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.state, plain(d.m))
+		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.State(), plain(d.m))
 	}
 	clock.Advance(time.Hour)
 	d.pump(100 * time.Millisecond)
@@ -138,8 +138,8 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	m := d.m
 	clock.Advance(2 * time.Second)
 	m, regen := step(m, tier2TickMsg{token: m.tier2.Token()})
-	if m.tier2.state != tier2Dispatching || regen == nil {
-		t.Fatalf("the due tick did not dispatch: %v", m.tier2.state)
+	if m.tier2.State() != retry.Tier2Dispatching || regen == nil {
+		t.Fatalf("the due tick did not dispatch: %v", m.tier2.State())
 	}
 	m, _ = step(m, press("esc"))
 	msgs := execCmd(regen, 5*time.Second)
@@ -225,7 +225,7 @@ func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
 			clock.Advance(14 * time.Hour)
 			d.pump(50 * time.Millisecond)
 			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || srv.Requests() != 1 {
-				t.Fatalf("Tier 2 %v, %d requests; screen:\n%s", d.m.tier2.state, srv.Requests(), plain(d.m))
+				t.Fatalf("Tier 2 %v, %d requests; screen:\n%s", d.m.tier2.State(), srv.Requests(), plain(d.m))
 			}
 		})
 	}
@@ -235,7 +235,7 @@ func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
 	d, _, _, _ := demoScreen(t, tier2Config(demo.RateLimited(13*time.Hour)))
 	d.typeAndSend("hello")
 	d.until("the notice", func(m Model) bool { return strings.Contains(m.notice, "not before") })
-	want := "Quota exhausted — the provider says not before " + agent.FormatClock(clockStart.Add(13*time.Hour), clockStart)
+	want := "Quota exhausted — the provider says not before " + chat.FormatClock(clockStart.Add(13*time.Hour), clockStart)
 	if !strings.Contains(plain(d.m), want) {
 		t.Fatalf("screen lacks %q:\n%s", want, plain(d.m))
 	}

@@ -23,7 +23,7 @@ func TestTier2RetryThatProducesNothingLeavesThePartialReply(t *testing.T) {
 	}
 	d.advance(clock, time.Second)
 	d.advance(clock, time.Second)
-	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.attempt == 2 })
+	d.until("the second retry to arm", func(m Model) bool { return armed(m) && m.tier2.Attempt() == 2 })
 	if srv.Requests() != 2 || lastReply(t, d.m) != partial || !strings.Contains(plain(d.m), text[:20]) ||
 		!strings.Contains(plain(d.m), "retry 1 failed: Provider overloaded") {
 		t.Fatalf("%d requests; the partial reply should stay through the countdown:\n%s", srv.Requests(), plain(d.m))

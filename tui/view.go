@@ -2,11 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
-	"parley/agent"
+	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/retry"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -244,7 +244,7 @@ func (m *Model) statusView() []string {
 	style := st.Muted
 	switch r := m.active; {
 	case m.tier2.Armed():
-		banner := m.tier2.Banner(m.now)
+		banner := m.tier2Banner()
 		if m.fallbackOffered() {
 			k := m.keys.Chat.Fallback
 			if m.focus == focusTranscript {
@@ -263,13 +263,13 @@ func (m *Model) statusView() []string {
 		text = "cancelling…"
 	case r.reconnecting != "":
 		text, style, spin = r.reconnecting, st.Warn, m.spinner.View()+" "
-		if wait := r.reconnectAt.Sub(m.now); wait > 0 {
-			text += fmt.Sprintf(" in %ds", int(math.Ceil(wait.Seconds())))
+		if secs := retry.SecondsLeft(r.reconnectAt, m.now); secs > 0 {
+			text += fmt.Sprintf(" in %ds", secs)
 		}
 	case !r.gotDelta:
 		wait := "waiting for the reply · "
 		if !r.sentAt.IsZero() {
-			wait += agent.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
+			wait += chat.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
 		}
 		text, spin = wait+cancels, m.spinner.View()+" "
 	default:

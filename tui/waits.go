@@ -9,6 +9,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/retry"
 )
 
 // This file holds what a provider's wait means on this screen beyond Tier 2's countdown: a
@@ -26,17 +27,10 @@ func (m *Model) clientFor(runID int64) *agent.Client {
 }
 
 // fallbackOffered reports whether the armed retry may go to the fallback instead: only for
-// a provider that is overloaded, rate limited or failing, and only before anything was shown
-// (Tier 2 arms only then).
+// a failure retry.FallbackOffered allows, and only before anything was shown (Tier 2 arms
+// only then).
 func (m *Model) fallbackOffered() bool {
-	if m.fallback == nil || !m.tier2.Armed() {
-		return false
-	}
-	switch m.tier2.class.Class {
-	case chat.Overloaded, chat.RateLimited, chat.ServerError:
-		return true
-	}
-	return false
+	return m.fallback != nil && m.tier2.Armed() && retry.FallbackOffered(m.tier2.Class())
 }
 
 // fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
@@ -44,7 +38,7 @@ func (m *Model) fallbackNow() tea.Cmd {
 	if !m.fallbackOffered() {
 		return nil
 	}
-	anchor := m.tier2.anchor
+	anchor := m.tier2.Anchor()
 	m.tier2.Disarm()
 	m.setNotice("sent to the fallback, "+m.fallback.Endpoint().Model, false)
 	return m.regenerate(anchor, false, m.fallback)
@@ -67,12 +61,12 @@ func (m *Model) offerRetry(msgs []history.Message) {
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
 		m.offerRun = last.RunID
-		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, agent.FormatClock(c.RetryAfterUntil, now)), false)
+		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now)), false)
 		return
 	}
 	when := ""
 	if !last.CreatedAt.IsZero() {
-		when = " at " + agent.FormatClock(last.CreatedAt, now)
+		when = " at " + chat.FormatClock(last.CreatedAt, now)
 	}
 	m.setNotice(fmt.Sprintf("%s%s — r to regenerate (esc selects the reply)", label, when), false)
 }

@@ -51,3 +51,16 @@ func Decide(ev Event, ok bool) Outcome {
 	c := EndedWithoutResult
 	return Outcome{Status: StatusFailed, Retry: &c}
 }
+
+// RunResult is how a run ended, as it was stored: what Tier 2 decides a retry from, in both
+// front ends.
+type RunResult struct {
+	RunID int64
+	// AnchorID is the operator message the run answered, which a retry regenerates from.
+	AnchorID int64
+	Status   Status
+	// Retry is the stored classification of a failed or interrupted run; nil otherwise.
+	Retry *Classification
+	// Attempts counts the requests the run sent: 0 when endpoint memory held it back.
+	Attempts int
+}

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"fmt"
@@ -49,13 +49,23 @@ func FormatElapsed(d time.Duration) string {
 // FormatClock is at as the operator's clock shows it: "14:50", or "Mar 2 14:50" when it is not
 // on the same day as now, "Mar 2 2027 14:50" in another year. Print mode and the chat screen
 // both say times this way.
-func FormatClock(at, now time.Time) string {
+func FormatClock(at, now time.Time) string { return clock(at, now, "15:04") }
+
+// FormatClockSeconds is FormatClock to the second ("14:03:20"), for waits short enough that
+// the seconds matter.
+func FormatClockSeconds(at, now time.Time) string { return clock(at, now, "15:04:05") }
+
+// FormatDate is at as lists of sessions and messages show it: "2026-03-01 14:50", local time.
+func FormatDate(at time.Time) string { return at.Local().Format("2006-01-02 15:04") }
+
+// clock writes at with the time of day layout, preceded by as much of the date as now needs.
+func clock(at, now time.Time, layout string) string {
 	at, now = at.Local(), now.Local()
 	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
-		return at.Format("15:04")
+		return at.Format(layout)
 	}
 	if at.Year() != now.Year() {
-		return at.Format("Jan 2 2006 15:04")
+		return at.Format("Jan 2 2006 " + layout)
 	}
-	return at.Format("Jan 2 15:04")
+	return at.Format("Jan 2 " + layout)
 }
