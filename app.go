@@ -17,14 +17,14 @@ import (
 	"parley/retry"
 )
 
-// app is parley's wiring: history, the endpoint client and the budget it runs under.
+// app is parley's wiring: history, the endpoint client and the spend limits it runs under.
 type app struct {
 	db     *history.DB
 	client *agent.Client
 	// fallback is the client of the profile's fallback endpoint, nil when it names none.
 	fallback *agent.Client
-	// budget holds every run to the spend limits and prices what the runs used.
-	budget *agent.Budget
+	// spend holds every run to the spend limits and prices what the runs used.
+	spend *agent.SpendGuard
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
 	demo    *demo.Server
 	logFile *os.File
@@ -71,7 +71,7 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	if cfg.Fallback != nil {
 		a.fallback = newClient(*cfg.Fallback)
 	}
-	a.budget = &agent.Budget{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
+	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
 	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
 }
@@ -137,11 +137,7 @@ func (a *app) close() {
 func (a *app) session(cont bool, id string) (history.Session, error) {
 	switch {
 	case id != "":
-		s, err := a.db.Session(id)
-		if errors.Is(err, history.ErrNotFound) {
-			return s, usagef("no session %q: list them with parley sessions", id)
-		}
-		return s, err
+		return findSession(a.db, id)
 	case cont:
 		s, err := a.db.LatestSession()
 		if errors.Is(err, history.ErrNotFound) {

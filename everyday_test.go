@@ -1,12 +1,15 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "modernc.org/sqlite"
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
@@ -253,5 +256,39 @@ func TestVersion(t *testing.T) {
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "parley ") || strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, "go1.") {
 			t.Errorf("%v: exit %d, %q %q", args, r.code, r.stdout, r.stderr)
 		}
+	}
+}
+
+// Every command that takes a session id says the same of one it cannot use: a prefix of two
+// sessions, a prefix too short, an id of none.
+func TestSessionIDsAreFoundAlikeByEveryCommand(t *testing.T) {
+	u := newUser(t)
+	srv := demotest.Start(t, demo.Options{})
+	u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m") // creates the database
+	db, err := sql.Open("sqlite", filepath.Join(u.home, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"abcd1234", "abcd5678", "0123abcd"} {
+		if _, err := db.Exec(`INSERT INTO sessions (id, created_at, updated_at) VALUES (?, 1, 1)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	want := map[string]string{
+		"abcd":     `session id "abcd" matches more than one session: give more of it`,
+		"012":      `session id "012" matches no session: give at least 4 characters of one (parley sessions lists them)`,
+		"ffffffff": `no session "ffffffff": list them with parley sessions`,
+	}
+	for id, msg := range want {
+		for _, args := range [][]string{{"export", id}, {"--session", id, "-p", "hi"}, {"sessions", "rm", id}, {"sessions", "title", id, "x"}} {
+			r := u.run(args...)
+			if r.code != 2 || r.stderr != "parley: "+msg+"\n" {
+				t.Errorf("%v: exit %d, %q; want 2, %q", args, r.code, r.stderr, msg)
+			}
+		}
+	}
+	if r := u.run("export", "0123"); r.code != 0 {
+		t.Errorf("a unique prefix of 4: exit %d %s", r.code, r.stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -48,10 +47,7 @@ func exportSession(args []string, proc process) (int, error) {
 		return exitUsage, err
 	}
 	defer db.Close()
-	sess, err := db.Session(pos[0])
-	if errors.Is(err, history.ErrNotFound) {
-		return exitUsage, usagef("no session %q: list them with parley sessions", pos[0])
-	}
+	sess, err := findSession(db, pos[0])
 	if err != nil {
 		return exitFailed, err
 	}

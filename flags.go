@@ -36,15 +36,19 @@ type options struct {
 	sessionID string
 }
 
+// printModeUsage begins the usage of every flag that only print mode takes: what marks a flag
+// print-only, for parseFlags, is what tells the operator so in parley -h.
+const printModeUsage = "print mode: "
+
 // flagSet binds parley's flags to o.
 func flagSet(o *options) *flag.FlagSet {
 	fs := quietFlags("parley")
-	fs.StringVar(&o.prompt, "p", "", "print mode: send `PROMPT`, stream the reply to stdout, exit")
-	fs.BoolVar(&o.print.jsonOut, "json", false, "print mode: print one JSON object at the end")
-	fs.BoolVar(&o.print.showReasoning, "show-reasoning", false, "print mode: write the model's thinking to stderr")
-	fs.BoolVar(&o.print.force, "force", false, "print mode: send even while the provider's last wait holds the endpoint")
-	fs.Var(&waitFlag{&o.print.wait}, "wait", "print mode: wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
-	fs.BoolVar(&o.print.fallback, "fallback", false, "print mode: after a retryable failure with no output, try the profile's fallback once")
+	fs.StringVar(&o.prompt, "p", "", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit")
+	fs.BoolVar(&o.print.jsonOut, "json", false, printModeUsage+"print one JSON object at the end")
+	fs.BoolVar(&o.print.showReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
+	fs.BoolVar(&o.print.force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
+	fs.Var(&waitFlag{&o.print.wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
+	fs.BoolVar(&o.print.fallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
@@ -101,10 +105,10 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	}
 	promptSet, printOnly := false, ""
 	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "p":
+		switch {
+		case f.Name == "p":
 			promptSet = true
-		case "json", "show-reasoning", "force", "wait", "fallback":
+		case strings.HasPrefix(f.Usage, printModeUsage):
 			printOnly = f.Name
 		}
 	})

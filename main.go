@@ -138,7 +138,7 @@ func readAttachments(paths []string, limit int64) ([]attach.File, error) {
 // sent as soon as the session is open, with files attached; files alone wait for the first
 // message.
 func chatScreen(ctx context.Context, a *app, sess history.Session, question string, files []attach.File) (int, error) {
-	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Budget: a.budget,
+	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: a.roles, MaxAttachmentBytes: a.maxAttach,
 		Send: question, Attachments: files})

@@ -94,8 +94,8 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 		t2.Ended(rcpt.RunID, res.Status)
 		total.Attempts += res.Attempts
 		total.Usage.Add(res.Usage)
-		total.CostUSD += a.budget.Prices.Of(client.Endpoint().Model).Cost(res.Usage)
-		if code != exitRetryable || res.output || ctx.Err() != nil {
+		total.CostUSD += a.spend.Prices.Of(client.Endpoint().Model).Cost(res.Usage)
+		if code != exitRetryable || res.gotOutput || ctx.Err() != nil {
 			break
 		}
 		if !res.heldSince.IsZero() && po.wait == 0 {
@@ -157,7 +157,7 @@ func printRun(ctx context.Context, a *app, client *agent.Client, rcpt history.Re
 		fmt.Fprintf(v.stderr, "parley: cannot read the session: %v\n", err)
 		return runOutput{}, exitFailed
 	}
-	events := a.db.Record(rcpt.RunID, a.budget.Stream(ctx, client, rcpt.SessionID, msgs), chat.SystemClock{})
+	events := a.db.Record(rcpt.RunID, a.spend.Stream(ctx, client, rcpt.SessionID, msgs), chat.SystemClock{})
 	return printEvents(events, v)
 }
 

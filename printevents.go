@@ -29,8 +29,8 @@ type printView struct {
 // runOutput is what one run printed, beyond printResult: for deciding what comes next.
 type runOutput struct {
 	printResult
-	// output is set once answer or thinking arrived: nothing may then be sent again.
-	output bool
+	// gotOutput is set once answer or thinking arrived: nothing may then be sent again.
+	gotOutput bool
 	// heldSince is set when the run sent nothing because endpoint memory held it back: the
 	// provider said so then.
 	heldSince time.Time
@@ -98,7 +98,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 		switch ev.Kind {
 		case chat.EventStarted:
 			res.Attempts++
-			if v.stderrTerminal && !res.output {
+			if v.stderrTerminal && !res.gotOutput {
 				sent = time.Now()
 				if tick == nil {
 					tick = time.NewTicker(time.Second)
@@ -118,7 +118,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 				sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
 		case chat.EventReasoning:
 			stopWaiting()
-			res.output = true
+			res.gotOutput = true
 			thinking.WriteString(ev.Text)
 			if v.showReasoning {
 				out.Flush()
@@ -129,7 +129,7 @@ func printEvents(events <-chan chat.Event, v printView) (runOutput, int) {
 			if v.showReasoning && thinking.Len() > 0 && answer.Len() == 0 && v.stderrTerminal {
 				fmt.Fprintln(v.stderr)
 			}
-			res.output = true
+			res.gotOutput = true
 			answer.WriteString(ev.Text)
 			if !v.jsonOut {
 				writeText(out, ev.Text, san)

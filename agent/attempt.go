@@ -18,13 +18,15 @@ import (
 type result struct {
 	failure *retry.Failure
 	// url is where the attempt's request went.
-	url          string
-	delivered    bool
+	url string
+	// gotOutput is set once output (answer or thinking) reached the operator: the commit
+	// point, after which nothing is retried.
+	gotOutput    bool
 	finishReason string
-	// gotUsage is set when the endpoint reported usage; deliveredRunes counts the characters
-	// of the text delivered, for an estimate when it did not.
-	gotUsage       bool
-	deliveredRunes int
+	// gotUsage is set when the endpoint reported usage; outputRunes counts the characters
+	// of the output, for an estimate when it did not.
+	gotUsage    bool
+	outputRunes int
 }
 
 // chunk is the part of a streamed chat.completion.chunk parley reads. Error and Type catch
@@ -119,7 +121,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
 	emit := func(kind chat.EventKind, text string) {
 		if text != "" {
-			res.deliveredRunes += utf8.RuneCountInString(text)
+			res.outputRunes += utf8.RuneCountInString(text)
 			out <- chat.Event{Kind: kind, Text: text}
 		}
 	}
@@ -129,8 +131,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		if reasoning == "" && content == "" {
 			return
 		}
-		if !res.delivered {
-			res.delivered = true
+		if !res.gotOutput {
+			res.gotOutput = true
 			deadline.Stop()
 			idle = time.AfterFunc(idleFor, func() {
 				idled.Store(true)
@@ -159,7 +161,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	}
 	inStream := func(kind retry.NetKind, body []byte, err error) result {
 		phase := retry.InStreamBeforeDelta
-		if res.delivered {
+		if res.gotOutput {
 			phase = retry.InStreamAfterDelta
 		}
 		res.failure = &retry.Failure{Phase: phase, Status: capt.status, Header: capt.header, Body: body, Err: err, Kind: kind, Now: c.clock.Now()}
@@ -180,7 +182,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			case idled.Load():
 				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
 			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
-				if !res.delivered {
+				if !res.gotOutput {
 					return inStream(retry.NetEmpty, nil, nil)
 				}
 				return end(res)

@@ -1,6 +1,6 @@
 // Package agent talks to OpenAI-compatible chat endpoints. A run is one request for a reply,
 // streamed as an ordered channel of typed events, with Tier 1's automatic retries inside it:
-// only before the first content delta, within retry.Policy, honouring the server's advice.
+// only before the first output (answer or thinking), within retry.Policy, honouring the server's advice.
 package agent
 
 import (
@@ -114,7 +114,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	// msgs is what is sent: all, or all without its oldest turns once compacted.
 	msgs, omitted := all, 0
 	if c.ep.ContextTokens > 0 {
-		if msgs, omitted = Compact(all, preSendBudget(c.ep.ContextTokens)); omitted > 0 {
+		if msgs, omitted = Compact(all, preSendTarget(c.ep.ContextTokens)); omitted > 0 {
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
 		}
 	}
@@ -124,7 +124,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	}
 	rerun := false // the one re-run after an overflow has been made
 	withUsage := !c.noStreamOptions.Load()
-	retrying := false // the attempt about to be sent is a retry, taken from the budget
+	retrying := false // the attempt about to be sent is a retry, taken from the retry budget
 	if c.retryOf != nil {
 		if !c.takeRetry(ctx, out, chat.Event{Kind: chat.EventRetrying, Attempt: 1, MaxAttempts: maxAttempts, Class: *c.retryOf},
 			chat.Event{Kind: chat.EventFailed, Class: *c.retryOf, MaxAttempts: maxAttempts}) {
@@ -144,9 +144,9 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		}
 		out <- chat.Event{Kind: chat.EventStarted, Attempt: attempt, MaxAttempts: maxAttempts}
 		res := c.attempt(ctx, msgs, withUsage, out)
-		if res.delivered && !res.gotUsage {
+		if res.gotOutput && !res.gotUsage {
 			out <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{
-				PromptTokens: EstimateTokens(msgs), CompletionTokens: runeTokens(res.deliveredRunes), Estimated: true,
+				PromptTokens: EstimateTokens(msgs), CompletionTokens: runeTokens(res.outputRunes), Estimated: true,
 			}}
 		}
 		switch {
@@ -166,9 +166,9 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			continue
 		}
 		cls := c.classifier.Classify(*res.failure)
-		if cls.Class == chat.ContextOverflow && !res.delivered && !rerun {
+		if cls.Class == chat.ContextOverflow && !res.gotOutput && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
-			kept, n := Compact(all, compactBudget(msgs, limit, requested))
+			kept, n := Compact(all, compactTarget(msgs, limit, requested))
 			slog.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
 				"omitted", n, "omitted_before", omitted)
 			if n > omitted {
@@ -179,7 +179,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			}
 		}
 		c.noteFailure(cls)
-		d := c.policy.Decide(cls, attempt, res.delivered, c.clock.Now())
+		d := c.policy.Decide(cls, attempt, res.gotOutput, c.clock.Now())
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {

@@ -50,14 +50,14 @@ func EstimateTokens(msgs []chat.Message) int {
 const promptShare = 0.75
 
 // Compact leaves out the oldest turns of msgs until their estimate (EstimateTokens) is at most
-// budget. A turn is an operator message with the replies after it; system messages and the
+// target. A turn is an operator message with the replies after it; system messages and the
 // last message (the anchor being answered) are never left out. When even that is not enough,
 // every turn but the anchor's is left out. It returns the messages kept, in order, and how
 // many were left out; msgs itself is not changed.
-func Compact(msgs []chat.Message, budget int) (kept []chat.Message, omitted int) {
+func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int) {
 	total := EstimateTokens(msgs)
 	drop := make([]bool, len(msgs))
-	for i := 0; i < len(msgs)-1 && total > budget; {
+	for i := 0; i < len(msgs)-1 && total > target; {
 		if msgs[i].Role == "system" {
 			i++
 			continue
@@ -83,11 +83,11 @@ func Compact(msgs []chat.Message, budget int) (kept []chat.Message, omitted int)
 	return kept, omitted
 }
 
-// compactBudget is the estimate the messages kept after an overflow may reach. When the error
+// compactTarget is the estimate the messages kept after an overflow may reach. When the error
 // states the context window (limit) it is promptShare of it, scaled by how the endpoint's own
 // count of the prompt (requested, when stated) compares with parley's estimate of sent, since
 // tokenizers differ; without a stated window it is half the estimate of what was sent.
-func compactBudget(sent []chat.Message, limit, requested int) int {
+func compactTarget(sent []chat.Message, limit, requested int) int {
 	est := EstimateTokens(sent)
 	if limit <= 0 {
 		return est / 2
@@ -99,9 +99,9 @@ func compactBudget(sent []chat.Message, limit, requested int) int {
 	return int(b)
 }
 
-// preSendBudget is the estimate a prompt may reach for a model whose context window is
+// preSendTarget is the estimate a prompt may reach for a model whose context window is
 // contextTokens, leaving room for the reply.
-func preSendBudget(contextTokens int) int {
+func preSendTarget(contextTokens int) int {
 	return int(float64(contextTokens) * promptShare)
 }
 

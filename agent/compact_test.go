@@ -118,35 +118,35 @@ func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
 	msgs := conversation(10)
 	orig := slices.Clone(msgs)
 	full := EstimateTokens(msgs)
-	for budget := 0; budget <= full+10; budget += 37 {
-		kept, omitted := Compact(msgs, budget)
+	for target := 0; target <= full+10; target += 37 {
+		kept, omitted := Compact(msgs, target)
 		if !slices.Equal(msgs, orig) {
 			t.Fatal("Compact changed its input")
 		}
 		if omitted != len(msgs)-len(kept) || omitted%2 != 0 {
-			t.Fatalf("budget %d: omitted %d of %d, kept %d: whole turns go, and are counted", budget, omitted, len(msgs), len(kept))
+			t.Fatalf("target %d: omitted %d of %d, kept %d: whole turns go, and are counted", target, omitted, len(msgs), len(kept))
 		}
 		if kept[0] != msgs[0] || kept[len(kept)-1] != msgs[len(msgs)-1] {
-			t.Fatalf("budget %d: the system prompt or the anchor was left out: %v", budget, kept)
+			t.Fatalf("target %d: the system prompt or the anchor was left out: %v", target, kept)
 		}
 		// What is kept is the newest part of the conversation, in order.
 		if !slices.Equal(kept[1:], msgs[1+omitted:]) {
-			t.Fatalf("budget %d: kept %d messages that are not the newest", budget, len(kept))
+			t.Fatalf("target %d: kept %d messages that are not the newest", target, len(kept))
 		}
-		fits := EstimateTokens(kept) <= budget
+		fits := EstimateTokens(kept) <= target
 		if !fits && len(kept) != 2 {
-			t.Fatalf("budget %d: kept %d tokens in %d messages; only system+anchor may stay over budget", budget, EstimateTokens(kept), len(kept))
+			t.Fatalf("target %d: kept %d tokens in %d messages; only system+anchor may stay over target", target, EstimateTokens(kept), len(kept))
 		}
 		if fits && omitted > 0 {
 			// No more was left out than needed: one more turn would have fitted.
 			more := append([]chat.Message{msgs[0]}, msgs[omitted-1:]...)
-			if EstimateTokens(more) <= budget {
-				t.Fatalf("budget %d: left out %d, but %d would have fitted", budget, omitted, omitted-2)
+			if EstimateTokens(more) <= target {
+				t.Fatalf("target %d: left out %d, but %d would have fitted", target, omitted, omitted-2)
 			}
 		}
 	}
 	if kept, omitted := Compact(msgs, full); omitted != 0 || len(kept) != len(msgs) {
-		t.Fatalf("a conversation within budget lost %d messages", omitted)
+		t.Fatalf("a conversation within target lost %d messages", omitted)
 	}
 	if _, omitted := Compact([]chat.Message{{Role: "user", Content: strings.Repeat("x", 4000)}}, 10); omitted != 0 {
 		t.Fatal("the anchor alone was left out")
@@ -171,14 +171,14 @@ func TestCompactKeepsEverySystemMessage(t *testing.T) {
 func TestCompactBudget(t *testing.T) {
 	sent := conversation(10)
 	est := EstimateTokens(sent)
-	if got := compactBudget(sent, 0, 0); got != est/2 {
+	if got := compactTarget(sent, 0, 0); got != est/2 {
 		t.Errorf("no stated limit: %d, want half of %d", got, est)
 	}
-	if got := compactBudget(sent, 8192, 0); got != 6144 {
+	if got := compactTarget(sent, 8192, 0); got != 6144 {
 		t.Errorf("limit 8192: %d, want 6144 (three quarters)", got)
 	}
 	// The endpoint counted twice what parley estimated: its tokens are half the size.
-	if got := compactBudget(sent, 8192, 2*est); got != 3072 {
+	if got := compactTarget(sent, 8192, 2*est); got != 3072 {
 		t.Errorf("limit 8192, counted 2×estimate: %d, want 3072", got)
 	}
 }
@@ -261,7 +261,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 	srv, c := overflowing(t, 100, demo.OverflowLlamaCpp)
 	msgs := conversation(3)
-	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the budget
+	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the target
 	events := runEvents(t, c, msgs)
 	last := events[len(events)-1]
 	if last.Kind != chat.EventFailed || last.Class.Class != chat.ContextOverflow || last.Class.Retryable {
@@ -403,10 +403,10 @@ func TestParseOverflowNestedInAGatewayError(t *testing.T) {
 	}
 }
 
-// overflowing starts a demo endpoint that rejects a prompt over budget tokens as form words it,
+// overflowing starts a demo endpoint that rejects a prompt over window tokens as form words it,
 // and a client of it on a manual clock.
-func overflowing(t *testing.T, budget int, form demo.Overflow) (*demo.Server, *Client) {
+func overflowing(t *testing.T, window int, form demo.Overflow) (*demo.Server, *Client) {
 	t.Helper()
-	srv := demotest.Start(t, demo.Options{ContextTokens: budget, Overflow: form})
+	srv := demotest.Start(t, demo.Options{ContextTokens: window, Overflow: form})
 	return srv, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 }

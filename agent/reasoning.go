@@ -16,10 +16,14 @@ const (
 	DefaultStreamIdleTimeout = 120 * time.Second
 )
 
-// reasoningNames matches the model names known to think before they answer, by the last part
-// of the name (after a provider prefix such as "openai/" or "deepseek/"): OpenAI's o-series
-// and gpt-5, DeepSeek's reasoner and R1, QwQ, Qwen3, gpt-oss and any *thinking* model.
-var reasoningNames = regexp.MustCompile(`^(o[134]([-.:_]|$)|gpt-5|deepseek-reasoner|qwq|qwen3|gpt-oss)|(^|[-_.:])r1([-_.:]|$)|thinking`)
+// openAIReasoningNames matches OpenAI's reasoning models, the o-series and gpt-5, by the last
+// part of the name (after a provider prefix such as "openai/").
+var openAIReasoningNames = regexp.MustCompile(`^(o[134]([-.:_]|$)|gpt-5)`)
+
+// reasoningNames matches the other model names known to think before they answer, by the last
+// part of the name (after a provider prefix such as "deepseek/"): DeepSeek's reasoner and R1,
+// QwQ, Qwen3, gpt-oss and any *thinking* model.
+var reasoningNames = regexp.MustCompile(`^(deepseek-reasoner|qwq|qwen3|gpt-oss)|(^|[-_.:])r1([-_.:]|$)|thinking`)
 
 // inlineThinkerNames matches the reasoning models that local servers run with a chat template
 // that may open `<think>` in the prompt, so that the reply starts inside the thinking and
@@ -33,7 +37,13 @@ func baseName(model string) string {
 }
 
 // IsReasoningModel reports whether model is one parley knows to think before it answers.
-func IsReasoningModel(model string) bool { return reasoningNames.MatchString(baseName(model)) }
+func IsReasoningModel(model string) bool {
+	return isOpenAIReasoning(model) || reasoningNames.MatchString(baseName(model))
+}
+
+// isOpenAIReasoning reports whether model is one of OpenAI's reasoning models, under any
+// provider prefix.
+func isOpenAIReasoning(model string) bool { return openAIReasoningNames.MatchString(baseName(model)) }
 
 // reasoning reports whether the endpoint's model thinks: as its profile says, or by its name.
 func (ep Endpoint) reasoning() bool {
@@ -75,11 +85,4 @@ func (ep Endpoint) StreamIdleDeadline() time.Duration {
 // completionLimitField reports whether the endpoint's model takes its token limit as
 // max_completion_tokens: OpenAI's reasoning models refuse max_tokens (and go-openai refuses
 // to send it to them), while most other servers know only max_tokens.
-func (ep Endpoint) completionLimitField() bool {
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(ep.Model, p) {
-			return true
-		}
-	}
-	return false
-}
+func (ep Endpoint) completionLimitField() bool { return isOpenAIReasoning(ep.Model) }

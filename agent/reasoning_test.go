@@ -63,3 +63,18 @@ func TestInlineThinker(t *testing.T) {
 		t.Error("reasoning = false must turn off holding")
 	}
 }
+
+// OpenAI's reasoning models take their token limit as max_completion_tokens under any
+// provider prefix, and are known to think by the same rule; other thinkers keep max_tokens.
+func TestOpenAIReasoningModelsAreOneRule(t *testing.T) {
+	for model, want := range map[string]bool{"o3-mini": true, "openai/o3-mini": true, "OpenAI/GPT-5": true, "o4-mini": true,
+		"deepseek-reasoner": false, "qwen3:8b": false, "gpt-4o": false, "openai/gpt-oss-120b": false} {
+		ep := Endpoint{Model: model}
+		if got := ep.completionLimitField(); got != want {
+			t.Errorf("%s: max_completion_tokens %v, want %v", model, got, want)
+		}
+		if want && !IsReasoningModel(model) {
+			t.Errorf("%s takes max_completion_tokens but is not known to think", model)
+		}
+	}
+}

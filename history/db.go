@@ -35,17 +35,20 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrAmbiguous means a session id prefix matches more than one session. It is also an
 	// ErrNotFound: no single session was found.
-	ErrAmbiguous error = ambiguousError{}
+	ErrAmbiguous error = prefixError("matches more than one session; give more of the id")
+	// ErrTooShort means a session id matches no session exactly and is shorter than
+	// MinPrefix, so it is not taken as a prefix. It is also an ErrNotFound.
+	ErrTooShort error = prefixError(fmt.Sprintf("is too short a session id prefix; give at least %d characters", MinPrefix))
 	// ErrTransition means a run was asked to change state in a way its life cycle forbids, or
 	// by a handle that does not own it.
 	ErrTransition = errors.New("run state change not allowed")
 )
 
-// ambiguousError is the type of ErrAmbiguous, which also matches ErrNotFound.
-type ambiguousError struct{}
+// prefixError is the type of ErrAmbiguous and ErrTooShort, which also match ErrNotFound.
+type prefixError string
 
-func (ambiguousError) Error() string        { return "matches more than one session; give more of the id" }
-func (ambiguousError) Is(target error) bool { return target == ErrNotFound }
+func (e prefixError) Error() string      { return string(e) }
+func (prefixError) Is(target error) bool { return target == ErrNotFound }
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")

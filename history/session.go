@@ -24,8 +24,8 @@ type Session struct {
 	Messages int
 }
 
-// minPrefix is the shortest session id prefix Session accepts.
-const minPrefix = 4
+// MinPrefix is the shortest session id prefix Session accepts.
+const MinPrefix = 4
 
 // titleRunes is the longest a session title gets.
 const titleRunes = 60
@@ -94,15 +94,16 @@ func sessionFound(res sql.Result, id string) error {
 }
 
 // Session returns the session whose id is id, or whose id alone starts with id when id has at
-// least 4 characters. It returns ErrNotFound when none matches, and ErrAmbiguous (which is also
-// an ErrNotFound) when several do.
+// least MinPrefix characters. It returns ErrNotFound when none matches, ErrTooShort for a
+// shorter id that matches none exactly, and ErrAmbiguous when several match (both are also
+// ErrNotFound).
 func (db *DB) Session(id string) (Session, error) {
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return s, err
 	}
-	if len(id) < minPrefix {
-		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+	if len(id) < MinPrefix {
+		return Session{}, fmt.Errorf("session %q %w", id, ErrTooShort)
 	}
 	rows, err := db.sql.Query(`SELECT `+sessionColumns+` FROM sessions s
 		WHERE substr(s.id, 1, length(?1)) = ?1 LIMIT 2`, id)

@@ -52,13 +52,14 @@ func TestSessionPrefixLookup(t *testing.T) {
 		{"0123", "0123abcd", nil},
 		{"abcd", "", ErrAmbiguous},
 		{"abcd", "", ErrNotFound},  // callers that only ask "found?" get no for an ambiguous prefix
-		{"abc", "", ErrNotFound},   // unique, but shorter than 4
+		{"abc", "", ErrTooShort},   // unique, but shorter than 4
+		{"abc", "", ErrNotFound},   // which is not found either
 		{"abcd9", "", ErrNotFound}, // no such session
 		{"bcd1", "", ErrNotFound},  // a prefix, not a substring
 		{"abcd1234ff", "", ErrNotFound},
 		{"ab%d", "", ErrNotFound},
 		{"____", "", ErrNotFound},
-		{"", "", ErrNotFound},
+		{"", "", ErrTooShort},
 	} {
 		s, err := db.Session(c.query)
 		if errors.Is(err, ErrAmbiguous) != (c.query == "abcd") {

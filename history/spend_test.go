@@ -101,7 +101,7 @@ func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) Run {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	b := &agent.Budget{Prices: agent.Prices{"paid": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: r.db, Clock: chat.SystemClock{}}
+	b := &agent.SpendGuard{Prices: agent.Prices{"paid": {Input: 1000, Output: 1000}}, Limits: limits, Ledger: r.db, Clock: chat.SystemClock{}}
 	for range r.db.Record(rcpt.RunID, b.Stream(context.Background(), r.client, sessionID, msgs), chat.SystemClock{}) {
 	}
 	run, err := r.db.Run(rcpt.RunID)

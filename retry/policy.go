@@ -56,12 +56,13 @@ type Decision struct {
 }
 
 // Decide says whether Tier 1 retries after attempt (counting from 1) failed with c at now.
-// afterFirstDelta reports whether any content of this attempt reached the operator; once it
-// has, nothing is retried, because a new attempt would show the reply again from its start.
+// gotOutput reports whether any output (answer or thinking) of this attempt reached the
+// operator: the commit point. Once it has, nothing is retried, because a new attempt would
+// show the reply again from its start.
 // Decide never retries a class that is not retryable, never allows more than MaxAttempts, and
 // never waits beyond Cap: advice further away than Cap hands off, nearer advice is waited out.
-func (p Policy) Decide(c chat.Classification, attempt int, afterFirstDelta bool, now time.Time) Decision {
-	if afterFirstDelta || !c.Retryable || attempt >= p.MaxAttempts {
+func (p Policy) Decide(c chat.Classification, attempt int, gotOutput bool, now time.Time) Decision {
+	if gotOutput || !c.Retryable || attempt >= p.MaxAttempts {
 		return Decision{}
 	}
 	advised := time.Duration(0)

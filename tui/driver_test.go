@@ -74,7 +74,7 @@ func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest
 	}
 	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Session: newSessionIn(t, db), Demo: srv, Clock: clock}
 	if c.limits != nil {
-		o.Budget = &agent.Budget{Prices: testPrices, Limits: *c.limits, Ledger: db, Clock: clock}
+		o.Spend = &agent.SpendGuard{Prices: testPrices, Limits: *c.limits, Ledger: db, Clock: clock}
 	}
 	return o, srv, manual
 }
@@ -159,7 +159,7 @@ func (d *driver) selectReplies() {
 func (d *driver) sendUntilStreaming(text string) {
 	d.t.Helper()
 	d.typeAndSend(text)
-	d.until("the reply to "+text+" to stream", func(m Model) bool { return m.active != nil && m.active.gotDelta })
+	d.until("the reply to "+text+" to stream", func(m Model) bool { return m.active != nil && m.active.gotOutput })
 }
 
 // queueBehind sends first, waits until its reply streams, then sends each of queued and

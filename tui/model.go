@@ -34,9 +34,9 @@ type Options struct {
 	Demo *demo.Server
 	// Clock times runs and their storage. Nil means the system clock.
 	Clock chat.Clock
-	// Budget holds runs to the spend limits, and prices the session's spend for the header.
+	// Spend holds runs to the spend limits, and prices the session's spend for the header.
 	// Nil checks and shows nothing.
-	Budget *agent.Budget
+	Spend *agent.SpendGuard
 	// Fallback is the client of the profile's fallback endpoint, offered while a retry is
 	// armed; nil offers none.
 	Fallback *agent.Client
@@ -79,7 +79,7 @@ type Model struct {
 	runClients map[int64]*agent.Client
 	demo       *demo.Server
 	clock      chat.Clock
-	budget     *agent.Budget
+	spend     *agent.SpendGuard
 	session    history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
@@ -159,7 +159,7 @@ func New(o Options) Model {
 		fallback:   o.Fallback,
 		runClients: map[int64]*agent.Client{},
 		demo:       o.Demo,
-		budget:     o.Budget,
+		spend: o.Spend,
 		clock:      o.Clock,
 		session:    o.Session,
 		dark:       true,

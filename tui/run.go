@@ -36,9 +36,9 @@ type activeRun struct {
 	// it is not waiting).
 	reconnecting string
 	reconnectAt  time.Time
-	// gotDelta is set once output (answer or thinking) has arrived: from then on nothing is
+	// gotOutput is set once output (answer or thinking) has arrived: from then on nothing is
 	// retried automatically.
-	gotDelta bool
+	gotOutput bool
 	// sentAt is when the attempt now waiting for its first word was sent, for the status line.
 	sentAt time.Time
 	// hidden is set while the run is a Tier 2 retry (history.Retry) that has had no output:
@@ -57,7 +57,7 @@ func (m *Model) modelName() string {
 
 // waiting reports whether a run is active and has shown no text yet.
 func (m *Model) waiting() bool {
-	return m.active != nil && !m.active.gotDelta
+	return m.active != nil && !m.active.gotOutput
 }
 
 // startRun makes rcpt's run the active one and sends its request from a command: the
@@ -69,7 +69,7 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
 	m.transcript.StartStreaming(rcpt.ReplyID)
 	m.active.client = m.clientFor(rcpt.RunID)
-	db, client, clock, tag, budget, sessionID := m.db, m.active.client, m.clock, m.lastRunTag, m.budget, m.session.ID
+	db, client, clock, tag, spend, sessionID := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID
 	start := func() tea.Msg {
 		var events <-chan chat.Event
 		msgs, err := db.Context(rcpt.AnchorID)
@@ -83,9 +83,9 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 				Class: chat.BadRequest, Label: "Could not build the request", Message: err.Error(),
 			}})
 		default:
-			// The budget refuses a request that would pass a spend limit: the run then fails
+			// The spend guard refuses a request that would pass a spend limit: the run then fails
 			// as spend_limit_exceeded, which Tier 2 never arms for.
-			events = budget.Stream(ctx, client, sessionID, msgs)
+			events = spend.Stream(ctx, client, sessionID, msgs)
 		}
 		return runStartedMsg{tag: tag, events: db.Record(rcpt.RunID, events, clock)}
 	}
@@ -180,11 +180,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		case chat.EventDelta:
 			m.showHidden(r)
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
-			r.gotDelta, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, "", true
 		case chat.EventReasoning:
 			m.showHidden(r)
 			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, r.sentAt, m.now)
-			r.gotDelta, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, "", true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		}

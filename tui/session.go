@@ -155,10 +155,10 @@ func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 
 // readSpent reads what the session has spent, for the header.
 func (m *Model) readSpent() tea.Cmd {
-	if m.budget == nil {
+	if m.spend == nil {
 		return nil
 	}
-	b, id, sessionGen := m.budget, m.session.ID, m.sessionGen
+	b, id, sessionGen := m.spend, m.session.ID, m.sessionGen
 	return func() tea.Msg {
 		s, err := b.Session(id)
 		return spentMsg{sessionGen: sessionGen, spent: s, err: err}

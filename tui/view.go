@@ -198,7 +198,7 @@ func (m *Model) headerView() string {
 	}
 	state := " " + m.headerState() + " "
 	spent := ""
-	if m.budget != nil && m.spent.Tokens > 0 {
+	if m.spend != nil && m.spent.Tokens > 0 {
 		spent = spentLabel(m.spent) + " "
 		// On a narrow screen the session's name comes first.
 		if m.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
@@ -223,7 +223,7 @@ func (m *Model) headerState() string {
 		s = "cancelling"
 	case r.reconnecting != "":
 		s = "reconnecting"
-	case !r.gotDelta:
+	case !r.gotOutput:
 		s = "waiting"
 	default:
 		s = "streaming"
@@ -266,7 +266,7 @@ func (m *Model) statusView() []string {
 		if secs := retry.SecondsLeft(r.reconnectAt, m.now); secs > 0 {
 			text += fmt.Sprintf(" in %ds", secs)
 		}
-	case !r.gotDelta:
+	case !r.gotOutput:
 		wait := "waiting for the reply · "
 		if !r.sentAt.IsZero() {
 			wait += chat.FormatElapsed(m.now.Sub(r.sentAt)) + " · "

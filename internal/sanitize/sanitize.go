@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Sanitize returns s with every terminal control sequence removed, so that text from a model
+// String returns s with every terminal control sequence removed, so that text from a model
 // or a provider can be shown without letting it move the cursor, set the window title, write
 // the clipboard (OSC 52) or change the terminal's state. It removes CSI, OSC, DCS, SOS, PM and
 // APC sequences, other escape sequences, lone ESC bytes, C0 controls other than \n and \t,
@@ -20,7 +20,7 @@ func String(s string) string {
 	return b.String()
 }
 
-// Stream is Sanitize for text that arrives in pieces, such as a streamed reply: it keeps its
+// Stream is String for text that arrives in pieces, such as a streamed reply: it keeps its
 // place inside an escape sequence or a split rune from one piece to the next, so a sequence cut
 // across two deltas is removed whole. The zero value is ready to use.
 type Stream struct {
@@ -53,7 +53,7 @@ const (
 	sanStringEsc                 // ESC seen inside a string: ST if '\' follows
 )
 
-// sanitizer is Sanitize as a state machine that keeps its state between writes, so a reply
+// sanitizer is String as a state machine that keeps its state between writes, so a reply
 // streamed in pieces is cleaned in O(new text) even when a sequence is split across deltas.
 type sanitizer struct {
 	state sanState

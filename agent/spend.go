@@ -23,13 +23,13 @@ type Ledger interface {
 	UsageSince(t time.Time) (map[string]chat.Usage, error)
 }
 
-// Budget holds a run to the spend limits: before each request it adds the estimate of the
+// SpendGuard holds a run to the spend limits: before each request it adds the estimate of the
 // request's prompt to what is already stored as spent, and refuses the request when that
 // would pass a limit. A reply's own length cannot be known before it is written, so one reply
 // may take the spend past a limit; its usage is stored when it ends, and the next request is
 // then refused. A model without a price spends no money, so only token limits stop it. The
 // day's spend is read from the Ledger, so it survives a restart.
-type Budget struct {
+type SpendGuard struct {
 	Prices Prices
 	Limits Limits
 	Ledger Ledger
@@ -37,10 +37,10 @@ type Budget struct {
 	Clock chat.Clock
 }
 
-// Stream runs c.Stream for session sessionID under the budget: a request that would pass a
+// Stream runs c.Stream for session sessionID under the spend limits: a request that would pass a
 // limit is not sent, and the run fails as spend_limit_exceeded, which is not retryable. A nil
-// Budget checks nothing.
-func (b *Budget) Stream(ctx context.Context, c *Client, sessionID string, msgs []chat.Message) <-chan chat.Event {
+// SpendGuard checks nothing.
+func (b *SpendGuard) Stream(ctx context.Context, c *Client, sessionID string, msgs []chat.Message) <-chan chat.Event {
 	if b == nil {
 		return c.Stream(ctx, msgs)
 	}
@@ -51,7 +51,7 @@ func (b *Budget) Stream(ctx context.Context, c *Client, sessionID string, msgs [
 }
 
 // Session returns what session sessionID has spent so far.
-func (b *Budget) Session(sessionID string) (Spent, error) {
+func (b *SpendGuard) Session(sessionID string) (Spent, error) {
 	u, err := b.Ledger.SessionUsage(sessionID)
 	if err != nil {
 		return Spent{}, err
@@ -63,7 +63,7 @@ func (b *Budget) Session(sessionID string) (Spent, error) {
 // when it may, else the spend_limit_exceeded classification that says which limit it would
 // pass. When what is spent cannot be read the request is refused too: a limit that cannot be
 // checked is not a limit.
-func (b *Budget) Check(sessionID, model string, msgs []chat.Message) *chat.Classification {
+func (b *SpendGuard) Check(sessionID, model string, msgs []chat.Message) *chat.Classification {
 	l := b.Limits
 	prompt := chat.Usage{PromptTokens: EstimateTokens(msgs)}
 	next := Spent{Tokens: prompt.PromptTokens, Cost: b.Prices.Of(model).Cost(prompt)}

@@ -52,7 +52,7 @@ func TestBudgetCheck(t *testing.T) {
 	midnight := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	for _, c := range cases {
 		l := &fakeLedger{session: c.session, day: c.day}
-		b := &Budget{Prices: prices, Limits: c.limits, Ledger: l, Clock: clock}
+		b := &SpendGuard{Prices: prices, Limits: c.limits, Ledger: l, Clock: clock}
 		cls := b.Check("s", c.model, msgs)
 		if (cls == nil) != (c.refused == "") {
 			t.Errorf("%s: %+v", c.name, cls)
@@ -72,7 +72,7 @@ func TestBudgetCheck(t *testing.T) {
 			t.Errorf("%s: asked for usage since %v, want since midnight", c.name, l.since)
 		}
 	}
-	broken := &Budget{Limits: Limits{DayTokens: 10}, Ledger: &fakeLedger{err: errors.New("disk on fire")}, Clock: clock}
+	broken := &SpendGuard{Limits: Limits{DayTokens: 10}, Ledger: &fakeLedger{err: errors.New("disk on fire")}, Clock: clock}
 	if cls := broken.Check("s", "m", msgs); cls == nil || !strings.Contains(cls.Message, "disk on fire") {
 		t.Errorf("a ledger that cannot be read let the request through: %+v", cls)
 	}
@@ -82,7 +82,7 @@ func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
-	b := &Budget{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: instantClock()}
+	b := &SpendGuard{Limits: Limits{SessionTokens: 49}, Ledger: &fakeLedger{session: map[string]chat.Usage{"m": {PromptTokens: 30, CompletionTokens: 10}}}, Clock: instantClock()}
 	var events []chat.Event
 	for ev := range b.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hello there"}}) {
 		events = append(events, ev)
@@ -99,7 +99,7 @@ func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 		t.Fatalf("ended %+v after %d requests", last, srv.Requests())
 	}
 	// A nil budget checks nothing.
-	var none *Budget
+	var none *SpendGuard
 	for range none.Stream(context.Background(), c, "s", []chat.Message{{Role: "user", Content: "hi"}}) {
 	}
 	if srv.Requests() != 2 {
