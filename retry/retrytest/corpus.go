@@ -2,7 +2,6 @@ package retrytest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,10 +9,6 @@ import (
 	"runtime"
 	"testing"
 )
-
-// CorpusPath is where the shared corpus of real provider error responses lives, seen from a
-// package directory of this repository: beside the repository, in shared/errors.
-const CorpusPath = "../../shared/errors/corpus.json"
 
 // CorpusEntry is one real provider error response, with how parley should classify it.
 type CorpusEntry struct {
@@ -30,17 +25,17 @@ type CorpusEntry struct {
 	Retryable     bool              `json:"retryable"`
 }
 
-// Corpus reads the corpus, skipping the test when it is not beside the repository.
+// Corpus reads the shared corpus of real provider error responses, as vendored into
+// retry/testdata/shared-corpus.json (a copy of shared/errors/corpus.json, which lives beside
+// the repository). A missing file fails the test: a fresh clone has it.
 func Corpus(t testing.TB) []CorpusEntry {
 	t.Helper()
-	data, err := os.ReadFile(CorpusPath)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skipf("error corpus not found at %s (it lives beside the repository, in shared/errors)", CorpusPath)
-	}
+	path := filepath.Join(testdata(t), "shared-corpus.json")
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decode(t, CorpusPath, data)
+	return decode(t, path, data)
 }
 
 // testdata is retry/testdata, found from this source file so that any package's tests can
