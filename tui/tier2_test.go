@@ -5,11 +5,15 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
+	"parley/agent"
 	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/retry"
+	"parley/retry/retrytest"
 )
 
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
@@ -301,5 +305,32 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 		if s == cut && !strings.Contains(plain(m), "interrupted — r to regenerate") {
 			t.Fatalf("the interrupted reply is not offered for r:\n%s", plain(m))
 		}
+	}
+}
+
+// The screen waits, rounds and offers the fallback as retry's table says, the table print
+// mode's --wait is held to as well.
+func TestTier2CasesOnScreen(t *testing.T) {
+	for _, c := range retrytest.Tier2Cases {
+		t.Run(c.Name, func(t *testing.T) {
+			spare := agent.NewClient(agent.Endpoint{Name: "spare", BaseURL: "http://127.0.0.1:9/v1", Model: "spare-model"},
+				chat.SystemClock{}, retry.DefaultPolicy())
+			m := New(Options{Client: offlineClient(), Fallback: spare, Session: history.Session{ID: "s1", Title: "test session"}})
+			m, _ = step(m, tea.WindowSizeMsg{Width: 200, Height: 24})
+			m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: goldenSession(chat.StatusFailed, "", &c.Class)})
+			if !m.tier2.Arm(failedRun(1, c.Class), retrytest.Tier2Failed) {
+				t.Fatal("not armed")
+			}
+			if got := m.tier2.Due().Sub(retrytest.Tier2Failed); got != c.Due {
+				t.Errorf("due after %v, want %v", got, c.Due)
+			}
+			m.now = retrytest.Tier2Failed.Add(c.Elapsed)
+			if s := plain(m); !strings.Contains(s, c.Shown+" · esc cancel") {
+				t.Errorf("the banner does not say %q:\n%s", c.Shown, s)
+			}
+			if got := strings.Contains(plain(m), "send to spare-model now"); got != c.Fallback {
+				t.Errorf("fallback offered %v, want %v:\n%s", got, c.Fallback, plain(m))
+			}
+		})
 	}
 }
