@@ -79,7 +79,7 @@ type Model struct {
 	runClients map[int64]*agent.Client
 	demo       *demo.Server
 	clock      chat.Clock
-	spend     *agent.SpendGuard
+	spend      *agent.SpendGuard
 	session    history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
@@ -159,7 +159,7 @@ func New(o Options) Model {
 		fallback:   o.Fallback,
 		runClients: map[int64]*agent.Client{},
 		demo:       o.Demo,
-		spend: o.Spend,
+		spend:      o.Spend,
 		clock:      o.Clock,
 		session:    o.Session,
 		dark:       true,
