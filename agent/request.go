@@ -21,6 +21,7 @@ func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatComplet
 		if c.ep.completionLimitField() {
 			req.MaxCompletionTokens = c.ep.MaxTokens
 		} else {
+			//lint:ignore SA1019 most servers besides OpenAI's know only max_tokens
 			req.MaxTokens = c.ep.MaxTokens
 		}
 	}

@@ -119,7 +119,7 @@ func parseRoleFile(name, path, text string) (Role, error) {
 			case strings.TrimSpace(k) == "model":
 				r.Model = unquote(v)
 			default:
-				return Role{}, fmt.Errorf("role %s line %d: unknown key %q: use profile: or model:", path, i+1, strings.TrimSpace(k))
+				return Role{}, fmt.Errorf("role %s line %d: unknown key %q: use profile or model", path, i+1, strings.TrimSpace(k))
 			}
 		}
 		if !closed {

@@ -87,7 +87,7 @@ func TestRoleErrors(t *testing.T) {
 		{"defined twice", work + "[roles.poet]\nsystem = \"x\"\n", map[string]string{"poet.md": "Verse."}, config.Flags{Profile: "work"},
 			`role "poet" is defined twice, in HOME/roles/poet.md and as [roles.poet] in HOME/config.toml: remove one`},
 		{"unknown front matter key", work, map[string]string{"poet.md": "---\ntemperature: 2\n---\nVerse."}, config.Flags{Profile: "work"},
-			`role HOME/roles/poet.md line 2: unknown key "temperature": use profile: or model:`},
+			`role HOME/roles/poet.md line 2: unknown key "temperature": use profile or model`},
 		{"a front matter line that is no key", work, map[string]string{"poet.md": "---\nverse please\n---\nVerse."}, config.Flags{Profile: "work"},
 			`role HOME/roles/poet.md line 2: want "profile: NAME" or "model: NAME", or --- to end the front matter`},
 		{"unclosed front matter", work, map[string]string{"poet.md": "---\nmodel: m\n"}, config.Flags{Profile: "work"},
