@@ -33,23 +33,13 @@ var resetHeaders = []struct{ reset, remaining string }{
 	{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"},
 }
 
-var (
-	// waitHint finds "try again in 18.642s", "retry after 37 seconds", "retry in 45.5s",
-	// "try again in 6m0s", "resets in 2 hours" and the like in message text.
-	waitHint = regexp.MustCompile(`(?i)\b(?:try again|retry|resets?)\s+(?:in|after)\s+` +
-		`(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)\b|(\d+(?:\.\d+)?)\s*(milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b)`)
-	// regainHint finds "You will regain access on 2026-04-01 at 00:00 UTC".
-	regainHint = regexp.MustCompile(`(?i)regain access on (\d{4}-\d{2}-\d{2}) at (\d{2}:\d{2}) UTC`)
-	// resetAtHint finds "Your limit will reset at 2026-04-09 15:13:03", with or without a zone.
-	resetAtHint = regexp.MustCompile(`(?i)\bresets?\s+(?:at|on)\s+(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2})?)(?:\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2}))?`)
-	// retryDelay finds Gemini's RetryInfo "retryDelay": "37s" wherever it sits in the body, also
-	// inside an upstream's error a gateway passed on as a JSON string.
-	retryDelay = regexp.MustCompile(`\\?"retryDelay\\?"\s*:\s*\\?"([^"\\]+)`)
-)
+// retryDelay finds Gemini's RetryInfo "retryDelay": "37s" wherever it sits in the body, also
+// inside an upstream's error a gateway passed on as a JSON string.
+var retryDelay = regexp.MustCompile(`\\?"retryDelay\\?"\s*:\s*\\?"([^"\\]+)`)
 
 // ParseAdvice reads every form of retry advice in a response's headers and body: the headers,
 // headers a gateway copied into the body (OpenRouter's error.metadata.headers), Gemini's
-// retryDelay, and times in the message text. Relative advice counts from now; of all the times
+// retryDelay, reset fields of the body, and waits and times in the message text (hints.go). Relative advice counts from now; of all the times
 // found, the latest wins, since retrying before any one of them would fail again. body may be
 // JSON (object or array) or plain text.
 func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
@@ -76,20 +66,9 @@ func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 			after(d)
 		}
 	}
-	for _, m := range waitHint.FindAllStringSubmatch(text, -1) {
-		if d, ok := hintDuration(m[1], m[2], m[3]); ok {
-			after(d)
-		}
-	}
-	for _, m := range regainHint.FindAllStringSubmatch(text, -1) {
-		if t, err := time.Parse("2006-01-02 15:04", m[1]+" "+m[2]); err == nil {
-			consider(t)
-		}
-	}
-	for _, m := range resetAtHint.FindAllStringSubmatch(text, -1) {
-		if t, ok := hintTime(m[1], m[2], m[3]); ok {
-			consider(t)
-		}
+	textAdvice(text, now, consider)
+	for _, t := range bodyResets(body, now) {
+		consider(t)
 	}
 	return a
 }
@@ -206,44 +185,4 @@ func headerOf(obj map[string]any) http.Header {
 func limitHasRoom(remaining string) bool {
 	n, err := strconv.ParseFloat(strings.TrimSpace(remaining), 64)
 	return err == nil && n > 0
-}
-
-// hintDuration converts a waitHint match: either a Go duration, or a number and a unit word.
-func hintDuration(goDur, num, unit string) (time.Duration, bool) {
-	if goDur != "" {
-		d, err := time.ParseDuration(goDur)
-		return d, err == nil
-	}
-	n, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, false
-	}
-	per := time.Second
-	switch u := strings.ToLower(unit); {
-	case strings.HasPrefix(u, "milli"):
-		per = time.Millisecond
-	case strings.HasPrefix(u, "min"):
-		per = time.Minute
-	case strings.HasPrefix(u, "hour"):
-		per = time.Hour
-	}
-	return time.Duration(n * float64(per)), true
-}
-
-// hintTime converts a resetAtHint match. A time without a zone is taken as UTC: the provider's
-// own zone is unknown, and a reset read a few hours early is only a retry that fails again.
-func hintTime(date, clock, zone string) (time.Time, bool) {
-	if len(clock) == len("15:04") {
-		clock += ":00"
-	}
-	switch z := strings.ToUpper(zone); z {
-	case "", "Z", "UTC", "GMT":
-		zone = "Z"
-	default:
-		if !strings.Contains(z, ":") {
-			zone = z[:3] + ":" + z[3:]
-		}
-	}
-	t, err := time.Parse(time.RFC3339, date+"T"+clock+zone)
-	return t, err == nil
 }

@@ -73,6 +73,22 @@ func TestParseAdviceSources(t *testing.T) {
 		{"message: reset at a time with an offset", nil, `Your limit will reset at 2026-03-01 20:00 +0800`, 0},
 		{"message: resets at a UTC time", nil, `Quota resets at 2026-03-02T00:00Z`, 12 * time.Hour},
 		{"message: resets in", nil, `Your quota resets in 2 hours.`, 2 * time.Hour},
+		// testNow is 12:00 UTC.
+		{"message: reset at 3pm (UTC)", nil, `You have reached your usage limit. Your limit will reset at 3pm (UTC).`, 3 * time.Hour},
+		{"message: resets at a time of day already past is tomorrow's", nil, `Your limit resets at 9:30 AM UTC`, 21*time.Hour + 30*time.Minute},
+		{"message: resets 15:00 without a zone is UTC", nil, `daily limit reached, resets 15:00`, 3 * time.Hour},
+		{"message: a time in a named zone", nil, `quota resets at 6:00 PM PST`, 14 * time.Hour}, // 18:00 PST is 02:00 UTC tomorrow
+		{"message: a time with an offset", nil, `try again at 21:30 +08:00`, 90 * time.Minute},
+		{"message: a bare hour is not a time", nil, `limit resets at 3 requests per window`, 0},
+		{"message: available again after a date", nil, `Capacity available again after 2026-03-01T12:45:00Z.`, 45 * time.Minute},
+		{"message: until a date and time", nil, `blocked until 2026-03-01 13:00 UTC`, time.Hour},
+		{"message: an epoch after a separator", nil, `Rate limit exceeded|1772373600`, 2 * time.Hour},
+		{"message: an epoch in the past is no advice", nil, `Rate limit exceeded|1735603200`, 0},
+		{"body: a reset_at field", nil, `{"error":{"message":"usage limit reached","reset_at":"2026-03-01T12:30:00Z"}}`, 30 * time.Minute},
+		{"body: a resetsAt epoch field", nil, `{"error":{"message":"limit","resetsAt":1772367600}}`, 20 * time.Minute},
+		{"body: a retry_after field in seconds", nil, `{"error":{"message":"slow down","retry_after":42}}`, 42 * time.Second},
+		{"body: a retryAfterMs field", nil, `{"detail":{"retryAfterMs":"1500"}}`, 1500 * time.Millisecond},
+		{"body: a reset count is not a time", nil, `{"error":{"message":"limit","resets_remaining":3}}`, 0},
 		{"latest source wins", header("Retry-After", "2", "retry-after-ms", "2500"),
 			`{"error":{"message":"Please try again in 18s"}}`, 18 * time.Second},
 	} {

@@ -77,12 +77,28 @@ type Failure struct {
 // at a terminal for half a day.
 const quotaHorizon = 12 * time.Hour
 
-// Rule names for the two adjustments made after a class is chosen, appended to the deciding
+// Rule names for the adjustments made after a class is chosen, appended to the deciding
 // rule's name ("rate.words+advice.far-reset").
 const (
 	ruleFarReset    = "advice.far-reset"
 	ruleShouldRetry = "advice.should-retry"
+	// ruleStatedReset turns a quota or a provider's usage cap into a scheduled wait: the
+	// provider stated when it frees, within quotaHorizon (see scheduledByReset).
+	ruleStatedReset = "advice.stated-reset"
+	// ruleImplausibleReset keeps a daily (or longer) quota final when its stated wait is
+	// shorter than minLongWindowWait: such a wait is the provider's generic per-minute hint,
+	// and retrying on it fails again all day.
+	ruleImplausibleReset = "advice.implausible-reset"
 )
+
+// minLongWindowWait is the shortest stated wait believed of a limit counted per day, week or
+// month. Gemini states a retryDelay of seconds for a used-up daily quota; a rolling daily window
+// (Groq's tokens per day) states minutes, which is believed.
+const minLongWindowWait = time.Minute
+
+// ResetLabel labels a quota or usage cap that Classify made a scheduled wait: the banner then
+// reads "Quota resets — retrying after 14:50".
+const ResetLabel = "Quota resets"
 
 // Classifier classifies failures with the operator's own rules first, then the built-in ones
 // (responseRules and noResponseRules). The zero Classifier uses only the built-in rules.
@@ -121,17 +137,57 @@ func (c Classifier) Classify(f Failure) chat.Classification {
 		return out
 	}
 	r := s.decide()
-	out.Class, out.Retryable, out.Rule = r.class, r.class.Retryable(), r.name
+	out.Class, out.Retryable, out.Rule = r.class, r.class.Retryable() && !finalRules[r.name], r.name
+	out.Label = chat.Label(out.Class)
+	switch scheduledByReset(s, r, advice, f.Now) {
+	case resetScheduled:
+		out.Class, out.Retryable, out.Label = chat.RateLimited, true, ResetLabel
+		out.Rule += "+" + ruleStatedReset
+	case resetImplausible:
+		out.Rule += "+" + ruleImplausibleReset
+	}
 	if out.Retryable && !advice.NotBefore.IsZero() && advice.NotBefore.Sub(f.Now) > quotaHorizon {
-		out.Class, out.Retryable = chat.QuotaExhausted, false
+		out.Class, out.Retryable, out.Label = chat.QuotaExhausted, false, chat.Label(chat.QuotaExhausted)
 		out.Rule += "+" + ruleFarReset
 	}
 	if out.Retryable && advice.ShouldRetry != nil && !*advice.ShouldRetry {
 		out.Retryable = false
 		out.Rule += "+" + ruleShouldRetry
 	}
-	out.Label = chat.Label(out.Class)
 	return out
+}
+
+// resetVerdict is what a stated reset does to a final class.
+type resetVerdict int
+
+const (
+	resetIgnored     resetVerdict = iota // no stated reset, or the class stays as decided
+	resetScheduled                       // the failure is a wait until the stated time
+	resetImplausible                     // a stated wait too short for the limit's window
+)
+
+// scheduledByReset decides whether the provider's stated reset makes the failure rule r decided
+// a scheduled wait. The server's numbers win over its words: a quota, a per-day window or a
+// usage cap that the provider says frees within quotaHorizon is a wait, however it is worded.
+// It stays final only where no wait can cure it: a limit of nothing (limit: 0), a request the
+// balance cannot pay for, a payment or a plan that lacks the feature (moneyWords, 402).
+func scheduledByReset(s *signals, r rule, a Advice, now time.Time) resetVerdict {
+	wait := a.NotBefore.Sub(now)
+	if a.NotBefore.IsZero() || wait > quotaHorizon {
+		return resetIgnored
+	}
+	switch r.name {
+	case "quota.window", "quota.words", "spend.limit":
+	default:
+		return resetIgnored
+	}
+	if says(moneyWords)(s) {
+		return resetIgnored
+	}
+	if r.name == "quota.window" && wait < minLongWindowWait {
+		return resetImplausible
+	}
+	return resetScheduled
 }
 
 // match returns the index of the first user rule that matches s. User rules read what a

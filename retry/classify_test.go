@@ -2,6 +2,8 @@ package retry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -171,7 +173,8 @@ func TestClassifyNetworkErrors(t *testing.T) {
 	}{
 		{"refused", post(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), NetUnknown, chat.Network},
 		{"reset", post(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), NetUnknown, chat.Network},
-		{"dns", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}}), NetUnknown, chat.Network},
+		{"dns failing for a while", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "server misbehaving", Name: "api.openai.com", IsTemporary: true}}), NetUnknown, chat.Network},
+		{"dns timeout", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "i/o timeout", Name: "api.openai.com", IsTimeout: true}}), NetUnknown, chat.Network},
 		{"dial timeout never connected", post(&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}), NetUnknown, chat.Network},
 		{"tls handshake timeout", post(errors.New("net/http: TLS handshake timeout")), NetUnknown, chat.Network},
 		{"eof before headers", post(io.EOF), NetUnknown, chat.Network},
@@ -198,6 +201,29 @@ func TestClassifyNetworkErrors(t *testing.T) {
 				t.Error("empty message")
 			}
 		})
+	}
+}
+
+// No wait makes this machine trust a certificate or a made-up host name exist.
+func TestClassifyNetworkErrorsThatCannotPass(t *testing.T) {
+	post := func(err error) error {
+		return &url.Error{Op: "Post", URL: "https://api.example.test/v1/chat/completions", Err: err}
+	}
+	for _, tc := range []struct {
+		name, rule string
+		err        error
+	}{
+		{"unknown authority", "net.tls-certificate", post(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}})},
+		{"expired", "net.tls-certificate", post(x509.CertificateInvalidError{Reason: x509.Expired})},
+		{"another name", "net.tls-certificate", post(x509.HostnameError{Host: "api.example.test", Certificate: &x509.Certificate{}})},
+		{"certificate, text only", "net.tls-certificate", errors.New(`Post "https://x/v1": tls: failed to verify certificate: x509: certificate signed by unknown authority`)},
+		{"no such host", "net.unknown-host", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.opneai.com", IsNotFound: true}})},
+		{"no such host, text only", "net.unknown-host", errors.New(`Post "https://api.opneai.com/v1": dial tcp: lookup api.opneai.com: no such host`)},
+	} {
+		c := Classify(Failure{Phase: BeforeHeaders, Err: tc.err, Now: testNow})
+		if c.Class != chat.Network || c.Retryable || c.Rule != tc.rule {
+			t.Errorf("%s: got %s retryable=%v by %s, want network, not retryable, by %s", tc.name, c.Class, c.Retryable, c.Rule, tc.rule)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,15 @@ func corpusFailure(t *testing.T, e retrytest.CorpusEntry, now time.Time) Failure
 	return f
 }
 
+// classLabel is the label c should carry: its class's, or ResetLabel for a quota the provider
+// said frees soon.
+func classLabel(c chat.Classification) string {
+	if strings.Contains(c.Rule, ruleStatedReset) {
+		return ResetLabel
+	}
+	return chat.Label(c.Class)
+}
+
 func TestClassifyCorpus(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	for _, e := range retrytest.Corpus(t) {
@@ -44,7 +54,7 @@ func TestClassifyCorpus(t *testing.T) {
 				t.Errorf("%s %s: got %s retryable=%v, want %s retryable=%v (message %q)",
 					e.Provider, e.Scenario, c.Class, c.Retryable, e.ExpectedClass, e.Retryable, c.Message)
 			}
-			if c.Rule == "" || c.Label != chat.Label(c.Class) || c.Message == "" {
+			if c.Rule == "" || c.Label != classLabel(c) || c.Message == "" {
 				t.Errorf("rule %q, label %q, message %q: want a rule, the class's label and a message", c.Rule, c.Label, c.Message)
 			}
 			var want time.Time
@@ -137,7 +147,7 @@ func TestClassifyProviderCorpus(t *testing.T) {
 			s.misses = append(s.misses, fmt.Sprintf("%s %s: got %s retryable=%v by %s, want %s retryable=%v (%q)",
 				e.ID, e.Provider, c.Class, c.Retryable, c.Rule, e.ExpectedClass, e.Retryable, c.Message))
 		}
-		if c.Rule == "" || c.Label != chat.Label(c.Class) || c.Message == "" {
+		if c.Rule == "" || c.Label != classLabel(c) || c.Message == "" {
 			t.Errorf("%s: rule %q, label %q, message %q: want a rule, the class's label and a message", e.ID, c.Rule, c.Label, c.Message)
 		}
 	}

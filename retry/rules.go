@@ -2,6 +2,8 @@ package retry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -55,6 +57,10 @@ func (s *signals) decide() rule {
 //     A request sized beyond what the balance affords ("can only afford") is named before the
 //     balance words it also uses; a cap the owner set ("usage limits") after them, since a
 //     message that names both says the money ran out.
+//   - What the request asks for that this server or model cannot do at all (an image to a model
+//     without vision, a model its version cannot run) is final even as a 500.
+//   - A typed exception a gateway or SDK names (LiteLLM's "litellm.RateLimitError") outranks
+//     the status it was sent with: gateways lose the upstream's status and send a 400.
 //   - Then the status: 401/403 auth, 402 quota, a 404 that names a model, function or
 //     deployment is a missing model and any other is a wrong path, other 4xx a bad request. A
 //     client error says the request itself is at fault; nothing after it can make it retryable.
@@ -67,6 +73,7 @@ var responseRules = []rule{
 	{"quota.window", chat.QuotaExhausted, says(longWindow)},
 	{"request.too-large", chat.BadRequest, func(s *signals) bool { return says(tooLarge)(s) || requestExceedsLimit(s.pe.text) }},
 	{"rate.window", chat.RateLimited, transient(says(shortWindow))},
+	{"rate.concurrency", chat.RateLimited, transient(says(concurrency))},
 	{"overflow.words", chat.ContextOverflow, func(s *signals) bool {
 		return says(overflow)(s) || s.status != 429 && says(manyTokens)(s)
 	}},
@@ -75,9 +82,13 @@ var responseRules = []rule{
 	{"spend.limit", chat.SpendLimitExceeded, says(spendWords)},
 	{"auth.words", chat.AuthFailed, says(authWords)},
 	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
+	{"request.unsupported", chat.BadRequest, says(unsupported)},
 	{"status.auth", chat.AuthFailed, statusIn(401, 403)},
 	{"status.payment", chat.QuotaExhausted, statusIn(402)},
 	{"status.not-found-model", chat.ModelNotFound, func(s *signals) bool { return s.status == 404 && says(modelNamed)(s) }},
+	{"rate.exception", chat.RateLimited, says(rateException)},
+	{"overloaded.exception", chat.Overloaded, says(overloadException)},
+	{"server.exception", chat.ServerError, says(serverException)},
 	{"status.client", chat.BadRequest, (*signals).clientFault},
 	{"server.upstream-unreachable", chat.ServerError, says(unreachable)},
 	{"overloaded.words", chat.Overloaded, says(overloadWords)},
@@ -108,6 +119,8 @@ var noResponseRules = []rule{
 	{"net.deadline", chat.Timeout, errIs(context.DeadlineExceeded)},
 	// The connection was never set up, like a refusal.
 	{"net.tls-handshake", chat.Network, errSays("tls handshake timeout")},
+	{"net.tls-certificate", chat.Network, untrustedCertificate},
+	{"net.unknown-host", chat.Network, unknownHost},
 	{"net.dns", chat.Network, func(s *signals) bool { var e *net.DNSError; return errors.As(s.f.Err, &e) }},
 	{"net.dial", chat.Network, func(s *signals) bool { var e *net.OpError; return errors.As(s.f.Err, &e) && e.Op == "dial" }},
 	{"net.timeout", chat.Timeout, func(s *signals) bool { var e net.Error; return errors.As(s.f.Err, &e) && e.Timeout() }},
@@ -121,11 +134,38 @@ var noResponseRules = []rule{
 		}
 		return errors.As(s.f.Err, &op)
 	}},
-	{"net.refused-words", chat.Network, errSays("connection refused", "connection reset", "no such host", "broken pipe")},
+	{"net.refused-words", chat.Network, errSays("connection refused", "connection reset", "broken pipe")},
 	{"net.timeout-words", chat.Timeout, errSays("awaiting headers", "deadline exceeded", "timeout", "timed out")},
 	{"net.other", chat.Network, func(s *signals) bool { return s.f.Err != nil || s.f.Phase == BeforeHeaders }},
 	// A stream that failed without an error, a hint or an error frame.
 	{"stream.failed", chat.ServerError, always},
+}
+
+// finalRules decide a class that is retryable elsewhere, but not when they decide it: no wait
+// makes this machine trust a certificate, or a host name exist.
+var finalRules = map[string]bool{"net.tls-certificate": true, "net.unknown-host": true}
+
+// untrustedCertificate matches a certificate that failed verification: signed by an authority
+// this machine does not trust, expired, or for another name. A recorded error has only its text.
+func untrustedCertificate(s *signals) bool {
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.CertificateInvalidError
+	var host x509.HostnameError
+	var verify *tls.CertificateVerificationError
+	if errors.As(s.f.Err, &unknown) || errors.As(s.f.Err, &invalid) || errors.As(s.f.Err, &host) || errors.As(s.f.Err, &verify) {
+		return true
+	}
+	return errSays("x509:", "tls: failed to verify certificate")(s)
+}
+
+// unknownHost matches a host name the resolver says does not exist; a resolver that failed
+// for a while (no network, a server misbehaving, a timeout) is left to net.dns, which retries.
+func unknownHost(s *signals) bool {
+	var e *net.DNSError
+	if errors.As(s.f.Err, &e) {
+		return e.IsNotFound && !e.IsTemporary && !e.IsTimeout
+	}
+	return errSays("no such host")(s)
 }
 
 // re compiles a pattern that matches lower-cased text.
@@ -146,6 +186,9 @@ var (
 	longWindow = re(`per[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
 		`(?:limit|quota|usage)\W+(?:\w+\W+){0,3}?\d+[ -]?hours?\b`, `\b\d+[ -]?hours? (?:limit|quota|window|usage)`)
 	tooLarge = re(`request too large`, `request entity too large`)
+	// concurrency is a limit on requests in flight at once, which frees as they finish, however
+	// it is worded ("concurrency quota exceeded").
+	concurrency = re(`concurren(?:cy|t)`, `parallel requests`, `simultaneous requests`, `requests? in[- ]flight`)
 	// shortWindow is a limit counted per minute or second.
 	shortWindow = re(`per[ _-]?(?:minute|second|min\b|sec\b)`, `(?:^|[^a-z])(?:tpm|rpm|tps|rps)(?:[^a-z]|$)`)
 
@@ -176,6 +219,13 @@ var (
 		`(?:check|upgrade) your plan`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
 		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
 		`余额不足`, `欠费`)
+	// moneyWords are a failure that only money or a plan change cures: no stated reset makes it a
+	// wait. "Check your plan and billing details" is boilerplate some providers add to any
+	// quota (Gemini's per-minute ones too), so plan and billing alone are not money.
+	moneyWords = re(`insufficient[_ ]quota`, `insufficient[_ ](?:balance|credits?|funds)`, `\bbalance\b`, `\bcredits?\b`,
+		`\bfunds\b`, `payment required`, `add (?:a )?payment`, `\btop[ -]?up\b`, `recharge`, `arrear`, `overdue`,
+		`billing_hard_limit`, `not (?:available|included|supported) (?:on|in|for) (?:your|the) (?:current |free )?(?:plan|tier)`,
+		`upgrade (?:to|your)\b.{0,30}?\b(?:plan|tier|subscription) to (?:use|access)`, `余额不足`, `欠费`)
 	// spendWords are a cap on spending the account's owner set.
 	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
 	authWords  = re(`authentication_error`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
@@ -183,6 +233,18 @@ var (
 	modelMissing = re(`model_not_found`, `deploymentnotfound`, `invalid_model`, `invalid model(?:[.:]| ['"\x60]| name| id)`,
 		`no such model`, `unknown model`, `模型不存在`, `no endpoints found for`,
 		`\b(?:models?|deployments?)\b.{0,80}?\b(?:not[ _]found|does not exist|doesn't exist|not exist)`)
+	// unsupported is a request this server or model cannot serve whatever is retried: an image
+	// to a model without vision, a model the server's version or build cannot run.
+	unsupported = re(`image input is not supported`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:images?|vision|image[_ ]url|multi-?modal)`,
+		`image[_ ]url is only supported`, `(?:images?|vision|multi-?modal)(?: input)?(?: is| are)? not supported`,
+		`unknown model architecture`, `unsupported model (?:architecture|type|format)`,
+		`not supported by (?:this|your|the current|the installed) (?:version|build|server|runtime)`,
+		`requires a newer version`, `binary not found`, `invalid model file`)
+	// rateException, overloadException and serverException are the typed exceptions of the
+	// OpenAI SDKs and LiteLLM, named in the text a gateway passes on.
+	rateException     = re(`ratelimiterror`)
+	overloadException = re(`serviceunavailableerror`)
+	serverException   = re(`internalservererror`, `apiconnectionerror`, `apitimeouterror`)
 	// modelNamed: NVIDIA's NIM serves each model as a "function", Azure as a "deployment".
 	modelNamed = re(`\b(?:models?|deployments?|functions?)\b`)
 

@@ -2,6 +2,8 @@ package retry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
@@ -44,7 +46,12 @@ func TestEachRuleDecides(t *testing.T) {
 		{"status.client", status(400, `{"error":{"message":"unexpected EOF","type":"invalid_request_error"}}`)},
 		{"server.upstream-unreachable", status(503, `{"html-message":"fetch failed","provider":"openai"}`)},
 		{"overloaded.words", status(429, `{"error":{"message":"Model busy, retry later"}}`)},
-		{"rate.words", status(429, `{"error":{"message":"litellm.RateLimitError: MinimaxException - rate limit exceeded","code":"429"}}`)},
+		{"rate.words", status(429, `{"error":{"message":"MinimaxException - rate limit exceeded","code":"429"}}`)},
+		{"rate.concurrency", status(429, `{"error":{"message":"Concurrency quota exceeded, please reduce the number of parallel requests","code":"1302"}}`)},
+		{"request.unsupported", status(500, `{"error":{"code":500,"message":"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj","type":"server_error"}}`)},
+		{"rate.exception", status(400, `{"error":{"message":"litellm.RateLimitError: RateLimitError: OpenAIException - Error code: 429","type":null,"param":null,"code":"400"}}`)},
+		{"overloaded.exception", status(400, `{"error":{"message":"litellm.ServiceUnavailableError: AnthropicException - upstream","code":"400"}}`)},
+		{"server.exception", status(400, `{"error":{"message":"litellm.APIConnectionError: Connection error.","code":"400"}}`)},
 		{"status.rate", status(429, `{"error":{"code":"1302","message":"您当前使用该API的并发数过高"}}`)},
 		{"status.overloaded", status(503, ``)},
 		{"status.timeout", status(408, `{"errors":[{"code":3007,"message":"Request timeout"}]}`)},
@@ -60,7 +67,9 @@ func TestEachRuleDecides(t *testing.T) {
 		{"cancelled", netErr(context.Canceled)},
 		{"net.deadline", netErr(context.DeadlineExceeded)},
 		{"net.tls-handshake", netErr(errors.New("net/http: TLS handshake timeout"))},
-		{"net.dns", netErr(&net.DNSError{Err: "no such host", Name: "api.invalid"})},
+		{"net.tls-certificate", netErr(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}})},
+		{"net.unknown-host", netErr(&net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true})},
+		{"net.dns", netErr(&net.DNSError{Err: "server misbehaving", Name: "api.invalid", IsTemporary: true})},
 		{"net.dial", netErr(&net.OpError{Op: "dial", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})},
 		{"net.timeout", netErr(&net.OpError{Op: "read", Err: os.ErrDeadlineExceeded})},
 		{"net.dropped", netErr(&net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)})},

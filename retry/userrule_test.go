@@ -76,13 +76,14 @@ func TestClassifierUserRules(t *testing.T) {
 		f     Failure
 		want  chat.Classification
 	}{
-		{"no rules: built-in", nil, zhipu, chat.Classification{Class: chat.QuotaExhausted, Rule: "quota.window",
-			RetryAfterUntil: testNow.Add(3 * time.Hour)}},
+		{"no rules: built-in", nil, zhipu, chat.Classification{Class: chat.RateLimited, Retryable: true,
+			Rule: "quota.window+" + ruleStatedReset, RetryAfterUntil: testNow.Add(3 * time.Hour)}},
 		{"status and code match; unnamed is its position; the server's time is kept",
 			[]UserRule{busy, mustRule(t, "", 429, "1308", "", "", "rate_limited", nil, "")}, zhipu,
 			chat.Classification{Class: chat.RateLimited, Retryable: true, Rule: "user:2", RetryAfterUntil: testNow.Add(3 * time.Hour)}},
 		{"a status that differs does not match", []UserRule{mustRule(t, "x", 400, "1308", "", "", "rate_limited", nil, "")}, zhipu,
-			chat.Classification{Class: chat.QuotaExhausted, Rule: "quota.window", RetryAfterUntil: testNow.Add(3 * time.Hour)}},
+			chat.Classification{Class: chat.RateLimited, Retryable: true, Rule: "quota.window+" + ruleStatedReset,
+				RetryAfterUntil: testNow.Add(3 * time.Hour)}},
 		{"first match wins; the message is the innermost; wait replaces the advice; x-should-retry does not overrule",
 			[]UserRule{busy, mustRule(t, "later", 0, "", "capacity", "", "rate_limited", nil, "")}, gateway,
 			chat.Classification{Class: chat.Overloaded, Retryable: true, Rule: "user:queue-full", RetryAfterUntil: testNow.Add(20 * time.Second)}},
@@ -101,7 +102,7 @@ func TestClassifierUserRules(t *testing.T) {
 				t.Errorf("got %s retryable=%v rule %s until %v; want %s retryable=%v rule %s until %v",
 					c.Class, c.Retryable, c.Rule, c.RetryAfterUntil, tc.want.Class, tc.want.Retryable, tc.want.Rule, tc.want.RetryAfterUntil)
 			}
-			if c.Label != chat.Label(c.Class) || c.Message == "" {
+			if c.Label != classLabel(c) || c.Message == "" {
 				t.Errorf("label %q message %q", c.Label, c.Message)
 			}
 		})
