@@ -33,24 +33,28 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("cannot attach %s: %s", e.Name, e.Reason) }
 
-// Read reads the text file at path for attaching. A missing file, a directory, a file of more
-// than limit bytes, and one that is not UTF-8 text are refused with an *Error.
+// Read reads the text file at path for attaching. A missing file, a directory, a pipe or
+// device, a file of more than limit bytes, and one that is not UTF-8 text are refused with an
+// *Error.
 func Read(path string, limit int64) (File, error) {
+	// Looked at before it is opened: opening a pipe with no writer waits for one forever.
+	info, err := os.Stat(path)
+	if err != nil {
+		return File{}, &Error{path, openReason(err)}
+	}
+	switch {
+	case info.IsDir():
+		return File{}, &Error{path, "it is a directory; attach the files in it one by one"}
+	case !info.Mode().IsRegular():
+		return File{}, &Error{path, "it is a pipe or a device, not a file; pipe it to parley instead (… | parley -p PROMPT)"}
+	case info.Size() > limit:
+		return File{}, tooLarge(path, info.Size(), limit)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return File{}, &Error{path, openReason(err)}
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return File{}, &Error{path, err.Error()}
-	}
-	if info.IsDir() {
-		return File{}, &Error{path, "it is a directory; attach the files in it one by one"}
-	}
-	if info.Mode().IsRegular() && info.Size() > limit {
-		return File{}, tooLarge(path, info.Size(), limit)
-	}
 	// Read one byte past the limit: a file that grew, or a device, is still caught.
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {

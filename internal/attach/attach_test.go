@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"parley/internal/attach"
@@ -46,6 +47,15 @@ func TestReadRefusesWhatCannotBeSent(t *testing.T) {
 		{"invalid UTF-8", write("latin1.txt", []byte("caf\xe9")), "it is binary, not text; attach text files only"},
 		{"over the limit", write("big.log", []byte(strings.Repeat("x", 2000))), "2.0 KiB is over the 1000 B limit; raise max_attachment_bytes in config.toml to attach it"},
 	}
+	// A pipe nobody writes to: opening it to read would wait forever.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rows = append(rows, struct{ name, path, reason string }{"fifo", fifo,
+		"it is a pipe or a device, not a file; pipe it to parley instead (… | parley -p PROMPT)"},
+		struct{ name, path, reason string }{"device", "/dev/zero",
+			"it is a pipe or a device, not a file; pipe it to parley instead (… | parley -p PROMPT)"})
 	for _, row := range rows {
 		_, err := attach.Read(row.path, 1000)
 		var ae *attach.Error
