@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -78,13 +79,24 @@ func (m *Model) storeDraft() tea.Cmd {
 	return storeDraftCmd(m.db, m.session.ID, text)
 }
 
+// draftNotStored begins the notice of a draft that could not be stored: the next draft stored
+// takes it away.
+const draftNotStored = "could not store the draft: "
+
 // storeDraftCmd stores text as session id's draft.
 func storeDraftCmd(db *history.DB, id, text string) tea.Cmd {
 	return func() tea.Msg {
 		if err := db.SetDraft(id, text); err != nil {
-			return noticeMsg{text: "could not store the draft: " + err.Error(), err: true}
+			return noticeMsg{text: draftNotStored + err.Error(), err: true}
 		}
-		return nil
+		return draftStoredMsg{}
+	}
+}
+
+// handleDraftStored takes away a notice that the draft could not be stored: it is now.
+func (m *Model) handleDraftStored() {
+	if m.noticeErr && strings.HasPrefix(m.notice, draftNotStored) {
+		m.setNotice("", false)
 	}
 }
 

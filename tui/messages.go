@@ -72,6 +72,9 @@ type sessionsMsg struct {
 	err      error
 }
 
+// draftStoredMsg says a draft was stored.
+type draftStoredMsg struct{}
+
 // noticeMsg is one line for the status line: a command's answer or an error. giveBack is the
 // command line to put back in an empty input, when the command failed.
 type noticeMsg struct {

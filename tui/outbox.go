@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
@@ -73,12 +75,13 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 		return m.postNext()
 	}
 	if msg.rcpt.RunID == 0 {
-		// Not stored: give the words back rather than lose them.
-		if m.input.Empty() {
-			m.input.SetValue(msg.text)
-		}
-		m.setNotice("could not store the message: "+msg.err.Error(), true)
-		return m.postNext()
+		// Not stored: the words come back, with what still waited behind them, before
+		// whatever was typed meanwhile. Nothing more is tried until the operator sends again.
+		m.giveBack(append([]string{msg.text}, m.outbox...))
+		m.outbox = nil
+		m.setNotice("not sent: could not store the message ("+msg.err.Error()+") — it is back in the input; "+
+			m.keys.Input.Send.Help().Key+" sends it again", true)
+		return nil
 	}
 	var drafts tea.Cmd
 	if msg.err == nil {
@@ -107,6 +110,15 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 		cmd = m.startRun(msg.rcpt)
 	}
 	return tea.Batch(cmd, m.postNext(), drafts)
+}
+
+// giveBack puts texts that were not sent back into the input, in order, before what the input
+// holds: joined with blank lines, never replacing anything.
+func (m *Model) giveBack(texts []string) {
+	if !m.input.Empty() {
+		texts = append(texts, m.input.Value())
+	}
+	m.input.SetValue(strings.Join(texts, "\n\n"))
 }
 
 // appendQueuedReply shows the reply of a stored run that has not started yet.

@@ -35,6 +35,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.now = m.clock.Now() // moves the Tier 1 countdown
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
+	case draftStoredMsg:
+		m.handleDraftStored()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
 	case draftTickMsg:
