@@ -102,6 +102,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	actx = withCapture(actx, &capt)
 
 	stream, err := c.api.CreateChatCompletionStream(actx, c.request(msgs, withUsage))
+	c.noteRemaining(capt.status, capt.header)
 	if err != nil {
 		f := &retry.Failure{Now: c.clock.Now(), Err: err}
 		switch {

@@ -118,7 +118,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
 		}
 	}
-	if cls, saidAt, held := c.heldBack(); held {
+	if cls, saidAt, held := c.heldBack(msgs); held {
 		out <- chat.Event{Kind: chat.EventFailed, Class: cls, SaidAt: saidAt, MaxAttempts: maxAttempts}
 		return
 	}

@@ -10,12 +10,15 @@ import (
 )
 
 // EndpointStore is what every parley process on the machine shares about endpoints: the waits
-// providers asked for (endpoint memory) and the requests sent (for the retry budget). The
+// providers asked for (endpoint memory), what they said is left of their limits (pacing) and
+// the requests sent (for the retry budget). The
 // history database implements it.
 type EndpointStore interface {
 	Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, saidAt time.Time, ok bool, err error)
 	RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt time.Time) error
 	ForgetWait(ep chat.EndpointKey) error
+	RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error
+	Remaining(ep chat.EndpointKey) (r chat.Remaining, ok bool, err error)
 	RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error
 	TakeRetry(baseURL string, now time.Time, window time.Duration,
 		allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (bool, time.Time, error)
@@ -64,16 +67,20 @@ func (c *Client) key() chat.EndpointKey {
 	return chat.EndpointKey{BaseURL: c.ep.BaseURL, Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
 }
 
-// heldBack returns the failure of a request that must not be sent: the provider said, at
-// saidAt, not before the classification's RetryAfterUntil.
-func (c *Client) heldBack() (cls chat.Classification, saidAt time.Time, held bool) {
+// heldBack returns the failure of a request of msgs that must not be sent: the provider said,
+// at saidAt, not before the classification's RetryAfterUntil, or that too little is left of
+// its limits until then (paced).
+func (c *Client) heldBack(msgs []chat.Message) (cls chat.Classification, saidAt time.Time, held bool) {
 	if c.store == nil || c.force {
 		return chat.Classification{}, time.Time{}, false
 	}
 	cls, saidAt, held, err := c.store.Wait(c.key(), c.clock.Now())
 	c.logStore("reading endpoint memory", err)
-	cls.Rule = "endpoint.memory"
-	return cls, saidAt, held
+	if held {
+		cls.Rule = "endpoint.memory"
+		return cls, saidAt, held
+	}
+	return c.paced(msgs)
 }
 
 // noteFailure remembers a provider's wait for every parley, while it is still ahead.

@@ -171,4 +171,22 @@ CREATE TABLE restores (
 );
 ALTER TABLE supersessions ADD COLUMN restore_id INTEGER REFERENCES restores (id);
 `,
+	`
+-- What a provider said is left of its rate limits after its last answer, per endpoint, model
+-- and key variable (never the key), so that no parley sends what the provider would refuse
+-- before the limit refills. A count the provider did not give is -1; a time not given is 0.
+CREATE TABLE endpoint_limits (
+	endpoint       TEXT NOT NULL,
+	model          TEXT NOT NULL,
+	key_env        TEXT NOT NULL,
+	requests       INTEGER NOT NULL,
+	request_limit  INTEGER NOT NULL,
+	requests_reset INTEGER NOT NULL,
+	tokens         INTEGER NOT NULL,
+	token_limit    INTEGER NOT NULL,
+	tokens_reset   INTEGER NOT NULL,
+	said_at        INTEGER NOT NULL,
+	PRIMARY KEY (endpoint, model, key_env)
+);
+`,
 }

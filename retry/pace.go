@@ -5,22 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Remaining is what a provider said is left of its rate limits after a response, and when each
-// limit refills: OpenAI's x-ratelimit-remaining-requests / -tokens with their resets,
-// Anthropic's anthropic-ratelimit-*-remaining and -reset, and the plain x-ratelimit-remaining
-// (requests) of others. Pacing reads it to hold back a send that the provider would refuse.
-type Remaining struct {
-	// Requests and Tokens are what is left; -1 when the provider did not say.
-	Requests, Tokens int
-	// RequestLimit and TokenLimit are the limits they count down from; 0 when not said.
-	RequestLimit, TokenLimit int
-	// RequestsReset and TokensReset are when each refills; zero when not said.
-	RequestsReset, TokensReset time.Time
-	// SaidAt is when the provider said it.
-	SaidAt time.Time
-}
+	"parley/internal/chat"
+)
 
 // remainingHeaders are the header names of one limit, in the order tried: the first present
 // of each kind wins.
@@ -39,10 +26,13 @@ var (
 	}
 )
 
-// ParseRemaining reads what h says is left of the provider's limits at now. ok is false when
+// ParseRemaining reads what h says is left of the provider's limits at now: OpenAI's
+// x-ratelimit-remaining-requests / -tokens with their resets, Anthropic's
+// anthropic-ratelimit-*-remaining and -reset, and the plain x-ratelimit-remaining (requests)
+// of others. ok is false when
 // h reports no remaining count at all: nothing is then known, and nothing is paced.
-func ParseRemaining(h http.Header, now time.Time) (r Remaining, ok bool) {
-	r = Remaining{Requests: -1, Tokens: -1, SaidAt: now}
+func ParseRemaining(h http.Header, now time.Time) (r chat.Remaining, ok bool) {
+	r = chat.Remaining{Requests: -1, Tokens: -1, SaidAt: now}
 	var okReq, okTok bool
 	r.Requests, r.RequestLimit, r.RequestsReset, okReq = readLimit(h, requestHeaders, now)
 	r.Tokens, r.TokenLimit, r.TokensReset, okTok = readLimit(h, tokenHeaders, now)
@@ -80,10 +70,10 @@ func first(h http.Header, names []string) (string, bool) {
 }
 
 // Hold says whether a request of about tokens tokens, sent at now, would be refused by the
-// limits r reported: none left of the requests, or fewer tokens left than the request holds,
+// limits r reported (pacing: the send waits instead of meeting a 429): none left of the requests, or fewer tokens left than the request holds,
 // before the limit refills. until is when it refills; a count whose reset has passed (or was
 // never said) holds nothing back, since the provider's own window has moved on or is unknown.
-func (r Remaining) Hold(tokens int, now time.Time) (until time.Time, held bool) {
+func Hold(r chat.Remaining, tokens int, now time.Time) (until time.Time, held bool) {
 	if r.Requests == 0 && r.RequestsReset.After(now) {
 		until = r.RequestsReset
 	}
@@ -93,9 +83,9 @@ func (r Remaining) Hold(tokens int, now time.Time) (until time.Time, held bool) 
 	return until, !until.IsZero()
 }
 
-// Low reports whether r is worth showing the operator at now: a tenth or less of a limit left
+// Low reports whether what r says is left is worth showing the operator at now: a tenth or less of a limit left
 // (or five requests, when the limit is not said), before it refills.
-func (r Remaining) Low(now time.Time) bool {
+func Low(r chat.Remaining, now time.Time) bool {
 	low := func(left, limit int, reset time.Time) bool {
 		if left < 0 || !reset.After(now) {
 			return false

@@ -123,3 +123,16 @@ func FinishNote(finishReason, answer string) string {
 	}
 	return "stopped at the token limit"
 }
+
+// Remaining is what a provider said is left of its rate limits after a response, and when each
+// limit refills. Pacing reads it to hold back a send the provider would refuse.
+type Remaining struct {
+	// Requests and Tokens are what is left; -1 when the provider did not say.
+	Requests, Tokens int
+	// RequestLimit and TokenLimit are the limits they count down from; 0 when not said.
+	RequestLimit, TokenLimit int
+	// RequestsReset and TokensReset are when each refills; zero when not said.
+	RequestsReset, TokensReset time.Time
+	// SaidAt is when the provider said it.
+	SaidAt time.Time
+}

@@ -19,7 +19,8 @@ import (
 // In JSON (POST /_demo/faults) the fields are snake_case and Delay and ThinkFor are in
 // nanoseconds.
 type Fault struct {
-	// Status, when non-zero, is the HTTP status sent with Header and Body as they are.
+	// Status, when non-zero, is the HTTP status sent with Header and Body as they are. Header
+	// without a Status goes with the 200 of a reply: a provider's rate-limit headers, say.
 	Status int               `json:"status,omitempty"`
 	Header map[string]string `json:"header,omitempty"`
 	Body   string            `json:"body,omitempty"`

@@ -254,6 +254,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if f.Delay > 0 && !s.wait(r.Context(), f.Delay) {
 		return
 	}
+	if f.Status == 0 {
+		for k, v := range f.Header {
+			w.Header().Set(k, v)
+		}
+	}
 	switch {
 	case f.Reset:
 		abort(w, true)
