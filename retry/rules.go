@@ -60,7 +60,8 @@ func (s *signals) decide() rule {
 //   - What the request asks for that this server or model cannot do at all (an image to a model
 //     without vision, a model its version cannot run) is final even as a 500.
 //   - A typed exception a gateway or SDK names (LiteLLM's "litellm.RateLimitError") outranks
-//     the status it was sent with: gateways lose the upstream's status and send a 400.
+//     a client-error status it was sent with: gateways lose the upstream's status and send a
+//     400. With a server-error status the words after it say more.
 //   - Then the status: 401/403 auth, 402 quota, a 404 that names a model, function or
 //     deployment is a missing model and any other is a wrong path, other 4xx a bad request. A
 //     client error says the request itself is at fault; nothing after it can make it retryable.
@@ -86,9 +87,9 @@ var responseRules = []rule{
 	{"status.auth", chat.AuthFailed, statusIn(401, 403)},
 	{"status.payment", chat.QuotaExhausted, statusIn(402)},
 	{"status.not-found-model", chat.ModelNotFound, func(s *signals) bool { return s.status == 404 && says(modelNamed)(s) }},
-	{"rate.exception", chat.RateLimited, says(rateException)},
-	{"overloaded.exception", chat.Overloaded, says(overloadException)},
-	{"server.exception", chat.ServerError, says(serverException)},
+	{"rate.exception", chat.RateLimited, lostStatus(says(rateException))},
+	{"overloaded.exception", chat.Overloaded, lostStatus(says(overloadException))},
+	{"server.exception", chat.ServerError, lostStatus(says(serverException))},
 	{"status.client", chat.BadRequest, (*signals).clientFault},
 	{"server.upstream-unreachable", chat.ServerError, says(unreachable)},
 	{"overloaded.words", chat.Overloaded, says(overloadWords)},
@@ -273,6 +274,12 @@ func says(p *regexp.Regexp) func(*signals) bool {
 // reaches the rules after it.
 func transient(m func(*signals) bool) func(*signals) bool {
 	return func(s *signals) bool { return !s.clientFault() && m(s) }
+}
+
+// lostStatus matches what m does when the status is a client fault: for a transient failure a
+// gateway passed on with the wrong status.
+func lostStatus(m func(*signals) bool) func(*signals) bool {
+	return func(s *signals) bool { return s.clientFault() && m(s) }
 }
 
 func statusIn(codes ...int) func(*signals) bool {
