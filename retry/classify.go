@@ -52,6 +52,9 @@ const (
 	NetEmpty
 	// NetStreamIdle: after the first output the stream sent no bytes for the idle timeout.
 	NetStreamIdle
+	// NetNotStream: a 2xx answer that is no event stream, completion or error (ReadAnswer);
+	// Err says what came.
+	NetNotStream
 )
 
 // Failure is everything known about one failed attempt.
@@ -242,6 +245,9 @@ func (s *signals) message() string {
 			return strings.TrimSpace(fmt.Sprintf("HTTP %d %s", f.Status, http.StatusText(f.Status)))
 		}
 		return "the stream reported an error"
+	}
+	if f.Kind == NetNotStream && f.Err != nil {
+		return f.Err.Error()
 	}
 	if what, ok := observed[f.Kind]; ok {
 		return describe(what, f.Err)

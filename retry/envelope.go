@@ -33,12 +33,12 @@ const maxMessage = 300
 
 // messageKeys name the fields that carry an error's message, or (as objects or arrays) the
 // error itself: OpenAI's and Anthropic's "error", problem+json's "detail", Portkey's
-// "html-message", FastAPI's "msg".
-var messageKeys = []string{"message", "error", "detail", "html-message", "msg"}
+// "html-message", FastAPI's "msg", MiniMax's "status_msg".
+var messageKeys = []string{"message", "error", "detail", "html-message", "msg", "status_msg"}
 
-// nestedKeys name fields that hold further errors: Cloudflare's v4 "errors" array and Azure's
-// "innererror".
-var nestedKeys = []string{"errors", "innererror"}
+// nestedKeys name fields that hold further errors: Cloudflare's v4 "errors" array, Azure's
+// "innererror" and MiniMax's "base_resp" (an error it sends inside a 200).
+var nestedKeys = []string{"errors", "innererror", "base_resp"}
 
 // codeKeys name fields that hold a code or status; typeKeys those that hold a type.
 var (

@@ -14,7 +14,8 @@ import (
 // all but its Now, which the caller sets before classifying. The text is either
 //
 //   - an HTTP response: a status line ("HTTP/1.1 429 Too Many Requests"), header lines, a
-//     blank line and the body. A 2xx response's body is read as an event stream, as below;
+//     blank line and the body. A 2xx response's body is read by its shape (ReadAnswer): an
+//     event stream as below, a JSON error as a status failure, anything else as what it is;
 //   - an excerpt of an event stream, as received after a 200: data:, event: and error: lines,
 //     ": comments" and bare JSON lines (as some streams send them).
 //
@@ -65,9 +66,27 @@ func parseResponse(text []byte) (Failure, error) {
 		rest = after
 	}
 	if status < 300 {
-		return streamFailure(rest, status, h)
+		return answerFailure(rest, status, h)
 	}
 	return Failure{Phase: Status, Status: status, Header: h, Body: rest}, nil
+}
+
+// answerFailure reads a 2xx response's body by its shape, as the agent does: an event stream
+// as a stream; a JSON error as a status failure; a whole completion is no failure; anything
+// else is a failure that says what came.
+func answerFailure(body []byte, status int, h http.Header) (Failure, error) {
+	ct := h.Get("Content-Type")
+	if _, frame := StreamError(body); frame || IsEventStream(ct, body) {
+		return streamFailure(body, status, h)
+	}
+	switch shape, _, what := ReadAnswer(status, ct, body); shape {
+	case ShapeError:
+		return Failure{Phase: Status, Status: status, Header: h, Body: body}, nil
+	case ShapeCompletion:
+		return Failure{}, errors.New("the response is a whole reply (a chat.completion), so nothing failed: paste the part that went wrong")
+	default:
+		return Failure{Phase: InStreamBeforeDelta, Status: status, Header: h, Kind: NetNotStream, Err: errors.New(what)}, nil
+	}
 }
 
 // isStream reports whether text holds any line an event stream is made of.

@@ -34,7 +34,7 @@ func TestStatedResetIsAScheduledWait(t *testing.T) {
 			"quota.words+" + ruleStatedReset},
 		{"a usage limit that resets at 3pm (UTC)", 429, nil,
 			`{"type":"error","error":{"type":"rate_limit_error","message":"You have reached your usage limit. Your limit will reset at 3pm (UTC)."}}`,
-			chat.RateLimited, true, 3 * time.Hour, "rate.words"},
+			chat.RateLimited, true, 3 * time.Hour, "quota.words+" + ruleStatedReset},
 		{"an owner's usage cap that frees within the day", 400, nil,
 			`{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-03-01 at 18:00 UTC."}}`,
 			chat.RateLimited, true, 6 * time.Hour, "spend.limit+" + ruleStatedReset},

@@ -82,8 +82,8 @@ var responseRules = []rule{
 	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
 	{"spend.limit", chat.SpendLimitExceeded, says(spendWords)},
 	{"auth.words", chat.AuthFailed, says(authWords)},
-	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
 	{"request.unsupported", chat.BadRequest, says(unsupported)},
+	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
 	{"status.auth", chat.AuthFailed, statusIn(401, 403)},
 	{"status.payment", chat.QuotaExhausted, statusIn(402)},
 	{"status.not-found-model", chat.ModelNotFound, func(s *signals) bool { return s.status == 404 && says(modelNamed)(s) }},
@@ -92,6 +92,7 @@ var responseRules = []rule{
 	{"server.exception", chat.ServerError, lostStatus(says(serverException))},
 	{"status.client", chat.BadRequest, (*signals).clientFault},
 	{"server.upstream-unreachable", chat.ServerError, says(unreachable)},
+	{"network.words", chat.Network, says(networkWords)},
 	{"overloaded.words", chat.Overloaded, says(overloadWords)},
 	{"rate.words", chat.RateLimited, says(rateWords)},
 	{"status.rate", chat.RateLimited, statusIn(429)},
@@ -100,9 +101,9 @@ var responseRules = []rule{
 	{"status.unsupported", chat.BadRequest, statusIn(501, 505)}, // the endpoint cannot do this at all
 	{"status.server", chat.ServerError, func(s *signals) bool { return s.status >= 500 || s.status == 409 }},
 	// A status parley does not know to be transient.
-	{"status.other", chat.BadRequest, func(s *signals) bool { return s.f.Phase == Status }},
-	// An error frame that says nothing more: the request was accepted, so the fault is the
-	// server's.
+	{"status.other", chat.BadRequest, func(s *signals) bool { return s.f.Phase == Status && s.f.Status >= 300 }},
+	// An error frame, or an error in a 2xx body, that says nothing more: the request was
+	// accepted, so the fault is the server's.
 	{"stream.error", chat.ServerError, always},
 }
 
@@ -116,6 +117,7 @@ var noResponseRules = []rule{
 	{"stream.cut", chat.Network, kind(NetCut)},
 	{"stream.empty", chat.EmptyResponse, kind(NetEmpty)},
 	{"stream.idle", chat.Timeout, kind(NetStreamIdle)},
+	{"stream.not-a-stream", chat.BadRequest, kind(NetNotStream)},
 	{"cancelled", chat.Cancelled, errIs(context.Canceled)},
 	{"net.deadline", chat.Timeout, errIs(context.DeadlineExceeded)},
 	// The connection was never set up, like a refusal.
@@ -184,7 +186,7 @@ var (
 	// longWindow is a limit counted over hours or days. Google's quota ids run the words
 	// together ("GenerateRequestsPerDayPerProjectPerModel"); gateways put them in identifiers
 	// ("limit_rpd/…"), where an underscore is a separator.
-	longWindow = re(`per[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
+	longWindow = re(`(?:per|/)[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
 		`(?:limit|quota|usage)\W+(?:\w+\W+){0,3}?\d+[ -]?hours?\b`, `\b\d+[ -]?hours? (?:limit|quota|window|usage)`)
 	tooLarge = re(`request too large`, `request entity too large`)
 	// concurrency is a limit on requests in flight at once, which frees as they finish, however
@@ -215,7 +217,9 @@ var (
 	affordWords = re(`can only afford`, `fewer max_tokens`)
 	// quotaWords are a balance, credit, budget, billing, plan or spending-limit state that stops
 	// every request, and a quota Google names without a per-minute window.
-	quotaWords = re(`insufficient[_ ]quota`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
+	quotaWords = re(`insufficient[_ ]quota`,
+		// the account's own allowance, used up: "exhausted your capacity", "reached your session usage limit"
+		`\b(?:exhausted|used up|reached|exceeded|hit) your (?:\w+ ){0,2}?(?:quota|capacity|allowance|usage limit)\b`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
 		`quotafailure`, `\bbalance\b`, `\bcredits?\b`, `\bfunds\b`, `\bbilling\b`, `spend(?:ing)? limit`,
 		`(?:check|upgrade) your plan`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
 		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
@@ -229,14 +233,16 @@ var (
 		`upgrade (?:to|your)\b.{0,30}?\b(?:plan|tier|subscription) to (?:use|access)`, `余额不足`, `欠费`)
 	// spendWords are a cap on spending the account's owner set.
 	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
-	authWords  = re(`authentication_error`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
+	authWords  = re(`authentication_error`,
+		// access refused for where the request comes from
+		`unsupported_country`, `\b(?:location|region|country|territory)\b(?: \w+){0,3} (?:is |are )?not (?:supported|available|allowed)`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
 		`incorrect api key`, `invalid (?:x-)?api[ _-]?key`, `unauthenticated`, `permission_denied`, `unauthorized`)
 	modelMissing = re(`model_not_found`, `deploymentnotfound`, `invalid_model`, `invalid model(?:[.:]| ['"\x60]| name| id)`,
-		`no such model`, `unknown model`, `模型不存在`, `no endpoints found for`,
+		`no such model`, `unknown model`, `模型不存在`, `no endpoints found for`, `无可用渠道`, `no available channels? for`,
 		`\b(?:models?|deployments?)\b.{0,80}?\b(?:not[ _]found|does not exist|doesn't exist|not exist)`)
 	// unsupported is a request this server or model cannot serve whatever is retried: an image
 	// to a model without vision, a model the server's version or build cannot run.
-	unsupported = re(`image input is not supported`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:images?|vision|image[_ ]url|multi-?modal)`,
+	unsupported = re(`image input is not supported`, `\brequired for image input`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:images?|vision|image[_ ]url|multi-?modal)`,
 		`image[_ ]url is only supported`, `(?:images?|vision|multi-?modal)(?: input)?(?: is| are)? not supported`,
 		`unknown model architecture`, `unsupported model (?:architecture|type|format)`,
 		`not supported by (?:this|your|the current|the installed) (?:version|build|server|runtime)`,
@@ -253,6 +259,8 @@ var (
 	// "code = Unavailable" is a backend that is down, not one that is full).
 	unreachable = re(`fetch failed`, `upstream connect error`, `no healthy upstream`, `connection refused`, `code = unavailable`,
 		`connection reset`, `error while dialing`, `econnrefused`, `econnreset`, `failed to connect`, `could not connect`)
+	// networkWords are a provider saying the network between it and its upstream failed.
+	networkWords  = re(`network (?:connection )?(?:lost|error|failure)`, `connection (?:was )?lost`)
 	overloadWords = re(`overload`, `\bbusy\b`, `capacity`, `no more data centers`, `loading model`, `model is loading`,
 		`unavailable`, `访问量过大`, `繁忙`,
 		// the server's own limit, not the account's: "Worker local total request limit reached (33/32)"

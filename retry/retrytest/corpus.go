@@ -61,11 +61,29 @@ func ProviderCorpus(t testing.TB) []CorpusEntry {
 	return decode(t, path, data)
 }
 
+// SecondCorpus reads the corpus's second round (retry/testdata/corpus2.json, ids P162…),
+// gathered from sources the first lacked, in the same shape.
+func SecondCorpus(t testing.TB) []CorpusEntry {
+	t.Helper()
+	path := filepath.Join(testdata(t), "corpus2.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decode(t, path, data)
+}
+
 // Holdout returns the ids of ProviderCorpus set aside before the classifier was tuned
 // (retry/testdata/holdout.json): agreement on them is reported apart from the rest.
-func Holdout(t testing.TB) map[string]bool {
+func Holdout(t testing.TB) map[string]bool { return holdout(t, "holdout.json") }
+
+// SecondHoldout returns the ids of SecondCorpus set aside when it was gathered, before anyone
+// read them to tune (retry/testdata/holdout2.json): the measure of errors never seen.
+func SecondHoldout(t testing.TB) map[string]bool { return holdout(t, "holdout2.json") }
+
+func holdout(t testing.TB, name string) map[string]bool {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testdata(t), "holdout.json"))
+	data, err := os.ReadFile(filepath.Join(testdata(t), name))
 	if err != nil {
 		t.Fatal(err)
 	}
