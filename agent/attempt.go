@@ -117,6 +117,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		return result{failure: f, url: capt.url}
 	}
 	defer stream.Close()
+	if capt.status >= 300 {
+		// A redirect, which the SDK read as a stream.
+		return result{url: capt.url, failure: &retry.Failure{Phase: retry.Status, Status: capt.status, Header: capt.header,
+			Body: capt.body.Bytes(), Now: c.clock.Now()}}
+	}
 
 	res := result{url: capt.url}
 	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
@@ -178,6 +183,15 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 				return inStream(retry.NetUnknown, frame, err)
 			}
 			switch {
+			case capt.answerError != nil:
+				// A 2xx whose body is an error: classified as the status failure it is.
+				res.failure = &retry.Failure{Phase: retry.Status, Status: capt.status, Header: capt.header,
+					Body: capt.answerError, Now: c.clock.Now()}
+				return end(res)
+			case capt.notStream != "":
+				return inStream(retry.NetUnreadable, nil, errors.New(capt.notStream))
+			case capt.lineTooLong:
+				return inStream(retry.NetUnreadable, nil, errLineTooLong)
 			case expired.Load():
 				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", firstDelta))
 			case idled.Load():

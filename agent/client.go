@@ -60,7 +60,10 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	}
 	cfg := openai.DefaultConfig(ep.APIKey)
 	cfg.BaseURL = ep.BaseURL
-	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers}}
+	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers},
+		// A redirect would turn the POST into an empty GET, sent with the key: the 3xx is the
+		// answer, and the fix names where it points (nameTheFix).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
 	cfg.EmptyMessagesLimit = math.MaxUint32
 	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
@@ -180,6 +183,9 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		}
 		c.noteFailure(cls)
 		d := c.policy.Decide(cls, attempt, res.gotOutput, c.clock.Now())
+		if d.Retry && !c.mayRetry(*res.failure, attempt) {
+			d = retry.Decision{}
+		}
 		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {

@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 
@@ -18,12 +20,12 @@ func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string
 	said := cls.Message
 	switch {
 	case cls.Class == chat.Network:
-		addr, ok := retry.RefusedHere(f)
-		if !ok {
-			return cls
+		return c.networkFix(cls, f)
+	case f.Phase == retry.Status && f.Status >= 300 && f.Status < 400:
+		if loc := f.Header.Get("Location"); loc != "" {
+			cls.Message = fmt.Sprintf("the endpoint redirects to %s (HTTP %d): use that as the base URL; parley does not follow a redirect with your key",
+				chat.RedactURL(loc), f.Status)
 		}
-		cls.Retryable = false
-		cls.Message = fmt.Sprintf("nothing is listening on %s (connection refused): is the server running? Start it, then send again", addr)
 	case cls.Class == chat.BadRequest && f.Phase == retry.Status && f.Status == http.StatusNotFound:
 		if said == "" {
 			said = "HTTP 404 Not Found"
@@ -54,4 +56,31 @@ func baseURLWithV1(base string) string {
 		b += "/v1"
 	}
 	return b
+}
+
+// networkFix names the fix for a network failure the operator's setup causes: nothing listening
+// on this machine (Tier 1's quick attempts may have caught a restart; waiting longer does
+// not start a server), a proxy that refused (its variable), a certificate this machine does not
+// trust (the variables that name more authorities), a host name that does not exist.
+func (c *Client) networkFix(cls chat.Classification, f retry.Failure) chat.Classification {
+	var op *net.OpError
+	switch {
+	case errors.As(f.Err, &op) && op.Op == "proxyconnect":
+		cls.Retryable = false
+		cls.Message = fmt.Sprintf("the proxy at %s refused the connection (%v): check HTTPS_PROXY / HTTP_PROXY (or NO_PROXY for this host)",
+			op.Addr, op.Err)
+	case cls.Rule == "net.tls-certificate":
+		cls.Message = fmt.Sprintf("%s: the endpoint's certificate is not trusted here. If a private CA or a proxy signs it, "+
+			"point SSL_CERT_FILE (or SSL_CERT_DIR) at its certificate; otherwise check the base URL", cls.Message)
+	case cls.Rule == "net.unknown-host":
+		cls.Message = fmt.Sprintf("%s: no such host; check the host name in the base URL (%s)", cls.Message, chat.RedactURL(c.ep.BaseURL))
+	default:
+		addr, ok := retry.RefusedHere(f)
+		if !ok {
+			return cls
+		}
+		cls.Retryable = false
+		cls.Message = fmt.Sprintf("nothing is listening on %s (connection refused): is the server running? Start it, then send again", addr)
+	}
+	return cls
 }

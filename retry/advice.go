@@ -186,3 +186,15 @@ func limitHasRoom(remaining string) bool {
 	n, err := strconv.ParseFloat(strings.TrimSpace(remaining), 64)
 	return err == nil && n > 0
 }
+
+// GatewayRetried reports whether the response headers h say a gateway between parley and the
+// provider already retried the request (Portkey's x-portkey-retry-attempt-count, -1 once its
+// retries are spent; LiteLLM's x-litellm-attempted-retries): retrying on top would multiply its
+// attempts by parley's.
+func GatewayRetried(h http.Header) bool {
+	if v := strings.TrimSpace(h.Get("x-portkey-retry-attempt-count")); v != "" && v != "0" {
+		return true
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(h.Get("x-litellm-attempted-retries")))
+	return err == nil && n > 0
+}

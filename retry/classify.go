@@ -52,9 +52,9 @@ const (
 	NetEmpty
 	// NetStreamIdle: after the first output the stream sent no bytes for the idle timeout.
 	NetStreamIdle
-	// NetNotStream: a 2xx answer that is no event stream, completion or error (ReadAnswer);
-	// Err says what came.
-	NetNotStream
+	// NetUnreadable: a 2xx answer parley cannot read as a reply: no event stream, completion
+	// or error (ReadAnswer), or a stream line too long to hold. Err says what came.
+	NetUnreadable
 )
 
 // Failure is everything known about one failed attempt.
@@ -246,7 +246,7 @@ func (s *signals) message() string {
 		}
 		return "the stream reported an error"
 	}
-	if f.Kind == NetNotStream && f.Err != nil {
+	if f.Kind == NetUnreadable && f.Err != nil {
 		return f.Err.Error()
 	}
 	if what, ok := observed[f.Kind]; ok {

@@ -24,7 +24,10 @@ import (
 // one-line error that says what to paste instead, on text that is neither, and on a stream
 // that finished normally.
 func ParseRaw(text []byte) (Failure, error) {
-	text = bytes.TrimLeft(text, " \t\r\n\ufeff")
+	// An event stream may end its lines with CR alone, or CRLF; they read as LF, as the agent
+	// reads them.
+	text = bytes.ReplaceAll(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	text = bytes.TrimLeft(text, " \t\n\ufeff")
 	if bytes.HasPrefix(text, []byte("HTTP/")) {
 		return parseResponse(text)
 	}
@@ -85,7 +88,7 @@ func answerFailure(body []byte, status int, h http.Header) (Failure, error) {
 	case ShapeCompletion:
 		return Failure{}, errors.New("the response is a whole reply (a chat.completion), so nothing failed: paste the part that went wrong")
 	default:
-		return Failure{Phase: InStreamBeforeDelta, Status: status, Header: h, Kind: NetNotStream, Err: errors.New(what)}, nil
+		return Failure{Phase: InStreamBeforeDelta, Status: status, Header: h, Kind: NetUnreadable, Err: errors.New(what)}, nil
 	}
 }
 

@@ -117,7 +117,7 @@ var noResponseRules = []rule{
 	{"stream.cut", chat.Network, kind(NetCut)},
 	{"stream.empty", chat.EmptyResponse, kind(NetEmpty)},
 	{"stream.idle", chat.Timeout, kind(NetStreamIdle)},
-	{"stream.not-a-stream", chat.BadRequest, kind(NetNotStream)},
+	{"stream.unreadable", chat.BadRequest, kind(NetUnreadable)},
 	{"cancelled", chat.Cancelled, errIs(context.Canceled)},
 	{"net.deadline", chat.Timeout, errIs(context.DeadlineExceeded)},
 	// The connection was never set up, like a refusal.

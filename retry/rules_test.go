@@ -65,7 +65,7 @@ func TestEachRuleDecides(t *testing.T) {
 		{"stream.cut", Failure{Phase: InStreamAfterDelta, Status: 200, Kind: NetCut, Err: io.ErrUnexpectedEOF, Now: testNow}},
 		{"stream.empty", Failure{Phase: InStreamBeforeDelta, Status: 200, Kind: NetEmpty, Now: testNow}},
 		{"stream.idle", Failure{Phase: InStreamAfterDelta, Status: 200, Kind: NetStreamIdle, Now: testNow}},
-		{"stream.not-a-stream", Failure{Phase: InStreamBeforeDelta, Status: 200, Kind: NetNotStream,
+		{"stream.unreadable", Failure{Phase: InStreamBeforeDelta, Status: 200, Kind: NetUnreadable,
 			Err: errors.New("the endpoint answered 200 text/html, not an event stream — a login page, or the wrong URL? (<!DOCTYPE html>)"), Now: testNow}},
 		{"cancelled", netErr(context.Canceled)},
 		{"net.deadline", netErr(context.DeadlineExceeded)},

@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parley/internal/chat"
+	"parley/retry"
+)
+
+// answerShapes are 2xx answers in every shape a server sends: each is read the same by the live
+// client and by the explaining tool (retry.ParseRaw, which parley classify uses).
+var answerShapes = []struct {
+	name, contentType, body string
+	// text is the reply shown for an answer that is one; otherwise class and retryable are the
+	// failure's.
+	text      string
+	class     chat.Class
+	retryable bool
+	message   string // a part of the failure's message
+}{
+	{name: "a whole completion", contentType: "application/json",
+		body: `{"id":"chatcmpl-1","object":"chat.completion","model":"llama-3.1-8b","choices":[{"index":0,"message":{"role":"assistant","content":"Sound travels at 343 m/s in air."},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":10,"total_tokens":19}}`,
+		text: "Sound travels at 343 m/s in air."},
+	{name: "a JSON error", contentType: "application/json",
+		body:  `{"error":{"message":"The server is overloaded, please try again later.","type":"server_error"}}`,
+		class: chat.Overloaded, retryable: true, message: "The server is overloaded, please try again later."},
+	{name: "a login page", contentType: "text/html; charset=utf-8",
+		body:  "<!DOCTYPE html>\n<html><head><title>Wi-Fi sign-in</title></head><body>Accept the terms</body></html>\n",
+		class: chat.BadRequest, message: "the endpoint answered 200 text/html, not an event stream — a login page, or the wrong URL? (<!DOCTYPE html>)"},
+	{name: "Ollama's native NDJSON", contentType: "application/x-ndjson",
+		body: `{"model":"llama3.2","created_at":"2026-03-01T12:00:00Z","message":{"role":"assistant","content":"Hi"},"done":false}` + "\n" +
+			`{"model":"llama3.2","created_at":"2026-03-01T12:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}` + "\n",
+		class: chat.BadRequest, message: "lines of JSON"},
+	{name: "plain text", contentType: "text/plain",
+		body:  "upstream request timeout\n",
+		class: chat.BadRequest, message: "200 text/plain, not an event stream"},
+	{name: "an event stream with CR line ends", contentType: "text/event-stream",
+		body: strings.ReplaceAll(`data: {"choices":[{"delta":{"content":"one "}}]}`+"\n\n"+
+			`data: {"choices":[{"delta":{"content":"two"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n", "\n", "\r"),
+		text: "one two"},
+}
+
+func TestAnswerShapesReadAlikeLiveAndExplained(t *testing.T) {
+	for _, tc := range answerShapes {
+		t.Run(tc.name, func(t *testing.T) {
+			var requests atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				w.Header().Set("Content-Type", tc.contentType)
+				fmt.Fprint(w, tc.body)
+			}))
+			defer srv.Close()
+			var text strings.Builder
+			var last chat.Event
+			for ev := range testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}).Stream(context.Background(), hello) {
+				if ev.Kind == chat.EventDelta {
+					text.WriteString(ev.Text)
+				}
+				last = ev
+			}
+			if want := map[bool]int32{false: 1, true: 3}[tc.retryable]; requests.Load() != want {
+				t.Errorf("%d requests, want %d", requests.Load(), want)
+			}
+			raw := "HTTP/1.1 200 OK\nContent-Type: " + tc.contentType + "\n\n" + tc.body
+			f, err := retry.ParseRaw([]byte(raw))
+			if tc.text != "" {
+				if last.Kind != chat.EventFinished || text.String() != tc.text {
+					t.Errorf("live: ended %+v with %q, want the reply %q", last, text.String(), tc.text)
+				}
+				if err == nil {
+					t.Errorf("explained: a reply was taken for a failure: %+v", f)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("explained: %v", err)
+			}
+			f.Now = time.Now()
+			explained := retry.Classify(f)
+			live := last.Class
+			if last.Kind != chat.EventFailed || live.Class != tc.class || live.Retryable != tc.retryable || !strings.Contains(live.Message, tc.message) {
+				t.Errorf("live: %+v; want %s retryable=%v saying %q", last, tc.class, tc.retryable, tc.message)
+			}
+			if explained.Class != live.Class || explained.Retryable != live.Retryable || explained.Message != live.Message {
+				t.Errorf("explained %s/%v %q, live %s/%v %q", explained.Class, explained.Retryable, explained.Message,
+					live.Class, live.Retryable, live.Message)
+			}
+		})
+	}
+}
+
+// A redirect of the POST is not followed: the key would go to another place, and the POST
+// would arrive as an empty GET. The failure names where it points.
+func TestRedirectIsNamedNotFollowed(t *testing.T) {
+	var followed atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
+	defer target.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/api/v1/chat/completions", http.StatusMovedPermanently)
+	}))
+	defer srv.Close()
+	last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m", APIKey: "sk-secret"}).Stream(context.Background(), hello))
+	want := "the endpoint redirects to " + target.URL + "/api/v1/chat/completions (HTTP 301): use that as the base URL"
+	if last.Kind != chat.EventFailed || last.Class.Retryable || !strings.Contains(last.Class.Message, want) {
+		t.Fatalf("ended %+v, want a failure saying %q", last, want)
+	}
+	if followed.Load() != 0 {
+		t.Fatal("the redirect was followed")
+	}
+}
+
+// A gateway that says it retried already gets no Tier 1 retries on top: behind Portkey's retry
+// config parley's three attempts each waited through the gateway's own.
+func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
+	for name, h := range map[string][2]string{
+		"portkey, its retries spent": {"x-portkey-retry-attempt-count", "-1"},
+		"portkey, retried twice":     {"x-portkey-retry-attempt-count", "2"},
+		"litellm":                    {"x-litellm-attempted-retries", "3"},
+	} {
+		var requests atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			w.Header().Set(h[0], h[1])
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":{"message":"upstream overloaded","type":"server_error"}}`)
+		}))
+		last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}).Stream(context.Background(), hello))
+		srv.Close()
+		if requests.Load() != 1 || last.Class.Class != chat.Overloaded || !last.Class.Retryable {
+			t.Errorf("%s: %d requests, ended %s/%v; want 1 request, overloaded and retryable (for Tier 2)",
+				name, requests.Load(), last.Class.Class, last.Class.Retryable)
+		}
+	}
+}
+
+// A 2xx that stays silent until the first-delta deadline may be billed each time: it is sent
+// again once, and never for a reasoning model, which may be thinking.
+func TestASilentAnswerIsSentAgainAtMostOnce(t *testing.T) {
+	counts := map[string]int32{}
+	for _, model := range []string{"gpt-4o-mini", "deepseek-r1"} {
+		var requests atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: model, FirstDeltaTimeout: 100 * time.Millisecond}).
+			Stream(context.Background(), hello))
+		srv.Close()
+		if last.Class.Class != chat.Timeout || !last.Class.Retryable {
+			t.Errorf("%s: ended %+v", model, last)
+		}
+		counts[model] = requests.Load()
+	}
+	if counts["gpt-4o-mini"] != 2 || counts["deepseek-r1"] != 1 {
+		t.Errorf("requests %v: want 2 for a model that does not think, 1 for one that does", counts)
+	}
+}
+
+// A certificate this machine does not trust is not retried, and the failure names the fix.
+func TestUntrustedCertificateNamesTheFix(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake error is the test's point
+	srv.StartTLS()
+	defer srv.Close()
+	last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}).Stream(context.Background(), hello))
+	c := last.Class
+	if last.Kind != chat.EventFailed || c.Class != chat.Network || c.Retryable || !strings.Contains(c.Message, "SSL_CERT_FILE") {
+		t.Fatalf("ended %+v", last)
+	}
+	if conns.Load() != 1 {
+		t.Errorf("%d connections: a certificate that cannot pass was tried again", conns.Load())
+	}
+}
