@@ -22,6 +22,9 @@ func RedactURL(raw string) string {
 		}
 		return raw
 	}
+	if u.User == nil && u.RawQuery == "" {
+		return raw // nothing to hide: as it was written
+	}
 	if u.User != nil {
 		u.User = url.User(Redacted)
 	}

@@ -268,6 +268,32 @@ func TestValidation(t *testing.T) {
 			`fallback "q" has no model: set model in [profiles.q] in CONFIG`},
 		{"negative max_attachment_bytes", "max_attachment_bytes = -1\n", config.Flags{}, nil,
 			`config CONFIG: max_attachment_bytes is -1; use a size in bytes above 0 (leave it out for 262144)`},
+
+		// What passed the check and failed only at send time, as a retryable network error.
+		{"temperature nan", "[profiles.x]\ntemperature = nan\n", config.Flags{}, nil, `config CONFIG: profile "x": temperature is NaN; use a finite number` + fix},
+		{"top_p inf", "[profiles.x]\ntop_p = inf\n", config.Flags{}, nil, `config CONFIG: profile "x": top_p is +Inf; use a finite number` + fix},
+		{"price nan", "[profiles.x]\nprice_input = nan\n", config.Flags{}, nil, `config CONFIG: profile "x": price_input is NaN; use a finite number` + fix},
+		{"spend limit inf", "[limits]\nmax_spend_day = inf\n", config.Flags{}, nil, `config CONFIG: [limits]: max_spend_day is +Inf; use a finite amount of US dollars` + fix},
+		{"header name with a space", "[profiles.x]\nheaders = { \"X Org\" = \"a\" }\n", config.Flags{}, nil,
+			`config CONFIG: profile "x": header name "X Org" is not one HTTP can send (letters, digits and -, no spaces or colons)` + fix},
+		{"header value with a newline", "[profiles.x]\nheaders = { \"X-Org\" = \"a\\nb\" }\n", config.Flags{}, nil,
+			`config CONFIG: profile "x": header X-Org has a line break or control character in its value; write it on one line` + fix},
+		{"headers as a string", "[profiles.x]\nheaders = \"X-Org: a\"\n", config.Flags{}, nil,
+			`config CONFIG: profile "x": headers must be a table, like headers = { "X-Org" = "…" }` + fix},
+		{"api_key_env that is no name", "[profiles.x]\napi_key_env = \"sk-abc=1\"\n", config.Flags{}, nil,
+			`config CONFIG: profile "x": api_key_env is "sk-abc=1"; name an environment variable, like OPENAI_API_KEY (the key itself never goes in the config)` + fix},
+		{"--api-key-env that is no name", "", config.Flags{BaseURL: "http://127.0.0.1:8080/v1", Model: "m", APIKeyEnv: "A=B"}, nil,
+			`--api-key-env is "A=B"; name an environment variable, like OPENAI_API_KEY (the key itself never goes in the config)`},
+		{"port out of range", "", config.Flags{BaseURL: "http://127.0.0.1:99999/v1", Model: "m"}, nil,
+			`invalid base URL "http://127.0.0.1:99999/v1": port 99999 is not from 1 to 65535; want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"URL with a query", "", config.Flags{BaseURL: "https://api.example.com/v1?key=SECRET", Model: "m"}, nil,
+			`invalid base URL "https://api.example.com/v1?key=[redacted]": a query or fragment would end up before the path parley adds; remove it (a key goes in api_key_env, other values in headers); want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"URL with a fragment", "", config.Flags{BaseURL: "https://api.example.com/v1#top", Model: "m"}, nil,
+			`invalid base URL "https://api.example.com/v1#top": a query or fragment would end up before the path parley adds; remove it (a key goes in api_key_env, other values in headers); want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"URL with a trailing space", "[profiles.x]\nbase_url = \"http://127.0.0.1:8080/v1 \"\nmodel = \"m\"\n", config.Flags{Profile: "x"}, nil,
+			`invalid base URL "http://127.0.0.1:8080/v1 ": it has spaces in it; want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
+		{"URL with a password is never shown", "", config.Flags{BaseURL: "ftp://u:PASSWORD@host/v1", Model: "m"}, nil,
+			`invalid base URL "ftp://[redacted]@host/v1": want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in CONFIG)`},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -141,6 +142,10 @@ func load(path string) (file, error) {
 		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)
 	}
 	for name, p := range f.Profiles {
+		// A headers written as a string decodes to no headers at all, without an error.
+		if md.IsDefined("profiles", name, "headers") && md.Type("profiles", name, "headers") != "Hash" {
+			return f, fmt.Errorf(`config %s: profile %q: headers must be a table, like headers = { "X-Org" = "…" }; fix the file (it was not changed)`, path, name)
+		}
 		if p.Preset != "" {
 			if _, ok := presets[p.Preset]; !ok {
 				return f, fmt.Errorf("config %s: profile %q: unknown preset %q (known: %s)", path, name, p.Preset, presetNames())
@@ -153,12 +158,25 @@ func load(path string) (file, error) {
 	return f, nil
 }
 
-// check refuses numbers that cannot be meant: a negative price, window or limit.
+// check refuses settings that cannot be meant, or that HTTP would refuse only when the first
+// message is sent: a negative or non-finite number, a header a request cannot carry.
 func (p profile) check() error {
+	for key, v := range map[string]*float64{"price_input": p.PriceInput, "price_output": p.PriceOutput,
+		"temperature": p.Temperature, "top_p": p.TopP} {
+		if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+			return fmt.Errorf("%s is %v; use a finite number", key, *v)
+		}
+	}
 	for key, v := range map[string]*float64{"price_input": p.PriceInput, "price_output": p.PriceOutput} {
 		if v != nil && *v < 0 {
 			return fmt.Errorf("%s is %v; a price is at least 0", key, *v)
 		}
+	}
+	if err := CheckHeaders(p.Headers); err != nil {
+		return err
+	}
+	if err := CheckEnvName("api_key_env", p.APIKeyEnv); err != nil {
+		return err
 	}
 	if p.ContextTokens < 0 {
 		return fmt.Errorf("context_tokens is %d; a context window is at least 1 token", p.ContextTokens)
@@ -181,6 +199,11 @@ func (p profile) check() error {
 }
 
 func (l limits) check() error {
+	for key, v := range map[string]float64{"max_spend_session": l.MaxSpendSession, "max_spend_day": l.MaxSpendDay} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s is %v; use a finite amount of US dollars", key, v)
+		}
+	}
 	for key, v := range map[string]float64{
 		"max_spend_session": l.MaxSpendSession, "max_spend_day": l.MaxSpendDay,
 		"max_tokens_session": float64(l.MaxTokensSession), "max_tokens_day": float64(l.MaxTokensDay),

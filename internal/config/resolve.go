@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"net/url"
 	"strings"
 
 	"parley/agent"
@@ -66,9 +65,12 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 	if name == "" {
 		name = "custom"
 	}
-	u, err := url.Parse(p.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return agent.Endpoint{}, p, fmt.Errorf("invalid base URL %q: want http(s)://host[:port]/v1 (from --base-url, OPENAI_BASE_URL or base_url in %s)", p.BaseURL, cfgPath)
+	u, err := checkBaseURL(p.BaseURL, "from --base-url, OPENAI_BASE_URL or base_url in "+cfgPath)
+	if err != nil {
+		return agent.Endpoint{}, p, err
+	}
+	if err := CheckEnvName("--api-key-env", fl.APIKeyEnv); err != nil {
+		return agent.Endpoint{}, p, err
 	}
 	ep := agent.Endpoint{
 		Name:              name,
