@@ -137,6 +137,8 @@ func TestPrecedence(t *testing.T) {
 		{"default: the demo's name", "", config.Flags{}, nil, name, "demo"},
 		{"--demo over a configured endpoint", defaultP, config.Flags{Demo: true, BaseURL: loopback}, []string{envURL}, demo, true},
 		{"a profile without a URL is still the demo", "profile = \"p\"\n[profiles.p]\nmodel = \"pm\"\n", config.Flags{}, nil, demo, true},
+		{"the only profile is used when none is named", "[profiles.only]\nbase_url = \"http://127.0.0.1:4/v1\"\nmodel = \"om\"\n", config.Flags{}, nil, baseURL, "http://127.0.0.1:4/v1"},
+		{"the only profile is used, by its name", "[profiles.only]\nbase_url = \"http://127.0.0.1:4/v1\"\nmodel = \"om\"\n", config.Flags{}, nil, name, "only"},
 		{"default: OPENAI_API_KEY alone is OpenAI", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, baseURL, "https://api.openai.com/v1"},
 		{"default: OPENAI_API_KEY alone is named openai", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, name, "openai"},
 
@@ -268,6 +270,9 @@ func TestValidation(t *testing.T) {
 			`fallback "q" has no model: set model in [profiles.q] in CONFIG`},
 		{"negative max_attachment_bytes", "max_attachment_bytes = -1\n", config.Flags{}, nil,
 			`config CONFIG: max_attachment_bytes is -1; use a size in bytes above 0 (leave it out for 262144)`},
+
+		{"several profiles, none named", "[profiles.work]\npreset = \"openai\"\n[profiles.local]\npreset = \"ollama\"\n", config.Flags{}, nil,
+			`CONFIG defines profiles local, work and names none to use: set profile = "local" in it, or pass --profile NAME`},
 
 		// What passed the check and failed only at send time, as a retryable network error.
 		{"temperature nan", "[profiles.x]\ntemperature = nan\n", config.Flags{}, nil, `config CONFIG: profile "x": temperature is NaN; use a finite number` + fix},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"slices"
 	"strings"
 
 	"parley/agent"
@@ -36,6 +37,17 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		}
 		name = n
 		return nil
+	}
+	if f.Profile == "" && fl.Profile == "" && fl.BaseURL == "" && getenv("OPENAI_BASE_URL") == "" {
+		// Profiles, and nothing that says which: the only one is meant; of several, none is.
+		switch names := slices.Sorted(maps.Keys(f.Profiles)); len(names) {
+		case 0:
+		case 1:
+			f.Profile = names[0]
+		default:
+			return agent.Endpoint{}, profile{}, fmt.Errorf("%s defines profiles %s and names none to use: set profile = %q in it, or pass --profile NAME",
+				cfgPath, strings.Join(names, ", "), names[0])
+		}
 	}
 	if f.Profile != "" && fl.Profile == "" {
 		if err := pick(f.Profile, "profile in "+cfgPath); err != nil {
