@@ -198,7 +198,9 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		}
 		return cmd
 	}
-	m.transcript.NotePastes(m.input.Pastes())
+	for _, p := range m.input.Pastes() {
+		m.transcript.NotePaste(p.Text, p.Label)
+	}
 	m.input.Reset()
 	m.recall = recall{at: -1}
 	m.cleared = ""

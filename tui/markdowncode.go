@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"parley/tui/wrap"
+)
 
 // This file finds the code fences of markdown, and wraps long code lines before glamour does,
 // keeping their indentation.
@@ -32,7 +36,7 @@ func wrapCode(text string, width int) string {
 			// The fence's indent is the list's around it: glamour indents its code as much.
 			w := width - codeMargin - indent
 			if w >= 10 && len(line) > w {
-				b.WriteString(strings.Join(wrapIndented(line, w), "\n"))
+				b.WriteString(strings.Join(wrap.Indented(line, w), "\n"))
 			} else {
 				b.WriteString(line)
 			}

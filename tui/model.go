@@ -18,6 +18,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/demo"
+	"parley/tui/inputbox"
 )
 
 // Options is what the screen needs to run.
@@ -65,9 +66,6 @@ const (
 	focusModels                  // choosing a model
 )
 
-// maxInputHeight is the most lines the input grows to before it scrolls.
-const maxInputHeight = 8
-
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
 	db     *history.DB
@@ -88,7 +86,7 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	input         inputBox
+	input         inputbox.Box
 	spinner       spinner.Model
 	transcript    *transcriptView
 	focus         focus
@@ -179,8 +177,8 @@ func New(o Options) Model {
 
 // newInput returns the message box: the model handles enter (send), the box inserts a
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
-func newInput(k KeyMap) inputBox {
-	in := newInputBox(defaultInputKeys(k.Input.Newline))
+func newInput(k KeyMap) inputbox.Box {
+	in := inputbox.New(inputbox.DefaultKeys(k.Input.Newline))
 	in.Placeholder = placeholder(k, 0)
 	in.Prompt = "┃ "
 	in.Focus()

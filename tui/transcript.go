@@ -64,8 +64,8 @@ type transcriptView struct {
 	// them), not for the reply before them to end.
 	held bool
 	// pastes are the long pastes sent from the input box: operator messages show them
-	// collapsed, as the box did, unless showPastes.
-	pastes     []string
+	// collapsed, under the box's label, unless showPastes.
+	pastes     []sentPaste
 	showPastes bool
 	// budget is how much markdown may still be rendered for the current message (see
 	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
@@ -144,8 +144,13 @@ func (t *transcriptView) fill(e *entry, msg history.Message) {
 	t.byID[msg.ID] = e
 }
 
-// NotePastes notes long pastes of a message about to be sent, to show them collapsed.
-func (t *transcriptView) NotePastes(pastes []string) { t.pastes = append(t.pastes, pastes...) }
+// NotePaste notes a long paste of a message about to be sent, to show it collapsed as label.
+func (t *transcriptView) NotePaste(text, label string) {
+	t.pastes = append(t.pastes, sentPaste{text, label})
+}
+
+// sentPaste is a long paste sent from the input box, and the label it showed as there.
+type sentPaste struct{ text, label string }
 
 // HasPastes reports whether any message was sent with a long paste.
 func (t *transcriptView) HasPastes() bool { return len(t.pastes) > 0 }

@@ -8,6 +8,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/wrap"
 )
 
 // This file draws the transcript: each message's render, cached per width and version, and
@@ -43,10 +44,10 @@ func (t *transcriptView) render(e *entry) []string {
 		text := e.text.String()
 		if !t.showPastes {
 			for _, p := range t.pastes {
-				text = strings.ReplaceAll(text, p, pasteLabel(p))
+				text = strings.ReplaceAll(text, p.text, p.label)
 			}
 		}
-		for _, l := range wrapLines(text, w-2) {
+		for _, l := range wrap.Lines(text, w-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
@@ -64,7 +65,7 @@ func (t *transcriptView) render(e *entry) []string {
 	}
 	out = append(out, t.outcome(e, w)...)
 	if e.note != "" {
-		out = append(out, indent(wrapLines(e.note, w-2), st.Warn)...)
+		out = append(out, indent(wrap.Lines(e.note, w-2), st.Warn)...)
 	}
 	return append(out, "")
 }
@@ -72,25 +73,25 @@ func (t *transcriptView) render(e *entry) []string {
 // outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
 func (t *transcriptView) outcome(e *entry, w int) []string {
 	st := t.styles
-	wrap := func(s string) []string { return wrapLines(s, w-2) }
+	wrapped := func(s string) []string { return wrap.Lines(s, w-2) }
 	switch e.message.Status {
 	case chat.StatusQueued:
 		if t.held {
-			return indent(wrap("queued: held since the stop, enter sends it"), st.Muted)
+			return indent(wrapped("queued: held since the stop, enter sends it"), st.Muted)
 		}
-		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
+		return indent(wrapped("queued: sends when the current reply ends"), st.Muted)
 	case chat.StatusRunning:
 		if e.text.Len() == 0 {
 			return indent([]string{"…"}, st.Muted)
 		}
 	case chat.StatusSucceeded:
 		if note := chat.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
-			return indent(wrap(note), st.Warn)
+			return indent(wrapped(note), st.Warn)
 		}
 	case chat.StatusCancelled:
 		return indent([]string{"cancelled"}, st.Muted)
 	case chat.StatusInterrupted:
-		return indent(wrap("interrupted: parley stopped while this reply was streaming"), st.Warn)
+		return indent(wrapped("interrupted: parley stopped while this reply was streaming"), st.Warn)
 	case chat.StatusFailed:
 		msg := "failed"
 		if c := e.message.Retry; c != nil {
@@ -103,7 +104,7 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 			// The text above is what arrived before the failure: it stays, and says so.
 			msg = "cut off here · " + msg
 		}
-		return indent(wrap("✗ "+msg), st.Error)
+		return indent(wrapped("✗ "+msg), st.Error)
 	}
 	return nil
 }

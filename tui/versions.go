@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/tui/wrap"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.
@@ -195,10 +196,10 @@ func (m *Model) versionsTitle() []string {
 		return []string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}
 	}
 	var lines []string
-	for _, l := range wrapLines(title, m.width) {
+	for _, l := range wrap.Lines(title, m.width) {
 		lines = append(lines, st.ReplyLabel.Render(l))
 	}
-	for _, l := range wrapLines(keys, m.width) {
+	for _, l := range wrap.Lines(keys, m.width) {
 		lines = append(lines, st.Muted.Render(l))
 	}
 	return lines
