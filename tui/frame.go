@@ -3,6 +3,8 @@ package tui
 import (
 	"time"
 
+	"parley/tui/markdown"
+
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -61,9 +63,9 @@ func (m *Model) refresh(now time.Time) {
 
 // giveBudget gives the views a frame's budget of rendering for the message being handled.
 func (m *Model) giveBudget() {
-	m.transcript.Budget(frameBudget)
+	m.transcript.Budget(markdown.FrameBudget)
 	if m.versions.view != nil {
-		m.versions.view.Budget(frameBudget)
+		m.versions.view.Budget(markdown.FrameBudget)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
+	"parley/tui/markdown"
 )
 
 // No surprises on a narrow screen: help, notices and wrapped code fit 40 columns whole.
@@ -42,8 +43,8 @@ func TestNoticesAndHelpFit40Columns(t *testing.T) {
 func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
 	long := "fmt.Println(\"a string long enough to be wrapped at forty columns, and then some\")"
 	text := "Here:\n\n```go\nfunc main() {\n\tif true {\n\t\t" + long + "\n\t}\n}\n```\n"
-	var md markdown
-	lines := md.full(text, 40, true)
+	var md markdown.Renderer
+	lines := trimBlank(md.Render(text, 40, true))
 	var parts []string
 	for _, l := range lines {
 		if p := strings.TrimRight(ansi.Strip(l), " "); strings.Contains(p, "fmt.Println") || strings.Contains(p, "then some") ||

@@ -6,6 +6,7 @@ import (
 
 	"parley/history"
 	"parley/internal/sanitize"
+	"parley/tui/markdown"
 )
 
 // This file holds the transcript's messages: adding and removing them, and their long pastes.
@@ -30,7 +31,7 @@ type entry struct {
 	note string
 	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
 	// has chunks left to render.
-	md    streamMD
+	md    markdown.Stream
 	cache struct {
 		width, version int
 		dark           bool
@@ -50,7 +51,7 @@ type transcriptView struct {
 	height  int
 	dark    bool
 	styles  *theme
-	md      markdown
+	md      markdown.Renderer
 	// follow keeps the window at the bottom as text arrives; scrolling up clears it and
 	// reaching the bottom again (or end) sets it.
 	follow bool
@@ -68,14 +69,15 @@ type transcriptView struct {
 	pastes     []sentPaste
 	showPastes bool
 	// budget is how much markdown may still be rendered for the current message (see
-	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
+	// markdown.FrameBudget); unfinished holds the entries on screen whose render it left
+	// unfinished.
 	budget     int
 	unfinished []*entry
 }
 
 // newTranscript returns an empty transcript that follows its end.
 func newTranscript(styles *theme) *transcriptView {
-	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: frameBudget}
+	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: markdown.FrameBudget}
 }
 
 // Reset replaces the messages and goes back to following the end.

@@ -8,6 +8,15 @@ import (
 // This file answers what the model asks about the transcript's messages: their text and
 // status, the turns they belong to, and which come before or after which.
 
+// Message returns message id as shown, and whether it is: its run's status, failure and
+// finish reason as they are now, its content as it was stored (Text has what streamed since).
+func (t *transcriptView) Message(id int64) (history.Message, bool) {
+	if e := t.byID[id]; e != nil {
+		return e.message, true
+	}
+	return history.Message{}, false
+}
+
 // Text returns the sanitized text of message id.
 func (t *transcriptView) Text(id int64) string {
 	if e := t.byID[id]; e != nil {

@@ -8,6 +8,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/markdown"
 	"parley/tui/wrap"
 )
 
@@ -30,8 +31,8 @@ func (t *transcriptView) lines(i int) []string {
 }
 
 // render draws one message: a label line, the text, the run's outcome, and a blank line. A
-// reply's markdown is drawn by its streamMD, which renders its chunks when they are on screen
-// (see Prepare); the streamMD is kept while the reply streams or has chunks left to render.
+// reply's markdown is drawn by its markdown.Stream, which renders its chunks when they are on
+// screen (see Prepare); the Stream is kept while the reply streams or has chunks left to render.
 func (t *transcriptView) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
@@ -58,10 +59,10 @@ func (t *transcriptView) render(e *entry) []string {
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.render(&t.md, out, text, w, t.dark, &t.budget)
+		out = e.md.Render(&t.md, out, text, w, t.dark, &t.budget)
 	}
 	if !e.streaming && e.md.Rendered() {
-		e.md = streamMD{}
+		e.md = markdown.Stream{}
 	}
 	out = append(out, t.outcome(e, w)...)
 	if e.note != "" {
@@ -125,7 +126,7 @@ func (t *transcriptView) Prepare() {
 	for changed := true; changed; {
 		changed = false
 		t.eachVisible(func(e *entry, from, to int) {
-			if e.md.renderRange(&t.md, e.text.String(), from, to, &t.budget) {
+			if e.md.RenderRange(&t.md, e.text.String(), from, to, &t.budget) {
 				e.cache.lines, changed = nil, true
 			}
 		})

@@ -1,6 +1,9 @@
 package tui
 
-import "parley/internal/chat"
+import (
+	"parley/internal/chat"
+	"parley/tui/markdown"
+)
 
 // This file follows the runs that write replies in the transcript: their status, their
 // streamed text, and the renders redone once per frame within a budget of work.
@@ -75,6 +78,19 @@ func (t *transcriptView) Refresh() {
 // Budget gives the transcript n work of markdown to render until the next call: the work of
 // one message is bounded, however long the replies on screen.
 func (t *transcriptView) Budget(n int) { t.budget = n }
+
+// BudgetLeft returns how much of the work Budget gave is left: what rendering took since is
+// the rest.
+func (t *transcriptView) BudgetLeft() int { return t.budget }
+
+// Progress returns how far the render of reply id's markdown has got: nothing cut for a
+// reply that is not shown, or whose render is done and dropped.
+func (t *transcriptView) Progress(id int64) markdown.Progress {
+	if e := t.byID[id]; e != nil {
+		return e.md.Progress(e.text.String())
+	}
+	return markdown.Progress{}
+}
 
 // Unfinished reports whether the last Prepare left a render on screen unfinished: more
 // frames are needed.

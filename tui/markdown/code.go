@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ const codeMargin = 6
 
 // wrapCode wraps the long lines of fenced code blocks itself, before glamour would: glamour
 // starts a wrapped code line at the margin, which loses its indentation; here it keeps it. Text
-// is scanned from a line outside any fence, as every chunk of streamMD starts.
+// is scanned from a line outside any fence, as every chunk of Stream starts.
 func wrapCode(text string, width int) string {
 	var b strings.Builder
 	b.Grow(len(text))
