@@ -76,10 +76,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, c.PageUp):
-		m.transcript.ScrollUp(max(1, m.transcript.height-1))
+		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.PageDown):
-		m.transcript.ScrollDown(max(1, m.transcript.height-1))
+		m.transcript.ScrollDown(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.Pastes):
 		if m.focus == focusInput && m.input.HoldsPastes() {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"parley/tui/markdown"
+	"parley/tui/transcript"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -72,7 +73,7 @@ func (m *Model) giveBudget() {
 // settle renders what is on screen, within the message's budget, and asks for the next frame
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
-	var view *transcriptView
+	var view *transcript.List
 	switch m.focus {
 	case focusPicker:
 		return nil

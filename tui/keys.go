@@ -277,7 +277,7 @@ func (m *Model) updateKeys() {
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
-	k.Transcript.Edit.SetEnabled(m.transcript.isOperator(m.transcript.Selected()))
+	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat

@@ -19,6 +19,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/demo"
 	"parley/tui/inputbox"
+	"parley/tui/transcript"
 )
 
 // Options is what the screen needs to run.
@@ -88,7 +89,7 @@ type Model struct {
 	help          help.Model
 	input         inputbox.Box
 	spinner       spinner.Model
-	transcript    *transcriptView
+	transcript    *transcript.List
 	focus         focus
 	picker        picker
 	versions      versionView
@@ -167,7 +168,7 @@ func New(o Options) Model {
 		recall:     recall{at: -1},
 		draft:      draftState{rev: -1},
 	}
-	m.transcript = newTranscript(m.styles)
+	m.transcript = transcript.New(m.styles.transcript())
 	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)
 	m.applyStyles()
@@ -204,4 +205,8 @@ func (m *Model) applyStyles() {
 	m.help.Styles = m.styles.Help
 	m.input.SetStyles(m.styles.Input)
 	m.spinner.Style = m.styles.Muted
+	m.transcript.SetStyles(m.styles.transcript())
+	if m.versions.view != nil {
+		m.versions.view.SetStyles(m.styles.transcript())
+	}
 }

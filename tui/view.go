@@ -28,9 +28,9 @@ func (m Model) View() tea.View {
 	lines = append(lines, m.headerView())
 	switch m.focus {
 	case focusPicker:
-		lines = append(lines, m.pickerView(m.transcript.height)...)
+		lines = append(lines, m.pickerView(m.transcript.Height())...)
 	case focusModels:
-		lines = append(lines, m.modelsView(m.transcript.height)...)
+		lines = append(lines, m.modelsView(m.transcript.Height())...)
 	case focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:

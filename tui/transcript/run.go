@@ -1,4 +1,4 @@
-package tui
+package transcript
 
 import (
 	"parley/internal/chat"
@@ -9,7 +9,7 @@ import (
 // streamed text, and the renders redone once per frame within a budget of work.
 
 // SetStatus records a new run status for message id (and its failure, if any).
-func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
+func (t *List) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.message.Status, e.message.Retry = st, fail
 		e.version++
@@ -17,7 +17,7 @@ func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classifi
 }
 
 // SetNote shows note under reply id, or nothing when note is empty.
-func (t *transcriptView) SetNote(id int64, note string) {
+func (t *List) SetNote(id int64, note string) {
 	if e := t.byID[id]; e != nil && e.note != note {
 		e.note = note
 		e.version++
@@ -26,7 +26,7 @@ func (t *transcriptView) SetNote(id int64, note string) {
 
 // SetHeld says whether queued replies wait for the operator rather than for the reply before
 // them.
-func (t *transcriptView) SetHeld(held bool) {
+func (t *List) SetHeld(held bool) {
 	if held == t.held {
 		return
 	}
@@ -39,7 +39,7 @@ func (t *transcriptView) SetHeld(held bool) {
 }
 
 // StartStreaming marks reply id as being written by a running run.
-func (t *transcriptView) StartStreaming(id int64) {
+func (t *List) StartStreaming(id int64) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = true
 		e.message.Status = chat.StatusRunning
@@ -49,7 +49,7 @@ func (t *transcriptView) StartStreaming(id int64) {
 }
 
 // AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
-func (t *transcriptView) AppendDelta(id int64, text string) {
+func (t *List) AppendDelta(id int64, text string) {
 	if e := t.byID[id]; e != nil {
 		e.san.Append(&e.text, text)
 		e.version++
@@ -57,7 +57,7 @@ func (t *transcriptView) AppendDelta(id int64, text string) {
 }
 
 // SetFinishReason records why reply id ended, as the endpoint said ("length": at the limit).
-func (t *transcriptView) SetFinishReason(id int64, reason string) {
+func (t *List) SetFinishReason(id int64, reason string) {
 	if e := t.byID[id]; e != nil {
 		e.message.FinishReason = reason
 		e.version++
@@ -66,7 +66,7 @@ func (t *transcriptView) SetFinishReason(id int64, reason string) {
 
 // Refresh renders again the reply that is streaming, if it has changed since its last render,
 // and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
-func (t *transcriptView) Refresh() {
+func (t *List) Refresh() {
 	if e := t.stream; e != nil && e.cache.version != e.version {
 		e.cache.lines = nil
 	}
@@ -77,15 +77,15 @@ func (t *transcriptView) Refresh() {
 
 // Budget gives the transcript n work of markdown to render until the next call: the work of
 // one message is bounded, however long the replies on screen.
-func (t *transcriptView) Budget(n int) { t.budget = n }
+func (t *List) Budget(n int) { t.budget = n }
 
 // BudgetLeft returns how much of the work Budget gave is left: what rendering took since is
 // the rest.
-func (t *transcriptView) BudgetLeft() int { return t.budget }
+func (t *List) BudgetLeft() int { return t.budget }
 
 // Progress returns how far the render of reply id's markdown has got: nothing cut for a
 // reply that is not shown, or whose render is done and dropped.
-func (t *transcriptView) Progress(id int64) markdown.Progress {
+func (t *List) Progress(id int64) markdown.Progress {
 	if e := t.byID[id]; e != nil {
 		return e.md.Progress(e.text.String())
 	}
@@ -94,11 +94,11 @@ func (t *transcriptView) Progress(id int64) markdown.Progress {
 
 // Unfinished reports whether the last Prepare left a render on screen unfinished: more
 // frames are needed.
-func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
+func (t *List) Unfinished() bool { return len(t.unfinished) > 0 }
 
 // Finish ends the streaming of reply id with its final status; it renders once more and is
 // then frozen.
-func (t *transcriptView) Finish(id int64, st chat.Status, fail *chat.Classification) {
+func (t *List) Finish(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = false
 		if t.stream == e {

@@ -1,9 +1,11 @@
-package tui
+package transcript
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 	"parley/internal/chat"
@@ -21,7 +23,7 @@ const gutter = 2
 
 // lines returns the render of entry i, rendering it if its cache is stale. A streaming
 // entry keeps its render until Refresh drops it.
-func (t *transcriptView) lines(i int) []string {
+func (t *List) lines(i int) []string {
 	e := t.entries[i]
 	c := &e.cache
 	if c.lines == nil || c.width != t.width || c.dark != t.dark || (c.version != e.version && !e.streaming) {
@@ -33,7 +35,7 @@ func (t *transcriptView) lines(i int) []string {
 // render draws one message: a label line, the text, the run's outcome, and a blank line. A
 // reply's markdown is drawn by its markdown.Stream, which renders its chunks when they are on
 // screen (see Prepare); the Stream is kept while the reply streams or has chunks left to render.
-func (t *transcriptView) render(e *entry) []string {
+func (t *List) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
 	if e.message.Role == history.RoleSystem {
@@ -71,8 +73,29 @@ func (t *transcriptView) render(e *entry) []string {
 	return append(out, "")
 }
 
+// systemLines is how many lines of a system prompt the transcript shows.
+const systemLines = 3
+
+// renderSystem draws a system prompt: a muted label and its first lines.
+func (t *List) renderSystem(e *entry, w int) []string {
+	st := t.styles
+	label := "System prompt"
+	if r := e.message.SystemRole; r != "" {
+		label += " · role " + sanitize.String(r)
+	}
+	out := []string{st.Muted.Bold(true).Render(label)}
+	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
+	if more := len(lines) - systemLines; more == 1 {
+		lines = append(lines[:systemLines], "… 1 more line (parley export shows it)")
+	} else if more > 1 {
+		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", more))
+	}
+	out = append(out, indent(lines, st.Muted)...)
+	return append(out, "")
+}
+
 // outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
-func (t *transcriptView) outcome(e *entry, w int) []string {
+func (t *List) outcome(e *entry, w int) []string {
 	st := t.styles
 	wrapped := func(s string) []string { return wrap.Lines(s, w-2) }
 	switch e.message.Status {
@@ -121,7 +144,7 @@ func indent(lines []string, style lipgloss.Style) []string {
 // Prepare renders the replies' chunks that the window shows, within the budget, and notes the
 // entries it left unfinished. Rendering a chunk changes how many lines it takes, and so what
 // the window shows: the window is found again until it shows nothing left to render.
-func (t *transcriptView) Prepare() {
+func (t *List) Prepare() {
 	t.unfinished = t.unfinished[:0]
 	for changed := true; changed; {
 		changed = false
@@ -139,7 +162,7 @@ func (t *transcriptView) Prepare() {
 }
 
 // eachVisible calls f with each entry on screen and the lines of its render that show.
-func (t *transcriptView) eachVisible(f func(e *entry, from, to int)) {
+func (t *List) eachVisible(f func(e *entry, from, to int)) {
 	start, lines := t.window()
 	left := len(lines)
 	for i, from := start.entry, start.line; i < len(t.entries) && left > 0; i, from = i+1, 0 {
@@ -150,7 +173,7 @@ func (t *transcriptView) eachVisible(f func(e *entry, from, to int)) {
 }
 
 // View returns exactly height lines: the visible window, each behind its gutter.
-func (t *transcriptView) View() []string {
+func (t *List) View() []string {
 	start, lines := t.window()
 	out := make([]string, 0, t.height)
 	pos := start
@@ -172,7 +195,7 @@ func (t *transcriptView) View() []string {
 }
 
 // window returns the first visible line and the visible lines, at most height of them.
-func (t *transcriptView) window() (linePos, []string) {
+func (t *List) window() (linePos, []string) {
 	if t.height == 0 || len(t.entries) == 0 {
 		return linePos{}, nil
 	}
