@@ -188,11 +188,11 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		return nil
 	}
 	m.notice = ""
-	if name, args, ok := slashCommand(text); ok {
+	if c, args, ok := findSlash(text); ok {
 		// The line leaves the input before the command runs: a command that leaves the
 		// session or quits stores the input as the draft.
 		m.input.Reset()
-		cmd, done := m.command(name, args, pending)
+		cmd, done := c.run(m, args, pending)
 		if !done {
 			m.input.SetValue(text)
 		}

@@ -74,7 +74,7 @@ func (m *Model) helpView() []string {
 	switch {
 	case m.help.ShowAll:
 		lines := m.fullHelp()
-		for _, l := range wrap.Lines("commands: "+slashHelp, m.width) {
+		for _, l := range wrap.Lines("commands: "+slashHelp(), m.width) {
 			lines = append(lines, m.styles.Muted.Render(l))
 		}
 		return lines
