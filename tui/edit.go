@@ -46,7 +46,7 @@ func (m *Model) startEdit(id int64) {
 	m.next.edit = id
 	m.focusInput()
 	m.input.SetValue(m.transcript.Text(id))
-	m.setNotice("enter sends it in place of the old message, which stays as a version", false)
+	m.setNotice(m.keys.Input.Send.Help().Key+" sends it in place of the old message, which stays as a version", false)
 }
 
 // abandonEdit gives the input back as it was before the edit began (esc).

@@ -35,7 +35,8 @@ func init() {
 			ask := confirm{action: "new"}
 			if m.busy() && pending != ask {
 				m.confirm = ask
-				m.setNotice("a reply is being written: enter again stops it and opens a new session", true)
+				m.setNotice("a reply is being written: "+m.keys.Input.Send.Help().Key+
+					" again stops it and opens a new session", true)
 				return nil, false
 			}
 			return m.switchTo(newSession), true

@@ -94,7 +94,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
-	m.transcript.SetHeld(m.held)
+	m.transcript.SetHeld(m.held, m.keys.Chat.SendQueued.Help().Key)
 	m.updateKeys()
 	m.layout()
 	return m, tea.Batch(cmd, m.settle())

@@ -93,7 +93,7 @@ func (m *Model) helpView() []string {
 func (m *Model) fullHelp() []string {
 	st := m.help.Styles
 	var lines []string
-	for _, sec := range fullKeys().sections() {
+	for _, sec := range fullKeys(m.keys).sections() {
 		lines = append(lines, m.styles.ReplyLabel.Render(sec.title))
 		var cells [][]string // each entry's lines, unpadded
 		for _, b := range sec.bindings {

@@ -101,7 +101,7 @@ func (t *List) outcome(e *entry, w int) []string {
 	switch e.message.Status {
 	case chat.StatusQueued:
 		if t.held {
-			return indent(wrapped("queued: held since the stop, enter sends it"), st.Muted)
+			return indent(wrapped("queued: held since the stop, "+t.sendKey+" sends it"), st.Muted)
 		}
 		return indent(wrapped("queued: sends when the current reply ends"), st.Muted)
 	case chat.StatusRunning:

@@ -43,7 +43,7 @@ func TestGolden(t *testing.T) {
 		},
 		"held": func() *List {
 			l := newList(goldenSession(chat.StatusQueued, "", nil), 60, 24)
-			l.SetHeld(true)
+			l.SetHeld(true, "enter")
 			return l
 		},
 		"streaming": func() *List {

@@ -24,13 +24,15 @@ func (t *List) SetNote(id int64, note string) {
 	}
 }
 
-// SetHeld says whether queued replies wait for the operator rather than for the reply before
-// them.
-func (t *List) SetHeld(held bool) {
-	if held == t.held {
+// SetHeld says whether queued replies wait for the operator, who sends them with sendKey,
+// rather than for the reply before them.
+func (t *List) SetHeld(held bool, sendKey string) {
+	// The key shows only while replies are held.
+	changed := held != t.held || (held && sendKey != t.sendKey)
+	t.held, t.sendKey = held, sendKey
+	if !changed {
 		return
 	}
-	t.held = held
 	for _, e := range t.entries {
 		if e.message.Status == chat.StatusQueued {
 			e.version++

@@ -77,8 +77,9 @@ type List struct {
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
 	// held is set while queued replies wait for the operator (esc stopped the reply before
-	// them), not for the reply before them to end.
-	held bool
+	// them), not for the reply before them to end; sendKey is the key that sends them then.
+	held    bool
+	sendKey string
 	// pastes are the long pastes sent from the input box: operator messages show them
 	// collapsed, under the box's label, unless showPastes.
 	pastes     []sentPaste
