@@ -192,7 +192,7 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		// The line leaves the input before the command runs: a command that leaves the
 		// session or quits stores the input as the draft.
 		m.input.Reset()
-		cmd, done := c.run(m, args, pending)
+		cmd, done := m.runSlash(c, args, pending)
 		if !done {
 			m.input.SetValue(text)
 		}
