@@ -3,10 +3,10 @@ package tui
 import (
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"parley/tui/markdown"
 	"parley/tui/transcript"
-
-	tea "charm.land/bubbletea/v2"
 )
 
 // This file owns frames: a streaming reply is rendered at most once per frame, however fast

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"parley/history"
 	"parley/internal/chat"
-
-	tea "charm.land/bubbletea/v2"
 )
 
 // The keys of the input and the transcript, driven through Update.
