@@ -43,15 +43,15 @@ func work(n, fenced int) int { return n + fenced*3/2 }
 // grows. Chunks that scroll past unseen while a fast reply streams are rendered if they are
 // ever scrolled back to.
 //
-// Most cuts are at safe boundaries (a line that starts a new top-level block after a blank
-// line, where no construct is open, and that does not follow a block glamour ends otherwise
-// when more follows: code, a heading, a rule); glued renders there equal one render of the
-// whole (the golden test checks this on a corpus). A chunk that reaches no safe boundary within MaxChunk
-// is cut anyway, and drawn close to, not exactly as, a whole render: inside a code block the
-// block is closed at the cut and opened again after it and the seam glued away (highlighting
-// restarts there); a list, table or paragraph becomes two. Text holding something whose
-// meaning can reach across a blank line (HTML blocks, link reference definitions) is only
-// cut that way.
+// Most cuts are at safe boundaries (a line that starts a new top-level block after a blank line,
+// where no construct is open, and that does not follow a block glamour ends otherwise when more
+// follows: code, a heading, a rule); glued renders there equal one render of the whole
+// (TestStreamingMarkdownMatchesFullRender checks this on a corpus). A chunk that reaches no safe
+// boundary within MaxChunk is cut anyway, and drawn close to, not exactly as, a whole render:
+// inside a code block the block is closed at the cut and opened again after it and the seam glued
+// away (highlighting restarts there); a list, table or paragraph becomes two. Text holding
+// something whose meaning can reach across a blank line (HTML blocks, link reference definitions)
+// is only cut that way.
 type Stream struct {
 	width int
 	dark  bool
