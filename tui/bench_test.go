@@ -196,7 +196,7 @@ func BenchmarkScroll(b *testing.B) {
 		m := loadedModel(b, msgs, 100, 30)
 		m.View()
 		b.StartTimer()
-		for m.transcript.current() != (linePos{}) {
+		for !m.transcript.AtTop() {
 			start := time.Now()
 			m, _ = step(m, press("pgup"))
 			m.View()

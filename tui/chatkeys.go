@@ -76,10 +76,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, c.PageUp):
-		m.transcript.ScrollUp(max(1, m.transcript.height-1))
+		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.PageDown):
-		m.transcript.ScrollDown(max(1, m.transcript.height-1))
+		m.transcript.ScrollDown(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.Pastes):
 		if m.focus == focusInput && m.input.HoldsPastes() {
@@ -188,17 +188,19 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		return nil
 	}
 	m.notice = ""
-	if name, args, ok := slashCommand(text); ok {
+	if c, args, ok := findSlash(text); ok {
 		// The line leaves the input before the command runs: a command that leaves the
 		// session or quits stores the input as the draft.
 		m.input.Reset()
-		cmd, done := m.command(name, args, pending)
+		cmd, done := m.runSlash(c, args, pending)
 		if !done {
 			m.input.SetValue(text)
 		}
 		return cmd
 	}
-	m.transcript.NotePastes(m.input.Pastes())
+	for _, p := range m.input.Pastes() {
+		m.transcript.NotePaste(p.Text, p.Label)
+	}
 	m.input.Reset()
 	m.recall = recall{at: -1}
 	m.cleared = ""

@@ -22,11 +22,6 @@ type editedMsg struct {
 	err        error
 }
 
-// selectable reports whether the transcript selects msg: a reply, or an operator message.
-func selectable(msg history.Message) bool {
-	return msg.Role == history.RoleAssistant || msg.Role == history.RoleUser
-}
-
 // sendInput sends text typed in the input with the files attached to it: as an edit when
 // one is open, else as a new message.
 func (m *Model) sendInput(text string) tea.Cmd {
@@ -41,8 +36,7 @@ func (m *Model) sendInput(text string) tea.Cmd {
 
 // startEdit puts operator message id's text in the input, to be sent in its place (e).
 func (m *Model) startEdit(id int64) {
-	e := m.transcript.byID[id]
-	if e == nil || e.message.Role != history.RoleUser {
+	if !m.transcript.IsOperator(id) {
 		m.setNotice("select one of your messages to edit it", true)
 		return
 	}
@@ -51,8 +45,8 @@ func (m *Model) startEdit(id int64) {
 	}
 	m.next.edit = id
 	m.focusInput()
-	m.input.SetValue(e.text.String())
-	m.setNotice("enter sends it in place of the old message, which stays as a version", false)
+	m.input.SetValue(m.transcript.Text(id))
+	m.setNotice(m.keys.Input.Send.Help().Key+" sends it in place of the old message, which stays as a version", false)
 }
 
 // abandonEdit gives the input back as it was before the edit began (esc).
@@ -118,19 +112,4 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 		start = m.startRun(rcpt)
 	}
 	return tea.Batch(cancelQueuedCmd(m.db, drop), start, m.postNext())
-}
-
-// replyTo returns id when it is a reply, and the live reply answering it when it is an
-// operator message; 0 when there is none.
-func (t *transcriptView) replyTo(id int64) int64 {
-	if !t.isOperator(id) {
-		return id
-	}
-	return t.ReplyTo(id)
-}
-
-// isOperator reports whether message id is one of the operator's.
-func (t *transcriptView) isOperator(id int64) bool {
-	e := t.byID[id]
-	return e != nil && e.message.Role == history.RoleUser
 }

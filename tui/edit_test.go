@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"parley/history"
 )
 
 // Editing one's own message and sending it again, with e, against a demo endpoint and a real
@@ -96,24 +94,5 @@ func TestEscAbandonsAnEdit(t *testing.T) {
 	m, _ = step(m, press("e"))
 	if m.next.edit != 0 || m.focus != focusInput || m.input.Value() != "a drafte" {
 		t.Fatalf("e on a reply is text, not an edit: editing %d, focus %v, input %q", m.next.edit, m.focus, m.input.Value())
-	}
-}
-
-// r on an operator message regenerates its reply, and [ shows that reply's versions.
-func TestAnOperatorMessageStandsForItsReply(t *testing.T) {
-	m := loadedModel(t, storedExchanges(2), 80, 24)
-	if got := m.transcript.Anchor(3); got != 3 {
-		t.Fatalf("Anchor of an operator message: %d", got)
-	}
-	if got := m.transcript.replyTo(3); got != 4 {
-		t.Fatalf("replyTo of an operator message: %d, want its reply 4", got)
-	}
-	if got := m.transcript.replyTo(4); got != 4 {
-		t.Fatalf("replyTo of a reply: %d", got)
-	}
-	var h history.Message
-	h.Role = history.RoleSystem
-	if selectable(h) {
-		t.Fatal("a system prompt is selectable")
 	}
 }

@@ -82,8 +82,8 @@ func TestFlowSendCancelQuit(t *testing.T) {
 	waitFor(t, tm, "cancelled")
 	tm.Send(press("ctrl+c"))
 	reply := lastReply(t, finalModel(t, tm))
-	if reply.message.Status != chat.StatusCancelled || reply.text.Len() == 0 {
-		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.message.Status, reply.text.Len())
+	if reply.message.Status != chat.StatusCancelled || len(reply.text) == 0 {
+		t.Fatalf("reply %q with %d bytes, want cancelled with its partial text", reply.message.Status, len(reply.text))
 	}
 	if got := storedReply(t, db, s.ID, reply.message.ID); got.Status != chat.StatusCancelled {
 		t.Fatalf("stored %q", got.Status)

@@ -4,6 +4,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/markdown"
+	"parley/tui/transcript"
 )
 
 // This file owns frames: a streaming reply is rendered at most once per frame, however fast
@@ -61,16 +64,16 @@ func (m *Model) refresh(now time.Time) {
 
 // giveBudget gives the views a frame's budget of rendering for the message being handled.
 func (m *Model) giveBudget() {
-	m.transcript.Budget(frameBudget)
+	m.transcript.Budget(markdown.FrameBudget)
 	if m.versions.view != nil {
-		m.versions.view.Budget(frameBudget)
+		m.versions.view.Budget(markdown.FrameBudget)
 	}
 }
 
 // settle renders what is on screen, within the message's budget, and asks for the next frame
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
-	var view *transcriptView
+	var view *transcript.List
 	switch m.focus {
 	case focusPicker:
 		return nil

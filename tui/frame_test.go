@@ -6,12 +6,13 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
+	"parley/tui/markdown"
 )
 
 // Frames: what one message may render, and keys during a flood of batches.
 
 // spent is the rendering work the last Update (and View) of m took.
-func spent(m Model) int { return frameBudget - m.transcript.budget }
+func spent(m Model) int { return markdown.FrameBudget - m.transcript.BudgetLeft() }
 
 // A long reply arriving at full speed, a batch of 2,000 tokens per message: no message renders
 // more than a frame's budget and a chunk, esc cancels the run at once (its Update renders no
@@ -32,7 +33,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 			clock.Advance(batchWindow)
 			m, _ = deliver(m, delta(batch))
 			m.View()
-			if s := spent(m); s > frameBudget+2*maxChunk {
+			if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
 				t.Fatalf("a batch's message rendered %d of work, more than a frame's budget", s)
 			}
 		}
@@ -42,7 +43,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 	if !cancelled || !m.active.cancelling || m.focus != focusInput {
 		t.Fatal("esc did not cancel the run at once")
 	}
-	if s := spent(m); s > frameBudget+2*maxChunk {
+	if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
 		t.Fatalf("esc's message rendered %d of work", s)
 	}
 	if !strings.Contains(plain(m), "cancelling") {
@@ -55,8 +56,8 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 		t.Fatal("the run did not end with its cancelled event")
 	}
 	e := lastReply(t, m)
-	if e.message.Status != chat.StatusCancelled || e.text.String() != sent.String() {
-		t.Fatalf("reply %s with %d of %d bytes", e.message.Status, e.text.Len(), sent.Len())
+	if e.message.Status != chat.StatusCancelled || e.text != sent.String() {
+		t.Fatalf("reply %s with %d of %d bytes", e.message.Status, len(e.text), sent.Len())
 	}
 	if !strings.Contains(plain(m), "cancelled") {
 		t.Fatalf("the reply does not say it was cancelled:\n%s", plain(m))
@@ -71,17 +72,18 @@ func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
 	msgs[3].Content = strings.Join(generatedReply(t, 20_000), "")
 	m := loadedModel(t, msgs, 100, 30)
 	e := lastReply(t, m)
+	chunks := func() []bool { return m.transcript.Progress(e.message.ID).Chunks }
 	rendered := func() int {
 		n := 0
-		for _, c := range e.md.chunks {
-			if c.rendered {
+		for _, r := range chunks() {
+			if r {
 				n++
 			}
 		}
 		return n
 	}
 	if n := rendered(); n == 0 || n > 3 {
-		t.Fatalf("the first frame rendered %d of the reply's %d chunks", n, len(e.md.chunks))
+		t.Fatalf("the first frame rendered %d of the reply's %d chunks", n, len(chunks()))
 	}
 	if strings.Contains(plain(m), "**") {
 		t.Fatalf("markdown on screen is not rendered:\n%s", plain(m))
@@ -91,11 +93,11 @@ func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
 		for m.framePending {
 			m, _ = step(m, frameMsg{tag: m.lastRunTag})
 		}
-		if s := spent(m); s > frameBudget+2*maxChunk {
+		if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
 			t.Fatalf("a page up rendered %d of work", s)
 		}
 	}
-	if n := rendered(); n >= len(e.md.chunks) || n < 4 {
-		t.Fatalf("after 20 pages up, %d of %d chunks rendered", n, len(e.md.chunks))
+	if n := rendered(); n >= len(chunks()) || n < 4 {
+		t.Fatalf("after 20 pages up, %d of %d chunks rendered", n, len(chunks()))
 	}
 }

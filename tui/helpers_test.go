@@ -195,16 +195,21 @@ func asciiView(m Model) string {
 	return b.String()
 }
 
+// shownReply is a reply as the transcript shows it: its message and its sanitized text.
+type shownReply struct {
+	message history.Message
+	text    string
+}
+
 // lastReply returns the newest reply in the transcript.
-func lastReply(t testing.TB, m Model) *entry {
+func lastReply(t testing.TB, m Model) shownReply {
 	t.Helper()
-	for i := len(m.transcript.entries) - 1; i >= 0; i-- {
-		if e := m.transcript.entries[i]; e.message.Role == history.RoleAssistant {
-			return e
-		}
+	id := m.transcript.LastReply()
+	msg, ok := m.transcript.Message(id)
+	if !ok {
+		t.Fatal("no reply in the transcript")
 	}
-	t.Fatal("no reply in the transcript")
-	return nil
+	return shownReply{msg, m.transcript.Text(id)}
 }
 
 // liveMessages returns the session's live messages as stored.

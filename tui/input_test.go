@@ -10,7 +10,8 @@ import (
 	"parley/history"
 )
 
-// The input box: editing a large draft a line at a time, wrapping, the cursor, long pastes.
+// The input box on the screen: long pastes, collapsed in the input and in the transcript. The
+// box's own editing and wrapping are tested in tui/inputbox.
 
 // bigDraft is n lines of text, about 95 bytes each, without a final newline.
 func bigDraft(n int) string {
@@ -44,92 +45,6 @@ func assertCursorAfter(t *testing.T, m Model, before string) {
 	}
 }
 
-// wrapped counts the lines of the box that have been wrapped.
-func wrapped(m Model) int {
-	n := 0
-	for _, l := range m.input.lines {
-		if l.rows != nil {
-			n++
-		}
-	}
-	return n
-}
-
-func TestInputEditsALargeDraftALineAtATime(t *testing.T) {
-	m := loadedModel(t, nil, 100, 30)
-	big := bigDraft(1300)
-	m.input.SetValue(big)
-	m, _ = step(m, press("up"))
-	m, _ = step(m, press("up"))
-	m = typeText(m, "X")
-	m.View()
-	lines := strings.Split(m.input.Value(), "\n")
-	want := strings.Split(big, "\n")
-	want[1297] += "X"
-	if len(lines) != 1300 || strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("the X did not land at the end of line 1298: %q", lines[1296:])
-	}
-	// Only the lines on screen and the first few (which tell the box's height) were wrapped,
-	// not the 1,300.
-	if n := wrapped(m); n > 2*maxInputHeight {
-		t.Fatalf("%d lines wrapped for one key", n)
-	}
-	assertCursorAfter(t, m, "shows themX")
-	// Deleting and joining lines edit the same draft.
-	m, _ = step(m, press("backspace"))
-	m, _ = step(m, press("ctrl+a"))
-	m, _ = step(m, press("backspace"))
-	got := m.input.Value()
-	joined := strings.Join(want[:1297], "\n") + strings.TrimSuffix(want[1297], "X") + "\n" + strings.Join(want[1298:], "\n")
-	if got != joined {
-		t.Fatal("backspace at a line start did not join it to the line above")
-	}
-	assertCursorAfter(t, m, "shows them")
-	m, _ = step(m, press("ctrl+k"))
-	if v := m.input.Value(); !strings.HasSuffix(v, "shows them\n"+want[1298]+"\n"+want[1299]) {
-		t.Fatalf("ctrl+k did not cut the rest of the line: %q", v[len(v)-300:])
-	}
-	// The box shows at most maxInputHeight rows, and the screen keeps its height.
-	if h := strings.Count(m.View().Content, "\n") + 1; h != 30 || m.input.Height() != maxInputHeight {
-		t.Fatalf("screen of %d lines, box of %d rows", h, m.input.Height())
-	}
-}
-
-func TestInputWrapsAndKeepsTheCursorOnItsText(t *testing.T) {
-	m := loadedModel(t, nil, 40, 20)
-	sentence := "the stream keeps every word the model sends, the history stores them, and the screen shows them all"
-	m = typeText(m, sentence)
-	if m.input.Height() != 3 {
-		t.Fatalf("a %d-character line in a 38-column box takes %d rows, want 3", len(sentence), m.input.Height())
-	}
-	assertCursorAfter(t, m, "shows them all")
-	// Up keeps the column, on the row above.
-	_, x := cursorCell(t, m)
-	m, _ = step(m, press("up"))
-	_, x2 := cursorCell(t, m)
-	m = typeText(m, "Z")
-	if x2 != x || !strings.Contains(m.input.Value(), "Z") {
-		t.Fatalf("up moved the cursor from column %d to %d", x, x2)
-	}
-	row, cx := cursorCell(t, m)
-	if row[cx-1] != 'Z' {
-		t.Fatalf("the cursor is not after the Z it typed: %q at %d", string(row), cx)
-	}
-	// Lines typed one after another, each wider than half the screen: the cursor stays on
-	// the last one's end.
-	m = loadedModel(t, nil, 120, 40)
-	for i := range 25 {
-		if i > 0 {
-			m, _ = step(m, press("ctrl+j"))
-		}
-		m = typeText(m, fmt.Sprintf("line%02d %s", i+1, strings.Repeat(string(rune('a'+i)), 88)))
-	}
-	assertCursorAfter(t, m, "line25 "+strings.Repeat("y", 88))
-	if n := len(strings.Split(m.input.Value(), "\n")); n != 25 {
-		t.Fatalf("%d lines, want 25", n)
-	}
-}
-
 func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 	m := loadedModel(t, nil, 100, 30)
 	big := bigDraft(1300)
@@ -153,7 +68,7 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 		t.Fatal("a short paste should be inserted as text")
 	}
 	m3, _ := step(m, press("ctrl+o"))
-	if m3.input.HoldsPastes() || m3.input.Value() != "see: "+big+" thanks" || len(m3.input.lines) != 1300 {
+	if m3.input.HoldsPastes() || m3.input.Value() != "see: "+big+" thanks" || strings.Count(m3.input.Value(), "\n") != 1299 {
 		t.Fatal("ctrl+o should expand the paste into the text")
 	}
 	assertCursorAfter(t, m3, "them thanks")
@@ -182,18 +97,5 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 	m, _ = step(m, press("?"))
 	if !strings.Contains(plain(m), "ctrl+o") {
 		t.Fatal("the full help does not list ctrl+o")
-	}
-}
-
-func TestPasteLabel(t *testing.T) {
-	for text, want := range map[string]string{
-		bigDraft(1300):               "[pasted 1,300 lines]",
-		bigDraft(12) + "\n":          "[pasted 12 lines]",
-		strings.Repeat("é", 12345):   "[pasted 12,345 characters]",
-		strings.Repeat("x", 1234567): "[pasted 1,234,567 characters]",
-	} {
-		if got := pasteLabel(text); got != want {
-			t.Errorf("label %q, want %q", got, want)
-		}
 	}
 }

@@ -1,14 +1,17 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
-// bindings, and every help text (the help line, the full list, the hints in titles and in
-// the input's placeholder) is made from them, so what the help says is what the keys do.
+// bindings, and every help text (the help line, the full list, the hints in titles, notices
+// and the input's placeholder) names keys by their bindings' help, so what the help says is
+// what the keys do. Only the descriptions change with the state, never the keys named. (The
+// Tier 2 banner and the retry offers, tier2machine.go and waits.go, still spell esc and enter.)
 
 // KeyMap holds parley's key bindings, one group per focus. Bindings that do nothing in the
 // current state are disabled, so the help line shows only the keys that act now.
@@ -174,9 +177,9 @@ func (k KeyMap) sections() []helpSection {
 	return []helpSection{
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, c.Pastes, joined(in.Older, in.Newer), c.Cancel, c.Interrupt,
 			in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Help}},
-		{"selecting replies (esc)", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
+		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.FocusInput}},
-		{"versions ([ or ])", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
+		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
 
@@ -189,21 +192,24 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return groups
 }
 
-// fullKeys is the key map for the full list: every binding, named for every state.
-func fullKeys() KeyMap {
-	k := DefaultKeyMap()
-	k.Chat.Cancel.SetHelp("esc", "stop reply, or select replies")
-	k.Chat.Interrupt.SetHelp("ctrl+c", "stop reply, clear draft, or quit")
-	k.Chat.Top.SetHelp("home", "top (draft: line start)")
-	k.Chat.Bottom.SetHelp("end", "follow (draft: line end)")
-	k.Input.Older.SetHelp("↑", "earlier messages")
-	k.Input.Quit.SetHelp("ctrl+d", "quit (empty input)")
-	k.Transcript.Up.SetHelp("↑/k", "reply")
-	k.Transcript.Down.SetHelp("↓/j", "reply")
-	k.Transcript.FocusInput.SetHelp("i/tab/esc", "back to typing")
-	k.Versions.Older.SetHelp("[", "older / newer")
-	k.Versions.Close.SetHelp("esc/q", "close")
-	k.Chat.Pastes.SetHelp("ctrl+o", "expand pastes")
+// fullKeys returns k as the full list shows it: every binding, named for every state.
+func fullKeys(k KeyMap) KeyMap {
+	c, in, t, v := &k.Chat, &k.Input, &k.Transcript, &k.Versions
+	c.Cancel = relabel(c.Cancel, "stop reply, or select replies")
+	c.Interrupt = relabel(c.Interrupt, "stop reply, clear draft, or quit")
+	c.Top = relabel(c.Top, "top (draft: line start)")
+	c.Bottom = relabel(c.Bottom, "follow (draft: line end)")
+	in.Older = relabel(in.Older, "earlier messages")
+	in.Quit = relabel(in.Quit, "quit (empty input)")
+	t.Up = relabel(t.Up, "reply")
+	t.Down = relabel(t.Down, "reply")
+	// Every key back to typing but those that retry first while a retry counts down, and the
+	// cancel key, which goes back from selecting too.
+	back := slices.DeleteFunc(slices.Clone(t.FocusInput.Keys()), func(k string) bool { return slices.Contains(c.RetryNow.Keys(), k) })
+	t.FocusInput.SetHelp(strings.Join(append(back, c.Cancel.Help().Key), "/"), t.FocusInput.Help().Desc)
+	v.Older = relabel(v.Older, "older / newer")
+	v.Close.SetHelp(strings.Join(v.Close.Keys(), "/"), v.Close.Help().Desc)
+	c.Pastes = relabel(c.Pastes, "expand pastes")
 	return k
 }
 
@@ -211,7 +217,7 @@ func fullKeys() KeyMap {
 // missed: what each key does there, and the way back to typing.
 func (k KeyMap) selectBar() string {
 	t := k.Transcript
-	parts := []string{"↑↓ reply"}
+	parts := []string{firstKey(t.Up) + firstKey(t.Down) + " reply"}
 	for _, b := range []key.Binding{t.Regenerate, relabel(t.Copy, "copy")} {
 		if b.Enabled() {
 			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
@@ -242,10 +248,17 @@ func joined(bs ...key.Binding) key.Binding {
 	return j
 }
 
-// relabel returns b described as desc, for a hint that words it more briefly.
+// relabel returns b described as desc, under the keys its help names: for a hint that words
+// it more briefly, or for what it does in the current state.
 func relabel(b key.Binding, desc string) key.Binding {
 	b.SetHelp(b.Help().Key, desc)
 	return b
+}
+
+// firstKey is the first of the keys b's help names: "↑" of "↑/k".
+func firstKey(b key.Binding) string {
+	k, _, _ := strings.Cut(b.Help().Key, "/")
+	return k
 }
 
 // hint is a one-line reminder of bindings for a title: "key desc · key desc".
@@ -277,7 +290,7 @@ func (m *Model) updateKeys() {
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
-	k.Transcript.Edit.SetEnabled(m.transcript.isOperator(m.transcript.Selected()))
+	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat
@@ -285,32 +298,32 @@ func (m *Model) updateKeys() {
 	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
 	switch {
 	case expand:
-		c.Pastes.SetHelp("ctrl+o", "expand paste")
+		c.Pastes = relabel(c.Pastes, "expand paste")
 	case m.transcript.PastesShown():
-		c.Pastes.SetHelp("ctrl+o", "collapse pastes")
+		c.Pastes = relabel(c.Pastes, "collapse pastes")
 	default:
-		c.Pastes.SetHelp("ctrl+o", "show pastes")
+		c.Pastes = relabel(c.Pastes, "show pastes")
 	}
 	switch {
 	case m.next.edit != 0 && !trans:
-		c.Cancel.SetHelp("esc", "abandon edit")
-		c.Interrupt.SetHelp("ctrl+c", "quit")
+		c.Cancel = relabel(c.Cancel, "abandon edit")
+		c.Interrupt = relabel(c.Interrupt, "quit")
 	case m.tier2.Active():
-		c.Cancel.SetHelp("esc", "cancel retry")
-		c.Interrupt.SetHelp("ctrl+c", "cancel retry")
+		c.Cancel = relabel(c.Cancel, "cancel retry")
+		c.Interrupt = relabel(c.Interrupt, "cancel retry")
 	case m.active != nil:
-		c.Cancel.SetHelp("esc", "cancel reply")
-		c.Interrupt.SetHelp("ctrl+c", "cancel reply")
+		c.Cancel = relabel(c.Cancel, "cancel reply")
+		c.Interrupt = relabel(c.Interrupt, "cancel reply")
 	case trans:
-		c.Cancel.SetHelp("esc", "back to typing")
+		c.Cancel = relabel(c.Cancel, "back to typing")
 	default:
-		c.Cancel.SetHelp("esc", "select replies")
+		c.Cancel = relabel(c.Cancel, "select replies")
 	}
 	if !m.tier2.Active() && m.active == nil {
 		if empty {
-			c.Interrupt.SetHelp("ctrl+c", "quit")
+			c.Interrupt = relabel(c.Interrupt, "quit")
 		} else {
-			c.Interrupt.SetHelp("ctrl+c", "clear draft")
+			c.Interrupt = relabel(c.Interrupt, "clear draft")
 		}
 	}
 }

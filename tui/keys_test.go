@@ -7,6 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"parley/history"
+	"parley/internal/chat"
 )
 
 // The keys of the input and the transcript, driven through Update.
@@ -201,5 +204,37 @@ func TestFollowModeAndScrolling(t *testing.T) {
 	m, _ = step(m, press("end"))
 	if !m.transcript.Following() {
 		t.Fatal("end should follow")
+	}
+}
+
+// Help names keys by their bindings: rebound, the full list, the SELECT bar and the notices
+// name the new keys, and nothing names the old one.
+func TestHelpNamesTheKeysBound(t *testing.T) {
+	msgs := storedExchanges(2)
+	msgs[3].Status = chat.StatusInterrupted
+	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
+	m.keys.Chat.Cancel = bind("select replies", "ctrl+g")
+	m.keys.Transcript.Regenerate = bind("regenerate", "R")
+	m.keys.Transcript.FocusInput = bind("back to typing", "a", "enter")
+	m.keys.Versions.Close = bind("close", "x", "q")
+	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 50})
+	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: msgs})
+	if s := plain(m); !strings.Contains(s, "interrupted — R to regenerate (ctrl+g selects the reply)") {
+		t.Fatalf("the notice does not name the keys bound:\n%s", s)
+	}
+	m, _ = step(m, press("?"))
+	full := plain(m)
+	for _, want := range []string{"selecting replies (ctrl+g)", "ctrl+g stop reply, or select replies", "a/ctrl+g back to typing", "x/q close"} {
+		if !strings.Contains(full, want) {
+			t.Errorf("the full help lacks %q:\n%s", want, full)
+		}
+	}
+	if strings.Contains(full, "esc") {
+		t.Errorf("the full help names esc, bound to nothing:\n%s", full)
+	}
+	m, _ = step(m, press("?"))
+	m, _ = step(m, tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	if s := plain(m); !strings.Contains(s, "R regenerate") || !strings.Contains(s, "a/ctrl+g back to typing") {
+		t.Fatalf("the SELECT bar does not name the keys bound:\n%s", s)
 	}
 }

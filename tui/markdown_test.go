@@ -2,7 +2,6 @@ package tui
 
 import (
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
@@ -10,143 +9,10 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
-	"parley/internal/demo"
 )
 
-// mdCorpus holds documents with the constructs that make gluing renders risky: blocks that
-// continue across blank lines, fences holding blank lines, lists that turn loose, tables.
-var mdCorpus = map[string]string{
-	"paragraphs": "First paragraph with **bold**, _emphasis_ and `code` that runs long enough to wrap at the narrow width.\n\nSecond paragraph.\n\nThird one, ending without a newline",
-	"headings":   "# Title\n\nIntro text.\n\n## Section\n\nBody.\n\nSetext heading\n==============\n\nMore.\n\n### Deep\n\nEnd.\n",
-	"lists":      "Steps:\n\n- one\n- two\n\n- three after a blank line\n  continued\n\n  a second paragraph in the item\n\nAfter the list.\n\n1. first\n2. second\n\n3. third\n\n10) other style\n\nDone.\n",
-	"lists after blocks": "# Head\n\n- after a heading\n- two\n\n> quote\n\n- after a quote\n\n- loose\n\n```\ncode\n```\n\n1. after code\n\n2. loose too\n\n" +
-		"Para\n- interrupts it\n\n- and goes on\n\nText\n\n* star\n\n+ plus starts another\n\n- - -\n\n-\n\n- after an empty item\n\nend\n",
-	"nested":         "- outer\n  - inner\n\n    inner paragraph\n\n  - inner two\n- outer two\n\nText.\n",
-	"fences":         "Code:\n\n```go\nfunc main() {\n\n\tfmt.Println(\"x\")\n\n}\n```\n\nAfter.\n\n~~~~\n```\nnot closed by this\n\n~~~~\n\nEnd.\n",
-	"quotes":         "> quoted\n> more\n\n> another quote\n\nplain\n\n> a\n\n> b\n",
-	"table":          "| a | b |\n|---|---|\n| 1 | 2 |\n\nText between.\n\nx | y\n--|--\n3 | 4\n\nend\n",
-	"rules":          "Above\n\n---\n\nBelow\n\n***\n\n* star list\n* more\n\nfin\n",
-	"indented":       "Para.\n\n    indented code\n\n    still code\n\nback to text\n",
-	"html":           "<div>\n\nhtml block\n\n</div>\n\ntext\n",
-	"refs":           "See [the docs][d].\n\nMore text.\n\n[d]: http://example.com\n",
-	"emphasis":       "*starts with emphasis* and goes on.\n\n**bold start** too.\n\n+ plus list\n+ item\n\nend\n",
-	"code then text": "Run:\n\n```\nmake\n```\nright after the fence\n\n```\nagain\n```\n\n## Heading after code\n\n```\nlast\n```\n",
-	"long": strings.Repeat("A paragraph of streamed words, long enough to wrap over two lines at this width.\n\n"+
-		"- a list item\n- another\n\n```sh\necho hi\n```\n\n", 4),
-}
-
-// full renders text in one piece, without the surrounding blank lines: what gluing chunks
-// must equal.
-func (md *markdown) full(text string, width int, dark bool) []string {
-	return trimBlank(md.raw(text, width, dark))
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-func init() {
-	mdCorpus["demo reply"] = demo.Reply([]demo.Message{{Role: "user", Content: "what are the keys?"}})
-}
-
-// renderAll renders text with s, every chunk of it, without a head and without a budget.
-func renderAll(s *streamMD, md *markdown, text string, width int) []string {
-	budget := math.MaxInt
-	s.render(md, nil, text, width, true, &budget)
-	s.renderRange(md, text, 0, math.MaxInt, &budget)
-	return s.render(md, nil, text, width, true, &budget)
-}
-
-// everyBoundary cuts a chunk at every safe boundary, and never anywhere else.
-func everyBoundary() streamMD { return streamMD{min: 1, max: math.MaxInt} }
-
-// The glued render of a growing reply equals a full render of the same text at every step,
-// at several widths, with a cut at every safe boundary.
-func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
-	for name, doc := range mdCorpus {
-		t.Run(name, func(t *testing.T) {
-			for _, width := range []int{30, 78} {
-				s := everyBoundary()
-				var md, ref markdown
-				for _, end := range steps(doc) {
-					text := doc[:end]
-					got := renderAll(&s, &md, text, width)
-					want := ref.full(text, width, true)
-					if strings.Join(got, "\n") != strings.Join(want, "\n") {
-						t.Fatalf("width %d, after %d bytes %q:\nglued:\n%s\nfull:\n%s",
-							width, end, text[max(0, end-40):], strings.Join(got, "\n"), strings.Join(want, "\n"))
-					}
-				}
-			}
-		})
-	}
-}
-
-// steps returns the lengths at which a streamed doc is rendered: after every few bytes, and
-// at every line end.
-func steps(doc string) []int {
-	var out []int
-	for i := 1; i <= len(doc); i++ {
-		if (i%7 == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// Gluing moves the stable prefix forward, so only the tail is rendered per frame.
-func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
-	s := everyBoundary()
-	var md markdown
-	doc := mdCorpus["long"]
-	renderAll(&s, &md, doc, 78)
-	if s.off || s.stableEnd == 0 {
-		t.Fatalf("no stable prefix: off=%v end=%d", s.off, s.stableEnd)
-	}
-	if tail := len(doc) - s.stableEnd; tail > 200 {
-		t.Fatalf("tail of %d bytes left to render per frame", tail)
-	}
-	// Text that gluing cannot handle turns it off.
-	h := everyBoundary()
-	renderAll(&h, &md, mdCorpus["html"], 78)
-	if !h.off {
-		t.Fatal("an HTML block should turn gluing off")
-	}
-	// A width change starts over.
-	renderAll(&s, &md, doc, 40)
-	if s.width != 40 || s.stableEnd == 0 {
-		t.Fatal("width change not handled")
-	}
-}
-
-// A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
-// glues like a full render at every line end, and the stable prefix keeps up with it.
-func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
-	doc := strings.Join(generatedReply(t, 1500), "")
-	s := everyBoundary()
-	var md, ref markdown
-	for i := 0; i < len(doc); i++ {
-		if doc[i] != '\n' && i != len(doc)-1 {
-			continue
-		}
-		text := doc[:i+1]
-		got := renderAll(&s, &md, text, 78)
-		if want := ref.full(text, 78, true); strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Fatalf("after %d bytes %q:\nglued:\n%s\nfull:\n%s", i+1, text[max(0, i-40):i+1],
-				strings.Join(got, "\n"), strings.Join(want, "\n"))
-		}
-	}
-	if s.off || len(doc)-s.stableEnd > 1000 {
-		t.Fatalf("stable prefix fell behind: off=%v, %d of %d bytes left to render per frame", s.off, len(doc)-s.stableEnd, len(doc))
-	}
-}
+// Markdown on the screen: a streamed reply drawn as a stored one is. How replies are cut and
+// glued is tested in tui/markdown.
 
 // A reply that finished streaming keeps the render it streamed with (its last frame renders
 // only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is
@@ -160,83 +26,46 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 		m, _ = step(m, frameMsg{tag: m.active.tag})
 		m.View()
 	}
-	e := m.transcript.byID[id]
-	if len(e.md.chunks) == 0 || !e.md.chunks[len(e.md.chunks)-1].rendered {
+	progress := m.transcript.Progress(id)
+	if n := len(progress.Chunks); n == 0 || !progress.Chunks[n-1] {
 		t.Fatal("the chunks on screen were not rendered while the reply streamed")
 	}
-	tail := e.md.tailWork(e.text.String())
+	tail := progress.TailWork
 	m, _ = deliver(m, chat.Event{Kind: chat.EventFinished})
-	if spent := frameBudget - m.transcript.budget; spent > tail {
-		t.Fatalf("the final frame rendered %d of work, more than the tail's %d", spent, tail)
+	if s := spent(m); s > tail {
+		t.Fatalf("the final frame rendered %d of work, more than the tail's %d", s, tail)
 	}
-	stored := e.message
+	question, _ := m.transcript.Message(m.transcript.Anchor(id))
+	stored, _ := m.transcript.Message(id)
 	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
-	fresh := loadedModel(t, []history.Message{stored}, 90, 30)
-	got, want := renderWhole(m, len(m.transcript.entries)-1), renderWhole(fresh, 0)
+	fresh := loadedModel(t, []history.Message{question, stored}, 90, 30)
+	got, want := renderWhole(m), renderWhole(fresh)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
-// renderWhole renders every chunk of entry i of m's transcript and returns its lines.
-func renderWhole(m Model, i int) []string {
+// renderWhole renders every chunk of every message of m's transcript and returns its lines:
+// the window is made taller than the transcript, and the budget unbounded.
+func renderWhole(m Model) []string {
 	t := m.transcript
-	e := t.entries[i]
-	t.lines(i)
-	budget := math.MaxInt
-	if e.md.renderRange(&t.md, e.text.String(), 0, math.MaxInt, &budget) {
-		e.cache.lines = nil
+	t.SetSize(m.width, 10_000)
+	t.Budget(math.MaxInt)
+	t.Prepare()
+	lines := t.View()
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
 	}
-	return t.lines(i)
+	return lines
 }
 
-// A code block longer than a chunk is cut at line starts, closed and opened again: it reads as
-// one block (only its highlighting restarts at a cut), and a reply rendered while it streamed
-// is cut where the same reply rendered whole is. (Text is compared without its colors:
-// chroma picks between two equally close terminal colors in map order, so a comment's color
-// can differ from one render to the next.)
-func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
-	doc := strings.Join(demoReply(t, 3000, true), "")
-	var whole, streamed streamMD
-	var md, ref markdown
-	got := ansi.Strip(strings.Join(renderAll(&whole, &md, doc, 90), "\n"))
-	want := ansi.Strip(strings.Join(ref.full(doc, 90, true), "\n"))
-	if len(whole.chunks) < 3 {
-		t.Fatalf("a %d-byte code block was cut in %d chunks", len(doc), len(whole.chunks))
+// trimBlank drops leading and trailing lines that show nothing.
+func trimBlank(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
+		lines = lines[1:]
 	}
-	if got != want {
-		t.Fatalf("the glued code block reads otherwise than one render:\nglued:\n%s\nwhole:\n%s", got, want)
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
 	}
-	for i := 0; i < len(doc); i += 97 {
-		renderAll(&streamed, &md, doc[:i], 90)
-	}
-	again := ansi.Strip(strings.Join(renderAll(&streamed, &md, doc, 90), "\n"))
-	cuts := func(s streamMD) (out []int) {
-		for _, c := range s.chunks {
-			out = append(out, c.end)
-		}
-		return out
-	}
-	if !slices.Equal(cuts(streamed), cuts(whole)) || again != got {
-		t.Fatalf("rendered while it streamed, the reply is cut at %v, rendered whole at %v", cuts(streamed), cuts(whole))
-	}
-}
-
-func TestCodeBlocksKeepTabIndentation(t *testing.T) {
-	var md markdown
-	lines := md.full("```go\nfunc f() {\n\treturn\n}\n```\n", 60, true)
-	var fn, body string
-	for _, l := range lines {
-		plain := ansi.Strip(l)
-		if strings.Contains(plain, "func f()") {
-			fn = plain
-		}
-		if strings.Contains(plain, "return") {
-			body = plain
-		}
-	}
-	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
-	if fn == "" || body == "" || indent(body) != indent(fn)+4 {
-		t.Fatalf("the tab-indented line is not indented under its function:\n%q\n%q", fn, body)
-	}
+	return lines
 }

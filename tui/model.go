@@ -19,6 +19,8 @@ import (
 	"parley/internal/config"
 	"parley/internal/demo"
 	"parley/retry"
+	"parley/tui/inputbox"
+	"parley/tui/transcript"
 )
 
 // Options is what the screen needs to run.
@@ -66,9 +68,6 @@ const (
 	focusModels                  // choosing a model
 )
 
-// maxInputHeight is the most lines the input grows to before it scrolls.
-const maxInputHeight = 8
-
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
 	db     *history.DB
@@ -89,9 +88,9 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	input         inputBox
+	input         inputbox.Box
 	spinner       spinner.Model
-	transcript    *transcriptView
+	transcript    *transcript.List
 	focus         focus
 	picker        picker
 	versions      versionView
@@ -170,7 +169,7 @@ func New(o Options) Model {
 		recall:     recall{at: -1},
 		draft:      draftState{rev: -1},
 	}
-	m.transcript = newTranscript(m.styles)
+	m.transcript = transcript.New(m.styles.transcript())
 	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)
 	m.applyStyles()
@@ -180,8 +179,8 @@ func New(o Options) Model {
 
 // newInput returns the message box: the model handles enter (send), the box inserts a
 // newline on the keys of k.Input.Newline, and pgup/pgdown belong to the transcript.
-func newInput(k KeyMap) inputBox {
-	in := newInputBox(defaultInputKeys(k.Input.Newline))
+func newInput(k KeyMap) inputbox.Box {
+	in := inputbox.New(inputbox.DefaultKeys(k.Input.Newline))
 	in.Placeholder = placeholder(k, 0)
 	in.Prompt = "┃ "
 	in.Focus()
@@ -207,4 +206,8 @@ func (m *Model) applyStyles() {
 	m.help.Styles = m.styles.Help
 	m.input.SetStyles(m.styles.Input)
 	m.spinner.Style = m.styles.Muted
+	m.transcript.SetStyles(m.styles.transcript())
+	if m.versions.view != nil {
+		m.versions.view.SetStyles(m.styles.transcript())
+	}
 }

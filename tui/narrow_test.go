@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
+	"parley/tui/markdown"
 )
 
 // No surprises on a narrow screen: help, notices and wrapped code fit 40 columns whole.
@@ -15,7 +16,7 @@ func TestNoticesAndHelpFit40Columns(t *testing.T) {
 	m := loadedModel(t, storedExchanges(1), 40, 40)
 	m, _ = step(m, press("?"))
 	s := plain(m)
-	for _, group := range fullKeys().FullHelp() {
+	for _, group := range fullKeys(m.keys).FullHelp() {
 		for _, b := range group {
 			if !strings.Contains(s, b.Help().Key+" "+strings.Fields(b.Help().Desc)[0]) {
 				t.Errorf("the full help at 40 columns lacks %q", b.Help().Key)
@@ -42,8 +43,8 @@ func TestNoticesAndHelpFit40Columns(t *testing.T) {
 func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
 	long := "fmt.Println(\"a string long enough to be wrapped at forty columns, and then some\")"
 	text := "Here:\n\n```go\nfunc main() {\n\tif true {\n\t\t" + long + "\n\t}\n}\n```\n"
-	var md markdown
-	lines := md.full(text, 40, true)
+	var md markdown.Renderer
+	lines := trimBlank(md.Render(text, 40, true))
 	var parts []string
 	for _, l := range lines {
 		if p := strings.TrimRight(ansi.Strip(l), " "); strings.Contains(p, "fmt.Println") || strings.Contains(p, "then some") ||

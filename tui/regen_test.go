@@ -51,7 +51,7 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 	if !slices.Equal(live[:5], []int64{q1, a1, q2, a2, q3}) || a3b == a3 {
 		t.Fatalf("live transcript %v", live)
 	}
-	if d.m.transcript.byID[a3] != nil || d.m.transcript.Selected() != a3b {
+	if _, shown := d.m.transcript.Message(a3); shown || d.m.transcript.Selected() != a3b {
 		t.Fatal("the superseded reply is still on screen, or the new one is not selected")
 	}
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 	"parley/internal/attach"
@@ -132,25 +131,4 @@ func (m *Model) systemLabel() string {
 		return "system prompt"
 	}
 	return ""
-}
-
-// systemLines is how many lines of a system prompt the transcript shows.
-const systemLines = 3
-
-// renderSystem draws a system prompt in the transcript: a muted label and its first lines.
-func (t *transcriptView) renderSystem(e *entry, w int) []string {
-	st := t.styles
-	label := "System prompt"
-	if r := e.message.SystemRole; r != "" {
-		label += " · role " + sanitize.String(r)
-	}
-	out := []string{st.Muted.Bold(true).Render(label)}
-	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
-	if more := len(lines) - systemLines; more == 1 {
-		lines = append(lines[:systemLines], "… 1 more line (parley export shows it)")
-	} else if more > 1 {
-		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", more))
-	}
-	out = append(out, indent(lines, st.Muted)...)
-	return append(out, "")
 }

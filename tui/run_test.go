@@ -24,7 +24,7 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 	if stored.Status != chat.StatusSucceeded || stored.Content == "" {
 		t.Fatalf("stored reply: %+v", stored)
 	}
-	if sanitize.String(stored.Content) != reply.text.String() {
+	if sanitize.String(stored.Content) != reply.text {
 		t.Fatal("the screen's text differs from the stored reply")
 	}
 	if d.m.session.Title == "" || !strings.Contains(plain(d.m), d.m.session.Title) {
@@ -54,8 +54,8 @@ func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 	if stored.Status != chat.StatusCancelled || stored.Retry != nil {
 		t.Fatalf("stored %q with %+v, want cancelled and no failure", stored.Status, stored.Retry)
 	}
-	if stored.Content == "" || sanitize.String(stored.Content) != reply.text.String() {
-		t.Fatalf("partial text not kept: stored %q, shown %q", stored.Content, reply.text.String())
+	if stored.Content == "" || sanitize.String(stored.Content) != reply.text {
+		t.Fatalf("partial text not kept: stored %q, shown %q", stored.Content, reply.text)
 	}
 	if !strings.Contains(plain(d.m), "cancelled") {
 		t.Fatalf("screen does not say cancelled:\n%s", plain(d.m))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -125,7 +126,8 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
 	// to the operator instead.
 	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
-		m.setNotice("interrupted — r to regenerate (esc selects the reply)", false)
+		m.setNotice(fmt.Sprintf("interrupted — %s to regenerate (%s selects the reply)",
+			m.keys.Transcript.Regenerate.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
 	}
 	opened := m.sessionOpened(msg.system, msg.msgs)
 	m.offerRetry(msg.msgs)

@@ -1,35 +1,126 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file owns the slash commands typed in the input.
+// This file owns the slash commands typed in the input: one table, from which the help line,
+// the check of whether a line is a command and the dispatch are all read.
 
-// slashHelp lists the slash commands for /help and the full key list.
-const slashHelp = "/new  /sessions  /regen  /model [NAME]  /role [NAME]  /system [TEXT]  /file [PATH]  /title TEXT  /demo ARGS  /help  /quit  (//text sends /text)"
-
-// commandNames are the slash commands. A line whose first word is not one of them is a
-// message, even when it starts with a slash ("/etc/hosts: what is it for?").
-var commandNames = map[string]bool{
-	"/quit": true, "/exit": true, "/help": true, "/model": true, "/regen": true,
-	"/new": true, "/sessions": true, "/demo": true, "/role": true, "/system": true, "/file": true,
-	"/title": true,
+// slashCommand is a slash command.
+type slashCommand struct {
+	// names are the command's names: help shows the first, the others are its aliases.
+	names []string
+	// args is what the command takes, as help shows it after the name: "[NAME]" when it may
+	// be left out, "" when it takes nothing.
+	args string
+	// run runs the command with its arguments; pending is the action waiting for its key
+	// again. done is false when the command failed or asks to be confirmed: the line then
+	// stays in the input.
+	run func(m *Model, args string, pending confirm) (cmd tea.Cmd, done bool)
 }
 
-// slashCommand returns the command a line names and its arguments; ok is false when the line
-// is a message.
-func slashCommand(line string) (name, args string, ok bool) {
+// slashCommands are the slash commands, in the order help lists them. A line whose first word
+// is not one of their names is a message, even when it starts with a slash ("/etc/hosts: what
+// is it for?"). The table is filled in init: /help's command reads it.
+var slashCommands []slashCommand
+
+func init() {
+	slashCommands = []slashCommand{
+		{names: []string{"/new"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
+			ask := confirm{action: "new"}
+			if m.busy() && pending != ask {
+				m.confirm = ask
+				m.setNotice("a reply is being written: "+m.keys.Input.Send.Help().Key+
+					" again stops it and opens a new session", true)
+				return nil, false
+			}
+			return m.switchTo(newSession), true
+		}},
+		{names: []string{"/sessions"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			return m.listSessions(), true
+		}},
+		{names: []string{"/regen"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			cmd := m.regenerateReply(m.transcript.LastReply())
+			return cmd, cmd != nil
+		}},
+		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			if args == "" {
+				return m.listModels(), true
+			}
+			return nil, m.setModel(args)
+		}},
+		{names: []string{"/role"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			m.roleCommand(args)
+			return nil, true
+		}},
+		{names: []string{"/system"}, args: "[TEXT]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			m.systemCommand(args)
+			return nil, true
+		}},
+		{names: []string{"/file"}, args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			return m.fileCommand(args), true
+		}},
+		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			return m.titleCommand(args), true
+		}},
+		{names: []string{"/demo"}, args: "ARGS", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			if m.demo == nil {
+				m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
+				return nil, false
+			}
+			return m.demoCommand(args), true
+		}},
+		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			m.help.ShowAll = true
+			m.setNotice("commands: "+slashHelp(), false)
+			return nil, true
+		}},
+		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			return m.quitAfterActive(), true
+		}},
+	}
+}
+
+// slashHelp lists the slash commands for /help and the full key list.
+func slashHelp() string {
+	var parts []string
+	for _, c := range slashCommands {
+		parts = append(parts, strings.TrimSpace(c.names[0]+" "+c.args))
+	}
+	return strings.Join(parts, "  ") + "  (//text sends /text)"
+}
+
+// findSlash returns the command a line names and its arguments; ok is false when the line is
+// a message.
+func findSlash(line string) (c slashCommand, args string, ok bool) {
 	line = strings.TrimSpace(line)
 	i := strings.IndexFunc(line, unicode.IsSpace)
 	if i < 0 {
 		i = len(line)
 	}
-	name, args = line[:i], strings.TrimSpace(line[i:])
-	return name, args, commandNames[name]
+	name, args := line[:i], strings.TrimSpace(line[i:])
+	for _, c := range slashCommands {
+		if slices.Contains(c.names, name) {
+			return c, args, true
+		}
+	}
+	return slashCommand{}, "", false
+}
+
+// runSlash runs command c on a copy of the model, and takes the copy back. A handler is called
+// through the table, so the compiler cannot tell that the model it is handed does not outlive
+// the call: handed m, every Update's model would be moved to the heap, 22 KB more a key.
+func (m *Model) runSlash(c slashCommand, args string, pending confirm) (tea.Cmd, bool) {
+	run := new(Model)
+	*run = *m
+	cmd, done := c.run(run, args, pending)
+	*m = *run
+	return cmd, done
 }
 
 // unescapeSlash is the message a line sends: a leading "//" stands for one slash, so that
@@ -39,51 +130,6 @@ func unescapeSlash(line string) string {
 		return line[1:]
 	}
 	return line
-}
-
-// command runs slash command name with its arguments. done is false when the command failed
-// or asks to be confirmed: the line then stays in the input.
-func (m *Model) command(name, args string, pending confirm) (cmd tea.Cmd, done bool) {
-	switch name {
-	case "/quit", "/exit":
-		return m.quitAfterActive(), true
-	case "/help":
-		m.help.ShowAll = true
-		m.setNotice("commands: "+slashHelp, false)
-	case "/model":
-		if args == "" {
-			return m.listModels(), true
-		}
-		return nil, m.setModel(args)
-	case "/role":
-		m.roleCommand(args)
-	case "/system":
-		m.systemCommand(args)
-	case "/file":
-		return m.fileCommand(args), true
-	case "/title":
-		return m.titleCommand(args), true
-	case "/regen":
-		cmd = m.regenerateReply(m.transcript.LastReply())
-		return cmd, cmd != nil
-	case "/new":
-		ask := confirm{action: "new"}
-		if m.busy() && pending != ask {
-			m.confirm = ask
-			m.setNotice("a reply is being written: enter again stops it and opens a new session", true)
-			return nil, false
-		}
-		return m.switchTo(newSession), true
-	case "/sessions":
-		return m.listSessions(), true
-	case "/demo":
-		if m.demo == nil {
-			m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
-			return nil, false
-		}
-		return m.demoCommand(args), true
-	}
-	return nil, true
 }
 
 // setModel is /model: it names the model new runs use, or with a name changes it. It reports

@@ -16,10 +16,10 @@ import (
 // exchange sends text and waits until its run has ended and the session's spend is read.
 func exchange(d *driver, text string) {
 	d.t.Helper()
-	before := len(d.m.transcript.entries)
+	before := d.m.transcript.Len()
 	d.send(tea.PasteMsg{Content: text}) // typing long text key by key is slow
 	d.send(press("enter"))
-	d.until("the run of "+text, func(m Model) bool { return settled(m) && len(m.transcript.entries) == before+2 })
+	d.until("the run of "+text, func(m Model) bool { return settled(m) && m.transcript.Len() == before+2 })
 	d.pump(30 * time.Millisecond) // the stored run and the spend are read back
 }
 

@@ -211,7 +211,7 @@ func TestScreenShowsEveryEndingAsDecided(t *testing.T) {
 		if m.active != nil {
 			t.Fatal("the run is still active after its events ended")
 		}
-		shown := m.transcript.byID[reply].message
+		shown, _ := m.transcript.Message(reply)
 		return chat.Outcome{Status: shown.Status, Retry: shown.Retry}
 	})
 }

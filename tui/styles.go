@@ -4,6 +4,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
+
+	"parley/tui/transcript"
 )
 
 // theme holds every style of the screen for one terminal background.
@@ -59,4 +61,10 @@ func newTheme(dark bool) theme {
 	// No highlighted cursor line: the input is a chat box, not an editor.
 	s.Input.Focused.CursorLine = lipgloss.NewStyle()
 	return s
+}
+
+// transcript returns the styles the transcript draws with.
+func (s *theme) transcript() transcript.Styles {
+	return transcript.Styles{UserLabel: s.UserLabel, UserText: s.UserText, ReplyLabel: s.ReplyLabel,
+		Muted: s.Muted, Error: s.Error, Warn: s.Warn, Selected: s.Selected}
 }

@@ -272,7 +272,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.start(40, 40, nil)
 		p.tmux("send-keys", "-t", "parley", "-l", "?")
 		s := p.waitScreen("versions ([ or ])")
-		for _, group := range fullKeys().FullHelp() {
+		for _, group := range fullKeys(DefaultKeyMap()).FullHelp() {
 			for _, b := range group {
 				if want := b.Help().Key + " " + strings.Fields(b.Help().Desc)[0]; !strings.Contains(s, want) {
 					t.Errorf("the help lacks %q", want)

@@ -142,12 +142,16 @@ type exported struct {
 	Retry      *chat.Classification
 }
 
-// export returns the messages of the newest session as `parley export --json` prints them.
+// export returns the messages of the newest session as `parley export --json` prints them;
+// none while no session is stored (a new one is stored with its first message).
 func (p *pane) export() []exported {
 	p.t.Helper()
-	id := strings.Fields(string(p.parley("sessions")))[0]
+	sessions := strings.Fields(string(p.parley("sessions")))
+	if len(sessions) == 0 {
+		return nil
+	}
 	var out struct{ Messages []exported }
-	if err := json.Unmarshal(p.parley("export", id, "--json"), &out); err != nil {
+	if err := json.Unmarshal(p.parley("export", sessions[0], "--json"), &out); err != nil {
 		p.t.Fatal(err)
 	}
 	return out.Messages

@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/inputbox"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -39,6 +41,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleDraftStored()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
+	case inputbox.ClipboardErrMsg:
+		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
 
@@ -92,7 +96,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
-	m.transcript.SetHeld(m.held)
+	m.transcript.SetHeld(m.held, m.keys.Chat.SendQueued.Help().Key)
 	m.updateKeys()
 	m.layout()
 	return m, tea.Batch(cmd, m.settle())

@@ -10,6 +10,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/tui/transcript"
+	"parley/tui/wrap"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.
@@ -24,7 +26,7 @@ type versionView struct {
 	// questions are the earlier texts of the question, shown above the versions answering
 	// them, by id.
 	questions map[int64]history.Message
-	view      *transcriptView
+	view      *transcript.List
 }
 
 // showVersions asks for the versions of reply id (or of the reply to operator message id),
@@ -32,7 +34,7 @@ type versionView struct {
 // of the question (an edit) comes with that text; attempts that produced nothing are not
 // versions, and are left out.
 func (m *Model) showVersions(id int64, dir int) tea.Cmd {
-	anchor, reply := m.transcript.Anchor(id), m.transcript.replyTo(id)
+	anchor, reply := m.transcript.Anchor(id), m.transcript.Reply(id)
 	if anchor == 0 {
 		return nil
 	}
@@ -76,7 +78,7 @@ func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
 		return nil
 	}
 	m.notice = ""
-	m.versions = versionView{list: msg.versions, carried: msg.carried, questions: msg.questions, view: newTranscript(m.styles)}
+	m.versions = versionView{list: msg.versions, carried: msg.carried, questions: msg.questions, view: transcript.New(m.styles.transcript())}
 	m.versions.view.SetDark(m.dark)
 	m.focus = focusVersions
 	m.showVersion(i)
@@ -102,7 +104,7 @@ func (m *Model) showVersion(i int) {
 // versionsKey handles a key while the version view is open.
 func (m *Model) versionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	v, k := &m.versions, m.keys.Versions
-	page := max(1, v.view.height-1)
+	page := max(1, v.view.Height()-1)
 	switch {
 	case key.Matches(msg, k.Older):
 		m.showVersion(v.shown - 1)
@@ -195,10 +197,10 @@ func (m *Model) versionsTitle() []string {
 		return []string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}
 	}
 	var lines []string
-	for _, l := range wrapLines(title, m.width) {
+	for _, l := range wrap.Lines(title, m.width) {
 		lines = append(lines, st.ReplyLabel.Render(l))
 	}
-	for _, l := range wrapLines(keys, m.width) {
+	for _, l := range wrap.Lines(keys, m.width) {
 		lines = append(lines, st.Muted.Render(l))
 	}
 	return lines

@@ -7,6 +7,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/retry"
+	"parley/tui/wrap"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -27,9 +28,9 @@ func (m Model) View() tea.View {
 	lines = append(lines, m.headerView())
 	switch m.focus {
 	case focusPicker:
-		lines = append(lines, m.pickerView(m.transcript.height)...)
+		lines = append(lines, m.pickerView(m.transcript.Height())...)
 	case focusModels:
-		lines = append(lines, m.modelsView(m.transcript.height)...)
+		lines = append(lines, m.modelsView(m.transcript.Height())...)
 	case focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
@@ -73,12 +74,12 @@ func (m *Model) helpView() []string {
 	switch {
 	case m.help.ShowAll:
 		lines := m.fullHelp()
-		for _, l := range wrapLines("commands: "+slashHelp, m.width) {
+		for _, l := range wrap.Lines("commands: "+slashHelp(), m.width) {
 			lines = append(lines, m.styles.Muted.Render(l))
 		}
 		return lines
 	case m.focus == focusTranscript:
-		lines := wrapLines(m.keys.selectBar(), m.width)
+		lines := wrap.Lines(m.keys.selectBar(), m.width)
 		for i, l := range lines {
 			lines[i] = m.styles.SelectBar.Render(l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l))))
 		}
@@ -92,14 +93,14 @@ func (m *Model) helpView() []string {
 func (m *Model) fullHelp() []string {
 	st := m.help.Styles
 	var lines []string
-	for _, sec := range fullKeys().sections() {
+	for _, sec := range fullKeys(m.keys).sections() {
 		lines = append(lines, m.styles.ReplyLabel.Render(sec.title))
 		var cells [][]string // each entry's lines, unpadded
 		for _, b := range sec.bindings {
 			k, d := b.Help().Key, b.Help().Desc
 			room := max(m.width-lipgloss.Width(k)-3, 8)
 			var cell []string
-			for i, l := range wrapLines(d, room) {
+			for i, l := range wrap.Lines(d, room) {
 				if i == 0 {
 					cell = append(cell, "  "+st.FullKey.Render(k)+" "+st.FullDesc.Render(l))
 				} else {
@@ -282,7 +283,7 @@ func (m *Model) statusView() []string {
 	var lines []string
 	if text != "" {
 		room := m.width - lipgloss.Width(spin)
-		for i, l := range wrapLines(text, max(room, 1)) {
+		for i, l := range wrap.Lines(text, max(room, 1)) {
 			if i == 0 {
 				lines = append(lines, spin+style.Render(l))
 			} else {

@@ -93,36 +93,6 @@ func TestResizeMatchesFreshRender(t *testing.T) {
 	}
 }
 
-// Opening and scrolling a long session renders only the messages that reach the screen.
-func TestViewRendersOnlyVisibleMessages(t *testing.T) {
-	m := loadedModel(t, storedExchanges(5000), 100, 40)
-	rendered := func() int {
-		n := 0
-		for _, e := range m.transcript.entries {
-			if e.cache.lines != nil {
-				n++
-			}
-		}
-		return n
-	}
-	m.View()
-	if n := rendered(); n == 0 || n > 40 {
-		t.Fatalf("first frame rendered %d of 10000 messages", n)
-	}
-	for range 10 {
-		m, _ = step(m, press("pgup"))
-		m.View()
-	}
-	m, _ = step(m, press("home"))
-	m.View()
-	if n := rendered(); n > 200 {
-		t.Fatalf("scrolling rendered %d messages", n)
-	}
-	if !strings.Contains(plain(m), "question 1\n") {
-		t.Fatalf("home does not show the first message:\n%s", plain(m))
-	}
-}
-
 func TestResizeRelaysOut(t *testing.T) {
 	m := loadedModel(t, storedExchanges(5), 80, 24)
 	for _, size := range [][2]int{{40, 12}, {120, 40}, {60, 30}} {

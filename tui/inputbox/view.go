@@ -1,4 +1,4 @@
-package tui
+package inputbox
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 
 // SetWidth sets the box's width, the prompt included. Lines are wrapped again as they are
 // drawn.
-func (m *inputBox) SetWidth(w int) {
+func (m *Box) SetWidth(w int) {
 	if w != m.width {
 		m.width = w
 		m.wrapGen++
@@ -23,25 +23,25 @@ func (m *inputBox) SetWidth(w int) {
 }
 
 // textWidth is the width the text is drawn in: the box less the prompt.
-func (m *inputBox) textWidth() int { return max(m.width-ansi.StringWidth(m.Prompt), 2) }
+func (m *Box) textWidth() int { return max(m.width-ansi.StringWidth(m.Prompt), 2) }
 
 // wrapWidth is the width rows are filled to: one column short of the text's, so that the
 // cursor after a full row's last character is still on screen.
-func (m *inputBox) wrapWidth() int { return m.textWidth() - 1 }
+func (m *Box) wrapWidth() int { return m.textWidth() - 1 }
 
 // runeWidth returns the columns r takes: a paste rune, its label's.
-func (m *inputBox) runeWidth(r rune) int {
+func (m *Box) runeWidth(r rune) int {
 	switch {
 	case r >= pasteRune:
-		return min(ansi.StringWidth(m.pastes[r-pasteRune].label), m.wrapWidth())
+		return min(ansi.StringWidth(m.pastes[r-pasteRune].Label), m.wrapWidth())
 	case r < 0x80:
 		return 1
 	}
 	return ansi.StringWidth(string(r))
 }
 
-// width returns the columns rs take.
-func (m *inputBox) runesWidth(rs []rune) int {
+// runesWidth returns the columns rs take.
+func (m *Box) runesWidth(rs []rune) int {
 	n := 0
 	for _, r := range rs {
 		n += m.runeWidth(r)
@@ -52,7 +52,7 @@ func (m *inputBox) runesWidth(rs []rune) int {
 // rows returns the starts of line i's rows, wrapping it if it changed or the width did.
 // Words move whole to the next row; a word longer than a row is cut; a space that does not
 // fit ends its row in the column kept for the cursor.
-func (m *inputBox) rows(i int) []int {
+func (m *Box) rows(i int) []int {
 	l := &m.lines[i]
 	if l.rows != nil && l.gen == m.wrapGen {
 		return l.rows
@@ -87,7 +87,7 @@ func (m *inputBox) rows(i int) []int {
 }
 
 // cursorRow returns the cursor's row in its line and its column on screen in that row.
-func (m *inputBox) cursorRow() (row, x int) {
+func (m *Box) cursorRow() (row, x int) {
 	rows := m.rows(m.row)
 	for row+1 < len(rows) && rows[row+1] <= m.col {
 		row++
@@ -96,7 +96,7 @@ func (m *inputBox) cursorRow() (row, x int) {
 }
 
 // rowSpan returns the runes of row r of line i.
-func (m *inputBox) rowSpan(i, r int) []rune {
+func (m *Box) rowSpan(i, r int) []rune {
 	rows := m.rows(i)
 	end := len(m.lines[i].runes)
 	if r+1 < len(rows) {
@@ -106,7 +106,7 @@ func (m *inputBox) rowSpan(i, r int) []rune {
 }
 
 // next returns the row after p, and false after the last.
-func (m *inputBox) next(p rowPos) (rowPos, bool) {
+func (m *Box) next(p rowPos) (rowPos, bool) {
 	if p.row+1 < len(m.rows(p.line)) {
 		return rowPos{p.line, p.row + 1}, true
 	}
@@ -117,7 +117,7 @@ func (m *inputBox) next(p rowPos) (rowPos, bool) {
 }
 
 // prev returns the row before p, and false before the first.
-func (m *inputBox) prev(p rowPos) (rowPos, bool) {
+func (m *Box) prev(p rowPos) (rowPos, bool) {
 	if p.row > 0 {
 		return rowPos{p.line, p.row - 1}, true
 	}
@@ -132,7 +132,7 @@ func before(p, q rowPos) bool { return p.line < q.line || (p.line == q.line && p
 
 // vertical moves the cursor n rows down (or up), keeping its column, and returns the column
 // to keep.
-func (m *inputBox) vertical(n int) int {
+func (m *Box) vertical(n int) int {
 	row, x := m.cursorRow()
 	if m.goal >= 0 {
 		x = m.goal
@@ -164,10 +164,10 @@ func (m *inputBox) vertical(n int) int {
 	return x
 }
 
-// Height returns how many rows the box shows: its text's, at most maxInputHeight.
-func (m inputBox) Height() int {
+// Height returns how many rows the box shows: its text's, at most MaxHeight.
+func (m Box) Height() int {
 	n, p, ok := 1, rowPos{}, true
-	for n < maxInputHeight {
+	for n < MaxHeight {
 		if p, ok = m.next(p); !ok {
 			break
 		}
@@ -178,7 +178,7 @@ func (m inputBox) Height() int {
 
 // scroll moves the rows on screen so that they hold the cursor and, when the text has
 // enough rows, are all filled.
-func (m *inputBox) scroll() {
+func (m *Box) scroll() {
 	if m.width == 0 {
 		return
 	}
@@ -213,7 +213,7 @@ func (m *inputBox) scroll() {
 }
 
 // back returns the row n rows before p, or the first.
-func (m *inputBox) back(p rowPos, n int) rowPos {
+func (m *Box) back(p rowPos, n int) rowPos {
 	for ; n > 0; n-- {
 		q, ok := m.prev(p)
 		if !ok {
@@ -226,7 +226,7 @@ func (m *inputBox) back(p rowPos, n int) rowPos {
 
 // View draws the rows on screen, each behind the prompt; an empty box shows its
 // placeholder.
-func (m inputBox) View() string {
+func (m Box) View() string {
 	st := m.activeStyle()
 	if m.Empty() && m.Placeholder != "" {
 		return m.placeholderView(st)
@@ -258,7 +258,7 @@ func (m inputBox) View() string {
 			}
 			if n < len(span) {
 				lw := m.runeWidth(span[n])
-				b.WriteString(style.Render(label.Render(ansi.Truncate(m.pastes[span[n]-pasteRune].label, lw, "…"))))
+				b.WriteString(style.Render(label.Render(ansi.Truncate(m.pastes[span[n]-pasteRune].Label, lw, "…"))))
 				w += lw
 				n++
 			}
@@ -276,7 +276,7 @@ func (m inputBox) View() string {
 
 // placeholderView draws the placeholder's first row as bubbles' textarea does, the cursor
 // on its first character.
-func (m inputBox) placeholderView(st textarea.StyleState) string {
+func (m Box) placeholderView(st textarea.StyleState) string {
 	line := st.CursorLine.Inherit(st.Base).Inline(true)
 	ph := st.Placeholder.Inherit(st.Base).Inline(true)
 	prompt := st.Prompt.Inherit(st.Base).Inline(true).Render(m.Prompt)
@@ -289,7 +289,7 @@ func (m inputBox) placeholderView(st textarea.StyleState) string {
 
 // Cursor returns where the terminal's cursor goes, relative to the box, or nil when the box
 // does not have the focus.
-func (m inputBox) Cursor() *tea.Cursor {
+func (m Box) Cursor() *tea.Cursor {
 	if !m.focused {
 		return nil
 	}
@@ -309,7 +309,7 @@ func (m inputBox) Cursor() *tea.Cursor {
 }
 
 // activeStyle returns the styles for the box's focus.
-func (m inputBox) activeStyle() textarea.StyleState {
+func (m Box) activeStyle() textarea.StyleState {
 	if m.focused {
 		return m.styles.Focused
 	}

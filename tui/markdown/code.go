@@ -1,6 +1,10 @@
-package tui
+package markdown
 
-import "strings"
+import (
+	"strings"
+
+	"parley/tui/wrap"
+)
 
 // This file finds the code fences of markdown, and wraps long code lines before glamour does,
 // keeping their indentation.
@@ -11,7 +15,7 @@ const codeMargin = 6
 
 // wrapCode wraps the long lines of fenced code blocks itself, before glamour would: glamour
 // starts a wrapped code line at the margin, which loses its indentation; here it keeps it. Text
-// is scanned from a line outside any fence, as every chunk of streamMD starts.
+// is scanned from a line outside any fence, as every chunk of Stream starts.
 func wrapCode(text string, width int) string {
 	var b strings.Builder
 	b.Grow(len(text))
@@ -32,7 +36,7 @@ func wrapCode(text string, width int) string {
 			// The fence's indent is the list's around it: glamour indents its code as much.
 			w := width - codeMargin - indent
 			if w >= 10 && len(line) > w {
-				b.WriteString(strings.Join(wrapIndented(line, w), "\n"))
+				b.WriteString(strings.Join(wrap.Indented(line, w), "\n"))
 			} else {
 				b.WriteString(line)
 			}

@@ -1,4 +1,4 @@
-package tui
+package transcript
 
 // This file moves the transcript's window (scrolling, following the end) and its selection
 // of a reply. Positions are lines of renders, found by walking entries from a known line, so
@@ -8,7 +8,7 @@ package tui
 type linePos struct{ entry, line int }
 
 // bottomTop returns the top line of the window that ends at the last line.
-func (t *transcriptView) bottomTop() linePos {
+func (t *List) bottomTop() linePos {
 	need := t.height
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		n := len(t.lines(i))
@@ -21,7 +21,7 @@ func (t *transcriptView) bottomTop() linePos {
 }
 
 // current returns the top line of the window as it is shown now.
-func (t *transcriptView) current() linePos {
+func (t *List) current() linePos {
 	if t.follow {
 		return t.bottomTop()
 	}
@@ -29,7 +29,7 @@ func (t *transcriptView) current() linePos {
 }
 
 // back returns the line n lines above p, stopping at the first line.
-func (t *transcriptView) back(p linePos, n int) linePos {
+func (t *List) back(p linePos, n int) linePos {
 	for n > 0 {
 		if p.line >= n {
 			p.line -= n
@@ -46,7 +46,7 @@ func (t *transcriptView) back(p linePos, n int) linePos {
 }
 
 // forward returns the line n lines below p; past the last line it returns {Len(), 0}.
-func (t *transcriptView) forward(p linePos, n int) linePos {
+func (t *List) forward(p linePos, n int) linePos {
 	for n > 0 && p.entry < len(t.entries) {
 		rest := len(t.lines(p.entry)) - p.line
 		if rest > n {
@@ -60,7 +60,7 @@ func (t *transcriptView) forward(p linePos, n int) linePos {
 }
 
 // setTop shows the window from p, and follows when that window reaches the last line.
-func (t *transcriptView) setTop(p linePos) {
+func (t *List) setTop(p linePos) {
 	end := t.forward(p, t.height)
 	if end.entry >= len(t.entries) {
 		t.follow = true
@@ -70,7 +70,7 @@ func (t *transcriptView) setTop(p linePos) {
 }
 
 // clampTop keeps the top line inside its entry after a change of width.
-func (t *transcriptView) clampTop() {
+func (t *List) clampTop() {
 	if t.follow || len(t.entries) == 0 || t.width == 0 {
 		return
 	}
@@ -84,13 +84,13 @@ func (t *transcriptView) clampTop() {
 }
 
 // ScrollUp moves the window n lines up and stops following.
-func (t *transcriptView) ScrollUp(n int) {
+func (t *List) ScrollUp(n int) {
 	p := t.back(t.current(), n)
 	t.setTop(p)
 }
 
 // ScrollDown moves the window n lines down; reaching the end follows again.
-func (t *transcriptView) ScrollDown(n int) {
+func (t *List) ScrollDown(n int) {
 	if t.follow {
 		return
 	}
@@ -98,16 +98,19 @@ func (t *transcriptView) ScrollDown(n int) {
 }
 
 // GotoTop shows the first message.
-func (t *transcriptView) GotoTop() { t.setTop(linePos{}) }
+func (t *List) GotoTop() { t.setTop(linePos{}) }
 
 // GotoBottom shows the end and follows it.
-func (t *transcriptView) GotoBottom() { t.follow = true }
+func (t *List) GotoBottom() { t.follow = true }
+
+// AtTop reports whether the window shows the first line.
+func (t *List) AtTop() bool { return t.current() == linePos{} }
 
 // Following reports whether the window sticks to the end.
-func (t *transcriptView) Following() bool { return t.follow }
+func (t *List) Following() bool { return t.follow }
 
 // Selected returns the selected reply's message id, or 0.
-func (t *transcriptView) Selected() int64 {
+func (t *List) Selected() int64 {
 	if t.sel < 0 || t.sel >= len(t.entries) {
 		return 0
 	}
@@ -115,23 +118,23 @@ func (t *transcriptView) Selected() int64 {
 }
 
 // SelectLast selects the newest reply.
-func (t *transcriptView) SelectLast() {
+func (t *List) SelectLast() {
 	t.sel = -1
 	t.selectFrom(len(t.entries)-1, -1)
 }
 
 // SelectPrev selects the reply before the selected one, if any.
-func (t *transcriptView) SelectPrev() { t.selectFrom(t.sel-1, -1) }
+func (t *List) SelectPrev() { t.selectFrom(t.sel-1, -1) }
 
 // SelectNext selects the reply after the selected one, if any.
-func (t *transcriptView) SelectNext() { t.selectFrom(t.sel+1, 1) }
+func (t *List) SelectNext() { t.selectFrom(t.sel+1, 1) }
 
 // ClearSelection selects nothing.
-func (t *transcriptView) ClearSelection() { t.sel = -1 }
+func (t *List) ClearSelection() { t.sel = -1 }
 
 // selectFrom selects the first reply or operator message from index i in direction dir and
 // scrolls it into view.
-func (t *transcriptView) selectFrom(i, dir int) {
+func (t *List) selectFrom(i, dir int) {
 	for ; i >= 0 && i < len(t.entries); i += dir {
 		if selectable(t.entries[i].message) {
 			t.sel = i
@@ -142,7 +145,7 @@ func (t *transcriptView) selectFrom(i, dir int) {
 }
 
 // reveal scrolls so that entry i is on screen, its top first when it is taller than the window.
-func (t *transcriptView) reveal(i int) {
+func (t *List) reveal(i int) {
 	start := t.current()
 	end := t.forward(start, t.height)
 	if (start.entry < i || start == linePos{i, 0}) && end.entry > i {

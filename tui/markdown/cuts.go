@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 import (
 	"regexp"
@@ -6,7 +6,7 @@ import (
 )
 
 // This file reads a reply line by line and cuts it into chunks: at safe boundaries, where
-// glued renders equal one render of the whole, or, past maxChunk, wherever it must.
+// glued renders equal one render of the whole, or, past MaxChunk, wherever it must.
 
 // refDef matches a link reference definition, which can change how earlier text renders.
 var refDef = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:`)
@@ -17,7 +17,7 @@ var refDef = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:`)
 // continue what came before: no indent, quote, setext underline or HTML; a list item only
 // when no list came since the last boundary), or, past maxSize, at a line start. It reports
 // whether the text is still safe to cut at safe boundaries.
-func (s *streamMD) scan(text string) bool {
+func (s *Stream) scan(text string) bool {
 	for {
 		nl := strings.IndexByte(text[s.scanned:], '\n')
 		if nl < 0 {
@@ -37,7 +37,7 @@ func (s *streamMD) scan(text string) bool {
 }
 
 // read takes in the line of text at start.
-func (s *streamMD) read(text string, start int, line string) {
+func (s *Stream) read(text string, start int, line string) {
 	if s.fence != "" {
 		if closesFence(line, s.fence) {
 			s.fence, s.ended = "", true
@@ -77,7 +77,7 @@ func (s *streamMD) read(text string, start int, line string) {
 // force cuts the tail before the line at start once it is more than maxSize work: at the
 // latest line start after a blank line if that leaves a chunk of at least half the work, else
 // here. A fence is never cut at its closing line.
-func (s *streamMD) force(text string, start int, line string) {
+func (s *Stream) force(text string, start int, line string) {
 	if work(start-s.stableEnd, s.fenced) < s.maxSize() || (s.fence != "" && closesFence(line, s.fence)) {
 		return
 	}
@@ -90,8 +90,8 @@ func (s *streamMD) force(text string, start int, line string) {
 
 // cut ends a chunk at at, inside the fence opened by fenceLine if fence is not empty; fenced
 // of its bytes are inside code blocks. The chunk shows plain until it is rendered.
-func (s *streamMD) cut(text string, at int, fence, fenceLine string, fenced int) {
-	c := mdChunk{start: s.stableEnd, end: at, reopen: s.reopen, work: work(at-s.stableEnd, fenced), at: s.chunksEnd}
+func (s *Stream) cut(text string, at int, fence, fenceLine string, fenced int) {
+	c := chunk{start: s.stableEnd, end: at, reopen: s.reopen, work: work(at-s.stableEnd, fenced), at: s.chunksEnd}
 	if fence == "" {
 		fenceLine = ""
 	} else {

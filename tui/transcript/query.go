@@ -1,15 +1,24 @@
-package tui
+package transcript
 
 import (
 	"parley/history"
 	"parley/internal/chat"
 )
 
-// This file answers what the model asks about the transcript's messages: their text and
+// This file answers what the screen asks about the transcript's messages: their text and
 // status, the turns they belong to, and which come before or after which.
 
+// Message returns message id as shown, and whether it is: its run's status, failure and
+// finish reason as they are now, its content as it was stored (Text has what streamed since).
+func (t *List) Message(id int64) (history.Message, bool) {
+	if e := t.byID[id]; e != nil {
+		return e.message, true
+	}
+	return history.Message{}, false
+}
+
 // Text returns the sanitized text of message id.
-func (t *transcriptView) Text(id int64) string {
+func (t *List) Text(id int64) string {
 	if e := t.byID[id]; e != nil {
 		return e.text.String()
 	}
@@ -17,7 +26,7 @@ func (t *transcriptView) Text(id int64) string {
 }
 
 // Status returns the run status shown for message id.
-func (t *transcriptView) Status(id int64) chat.Status {
+func (t *List) Status(id int64) chat.Status {
 	if e := t.byID[id]; e != nil {
 		return e.message.Status
 	}
@@ -26,7 +35,7 @@ func (t *transcriptView) Status(id int64) chat.Status {
 
 // Anchor returns the operator message that reply id answers, id itself when it is an
 // operator message, or 0.
-func (t *transcriptView) Anchor(id int64) int64 {
+func (t *List) Anchor(id int64) int64 {
 	switch e := t.byID[id]; {
 	case e == nil:
 		return 0
@@ -38,7 +47,7 @@ func (t *transcriptView) Anchor(id int64) int64 {
 }
 
 // ReplyTo returns the id of the reply shown for the operator message anchor, or 0.
-func (t *transcriptView) ReplyTo(anchor int64) int64 {
+func (t *List) ReplyTo(anchor int64) int64 {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		if m := t.entries[i].message; m.AnchorID == anchor {
 			return m.ID
@@ -47,8 +56,28 @@ func (t *transcriptView) ReplyTo(anchor int64) int64 {
 	return 0
 }
 
+// Reply returns id when it is a reply, and the live reply answering it when it is an
+// operator message; 0 when there is none.
+func (t *List) Reply(id int64) int64 {
+	if !t.IsOperator(id) {
+		return id
+	}
+	return t.ReplyTo(id)
+}
+
+// IsOperator reports whether message id is one of the operator's.
+func (t *List) IsOperator(id int64) bool {
+	e := t.byID[id]
+	return e != nil && e.message.Role == history.RoleUser
+}
+
+// selectable reports whether the transcript selects msg: a reply, or an operator message.
+func selectable(msg history.Message) bool {
+	return msg.Role == history.RoleAssistant || msg.Role == history.RoleUser
+}
+
 // Later counts the messages after message id; 0 when id is not shown.
-func (t *transcriptView) Later(id int64) int {
+func (t *List) Later(id int64) int {
 	for i, e := range t.entries {
 		if e.message.ID == id {
 			return len(t.entries) - 1 - i
@@ -58,7 +87,7 @@ func (t *transcriptView) Later(id int64) int {
 }
 
 // Between returns the ids of the messages after message after and before message before.
-func (t *transcriptView) Between(after, before int64) []int64 {
+func (t *List) Between(after, before int64) []int64 {
 	var ids []int64
 	for _, e := range t.entries {
 		if id := e.message.ID; id > after && id < before {
@@ -69,7 +98,7 @@ func (t *transcriptView) Between(after, before int64) []int64 {
 }
 
 // OperatorTexts returns what the operator's messages say, the newest first.
-func (t *transcriptView) OperatorTexts() []string {
+func (t *List) OperatorTexts() []string {
 	var out []string
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		if e := t.entries[i]; e.message.Role == history.RoleUser {
@@ -80,7 +109,7 @@ func (t *transcriptView) OperatorTexts() []string {
 }
 
 // Last returns the id of the newest message, or 0.
-func (t *transcriptView) Last() int64 {
+func (t *List) Last() int64 {
 	if len(t.entries) == 0 {
 		return 0
 	}
@@ -88,7 +117,7 @@ func (t *transcriptView) Last() int64 {
 }
 
 // LastReply returns the id of the newest reply, or 0.
-func (t *transcriptView) LastReply() int64 {
+func (t *List) LastReply() int64 {
 	for i := len(t.entries) - 1; i >= 0; i-- {
 		if t.entries[i].message.Role == history.RoleAssistant {
 			return t.entries[i].message.ID

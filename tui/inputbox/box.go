@@ -1,4 +1,12 @@
-package tui
+// Package inputbox is the message box: a multi-line editor that owns its text, its cursor,
+// its editing keys and the long pastes it holds collapsed.
+//
+// It replaces bubbles' textarea, whose every key re-wraps and re-draws the whole text (a key
+// took a second with 118 KB in it): here a key re-wraps only the line it edits and the view
+// draws only the rows on screen, so a key costs the same with a large draft as with an empty
+// one. box.go holds its state and what its owner asks of it; edit.go edits its text,
+// paste.go holds long pastes collapsed, and view.go wraps and draws it.
+package inputbox
 
 import (
 	"strings"
@@ -8,22 +16,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file owns the message box: its state, its keys and what the model asks of it.
-// inputedit.go edits its text, inputpaste.go holds long pastes collapsed, and inputview.go
-// wraps and draws it. It replaces bubbles' textarea, whose every key re-wraps and re-draws the
-// whole text (a key took a second with 118 KB in it): here a key re-wraps only the line it
-// edits and the view draws only the rows on screen, so a key costs the same with a large draft
-// as with an empty one.
+// MaxHeight is the most rows the box grows to before it scrolls.
+const MaxHeight = 8
 
-// inputBox is the message box: a multi-line editor whose text is kept as lines of runes. The
-// model keeps it by value, like the bubbles components.
-type inputBox struct {
-	lines []inputLine
+// Box is the message box: a multi-line editor whose text is kept as lines of runes. Its
+// owner keeps it by value, like the bubbles components.
+type Box struct {
+	lines []textLine
 	// row and col are the cursor: a line and a rune index in it. goal is the column the
 	// cursor keeps on its way up and down, or -1.
 	row, col, goal int
 	// pastes holds the collapsed pastes; held counts the paste runes in the text.
-	pastes []heldPaste
+	pastes []Paste
 	held   int
 	// rev changes whenever the text may have: a caller that kept it knows, without reading
 	// the text, that a key which only moved the cursor left the text as it was.
@@ -35,15 +39,17 @@ type inputBox struct {
 	// top is the first row on screen.
 	top rowPos
 
-	focused     bool
+	focused bool
+	styles  textarea.Styles
+	// Placeholder shows while the box is empty; Prompt starts every row.
 	Placeholder string
 	Prompt      string
-	styles      textarea.Styles
-	KeyMap      inputKeys
+	// KeyMap are the keys the box edits with.
+	KeyMap Keys
 }
 
-// inputLine is one line of the text and the rows it is wrapped in.
-type inputLine struct {
+// textLine is one line of the text and the rows it is wrapped in.
+type textLine struct {
 	runes []rune
 	// rows are the starts of the line's rows when it was last wrapped, under gen.
 	rows []int
@@ -53,8 +59,8 @@ type inputLine struct {
 // rowPos is a row on screen: row row of line line.
 type rowPos struct{ line, row int }
 
-// inputKeys are the editing keys of the message box.
-type inputKeys struct {
+// Keys are the editing keys of the message box.
+type Keys struct {
 	CharacterForward, CharacterBackward   key.Binding
 	WordForward, WordBackward             key.Binding
 	LineNext, LinePrevious                key.Binding
@@ -68,10 +74,10 @@ type inputKeys struct {
 	Paste                                 key.Binding
 }
 
-// defaultInputKeys returns the editing keys of bubbles' textarea, with newline on newline.
-func defaultInputKeys(newline key.Binding) inputKeys {
+// DefaultKeys returns the editing keys of bubbles' textarea, with newline on newline.
+func DefaultKeys(newline key.Binding) Keys {
 	b := func(keys ...string) key.Binding { return key.NewBinding(key.WithKeys(keys...)) }
-	return inputKeys{
+	return Keys{
 		CharacterForward:        b("right", "ctrl+f"),
 		CharacterBackward:       b("left", "ctrl+b"),
 		WordForward:             b("alt+right", "ctrl+right", "alt+f"),
@@ -93,13 +99,13 @@ func defaultInputKeys(newline key.Binding) inputKeys {
 	}
 }
 
-// newInputBox returns an empty, unfocused box.
-func newInputBox(keys inputKeys) inputBox {
-	return inputBox{lines: []inputLine{{}}, goal: -1, KeyMap: keys, styles: textarea.DefaultStyles(true)}
+// New returns an empty, unfocused box that edits with keys.
+func New(keys Keys) Box {
+	return Box{lines: []textLine{{}}, goal: -1, KeyMap: keys, styles: textarea.DefaultStyles(true)}
 }
 
 // Update handles a key or a paste while the box has the focus.
-func (m inputBox) Update(msg tea.Msg) (inputBox, tea.Cmd) {
+func (m Box) Update(msg tea.Msg) (Box, tea.Cmd) {
 	if !m.focused {
 		return m, nil
 	}
@@ -115,14 +121,14 @@ func (m inputBox) Update(msg tea.Msg) (inputBox, tea.Cmd) {
 }
 
 // Value returns the text, collapsed pastes in full.
-func (m inputBox) Value() string {
+func (m Box) Value() string {
 	last := len(m.lines) - 1
 	return m.between(0, 0, last, len(m.lines[last].runes))
 }
 
 // between returns the text from rune c0 of line r0 to rune c1 of line r1, collapsed pastes
 // in full.
-func (m inputBox) between(r0, c0, r1, c1 int) string {
+func (m Box) between(r0, c0, r1, c1 int) string {
 	var b strings.Builder
 	for i := r0; i <= r1; i++ {
 		rs := m.lines[i].runes
@@ -136,7 +142,7 @@ func (m inputBox) between(r0, c0, r1, c1 int) string {
 		}
 		for _, r := range rs {
 			if r >= pasteRune {
-				b.WriteString(m.pastes[r-pasteRune].text)
+				b.WriteString(m.pastes[r-pasteRune].Text)
 			} else {
 				b.WriteRune(r)
 			}
@@ -146,35 +152,35 @@ func (m inputBox) between(r0, c0, r1, c1 int) string {
 }
 
 // Empty reports whether the box holds no text, without building it.
-func (m inputBox) Empty() bool { return len(m.lines) == 1 && len(m.lines[0].runes) == 0 }
+func (m Box) Empty() bool { return len(m.lines) == 1 && len(m.lines[0].runes) == 0 }
 
 // SetValue replaces the text with s, the cursor at its end.
-func (m *inputBox) SetValue(s string) {
+func (m *Box) SetValue(s string) {
 	m.Reset()
 	m.insert(sanitizeInput(s, false))
 	m.scroll()
 }
 
 // Rev returns the text's revision: while it is the same, so is the text.
-func (m inputBox) Rev() int { return m.rev }
+func (m Box) Rev() int { return m.rev }
 
 // Reset empties the box.
-func (m *inputBox) Reset() {
+func (m *Box) Reset() {
 	m.rev++
-	m.lines = []inputLine{{}}
+	m.lines = []textLine{{}}
 	m.row, m.col, m.goal = 0, 0, -1
 	m.pastes, m.held = nil, 0
 	m.top = rowPos{}
 }
 
 // Focus gives the box the focus: keys reach it and the cursor shows.
-func (m *inputBox) Focus() tea.Cmd {
+func (m *Box) Focus() tea.Cmd {
 	m.focused = true
 	return nil
 }
 
 // Blur takes the focus away.
-func (m *inputBox) Blur() { m.focused = false }
+func (m *Box) Blur() { m.focused = false }
 
 // SetStyles sets the styles, those of bubbles' textarea.
-func (m *inputBox) SetStyles(s textarea.Styles) { m.styles = s }
+func (m *Box) SetStyles(s textarea.Styles) { m.styles = s }

@@ -1,4 +1,4 @@
-package tui
+package transcript
 
 import (
 	"strings"
@@ -28,7 +28,7 @@ type thinking struct {
 
 // AppendReasoning adds streamed thinking to reply id at now; the model has been thinking
 // since its request was sent (a held bare </think> arrives all at once, at its end).
-func (t *transcriptView) AppendReasoning(id int64, text string, sent, now time.Time) {
+func (t *List) AppendReasoning(id int64, text string, sent, now time.Time) {
 	e := t.byID[id]
 	if e == nil {
 		return
@@ -52,7 +52,7 @@ func (e *entry) fillThinking(msg history.Message) {
 }
 
 // ToggleThinking expands or collapses the thinking of reply id, and reports whether it has any.
-func (t *transcriptView) ToggleThinking(id int64) bool {
+func (t *List) ToggleThinking(id int64) bool {
 	e := t.byID[id]
 	if e == nil || e.think.text.Len() == 0 {
 		return false
@@ -64,7 +64,7 @@ func (t *transcriptView) ToggleThinking(id int64) bool {
 
 // thinkingLines renders an entry's thinking at width w: collapsed, "Thinking… 14s · 312 tok"
 // with its newest words while the model thinks, then "Thought for 38s"; expanded, the text.
-func (t *transcriptView) thinkingLines(e *entry, w int) []string {
+func (t *List) thinkingLines(e *entry, w int) []string {
 	th := &e.think
 	if th.text.Len() == 0 {
 		return nil

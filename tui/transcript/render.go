@@ -1,13 +1,17 @@
-package tui
+package transcript
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/markdown"
+	"parley/tui/wrap"
 )
 
 // This file draws the transcript: each message's render, cached per width and version, and
@@ -19,7 +23,7 @@ const gutter = 2
 
 // lines returns the render of entry i, rendering it if its cache is stale. A streaming
 // entry keeps its render until Refresh drops it.
-func (t *transcriptView) lines(i int) []string {
+func (t *List) lines(i int) []string {
 	e := t.entries[i]
 	c := &e.cache
 	if c.lines == nil || c.width != t.width || c.dark != t.dark || (c.version != e.version && !e.streaming) {
@@ -29,9 +33,9 @@ func (t *transcriptView) lines(i int) []string {
 }
 
 // render draws one message: a label line, the text, the run's outcome, and a blank line. A
-// reply's markdown is drawn by its streamMD, which renders its chunks when they are on screen
-// (see Prepare); the streamMD is kept while the reply streams or has chunks left to render.
-func (t *transcriptView) render(e *entry) []string {
+// reply's markdown is drawn by its markdown.Stream, which renders its chunks when they are on
+// screen (see Prepare); the Stream is kept while the reply streams or has chunks left to render.
+func (t *List) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
 	if e.message.Role == history.RoleSystem {
@@ -43,10 +47,10 @@ func (t *transcriptView) render(e *entry) []string {
 		text := e.text.String()
 		if !t.showPastes {
 			for _, p := range t.pastes {
-				text = strings.ReplaceAll(text, p, pasteLabel(p))
+				text = strings.ReplaceAll(text, p.text, p.label)
 			}
 		}
-		for _, l := range wrapLines(text, w-2) {
+		for _, l := range wrap.Lines(text, w-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
@@ -57,40 +61,61 @@ func (t *transcriptView) render(e *entry) []string {
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.render(&t.md, out, text, w, t.dark, &t.budget)
+		out = e.md.Render(&t.md, out, text, w, t.dark, &t.budget)
 	}
 	if !e.streaming && e.md.Rendered() {
-		e.md = streamMD{}
+		e.md = markdown.Stream{}
 	}
 	out = append(out, t.outcome(e, w)...)
 	if e.note != "" {
-		out = append(out, indent(wrapLines(e.note, w-2), st.Warn)...)
+		out = append(out, indent(wrap.Lines(e.note, w-2), st.Warn)...)
 	}
 	return append(out, "")
 }
 
-// outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
-func (t *transcriptView) outcome(e *entry, w int) []string {
+// systemLines is how many lines of a system prompt the transcript shows.
+const systemLines = 3
+
+// renderSystem draws a system prompt: a muted label and its first lines.
+func (t *List) renderSystem(e *entry, w int) []string {
 	st := t.styles
-	wrap := func(s string) []string { return wrapLines(s, w-2) }
+	label := "System prompt"
+	if r := e.message.SystemRole; r != "" {
+		label += " · role " + sanitize.String(r)
+	}
+	out := []string{st.Muted.Bold(true).Render(label)}
+	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
+	if more := len(lines) - systemLines; more == 1 {
+		lines = append(lines[:systemLines], "… 1 more line (parley export shows it)")
+	} else if more > 1 {
+		lines = append(lines[:systemLines], fmt.Sprintf("… %d more lines (parley export shows them)", more))
+	}
+	out = append(out, indent(lines, st.Muted)...)
+	return append(out, "")
+}
+
+// outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
+func (t *List) outcome(e *entry, w int) []string {
+	st := t.styles
+	wrapped := func(s string) []string { return wrap.Lines(s, w-2) }
 	switch e.message.Status {
 	case chat.StatusQueued:
 		if t.held {
-			return indent(wrap("queued: held since the stop, enter sends it"), st.Muted)
+			return indent(wrapped("queued: held since the stop, "+t.sendKey+" sends it"), st.Muted)
 		}
-		return indent(wrap("queued: sends when the current reply ends"), st.Muted)
+		return indent(wrapped("queued: sends when the current reply ends"), st.Muted)
 	case chat.StatusRunning:
 		if e.text.Len() == 0 {
 			return indent([]string{"…"}, st.Muted)
 		}
 	case chat.StatusSucceeded:
 		if note := chat.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
-			return indent(wrap(note), st.Warn)
+			return indent(wrapped(note), st.Warn)
 		}
 	case chat.StatusCancelled:
 		return indent([]string{"cancelled"}, st.Muted)
 	case chat.StatusInterrupted:
-		return indent(wrap("interrupted: parley stopped while this reply was streaming"), st.Warn)
+		return indent(wrapped("interrupted: parley stopped while this reply was streaming"), st.Warn)
 	case chat.StatusFailed:
 		msg := "failed"
 		if c := e.message.Retry; c != nil {
@@ -103,7 +128,7 @@ func (t *transcriptView) outcome(e *entry, w int) []string {
 			// The text above is what arrived before the failure: it stays, and says so.
 			msg = "cut off here · " + msg
 		}
-		return indent(wrap("✗ "+msg), st.Error)
+		return indent(wrapped("✗ "+msg), st.Error)
 	}
 	return nil
 }
@@ -119,12 +144,12 @@ func indent(lines []string, style lipgloss.Style) []string {
 // Prepare renders the replies' chunks that the window shows, within the budget, and notes the
 // entries it left unfinished. Rendering a chunk changes how many lines it takes, and so what
 // the window shows: the window is found again until it shows nothing left to render.
-func (t *transcriptView) Prepare() {
+func (t *List) Prepare() {
 	t.unfinished = t.unfinished[:0]
 	for changed := true; changed; {
 		changed = false
 		t.eachVisible(func(e *entry, from, to int) {
-			if e.md.renderRange(&t.md, e.text.String(), from, to, &t.budget) {
+			if e.md.RenderRange(&t.md, e.text.String(), from, to, &t.budget) {
 				e.cache.lines, changed = nil, true
 			}
 		})
@@ -137,7 +162,7 @@ func (t *transcriptView) Prepare() {
 }
 
 // eachVisible calls f with each entry on screen and the lines of its render that show.
-func (t *transcriptView) eachVisible(f func(e *entry, from, to int)) {
+func (t *List) eachVisible(f func(e *entry, from, to int)) {
 	start, lines := t.window()
 	left := len(lines)
 	for i, from := start.entry, start.line; i < len(t.entries) && left > 0; i, from = i+1, 0 {
@@ -148,7 +173,7 @@ func (t *transcriptView) eachVisible(f func(e *entry, from, to int)) {
 }
 
 // View returns exactly height lines: the visible window, each behind its gutter.
-func (t *transcriptView) View() []string {
+func (t *List) View() []string {
 	start, lines := t.window()
 	out := make([]string, 0, t.height)
 	pos := start
@@ -170,7 +195,7 @@ func (t *transcriptView) View() []string {
 }
 
 // window returns the first visible line and the visible lines, at most height of them.
-func (t *transcriptView) window() (linePos, []string) {
+func (t *List) window() (linePos, []string) {
 	if t.height == 0 || len(t.entries) == 0 {
 		return linePos{}, nil
 	}

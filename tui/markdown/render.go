@@ -1,4 +1,10 @@
-package tui
+// Package markdown renders replies' markdown for the terminal: it owns the glamour renderer
+// (Renderer) and a reply's render in chunks (Stream), cut where glued renders equal one render
+// of the whole, so that a frame costs what the screen shows, whatever the reply's length.
+//
+// render.go renders with glamour, stream.go renders a reply in chunks within a budget of work,
+// cuts.go says where the chunks are cut, and code.go finds code fences and wraps long code.
+package markdown
 
 import (
 	"strings"
@@ -10,18 +16,20 @@ import (
 // This file renders markdown with glamour: the renderer kept per width and background, and
 // one chunk of a reply rendered so that the chunks glue into the whole.
 
-// markdown renders reply text with glamour. It keeps one renderer for the current width and
-// background: creating one parses a whole style, so it is done once per width, never per frame.
-// A TermRenderer is not safe for concurrent use; the Bubble Tea loop is single-threaded.
-type markdown struct {
+// Renderer renders reply text with glamour; its zero value is ready to use. It keeps one
+// glamour renderer for the current width and background: creating one parses a whole style, so
+// it is done once per width, never per frame. It is not safe for concurrent use; the Bubble
+// Tea loop is single-threaded.
+type Renderer struct {
 	width int
 	dark  bool
 	r     *glamour.TermRenderer
 }
 
-// raw renders text and returns glamour's lines as they are, with the blank lines glamour puts
-// before and after the document, each line cut to width.
-func (md *markdown) raw(text string, width int, dark bool) []string {
+// Render renders text as one document on a dark or light background, and returns glamour's
+// lines as they are, with the blank lines glamour puts before and after the document, each
+// line cut to width.
+func (md *Renderer) Render(text string, width int, dark bool) []string {
 	if md.r == nil || md.width != width || md.dark != dark {
 		style := "dark"
 		if !dark {
@@ -63,23 +71,23 @@ func trimLeading(lines []string) []string {
 	return lines
 }
 
-// chunk renders chunk c of text and returns the lines it adds to the reply. Glamour renders
-// a chunk as a document: one blank line before it and two after (dropped unless the chunk is
-// the last), and blocks after the first drawn otherwise than a document's first (a paragraph
+// renderChunk renders chunk c of text and returns the lines it adds to the reply. Glamour
+// renders a chunk as a document: one blank line before it and two after (dropped unless the
+// chunk is the last), and blocks after the first drawn otherwise than a document's first (a paragraph
 // or heading then starts with a blank line), so a chunk after the first is rendered behind a
 // one-line paragraph that is then cut off. A chunk that goes on inside a code block loses the
 // block's top line: the chunk before drew it.
-func (md *markdown) chunk(c mdChunk, text string, width int, dark bool, last bool) []string {
+func (md *Renderer) renderChunk(c chunk, text string, width int, dark bool, last bool) []string {
 	src := c.reopen + text[c.start:c.end] + c.close
 	var r []string
 	if c.start == 0 {
-		r = md.raw(src, width, dark)
+		r = md.Render(src, width, dark)
 		if len(r) == 0 || r[0] != "" {
 			return plainChunk(src, width)
 		}
 		r = r[1:]
 	} else {
-		r = md.raw("x\n\n"+src, width, dark)
+		r = md.Render("x\n\n"+src, width, dark)
 		if len(r) < 2 || r[0] != "" || strings.TrimSpace(ansi.Strip(r[1])) != "x" {
 			return plainChunk(src, width)
 		}

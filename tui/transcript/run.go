@@ -1,12 +1,15 @@
-package tui
+package transcript
 
-import "parley/internal/chat"
+import (
+	"parley/internal/chat"
+	"parley/tui/markdown"
+)
 
 // This file follows the runs that write replies in the transcript: their status, their
 // streamed text, and the renders redone once per frame within a budget of work.
 
 // SetStatus records a new run status for message id (and its failure, if any).
-func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
+func (t *List) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.message.Status, e.message.Retry = st, fail
 		e.version++
@@ -14,20 +17,22 @@ func (t *transcriptView) SetStatus(id int64, st chat.Status, fail *chat.Classifi
 }
 
 // SetNote shows note under reply id, or nothing when note is empty.
-func (t *transcriptView) SetNote(id int64, note string) {
+func (t *List) SetNote(id int64, note string) {
 	if e := t.byID[id]; e != nil && e.note != note {
 		e.note = note
 		e.version++
 	}
 }
 
-// SetHeld says whether queued replies wait for the operator rather than for the reply before
-// them.
-func (t *transcriptView) SetHeld(held bool) {
-	if held == t.held {
+// SetHeld says whether queued replies wait for the operator, who sends them with sendKey,
+// rather than for the reply before them.
+func (t *List) SetHeld(held bool, sendKey string) {
+	// The key shows only while replies are held.
+	changed := held != t.held || (held && sendKey != t.sendKey)
+	t.held, t.sendKey = held, sendKey
+	if !changed {
 		return
 	}
-	t.held = held
 	for _, e := range t.entries {
 		if e.message.Status == chat.StatusQueued {
 			e.version++
@@ -36,7 +41,7 @@ func (t *transcriptView) SetHeld(held bool) {
 }
 
 // StartStreaming marks reply id as being written by a running run.
-func (t *transcriptView) StartStreaming(id int64) {
+func (t *List) StartStreaming(id int64) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = true
 		e.message.Status = chat.StatusRunning
@@ -46,7 +51,7 @@ func (t *transcriptView) StartStreaming(id int64) {
 }
 
 // AppendDelta adds streamed text to reply id. The text shows on the next Refresh.
-func (t *transcriptView) AppendDelta(id int64, text string) {
+func (t *List) AppendDelta(id int64, text string) {
 	if e := t.byID[id]; e != nil {
 		e.san.Append(&e.text, text)
 		e.version++
@@ -54,7 +59,7 @@ func (t *transcriptView) AppendDelta(id int64, text string) {
 }
 
 // SetFinishReason records why reply id ended, as the endpoint said ("length": at the limit).
-func (t *transcriptView) SetFinishReason(id int64, reason string) {
+func (t *List) SetFinishReason(id int64, reason string) {
 	if e := t.byID[id]; e != nil {
 		e.message.FinishReason = reason
 		e.version++
@@ -63,7 +68,7 @@ func (t *transcriptView) SetFinishReason(id int64, reason string) {
 
 // Refresh renders again the reply that is streaming, if it has changed since its last render,
 // and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
-func (t *transcriptView) Refresh() {
+func (t *List) Refresh() {
 	if e := t.stream; e != nil && e.cache.version != e.version {
 		e.cache.lines = nil
 	}
@@ -74,15 +79,28 @@ func (t *transcriptView) Refresh() {
 
 // Budget gives the transcript n work of markdown to render until the next call: the work of
 // one message is bounded, however long the replies on screen.
-func (t *transcriptView) Budget(n int) { t.budget = n }
+func (t *List) Budget(n int) { t.budget = n }
+
+// BudgetLeft returns how much of the work Budget gave is left: what rendering took since is
+// the rest.
+func (t *List) BudgetLeft() int { return t.budget }
+
+// Progress returns how far the render of reply id's markdown has got: nothing cut for a
+// reply that is not shown, or whose render is done and dropped.
+func (t *List) Progress(id int64) markdown.Progress {
+	if e := t.byID[id]; e != nil {
+		return e.md.Progress(e.text.String())
+	}
+	return markdown.Progress{}
+}
 
 // Unfinished reports whether the last Prepare left a render on screen unfinished: more
 // frames are needed.
-func (t *transcriptView) Unfinished() bool { return len(t.unfinished) > 0 }
+func (t *List) Unfinished() bool { return len(t.unfinished) > 0 }
 
 // Finish ends the streaming of reply id with its final status; it renders once more and is
 // then frozen.
-func (t *transcriptView) Finish(id int64, st chat.Status, fail *chat.Classification) {
+func (t *List) Finish(id int64, st chat.Status, fail *chat.Classification) {
 	if e := t.byID[id]; e != nil {
 		e.streaming = false
 		if t.stream == e {

@@ -1,4 +1,4 @@
-package tui
+package inputbox
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 // and sanitizeInput, which turns typed and pasted text into the runes the box holds.
 
 // key applies an editing key, or types the key's text.
-func (m *inputBox) key(msg tea.KeyPressMsg) tea.Cmd {
+func (m *Box) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.KeyMap
 	goal := -1
 	switch {
@@ -111,18 +111,18 @@ func sanitizeInput(text string, keepTabs bool) []rune {
 }
 
 // line returns the cursor's line.
-func (m *inputBox) line() []rune { return m.lines[m.row].runes }
+func (m *Box) line() []rune { return m.lines[m.row].runes }
 
 // edited notes that line i changed: its rows are wrapped again when drawn, and the text has a
 // new revision.
-func (m *inputBox) edited(i int) {
+func (m *Box) edited(i int) {
 	m.lines[i].rows = nil
 	m.rev++
 }
 
 // insert inserts runes, which may hold newlines, at the cursor and moves the cursor after
 // them. Only the cursor's line is copied; the lines after it move down in one copy.
-func (m *inputBox) insert(rs []rune) {
+func (m *Box) insert(rs []rune) {
 	parts := splitRunes(rs)
 	cur := m.line()
 	rest := slices.Clone(cur[m.col:])
@@ -135,7 +135,7 @@ func (m *inputBox) insert(rs []rune) {
 	}
 	m.lines[m.row].runes = first
 	m.edited(m.row)
-	added := make([]inputLine, len(parts)-1)
+	added := make([]textLine, len(parts)-1)
 	for i, p := range parts[1:] {
 		added[i].runes = p
 	}
@@ -160,7 +160,7 @@ func splitRunes(rs []rune) [][]rune {
 }
 
 // delete deletes runes [from, to) of the cursor's line and puts the cursor at from.
-func (m *inputBox) delete(from, to int) {
+func (m *Box) delete(from, to int) {
 	l := m.line()
 	for _, r := range l[from:to] {
 		if r >= pasteRune {
@@ -173,7 +173,7 @@ func (m *inputBox) delete(from, to int) {
 }
 
 // joinUp joins the cursor's line to the end of the one above, the cursor at the seam.
-func (m *inputBox) joinUp() {
+func (m *Box) joinUp() {
 	if m.row == 0 {
 		return
 	}
@@ -183,7 +183,7 @@ func (m *inputBox) joinUp() {
 }
 
 // joinDown joins the line below to the end of the cursor's line.
-func (m *inputBox) joinDown() {
+func (m *Box) joinDown() {
 	if m.row == len(m.lines)-1 {
 		return
 	}
@@ -193,7 +193,7 @@ func (m *inputBox) joinDown() {
 }
 
 // wordEnd returns the end of the word at or after the cursor, on its line.
-func (m *inputBox) wordEnd() int {
+func (m *Box) wordEnd() int {
 	l, i := m.line(), m.col
 	for i < len(l) && unicode.IsSpace(l[i]) {
 		i++
@@ -205,7 +205,7 @@ func (m *inputBox) wordEnd() int {
 }
 
 // wordStart returns the start of the word before the cursor, on its line.
-func (m *inputBox) wordStart() int {
+func (m *Box) wordStart() int {
 	l, i := m.line(), m.col
 	for i > 0 && unicode.IsSpace(l[i-1]) {
 		i--

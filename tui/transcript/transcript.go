@@ -1,17 +1,33 @@
-package tui
+// Package transcript is the chat screen's list of messages: it owns the messages shown, their
+// renders (cached per width and version, replies' markdown in chunks within a budget of work
+// per frame), the window scrolled over them and the selected message.
+//
+// transcript.go adds and removes messages, run.go follows the runs writing replies, query.go
+// answers what the screen asks about the messages, render.go draws them, thinking.go shows a
+// reply's thinking, and scroll.go moves the window and the selection.
+package transcript
 
 import (
 	"slices"
 	"strings"
 
+	"charm.land/lipgloss/v2"
+
 	"parley/history"
 	"parley/internal/sanitize"
+	"parley/tui/markdown"
 )
 
-// This file holds the transcript's messages: adding and removing them, and their long pastes.
-// transcriptrun.go follows the runs writing replies, transcriptquery.go answers what the model
-// asks about the messages, transcriptrender.go draws them and transcriptscroll.go moves the
-// window and the selection.
+// Styles are what the transcript draws with, for one terminal background.
+type Styles struct {
+	UserLabel  lipgloss.Style // "You" above an operator message
+	UserText   lipgloss.Style // an operator message's text
+	ReplyLabel lipgloss.Style // "Assistant" above a reply
+	Muted      lipgloss.Style // model names, thinking, system prompts, queued and cancelled notes
+	Error      lipgloss.Style // a failed reply's outcome
+	Warn       lipgloss.Style // an interrupted reply, a finish note, a note about a retry
+	Selected   lipgloss.Style // the gutter mark of the selected message
+}
 
 // entry is one message of the transcript and its render cache.
 type entry struct {
@@ -30,7 +46,7 @@ type entry struct {
 	note string
 	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
 	// has chunks left to render.
-	md    streamMD
+	md    markdown.Stream
 	cache struct {
 		width, version int
 		dark           bool
@@ -38,19 +54,19 @@ type entry struct {
 	}
 }
 
-// transcriptView is the scrollable list of messages. It renders each message once per width and
+// List is the scrollable list of messages. It renders each message once per width and
 // keeps the render; finished messages never render again. Nothing it does costs more than
 // the lines on screen: the window is found by walking entries from the top line (or back
 // from the end when following), rendering only those it passes, so a session of thousands of
 // messages opens and scrolls as fast as a short one.
-type transcriptView struct {
+type List struct {
 	entries []*entry
 	byID    map[int64]*entry
 	width   int // total width, gutter included
 	height  int
 	dark    bool
-	styles  *theme
-	md      markdown
+	styles  Styles
+	md      markdown.Renderer
 	// follow keeps the window at the bottom as text arrives; scrolling up clears it and
 	// reaching the bottom again (or end) sets it.
 	follow bool
@@ -61,25 +77,27 @@ type transcriptView struct {
 	// stream is the reply a run is writing to, or nil.
 	stream *entry
 	// held is set while queued replies wait for the operator (esc stopped the reply before
-	// them), not for the reply before them to end.
-	held bool
+	// them), not for the reply before them to end; sendKey is the key that sends them then.
+	held    bool
+	sendKey string
 	// pastes are the long pastes sent from the input box: operator messages show them
-	// collapsed, as the box did, unless showPastes.
-	pastes     []string
+	// collapsed, under the box's label, unless showPastes.
+	pastes     []sentPaste
 	showPastes bool
 	// budget is how much markdown may still be rendered for the current message (see
-	// frameBudget); unfinished holds the entries on screen whose render it left unfinished.
+	// markdown.FrameBudget); unfinished holds the entries on screen whose render it left
+	// unfinished.
 	budget     int
 	unfinished []*entry
 }
 
-// newTranscript returns an empty transcript that follows its end.
-func newTranscript(styles *theme) *transcriptView {
-	return &transcriptView{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: frameBudget}
+// New returns an empty transcript, drawn with styles, that follows its end.
+func New(styles Styles) *List {
+	return &List{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: markdown.FrameBudget}
 }
 
 // Reset replaces the messages and goes back to following the end.
-func (t *transcriptView) Reset(msgs []history.Message) {
+func (t *List) Reset(msgs []history.Message) {
 	// A session can hold thousands of messages: their entries are made in one allocation.
 	es := make([]entry, len(msgs))
 	t.entries = make([]*entry, 0, len(msgs))
@@ -93,7 +111,7 @@ func (t *transcriptView) Reset(msgs []history.Message) {
 
 // Prepend adds older messages before the first, keeping the window and the selection on the
 // same messages.
-func (t *transcriptView) Prepend(msgs []history.Message) {
+func (t *List) Prepend(msgs []history.Message) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -111,11 +129,11 @@ func (t *transcriptView) Prepend(msgs []history.Message) {
 }
 
 // Append adds a message at the end.
-func (t *transcriptView) Append(msg history.Message) { t.add(new(entry), msg) }
+func (t *List) Append(msg history.Message) { t.add(new(entry), msg) }
 
 // InsertAfter adds msg right after message after (at the end when after is not shown), where a
 // reply that replaces an earlier one belongs even when messages were posted meanwhile.
-func (t *transcriptView) InsertAfter(after int64, msg history.Message) {
+func (t *List) InsertAfter(after int64, msg history.Message) {
 	i := slices.IndexFunc(t.entries, func(e *entry) bool { return e.message.ID == after })
 	if i < 0 {
 		t.Append(msg)
@@ -130,13 +148,13 @@ func (t *transcriptView) InsertAfter(after int64, msg history.Message) {
 }
 
 // add makes e the entry of msg and appends it.
-func (t *transcriptView) add(e *entry, msg history.Message) {
+func (t *List) add(e *entry, msg history.Message) {
 	t.fill(e, msg)
 	t.entries = append(t.entries, e)
 }
 
 // fill makes e the entry of message msg.
-func (t *transcriptView) fill(e *entry, msg history.Message) {
+func (t *List) fill(e *entry, msg history.Message) {
 	e.message = msg
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
@@ -144,17 +162,22 @@ func (t *transcriptView) fill(e *entry, msg history.Message) {
 	t.byID[msg.ID] = e
 }
 
-// NotePastes notes long pastes of a message about to be sent, to show them collapsed.
-func (t *transcriptView) NotePastes(pastes []string) { t.pastes = append(t.pastes, pastes...) }
+// NotePaste notes a long paste of a message about to be sent, to show it collapsed as label.
+func (t *List) NotePaste(text, label string) {
+	t.pastes = append(t.pastes, sentPaste{text, label})
+}
+
+// sentPaste is a long paste sent from the input box, and the label it showed as there.
+type sentPaste struct{ text, label string }
 
 // HasPastes reports whether any message was sent with a long paste.
-func (t *transcriptView) HasPastes() bool { return len(t.pastes) > 0 }
+func (t *List) HasPastes() bool { return len(t.pastes) > 0 }
 
 // PastesShown reports whether long pastes are shown in full.
-func (t *transcriptView) PastesShown() bool { return t.showPastes }
+func (t *List) PastesShown() bool { return t.showPastes }
 
 // TogglePastes shows long pastes in full, or collapses them again.
-func (t *transcriptView) TogglePastes() {
+func (t *List) TogglePastes() {
 	t.showPastes = !t.showPastes
 	for _, e := range t.entries {
 		if e.message.Role == history.RoleUser {
@@ -164,20 +187,26 @@ func (t *transcriptView) TogglePastes() {
 }
 
 // Len returns the number of messages.
-func (t *transcriptView) Len() int { return len(t.entries) }
+func (t *List) Len() int { return len(t.entries) }
 
 // SetSize sets the width and height of the window.
-func (t *transcriptView) SetSize(width, height int) {
+func (t *List) SetSize(width, height int) {
 	t.width, t.height = max(width, gutter+10), max(height, 0)
 	t.clampTop()
 }
 
-// SetDark chooses the styles for a dark or light background; renders are redone lazily.
-func (t *transcriptView) SetDark(dark bool) { t.dark = dark }
+// Height returns the height of the window.
+func (t *List) Height() int { return t.height }
+
+// SetStyles sets the styles the transcript draws with from now on.
+func (t *List) SetStyles(styles Styles) { t.styles = styles }
+
+// SetDark renders markdown for a dark or light background; renders are redone lazily.
+func (t *List) SetDark(dark bool) { t.dark = dark }
 
 // Remove takes messages out of the transcript (a regeneration superseded them), clears the
 // selection if it was one of them, and follows the end.
-func (t *transcriptView) Remove(ids []int64) {
+func (t *List) Remove(ids []int64) {
 	if len(ids) == 0 {
 		return
 	}

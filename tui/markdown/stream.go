@@ -1,4 +1,4 @@
-package tui
+package markdown
 
 import (
 	"cmp"
@@ -10,7 +10,7 @@ import (
 )
 
 // This file renders a reply in chunks, within a budget of rendering work per frame: the chunks
-// on screen once each, the unstable tail again as it grows. markdowncuts.go says where the
+// on screen once each, the unstable tail again as it grows. cuts.go says where the
 // chunks are cut.
 
 // Sizes of the pieces a reply is rendered in. Sizes are in units of rendering work: a byte of
@@ -21,19 +21,20 @@ const (
 	// minChunk: a chunk ends at the first safe boundary at least this many bytes from its
 	// start, so that short blocks share a render.
 	minChunk = 1 << 10
-	// maxChunk: a chunk that reaches no safe boundary (a long code block, list or table) is
+	// MaxChunk: a chunk that reaches no safe boundary (a long code block, list or table) is
 	// cut at a line start past this much work, preferably one after a blank line.
-	maxChunk = 3 << 10
-	// frameBudget: how much work of chunks and tail is rendered with glamour per message;
+	MaxChunk = 3 << 10
+	// FrameBudget: how much work of chunks and tail is rendered with glamour per message;
 	// what is left is shown as plain text and rendered on the next frames.
-	frameBudget = 6 << 10
+	FrameBudget = 6 << 10
 )
 
 // work is the rendering work of n bytes of which fenced are inside code blocks.
 func work(n, fenced int) int { return n + fenced*3/2 }
 
-// streamMD renders a reply, growing or whole, in chunks, rendering only what is on screen:
-// a frame costs what the screen shows and the unstable tail, whatever the reply's length.
+// Stream renders a reply, growing or whole, in chunks, rendering only what is on screen:
+// a frame costs what the screen shows and the unstable tail, whatever the reply's length. Its
+// zero value is ready to use.
 //
 // The text is cut into chunks at positions that depend on the text alone, so a reply cut
 // while it streamed and the same reply opened later are drawn alike. A chunk is shown as
@@ -42,25 +43,25 @@ func work(n, fenced int) int { return n + fenced*3/2 }
 // grows. Chunks that scroll past unseen while a fast reply streams are rendered if they are
 // ever scrolled back to.
 //
-// Most cuts are at safe boundaries (a line that starts a new top-level block after a blank
-// line, where no construct is open, and that does not follow a block glamour ends otherwise
-// when more follows: code, a heading, a rule); glued renders there equal one render of the
-// whole (the golden test checks this on a corpus). A chunk that reaches no safe boundary within maxChunk
-// is cut anyway, and drawn close to, not exactly as, a whole render: inside a code block the
-// block is closed at the cut and opened again after it and the seam glued away (highlighting
-// restarts there); a list, table or paragraph becomes two. Text holding something whose
-// meaning can reach across a blank line (HTML blocks, link reference definitions) is only
-// cut that way.
-type streamMD struct {
+// Most cuts are at safe boundaries (a line that starts a new top-level block after a blank line,
+// where no construct is open, and that does not follow a block glamour ends otherwise when more
+// follows: code, a heading, a rule); glued renders there equal one render of the whole
+// (TestStreamingMarkdownMatchesFullRender checks this on a corpus). A chunk that reaches no safe
+// boundary within MaxChunk is cut anyway, and drawn close to, not exactly as, a whole render:
+// inside a code block the block is closed at the cut and opened again after it and the seam glued
+// away (highlighting restarts there); a list, table or paragraph becomes two. Text holding
+// something whose meaning can reach across a blank line (HTML blocks, link reference definitions)
+// is only cut that way.
+type Stream struct {
 	width int
 	dark  bool
-	// min and max are the chunk sizes; zero means minChunk and maxChunk.
+	// min and max are the chunk sizes; zero means minChunk and MaxChunk.
 	min, max int
 	// off is set once safe boundaries are not known to be safe for this text.
 	off bool
 
 	// chunks are the chunks cut so far, in order; plain of them are not rendered yet.
-	chunks []mdChunk
+	chunks []chunk
 	plain  int
 	// lines holds the head lines, then each chunk's lines (rendered or plain), to chunksEnd;
 	// each call of lines appends the tail's after them.
@@ -100,30 +101,30 @@ type streamMD struct {
 	softFenced          int
 }
 
-// mdChunk is a piece of a reply's text rendered on its own.
-type mdChunk struct {
+// chunk is a piece of a reply's text rendered on its own.
+type chunk struct {
 	start, end int
 	// reopen is the fence line put before the text: it starts inside a code block. close is
 	// the fence put after it: it ends inside one.
 	reopen, close string
 	// work is the work of rendering it.
 	work int
-	// at and n place its lines in streamMD.lines; rendered is set once they are glamour's.
+	// at and n place its lines in Stream.lines; rendered is set once they are glamour's.
 	at, n    int
 	rendered bool
 }
 
 // reset starts over for a width, a background and a head.
-func (s *streamMD) reset(width int, dark bool, off bool, head []string) {
-	*s = streamMD{width: width, dark: dark, min: s.min, max: s.max, off: off, head: len(head), chunksEnd: len(head), lines: s.lines[:0]}
+func (s *Stream) reset(width int, dark bool, off bool, head []string) {
+	*s = Stream{width: width, dark: dark, min: s.min, max: s.max, off: off, head: len(head), chunksEnd: len(head), lines: s.lines[:0]}
 	s.lines = append(s.lines, head...)
 }
 
-// render returns head followed by the lines of text: its chunks as they are (rendered or
+// Render returns head followed by the lines of text: its chunks as they are (rendered or
 // plain), then the tail, rendered with glamour if the budget allows it (taking the work from
 // it). text must extend the text of the previous call unless the width or background changed.
 // The result shares memory with s: append to it only what may be overwritten by the next call.
-func (s *streamMD) render(md *markdown, head []string, text string, width int, dark bool, budget *int) []string {
+func (s *Stream) Render(md *Renderer, head []string, text string, width int, dark bool, budget *int) []string {
 	if s.width != width || s.dark != dark || s.scanned > len(text) || s.head != len(head) {
 		s.reset(width, dark, false, head)
 	}
@@ -152,7 +153,7 @@ func (s *streamMD) render(md *markdown, head []string, text string, width int, d
 // renderTail renders the text after the last cut, or shows it plain when it is more work than
 // the budget has left (tailPlain: until the next frame) or than a frame should take (one line
 // longer than a chunk: until a cut passes it, or for good if the reply ends in it).
-func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
+func (s *Stream) renderTail(md *Renderer, text string, budget *int) {
 	s.tailEnd, s.tailPlain = len(text), false
 	tail := text[s.stableEnd:]
 	w := s.tailWork(text)
@@ -165,7 +166,7 @@ func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
 		s.tail, s.tailPlain = plainChunk(tail, s.width), true
 	default:
 		*budget -= w
-		s.tail = md.chunk(mdChunk{start: s.stableEnd, end: len(text), reopen: s.reopen}, text, s.width, s.dark, true)
+		s.tail = md.renderChunk(chunk{start: s.stableEnd, end: len(text), reopen: s.reopen}, text, s.width, s.dark, true)
 	}
 	if len(s.chunks) == 0 {
 		s.tail = trimLeading(s.tail)
@@ -173,7 +174,7 @@ func (s *streamMD) renderTail(md *markdown, text string, budget *int) {
 }
 
 // tailWork is the work of rendering the text after the last cut.
-func (s *streamMD) tailWork(text string) int {
+func (s *Stream) tailWork(text string) int {
 	n, fenced := len(text)-s.stableEnd, s.fenced
 	if s.fence != "" {
 		fenced += len(text) - s.scanned
@@ -181,10 +182,10 @@ func (s *streamMD) tailWork(text string) int {
 	return work(n, fenced)
 }
 
-// renderRange renders, within the budget, the chunks that show on lines [from, to) of the
+// RenderRange renders, within the budget, the chunks that show on lines [from, to) of the
 // last render, and reports whether any was. The chunks' lines change, so the render must be
 // asked for again.
-func (s *streamMD) renderRange(md *markdown, text string, from, to int, budget *int) bool {
+func (s *Stream) RenderRange(md *Renderer, text string, from, to int, budget *int) bool {
 	changed := false
 	end := sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].at >= to })
 	for i := s.chunkAt(from); i < end && *budget > 0; i++ {
@@ -193,7 +194,7 @@ func (s *streamMD) renderRange(md *markdown, text string, from, to int, budget *
 			continue
 		}
 		*budget -= c.work
-		lines := md.chunk(*c, text, s.width, s.dark, false)
+		lines := md.renderChunk(*c, text, s.width, s.dark, false)
 		if i == 0 {
 			lines = trimLeading(lines)
 		}
@@ -212,7 +213,7 @@ func (s *streamMD) renderRange(md *markdown, text string, from, to int, budget *
 
 // Unfinished reports whether lines [from, to) of the last render show text that waits for
 // budget to be rendered.
-func (s *streamMD) Unfinished(from, to int) bool {
+func (s *Stream) Unfinished(from, to int) bool {
 	for i := s.chunkAt(from); i < len(s.chunks) && s.chunks[i].at < to; i++ {
 		if !s.chunks[i].rendered {
 			return true
@@ -223,12 +224,30 @@ func (s *streamMD) Unfinished(from, to int) bool {
 
 // Rendered reports whether every chunk and the tail are rendered: nothing is left to do
 // unless the text grows.
-func (s *streamMD) Rendered() bool { return !s.tailPlain && s.plain == 0 }
+func (s *Stream) Rendered() bool { return !s.tailPlain && s.plain == 0 }
+
+// Progress is how far the render of a reply has got.
+type Progress struct {
+	// Chunks says of each chunk cut so far, in order, whether glamour has rendered it (it
+	// shows as plain text until then).
+	Chunks []bool
+	// TailWork is the work of rendering the text after the last chunk.
+	TailWork int
+}
+
+// Progress returns how far the render of text, the text of the last Render, has got.
+func (s *Stream) Progress(text string) Progress {
+	p := Progress{Chunks: make([]bool, len(s.chunks)), TailWork: s.tailWork(text)}
+	for i, c := range s.chunks {
+		p.Chunks[i] = c.rendered
+	}
+	return p
+}
 
 // chunkAt returns the index of the chunk that shows on line l, or of the first after it.
-func (s *streamMD) chunkAt(l int) int {
+func (s *Stream) chunkAt(l int) int {
 	return sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].at+s.chunks[i].n > l })
 }
 
-func (s *streamMD) minSize() int { return cmp.Or(s.min, minChunk) }
-func (s *streamMD) maxSize() int { return cmp.Or(s.max, maxChunk) }
+func (s *Stream) minSize() int { return cmp.Or(s.min, minChunk) }
+func (s *Stream) maxSize() int { return cmp.Or(s.max, MaxChunk) }

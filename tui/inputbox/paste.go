@@ -1,4 +1,4 @@
-package tui
+package inputbox
 
 import (
 	"fmt"
@@ -8,45 +8,49 @@ import (
 	"github.com/atotto/clipboard"
 )
 
-// This file holds long pastes in the message box collapsed, each shown as one label until it
-// is expanded, and reads the clipboard for ctrl+v.
+// This file holds long pastes collapsed, each shown as one label until it is expanded, and
+// reads the clipboard for ctrl+v.
 
 // collapseLines and collapseBytes: a paste of more lines or bytes than these is held whole
 // and shown collapsed, as one "[pasted 1,300 lines]", until expanded.
 const (
-	collapseLines = maxInputHeight
+	collapseLines = MaxHeight
 	collapseBytes = 2000
 )
 
 // pasteRune is the first of the runes that stand for collapsed pastes in the text: rune
-// pasteRune+i is inputBox.pastes[i]. They are private-use runes, which typed and pasted text never
+// pasteRune+i is Box.pastes[i]. They are private-use runes, which typed and pasted text never
 // brings in (sanitizeInput replaces them).
 const pasteRune = 0x100000
 
-// heldPaste is a collapsed paste: its text, and how it shows.
-type heldPaste struct{ text, label string }
+// Paste is a collapsed paste: its text, and the label it shows as.
+type Paste struct{ Text, Label string }
 
 // clipboardMsg carries the system clipboard's text, read for ctrl+v.
 type clipboardMsg string
+
+// ClipboardErrMsg reports that the system clipboard could not be read for ctrl+v; the box's
+// owner says so.
+type ClipboardErrMsg struct{ Err error }
 
 // readClipboard reads the system clipboard, for ctrl+v (a terminal's own paste arrives as
 // tea.PasteMsg).
 func readClipboard() tea.Msg {
 	s, err := clipboard.ReadAll()
 	if err != nil {
-		return noticeMsg{text: "could not read the clipboard: " + err.Error(), err: true}
+		return ClipboardErrMsg{err}
 	}
 	return clipboardMsg(s)
 }
 
 // paste inserts pasted text at the cursor: as text, or, when it is long, as one rune that
 // stands for it, shown collapsed.
-func (m *inputBox) paste(text string) {
+func (m *Box) paste(text string) {
 	if strings.Count(text, "\n") < collapseLines && len(text) <= collapseBytes {
 		m.insert(sanitizeInput(text, false))
 	} else {
 		text := string(sanitizeInput(text, true))
-		m.pastes = append(m.pastes, heldPaste{text, pasteLabel(text)})
+		m.pastes = append(m.pastes, Paste{text, pasteLabel(text)})
 		m.held++
 		m.insert([]rune{rune(pasteRune + len(m.pastes) - 1)})
 	}
@@ -54,16 +58,16 @@ func (m *inputBox) paste(text string) {
 	m.scroll()
 }
 
-// Pastes returns the text of the collapsed pastes the box holds.
-func (m inputBox) Pastes() []string {
+// Pastes returns the collapsed pastes the box holds, in the order of the text.
+func (m Box) Pastes() []Paste {
 	if m.held == 0 {
 		return nil
 	}
-	var out []string
+	var out []Paste
 	for _, l := range m.lines {
 		for _, r := range l.runes {
 			if r >= pasteRune {
-				out = append(out, m.pastes[r-pasteRune].text)
+				out = append(out, m.pastes[r-pasteRune])
 			}
 		}
 	}
@@ -71,11 +75,11 @@ func (m inputBox) Pastes() []string {
 }
 
 // HoldsPastes reports whether the box shows a collapsed paste.
-func (m inputBox) HoldsPastes() bool { return m.held > 0 }
+func (m Box) HoldsPastes() bool { return m.held > 0 }
 
 // ExpandPastes turns the collapsed pastes into text, to edit; the cursor stays where it was
 // in the text.
-func (m *inputBox) ExpandPastes() {
+func (m *Box) ExpandPastes() {
 	if m.held == 0 {
 		return
 	}

@@ -1,0 +1,93 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"parley/history"
+	"parley/internal/chat"
+)
+
+// goldenReply is a reply with the markdown a model typically sends.
+const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
+
+// goldenSession is a finished exchange followed by a question whose reply is in state st.
+func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
+	return []history.Message{
+		{ID: 1, Role: history.RoleUser, Content: "How do I print in Go?"},
+		{ID: 2, Role: history.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
+		{ID: 3, Role: history.RoleUser, Content: "And in Rust?"},
+		{ID: 4, Role: history.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
+	}
+}
+
+// TestGolden pins how the transcript draws each state of a reply, and the other messages it
+// shows, at 60×24 without colors. Regenerate with go test ./tui/transcript -update.
+func TestGolden(t *testing.T) {
+	overloaded := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
+		Message: "The service may be temporarily overloaded, please try again later."}
+	states := map[string]func() *List{
+		"finished": func() *List {
+			return newList(goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 60, 24)
+		},
+		"failed": func() *List {
+			return newList(goldenSession(chat.StatusFailed, "Rust has", overloaded), 60, 24)
+		},
+		"cancelled": func() *List {
+			return newList(goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 60, 24)
+		},
+		"interrupted": func() *List {
+			return newList(goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 60, 24)
+		},
+		"held": func() *List {
+			l := newList(goldenSession(chat.StatusQueued, "", nil), 60, 24)
+			l.SetHeld(true, "enter")
+			return l
+		},
+		"streaming": func() *List {
+			l := newList(goldenSession(chat.StatusQueued, "", nil), 60, 24)
+			l.StartStreaming(4)
+			l.AppendDelta(4, "Sure:\n\n1. one\n2. tw")
+			l.Refresh()
+			return l
+		},
+		"thinking": func() *List {
+			msgs := goldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
+			msgs[3].Reasoning = "The operator asks about Rust. The macro is println!, with a bang."
+			l := newList(msgs, 60, 24)
+			l.ToggleThinking(4)
+			return l
+		},
+		"selected with a note": func() *List {
+			l := newList(goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 60, 24)
+			l.SetNote(4, "retry 1 failed: Provider overloaded")
+			l.SelectLast()
+			return l
+		},
+		"system prompt and paste": func() *List {
+			// The paste is noted as it is sent, before its message is shown.
+			paste := strings.Repeat("a line of the log\n", 12)
+			l := New(Styles{})
+			l.SetSize(60, 24)
+			l.NotePaste(paste, "[pasted 12 lines]")
+			l.Reset([]history.Message{
+				{ID: 1, Role: history.RoleSystem, SystemRole: "poet", Content: "Answer in verse.\nRhyme.\nBe brief.\nNever explain."},
+				{ID: 2, Role: history.RoleUser, Content: "Read this: " + paste + "What failed?"},
+			})
+			return l
+		},
+	}
+	for name, build := range states {
+		t.Run(name, func(t *testing.T) {
+			l := build()
+			l.Prepare()
+			lines := strings.Split(plain(l), "\n")
+			for i, line := range lines {
+				lines[i] = strings.TrimRight(line, " ")
+			}
+			golden.RequireEqual(t, strings.Join(lines, "\n")+"\n")
+		})
+	}
+}
