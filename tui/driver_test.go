@@ -39,9 +39,9 @@ var (
 type screenConfig struct {
 	demo     demo.Options  // the endpoint's pace and reply length
 	faults   []demo.Fault  // what the endpoint serves first
-	manual   bool          // the client, Tier 2 and the budget run on a manual clock from clockStart
+	manual   bool          // the client, Tier 2 and the quota run on a manual clock from clockStart
 	attempts int           // Tier 1's attempts a run; 0: the default policy's
-	limits   *agent.Limits // a budget at testPrices held to these limits; nil: none
+	limits   *agent.Limits // a quota at testPrices held to these limits; nil: none
 }
 
 // tier2Config sets a screen up for Tier 2: a manual clock, one request a run (so each failed

@@ -10,8 +10,8 @@ import (
 )
 
 // This file owns frames: a streaming reply is rendered at most once per frame, however fast
-// its deltas come, and no message renders more than a frame's budget of markdown, however
-// long the reply. What the budget leaves unfinished goes on in the next frame, asked for at
+// its deltas come, and no message renders more than a frame's quota of markdown, however
+// long the reply. What the quota leaves unfinished goes on in the next frame, asked for at
 // once, so the event loop takes a key between any two pieces of rendering.
 
 // frameInterval is how often, at most, a streaming reply is rendered again: deltas that
@@ -62,15 +62,15 @@ func (m *Model) refresh(now time.Time) {
 	m.lastFrame = now
 }
 
-// giveBudget gives the views a frame's budget of rendering for the message being handled.
-func (m *Model) giveBudget() {
-	m.transcript.Budget(markdown.FrameBudget)
+// giveQuota gives the views a frame's quota of rendering for the message being handled.
+func (m *Model) giveQuota() {
+	m.transcript.Quota(markdown.FrameQuota)
 	if m.versions.view != nil {
-		m.versions.view.Budget(markdown.FrameBudget)
+		m.versions.view.Quota(markdown.FrameQuota)
 	}
 }
 
-// settle renders what is on screen, within the message's budget, and asks for the next frame
+// settle renders what is on screen, within the message's quota, and asks for the next frame
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
 	var view *transcript.List

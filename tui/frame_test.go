@@ -12,10 +12,10 @@ import (
 // Frames: what one message may render, and keys during a flood of batches.
 
 // spent is the rendering work the last Update (and View) of m took.
-func spent(m Model) int { return markdown.FrameBudget - m.transcript.BudgetLeft() }
+func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() }
 
 // A long reply arriving at full speed, a batch of 2,000 tokens per message: no message renders
-// more than a frame's budget and a chunk, esc cancels the run at once (its Update renders no
+// more than a frame's quota and a chunk, esc cancels the run at once (its Update renders no
 // more than any other), the batches already read still show, and the run's end stops it.
 func TestEscDuringAFloodOfBatches(t *testing.T) {
 	toks := generatedReply(t, 30_000)
@@ -33,8 +33,8 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 			clock.Advance(batchWindow)
 			m, _ = deliver(m, delta(batch))
 			m.View()
-			if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
-				t.Fatalf("a batch's message rendered %d of work, more than a frame's budget", s)
+			if s := spent(m); s > markdown.FrameQuota+2*markdown.MaxChunk {
+				t.Fatalf("a batch's message rendered %d of work, more than a frame's quota", s)
 			}
 		}
 	}
@@ -43,7 +43,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 	if !cancelled || !m.active.cancelling || m.focus != focusInput {
 		t.Fatal("esc did not cancel the run at once")
 	}
-	if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
+	if s := spent(m); s > markdown.FrameQuota+2*markdown.MaxChunk {
 		t.Fatalf("esc's message rendered %d of work", s)
 	}
 	if !strings.Contains(plain(m), "cancelling") {
@@ -66,7 +66,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 
 // A reply opened whole (a session's long reply, or one that streamed past faster than the
 // screen) renders only what is on screen; scrolling renders the rest as it comes into view,
-// within a frame's budget per message, and asks for frames until the screen is rendered.
+// within a frame's quota per message, and asks for frames until the screen is rendered.
 func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
 	msgs := storedExchanges(2)
 	msgs[3].Content = strings.Join(generatedReply(t, 20_000), "")
@@ -93,7 +93,7 @@ func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
 		for m.framePending {
 			m, _ = step(m, frameMsg{tag: m.lastRunTag})
 		}
-		if s := spent(m); s > markdown.FrameBudget+2*markdown.MaxChunk {
+		if s := spent(m); s > markdown.FrameQuota+2*markdown.MaxChunk {
 			t.Fatalf("a page up rendered %d of work", s)
 		}
 	}

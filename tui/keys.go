@@ -10,8 +10,7 @@ import (
 // This file owns the key bindings. Keys are matched with key.Matches against these very
 // bindings, and every help text (the help line, the full list, the hints in titles, notices
 // and the input's placeholder) names keys by their bindings' help, so what the help says is
-// what the keys do. Only the descriptions change with the state, never the keys named. (The
-// Tier 2 banner and the retry offers, tier2machine.go and waits.go, still spell esc and enter.)
+// what the keys do. Only the descriptions change with the state, never the keys named.
 
 // KeyMap holds parley's key bindings, one group per focus. Bindings that do nothing in the
 // current state are disabled, so the help line shows only the keys that act now.

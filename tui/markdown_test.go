@@ -46,11 +46,11 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 }
 
 // renderWhole renders every chunk of every message of m's transcript and returns its lines:
-// the window is made taller than the transcript, and the budget unbounded.
+// the window is made taller than the transcript, and the quota unbounded.
 func renderWhole(m Model) []string {
 	t := m.transcript
 	t.SetSize(m.width, 10_000)
-	t.Budget(math.MaxInt)
+	t.Quota(math.MaxInt)
 	t.Prepare()
 	lines := t.View()
 	for len(lines) > 0 && lines[len(lines)-1] == "" {

@@ -98,7 +98,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 }
 
 // TestTmuxCompactionAndSpend runs the parley binary in tmux against a server that rejects
-// prompts above a token budget: a long session compacts once, the screen shows the note and
+// prompts above a token quota: a long session compacts once, the screen shows the note and
 // no retry, and the header shows the session's spend. Then a session token limit refuses the
 // next message without sending it.
 func TestTmuxCompactionAndSpend(t *testing.T) {

@@ -87,7 +87,7 @@ func (m *Model) retryNow() tea.Cmd {
 // cancelled, running or queued. Nothing more is sent for it.
 func (m *Model) cancelTier2() tea.Cmd {
 	runID := m.tier2.Cancel()
-	m.setNotice("retry cancelled — r to regenerate", false)
+	m.setNotice("retry cancelled — "+m.keys.Transcript.Regenerate.Help().Key+" to regenerate", false)
 	if runID == 0 {
 		return nil
 	}

@@ -17,7 +17,7 @@ const wheelLines = 3
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.giveBudget()
+	m.giveQuota()
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	// The terminal and the operator.

@@ -61,14 +61,16 @@ func (m *Model) offerRetry(msgs []history.Message) {
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
 		m.offerRun = last.RunID
-		m.setNotice(fmt.Sprintf("%s until %s — enter to schedule, esc to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now)), false)
+		m.setNotice(fmt.Sprintf("%s until %s — %s to schedule, %s to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now),
+			m.keys.Input.Send.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
 		return
 	}
 	when := ""
 	if !last.CreatedAt.IsZero() {
 		when = " at " + chat.FormatClock(last.CreatedAt, now)
 	}
-	m.setNotice(fmt.Sprintf("%s%s — r to regenerate (esc selects the reply)", label, when), false)
+	m.setNotice(fmt.Sprintf("%s%s — %s to regenerate (%s selects the reply)", label, when,
+		m.keys.Transcript.Regenerate.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
 }
 
 // takeOffer is enter on the offer: Tier 2 arms from the stored run, as after any failure.

@@ -2,7 +2,7 @@
 // (Renderer) and a reply's render in chunks (Stream), cut where glued renders equal one render
 // of the whole, so that a frame costs what the screen shows, whatever the reply's length.
 //
-// render.go renders with glamour, stream.go renders a reply in chunks within a budget of work,
+// render.go renders with glamour, stream.go renders a reply in chunks within a quota of work,
 // cuts.go says where the chunks are cut, and code.go finds code fences and wraps long code.
 package markdown
 

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// This file renders a reply in chunks, within a budget of rendering work per frame: the chunks
+// This file renders a reply in chunks, within a quota of rendering work per frame: the chunks
 // on screen once each, the unstable tail again as it grows. cuts.go says where the
 // chunks are cut.
 
@@ -24,9 +24,9 @@ const (
 	// MaxChunk: a chunk that reaches no safe boundary (a long code block, list or table) is
 	// cut at a line start past this much work, preferably one after a blank line.
 	MaxChunk = 3 << 10
-	// FrameBudget: how much work of chunks and tail is rendered with glamour per message;
+	// FrameQuota: how much work of chunks and tail is rendered with glamour per message;
 	// what is left is shown as plain text and rendered on the next frames.
-	FrameBudget = 6 << 10
+	FrameQuota = 6 << 10
 )
 
 // work is the rendering work of n bytes of which fenced are inside code blocks.
@@ -69,7 +69,7 @@ type Stream struct {
 	head      int
 	chunksEnd int
 	// tail is the tail's render, of the text up to tailEnd; tailPlain is set when it is plain
-	// for want of budget.
+	// for want of quota.
 	tail      []string
 	tailEnd   int
 	tailPlain bool
@@ -121,10 +121,10 @@ func (s *Stream) reset(width int, dark bool, off bool, head []string) {
 }
 
 // Render returns head followed by the lines of text: its chunks as they are (rendered or
-// plain), then the tail, rendered with glamour if the budget allows it (taking the work from
+// plain), then the tail, rendered with glamour if the quota allows it (taking the work from
 // it). text must extend the text of the previous call unless the width or background changed.
 // The result shares memory with s: append to it only what may be overwritten by the next call.
-func (s *Stream) Render(md *Renderer, head []string, text string, width int, dark bool, budget *int) []string {
+func (s *Stream) Render(md *Renderer, head []string, text string, width int, dark bool, quota *int) []string {
 	if s.width != width || s.dark != dark || s.scanned > len(text) || s.head != len(head) {
 		s.reset(width, dark, false, head)
 	}
@@ -135,7 +135,7 @@ func (s *Stream) Render(md *Renderer, head []string, text string, width int, dar
 		s.scan(text)
 	}
 	if s.tailEnd != len(text) || s.tailPlain {
-		s.renderTail(md, text, budget)
+		s.renderTail(md, text, quota)
 	}
 	out := append(s.lines[:s.chunksEnd], s.tail...)
 	s.lines = out[:s.chunksEnd] // keeps a grown array
@@ -151,9 +151,9 @@ func (s *Stream) Render(md *Renderer, head []string, text string, width int, dar
 }
 
 // renderTail renders the text after the last cut, or shows it plain when it is more work than
-// the budget has left (tailPlain: until the next frame) or than a frame should take (one line
+// the quota has left (tailPlain: until the next frame) or than a frame should take (one line
 // longer than a chunk: until a cut passes it, or for good if the reply ends in it).
-func (s *Stream) renderTail(md *Renderer, text string, budget *int) {
+func (s *Stream) renderTail(md *Renderer, text string, quota *int) {
 	s.tailEnd, s.tailPlain = len(text), false
 	tail := text[s.stableEnd:]
 	w := s.tailWork(text)
@@ -162,10 +162,10 @@ func (s *Stream) renderTail(md *Renderer, text string, budget *int) {
 		s.tail = nil
 	case w/2 > s.maxSize():
 		s.tail = plainChunk(tail, s.width)
-	case w > *budget:
+	case w > *quota:
 		s.tail, s.tailPlain = plainChunk(tail, s.width), true
 	default:
-		*budget -= w
+		*quota -= w
 		s.tail = md.renderChunk(chunk{start: s.stableEnd, end: len(text), reopen: s.reopen}, text, s.width, s.dark, true)
 	}
 	if len(s.chunks) == 0 {
@@ -182,18 +182,18 @@ func (s *Stream) tailWork(text string) int {
 	return work(n, fenced)
 }
 
-// RenderRange renders, within the budget, the chunks that show on lines [from, to) of the
+// RenderRange renders, within the quota, the chunks that show on lines [from, to) of the
 // last render, and reports whether any was. The chunks' lines change, so the render must be
 // asked for again.
-func (s *Stream) RenderRange(md *Renderer, text string, from, to int, budget *int) bool {
+func (s *Stream) RenderRange(md *Renderer, text string, from, to int, quota *int) bool {
 	changed := false
 	end := sort.Search(len(s.chunks), func(i int) bool { return s.chunks[i].at >= to })
-	for i := s.chunkAt(from); i < end && *budget > 0; i++ {
+	for i := s.chunkAt(from); i < end && *quota > 0; i++ {
 		c := &s.chunks[i]
 		if c.rendered {
 			continue
 		}
-		*budget -= c.work
+		*quota -= c.work
 		lines := md.renderChunk(*c, text, s.width, s.dark, false)
 		if i == 0 {
 			lines = trimLeading(lines)
@@ -212,7 +212,7 @@ func (s *Stream) RenderRange(md *Renderer, text string, from, to int, budget *in
 }
 
 // Unfinished reports whether lines [from, to) of the last render show text that waits for
-// budget to be rendered.
+// quota to be rendered.
 func (s *Stream) Unfinished(from, to int) bool {
 	for i := s.chunkAt(from); i < len(s.chunks) && s.chunks[i].at < to; i++ {
 		if !s.chunks[i].rendered {

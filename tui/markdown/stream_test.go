@@ -82,12 +82,12 @@ func demoReply(tb testing.TB, n int, openCode bool) []string {
 	return toks
 }
 
-// renderAll renders text with s, every chunk of it, without a head and without a budget.
+// renderAll renders text with s, every chunk of it, without a head and without a quota.
 func renderAll(s *Stream, md *Renderer, text string, width int) []string {
-	budget := math.MaxInt
-	s.Render(md, nil, text, width, true, &budget)
-	s.RenderRange(md, text, 0, math.MaxInt, &budget)
-	return s.Render(md, nil, text, width, true, &budget)
+	quota := math.MaxInt
+	s.Render(md, nil, text, width, true, &quota)
+	s.RenderRange(md, text, 0, math.MaxInt, &quota)
+	return s.Render(md, nil, text, width, true, &quota)
 }
 
 // everyBoundary cuts a chunk at every safe boundary, and never anywhere else.

@@ -61,7 +61,7 @@ func (t *List) render(e *entry) []string {
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.Render(&t.md, out, text, w, t.dark, &t.budget)
+		out = e.md.Render(&t.md, out, text, w, t.dark, &t.quota)
 	}
 	if !e.streaming && e.md.Rendered() {
 		e.md = markdown.Stream{}
@@ -141,7 +141,7 @@ func indent(lines []string, style lipgloss.Style) []string {
 	return lines
 }
 
-// Prepare renders the replies' chunks that the window shows, within the budget, and notes the
+// Prepare renders the replies' chunks that the window shows, within the quota, and notes the
 // entries it left unfinished. Rendering a chunk changes how many lines it takes, and so what
 // the window shows: the window is found again until it shows nothing left to render.
 func (t *List) Prepare() {
@@ -149,7 +149,7 @@ func (t *List) Prepare() {
 	for changed := true; changed; {
 		changed = false
 		t.eachVisible(func(e *entry, from, to int) {
-			if e.md.RenderRange(&t.md, e.text.String(), from, to, &t.budget) {
+			if e.md.RenderRange(&t.md, e.text.String(), from, to, &t.quota) {
 				e.cache.lines, changed = nil, true
 			}
 		})

@@ -6,7 +6,7 @@ import (
 )
 
 // This file follows the runs that write replies in the transcript: their status, their
-// streamed text, and the renders redone once per frame within a budget of work.
+// streamed text, and the renders redone once per frame within a quota of work.
 
 // SetStatus records a new run status for message id (and its failure, if any).
 func (t *List) SetStatus(id int64, st chat.Status, fail *chat.Classification) {
@@ -77,13 +77,13 @@ func (t *List) Refresh() {
 	}
 }
 
-// Budget gives the transcript n work of markdown to render until the next call: the work of
+// Quota gives the transcript n work of markdown to render until the next call: the work of
 // one message is bounded, however long the replies on screen.
-func (t *List) Budget(n int) { t.budget = n }
+func (t *List) Quota(n int) { t.quota = n }
 
-// BudgetLeft returns how much of the work Budget gave is left: what rendering took since is
+// QuotaLeft returns how much of the work Quota gave is left: what rendering took since is
 // the rest.
-func (t *List) BudgetLeft() int { return t.budget }
+func (t *List) QuotaLeft() int { return t.quota }
 
 // Progress returns how far the render of reply id's markdown has got: nothing cut for a
 // reply that is not shown, or whose render is done and dropped.

@@ -1,5 +1,5 @@
 // Package transcript is the chat screen's list of messages: it owns the messages shown, their
-// renders (cached per width and version, replies' markdown in chunks within a budget of work
+// renders (cached per width and version, replies' markdown in chunks within a quota of work
 // per frame), the window scrolled over them and the selected message.
 //
 // transcript.go adds and removes messages, run.go follows the runs writing replies, query.go
@@ -84,16 +84,16 @@ type List struct {
 	// collapsed, under the box's label, unless showPastes.
 	pastes     []sentPaste
 	showPastes bool
-	// budget is how much markdown may still be rendered for the current message (see
-	// markdown.FrameBudget); unfinished holds the entries on screen whose render it left
+	// quota is how much markdown may still be rendered for the current message (see
+	// markdown.FrameQuota); unfinished holds the entries on screen whose render it left
 	// unfinished.
-	budget     int
+	quota      int
 	unfinished []*entry
 }
 
 // New returns an empty transcript, drawn with styles, that follows its end.
 func New(styles Styles) *List {
-	return &List{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, budget: markdown.FrameBudget}
+	return &List{byID: map[int64]*entry{}, styles: styles, follow: true, sel: -1, dark: true, quota: markdown.FrameQuota}
 }
 
 // Reset replaces the messages and goes back to following the end.

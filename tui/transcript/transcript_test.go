@@ -12,7 +12,7 @@ import (
 )
 
 // The transcript, driven as the chat screen drives it: a message changes it, Prepare renders
-// what the window shows within the message's budget, and View draws the window.
+// what the window shows within the message's quota, and View draws the window.
 
 // storedExchanges returns n finished question/answer pairs as the database would return them.
 func storedExchanges(n int) []history.Message {
