@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
@@ -57,7 +58,11 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 type DB struct {
 	sql  *sql.DB
 	path string
+	// readOnly is set when the database could be opened only to read (a read-only file,
+	// directory or mount): every write fails with a StorageError saying so.
+	readOnly bool
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
+	// A read-only handle has neither: it starts no run.
 	token string
 	lock  *os.File
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
@@ -66,23 +71,49 @@ type DB struct {
 	// takeOvers holds the ids of Retry's runs that have had no output yet: their first text
 	// takes the place of the reply they retry (see Retry).
 	takeOvers sync.Map
+	// recovery takes what the database could not.
+	recovery *recovery
 	// log is where storage trouble that does not stop a run is logged (SetLogger).
 	log *slog.Logger
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
-// missing or empty, migrating it to this build's schema, and marking interrupted any run left
-// running by a parley process that is gone. A file that is not an SQLite database, or one
-// written by a newer parley, is refused before anything is written to it.
+// missing or empty, migrating it to this build's schema, folding back what recovery files kept
+// and marking interrupted any run left running by a parley process that is gone. A file that is
+// not an SQLite database, or one written by a newer parley, is refused before anything is
+// written to it.
+//
+// Opening writes only when it must: a database at this build's schema, with nothing to recover,
+// is opened without a write, so it opens while another parley writes. One that cannot be
+// written (a read-only file, directory or mount) opens read-only; one whose migration or
+// recovery is held back by another parley's write lock opens as it is, and the next open does
+// them.
 func Open(path string) (*DB, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	if err := checkFile(path); err != nil {
+	db, err := openWritable(path)
+	if FaultOf(err) == FaultReadOnly {
+		db, err = openReadOnly(path)
+	}
+	if err != nil {
+		return nil, describe(path, fileError(path, err))
+	}
+	if db.appendChunk, err = db.sql.Prepare(appendChunkSQL); err != nil {
+		db.Close()
+		return nil, describe(path, err)
+	}
+	return db, nil
+}
+
+// openWritable opens the database to read and write: created if missing, set up, with a lock
+// file of its own, and what recovery files kept folded back.
+func openWritable(path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
 	// Create the file ourselves so its mode is 0600; SQLite gives -wal and -shm the same mode.
@@ -93,33 +124,73 @@ func Open(path string) (*DB, error) {
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-
-	u := url.URL{Scheme: "file", Path: path}
-	dsn := u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
-	sdb, err := sql.Open("sqlite", dsn)
+	db, err := openSQL(path, "_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{sql: sdb, path: path, log: slog.New(slog.DiscardHandler)}
 	if err := db.setUp(); err != nil {
-		sdb.Close()
-		return nil, fileError(path, err)
-	}
-	if db.token, db.lock, err = lockOwner(path); err != nil {
-		sdb.Close()
+		db.sql.Close()
 		return nil, err
 	}
-	if _, err := db.RecoverInterrupted(); err != nil {
+	if db.token, db.lock, err = lockOwner(path); err != nil {
+		db.sql.Close()
+		return nil, err
+	}
+	removeDeadLocks(path)
+	// Both write only when there is something to do; held back by another parley's lock,
+	// they wait for the next open rather than keep this one from reading.
+	if err := db.foldRecovery(); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if db.appendChunk, err = sdb.Prepare(appendChunkSQL); err != nil {
+	if _, err := db.RecoverInterrupted(); err != nil && !FaultOf(err).Transient() {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
+
+// openReadOnly opens the database only to read. A database in WAL mode needs its -shm file to
+// be read; where it cannot be created (a read-only directory or mount), the file is read as
+// immutable: nothing else can be writing it there.
+func openReadOnly(path string) (*DB, error) {
+	var last error
+	for _, mode := range []string{"mode=ro", "immutable=1"} {
+		db, err := openSQL(path, mode)
+		if err != nil {
+			last = err
+			continue
+		}
+		var version int
+		if err = db.sql.QueryRow("PRAGMA user_version").Scan(&version); err == nil && version != len(migrations) {
+			err = fmt.Errorf("the database is at schema %d, this parley's is %d, and it cannot be migrated: %w",
+				version, len(migrations), syscall.EROFS)
+		}
+		if err != nil {
+			db.sql.Close()
+			last = err
+			continue
+		}
+		db.readOnly = true
+		return db, nil
+	}
+	return nil, last
+}
+
+// openSQL opens the SQLite handle of the database at path with the extra DSN parameter param.
+func openSQL(path, param string) (*DB, error) {
+	u := url.URL{Scheme: "file", Path: path}
+	dsn := u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&" + param
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler)}, nil
+}
+
+// ReadOnly reports whether the database was opened only to read.
+func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // checkFile refuses, without writing anything, a file that is not an SQLite database or whose
 // header records a schema version newer than this build's. A missing or empty file passes.
@@ -168,7 +239,8 @@ func fileError(path string, err error) error {
 }
 
 // setUp checks the schema version before anything is written, then switches to WAL mode and
-// applies the migrations this database has not seen.
+// applies the migrations this database has not seen, each only when it must: a database set
+// up already is opened without a write.
 func (db *DB) setUp() error {
 	var version int
 	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
@@ -177,14 +249,24 @@ func (db *DB) setUp() error {
 	if version > len(migrations) {
 		return ErrNewerSchema
 	}
-	if err := db.switchToWAL(); err != nil {
+	var mode string
+	if err := db.sql.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
 		return err
+	}
+	if mode != "wal" {
+		if err := db.switchToWAL(); err != nil {
+			return err
+		}
+	}
+	if version == len(migrations) {
+		return nil
 	}
 	return db.migrate()
 }
 
-// busyTimeout is how long a statement waits for a lock another parley holds.
-const busyTimeout = 5 * time.Second
+// busyTimeout is how long a statement waits for a lock another parley holds. It is a variable
+// only so that tests of a lock held past it need not wait five seconds.
+var busyTimeout = 5 * time.Second
 
 // switchToWAL puts the database in WAL mode. SQLite takes the lock for the switch without
 // calling the busy handler, so parleys starting together on a new database would fail here;
@@ -234,6 +316,9 @@ func (db *DB) migrate() error {
 
 // Close closes the database and releases this handle's owner lock, deleting its lock file.
 func (db *DB) Close() error {
+	if db.sql == nil {
+		return nil
+	}
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()

@@ -66,7 +66,8 @@ type Receipt struct {
 	SessionID string
 	// AnchorID is the operator message the new run answers.
 	AnchorID int64
-	// RunID is the new run, queued.
+	// RunID is the new run, queued; below 0 for one the database could not store
+	// (PostToRecovery), which only the recovery file has.
 	RunID int64
 	// ReplyID is the new run's reply, empty for now.
 	ReplyID int64

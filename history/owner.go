@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -51,6 +52,48 @@ func releaseLock(f *os.File) error {
 	err := os.Remove(f.Name())
 	return errors.Join(err, f.Close())
 }
+
+// ownerAlive reports whether the handle owner of the database at dbPath is still open, in
+// this process or another: its lock file is held. alive caches the answers of one pass.
+func ownerAlive(dbPath, owner string, alive map[string]bool) bool {
+	if a, ok := alive[owner]; ok {
+		return a
+	}
+	a := false
+	if _, err := hex.DecodeString(owner); err == nil && owner != "" {
+		if f, err := os.OpenFile(lockPath(dbPath, owner), os.O_RDWR, 0); err == nil {
+			a = errors.Is(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), syscall.EWOULDBLOCK)
+			if !a {
+				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			}
+			f.Close()
+		}
+	}
+	alive[owner] = a
+	return a
+}
+
+// removeDeadLocks deletes the lock files of handles that are gone: a killed parley leaves its
+// file behind, and recovery finds no run of it to clean up after.
+func removeDeadLocks(dbPath string) {
+	entries, err := os.ReadDir(ownersDir(dbPath))
+	if err != nil {
+		return
+	}
+	alive := map[string]bool{}
+	for _, e := range entries {
+		owner, ok := strings.CutSuffix(e.Name(), ".lock")
+		// A file just made may not be locked yet (lockOwner creates, then locks it).
+		if info, err := e.Info(); !ok || err != nil || time.Since(info.ModTime()) < lockGrace || ownerAlive(dbPath, owner, alive) {
+			continue
+		}
+		os.Remove(lockPath(dbPath, owner))
+	}
+}
+
+// lockGrace is how old a lock file must be for removeDeadLocks to take an unlocked one for a
+// dead handle's.
+const lockGrace = time.Minute
 
 // queuedInterruptedMessage explains a run whose process died before it was sent.
 const queuedInterruptedMessage = "parley stopped before this reply was requested"

@@ -2,6 +2,7 @@ package history
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"parley/internal/chat"
@@ -10,72 +11,310 @@ import (
 // flushDelay is the longest streamed text waits before it is written.
 const flushDelay = 250 * time.Millisecond
 
+// maxUnstored bounds the streamed text a run holds while the database refuses it for a while
+// (another parley's write lock): past it, the text goes to the recovery file.
+const maxUnstored = 4 << 20
+
 // Record persists run runID as its events pass through and forwards every event, unchanged and
 // in order, on the returned channel, which it closes after the terminal event.
 //
 // The first event that is not terminal starts the run. Delta text is written in batches, at most
-// 250 ms (by clock) after it arrived, even if no further event comes. Usage is summed and
-// attempts are counted from EventStarted. The terminal event is forwarded only once the run's
-// end is stored: EventFinished as succeeded, EventFailed as failed with its classification,
-// EventCancelled as cancelled (never failed). A run whose first event is terminal goes
-// straight from queued to failed or cancelled: it sent no request. If events closes without a
-// terminal event, the run is stored as failed (network) and an EventFailed saying so is
-// forwarded last.
+// 250 ms (by clock) after it arrived, by a writer of its own: a database that is slow or locked
+// never holds the events back. Usage is summed and attempts are counted from EventStarted. A run
+// whose first event is terminal goes straight from queued to failed or cancelled: it sent no
+// request. If events closes without a terminal event, the run is stored as failed (network) and
+// an EventFailed saying so is forwarded last.
 //
-// Database errors are logged and do not stop the forwarding. Forwarding does not wait for the
-// reader: a slow reader never delays what is written.
+// The terminal event is forwarded once the run's end is stored: the outcome shown is the outcome
+// stored. What the database cannot take (it is full, read-only or damaged, or another parley's
+// lock outlasts maxUnstored of text or the end) goes to the recovery file instead, from then on
+// for the whole run, and the terminal event carries NotStored saying so; Open folds it back. A
+// runID below 0 is a run the database never had (PostToRecovery): it is recovered whole.
 func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-chan chat.Event {
 	out := make(chan chat.Event)
 	go db.record(runID, events, clock, out)
 	return out
 }
 
-// recorder is the state of one Record.
-type recorder struct {
-	db      *DB
-	runID   int64
-	started bool
-	// pending holds streamed text not yet written: the answer's and the thinking's.
-	pending, pendingReasoning strings.Builder
-	attempts                  int
-	usage                     chat.Usage
-}
-
 func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out chan<- chat.Event) {
 	defer close(out)
-	rec := &recorder{db: db, runID: runID}
+	w := newRunWriter(db, runID, clock)
 	var queue eventQueue // events not yet taken by the reader
-	var flush <-chan time.Time
-	done := false
-	for !done || !queue.empty() {
+	var ended <-chan string
+	var terminal chat.Event
+	for open := true; open || ended != nil || !queue.empty(); {
 		var send chan<- chat.Event
 		var next chat.Event
 		if !queue.empty() {
 			send, next = out, queue.front()
 		}
 		var recv <-chan chat.Event
-		if !done {
+		if open && ended == nil {
 			recv = in
 		}
 		select {
 		case send <- next:
 			queue.pop()
-		case <-flush:
-			flush = nil
-			rec.flush()
+		case notStored := <-ended:
+			terminal.NotStored, ended = notStored, nil
+			queue.push(terminal)
 		case ev, ok := <-recv:
 			if !ok {
 				ev = chat.Event{Kind: chat.EventFailed, Class: chat.EndedWithoutResult}
 			}
 			if ev.Terminal() {
-				rec.finish(chat.Decide(ev, true), ev.FinishReason)
-				done = true
-			} else if rec.note(ev) && flush == nil {
-				flush = clock.After(flushDelay)
+				terminal, open = ev, false
+				ended = w.end(chat.Decide(ev, true), ev.FinishReason)
+				continue
 			}
+			w.note(ev)
 			queue.push(ev)
 		}
 	}
+}
+
+// runWriter stores one run's text and end, off the event path.
+type runWriter struct {
+	db    *DB
+	runID int64
+	clock chat.Clock
+	// mu guards what the event path hands over: the text not yet taken by the writer, whether
+	// the run has begun, the usage and attempts.
+	mu                 sync.Mutex
+	content, reasoning strings.Builder
+	begun              bool
+	attempts           int
+	usage              chat.Usage
+	wake               chan struct{}
+	ends               chan endRequest
+	// armed is set while a flush timer is on its way to the writer (flushes); the event path
+	// arms it, so that a batch's timer runs from its first text, whatever the writer is doing.
+	armed                     bool
+	flushes                   chan (<-chan time.Time)
+	unstoredContent, unstored strings.Builder // taken by the writer, not stored yet (its own)
+	started                   bool            // the run is running in the database (its own)
+	// recovering is set once anything of the run went to the recovery file: the rest follows
+	// it there, so that the text stays in order. cause says why; where is the file; lost is
+	// set when the recovery file could not be written either.
+	recovering  bool
+	cause       string
+	where, lost string
+}
+
+type endRequest struct {
+	outcome      chat.Outcome
+	finishReason string
+	done         chan string
+}
+
+func newRunWriter(db *DB, runID int64, clock chat.Clock) *runWriter {
+	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest),
+		flushes: make(chan (<-chan time.Time), 1)}
+	if runID < 0 {
+		w.recovering, w.cause = true, "it could not be stored"
+	}
+	go w.run()
+	return w
+}
+
+// note takes in a non-terminal event, on the event path: it never waits for the database.
+func (w *runWriter) note(ev chat.Event) {
+	w.mu.Lock()
+	w.begun = true
+	switch ev.Kind {
+	case chat.EventStarted:
+		w.attempts++
+	case chat.EventUsage:
+		w.usage.Add(ev.Usage)
+	case chat.EventDelta:
+		w.content.WriteString(ev.Text)
+	case chat.EventReasoning:
+		w.reasoning.WriteString(ev.Text)
+	}
+	if w.content.Len()+w.reasoning.Len() > 0 && !w.armed {
+		w.armed = true
+		w.flushes <- w.clock.After(flushDelay)
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end asks the writer to store the run's end; the channel gives "" once it is stored, or what
+// NotStored says.
+func (w *runWriter) end(o chat.Outcome, finishReason string) <-chan string {
+	done := make(chan string, 1)
+	w.ends <- endRequest{outcome: o, finishReason: finishReason, done: done}
+	return done
+}
+
+func (w *runWriter) run() {
+	var flush, retry <-chan time.Time
+	for {
+		select {
+		case <-w.wake:
+			if w.waitsToStart() {
+				w.start() // the run shows as running at once, not a flush later
+			}
+		case flush = <-w.flushes:
+		case <-flush:
+			flush = nil
+			w.mu.Lock()
+			w.armed = false
+			w.mu.Unlock()
+			if w.store() {
+				retry = w.clock.After(flushDelay) // held back: tried again
+			}
+		case <-retry:
+			retry = nil
+			if w.store() {
+				retry = w.clock.After(flushDelay)
+			}
+		case req := <-w.ends:
+			req.done <- w.finish(req)
+			return
+		}
+	}
+}
+
+// waitsToStart reports whether the run has begun but not started in the database.
+func (w *runWriter) waitsToStart() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.begun && !w.started && !w.recovering
+}
+
+// take moves the text handed over into the writer's own, and returns whether the run began.
+func (w *runWriter) take() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.unstoredContent.WriteString(w.content.String())
+	w.unstored.WriteString(w.reasoning.String())
+	w.content.Reset()
+	w.reasoning.Reset()
+	return w.begun
+}
+
+// store writes what waits, and reports whether some of it is still waiting: the database was
+// busy, and the text is tried again later.
+func (w *runWriter) store() (waiting bool) {
+	if !w.take() {
+		return false
+	}
+	if w.recovering {
+		w.spill()
+		return false
+	}
+	err := w.startAndAppend()
+	switch {
+	case err == nil:
+		return false
+	case FaultOf(err).Transient() && w.unstoredContent.Len()+w.unstored.Len() < maxUnstored:
+		return true
+	}
+	w.recover(err)
+	w.spill()
+	return false
+}
+
+// start starts the run in the database. A lock held elsewhere leaves it for the next store;
+// any other failure sends the run to the recovery file.
+func (w *runWriter) start() {
+	err := w.db.StartRun(w.runID)
+	switch {
+	case err == nil:
+		w.started = true
+	case !FaultOf(err).Transient():
+		w.recover(err)
+	}
+}
+
+// startAndAppend starts the run if it has not started, and appends the text that waits.
+func (w *runWriter) startAndAppend() error {
+	if !w.started {
+		if err := w.db.StartRun(w.runID); err != nil {
+			return err
+		}
+		w.started = true
+	}
+	if err := w.db.AppendReply(w.runID, w.unstoredContent.String(), w.unstored.String()); err != nil {
+		return err
+	}
+	w.unstoredContent.Reset()
+	w.unstored.Reset()
+	return nil
+}
+
+// finish stores the text that waits and the run's end, trying twice while another parley holds
+// the lock (each try waits out busyTimeout), and returns what NotStored says: "" when stored.
+func (w *runWriter) finish(req endRequest) string {
+	begun := w.take()
+	w.mu.Lock()
+	f := Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
+		FinishReason: req.finishReason}
+	w.mu.Unlock()
+	for try := 0; !w.recovering; try++ {
+		var err error
+		if begun || w.unstoredContent.Len()+w.unstored.Len() > 0 {
+			err = w.startAndAppend()
+		}
+		if err == nil {
+			if err = w.db.FinishRun(w.runID, f); err == nil {
+				return ""
+			}
+		}
+		if !FaultOf(err).Transient() || try == 1 {
+			w.recover(err)
+		}
+	}
+	w.spill()
+	w.keep(recoveryRecord{Kind: "end", End: &recoveredEnd{Status: f.Status, Retry: f.Retry, Attempts: f.Attempts,
+		Usage: f.Usage, FinishReason: f.FinishReason}})
+	return w.notStored()
+}
+
+// recover sends the rest of the run to the recovery file, because of err.
+func (w *runWriter) recover(err error) {
+	w.recovering, w.cause = true, w.db.storageError(err).Error()
+	w.db.log.Error("history: storing a reply failed; the rest goes to the recovery file", "run", w.runID, "err", err)
+}
+
+// spill appends the text that waits to the recovery file.
+func (w *runWriter) spill() {
+	if w.unstoredContent.Len()+w.unstored.Len() == 0 {
+		return
+	}
+	w.keep(recoveryRecord{Kind: "text", Content: w.unstoredContent.String(), Reasoning: w.unstored.String()})
+	w.unstoredContent.Reset()
+	w.unstored.Reset()
+}
+
+// keep appends rec, of this run, to the recovery file.
+func (w *runWriter) keep(rec recoveryRecord) {
+	rec.DB, rec.Owner, rec.Cause, rec.At = w.db.path, w.db.token, w.cause, time.Now()
+	if w.runID < 0 {
+		rec.Ref = refOf(w.runID)
+	} else {
+		rec.Run = w.runID
+	}
+	where, err := w.db.recovery.append(rec)
+	if err != nil {
+		w.lost = err.Error()
+		w.db.log.Error("history: the recovery file could not be written either", "run", w.runID, "err", err)
+		return
+	}
+	w.where = where
+}
+
+// notStored says what the run's NotStored does: not saved, why, and where the text is.
+func (w *runWriter) notStored() string {
+	s := "not saved: " + w.cause
+	if w.lost != "" {
+		return s + "; the recovery file could not be written either (" + w.lost + "): keep the text shown"
+	}
+	return s + "; the text is kept in " + w.where + " and goes into the database when parley next opens it with room"
 }
 
 // queueBlock is how many events one block of an eventQueue holds.
@@ -114,51 +353,5 @@ func (q *eventQueue) pop() {
 	if q.head++; q.head == len(b) {
 		q.blocks[0] = nil
 		q.blocks, q.head, q.spare = q.blocks[1:], 0, b[:0]
-	}
-}
-
-// note takes in a non-terminal event and reports whether it left text waiting to be written.
-func (r *recorder) note(ev chat.Event) bool {
-	if !r.started {
-		r.started = true
-		r.log("starting run", r.db.StartRun(r.runID))
-	}
-	switch ev.Kind {
-	case chat.EventStarted:
-		r.attempts++
-	case chat.EventUsage:
-		r.usage.Add(ev.Usage)
-	case chat.EventDelta:
-		r.pending.WriteString(ev.Text)
-	case chat.EventReasoning:
-		r.pendingReasoning.WriteString(ev.Text)
-	}
-	return r.pending.Len()+r.pendingReasoning.Len() > 0
-}
-
-// flush writes the text waiting to be written. Text that could not be written stays waiting,
-// to be tried again with the next flush.
-func (r *recorder) flush() {
-	if r.pending.Len()+r.pendingReasoning.Len() == 0 {
-		return
-	}
-	err := r.db.AppendReply(r.runID, r.pending.String(), r.pendingReasoning.String())
-	r.log("storing reply text", err)
-	if err == nil {
-		r.pending.Reset()
-		r.pendingReasoning.Reset()
-	}
-}
-
-// finish stores how the run ended, and why the endpoint said it ended.
-func (r *recorder) finish(o chat.Outcome, finishReason string) {
-	r.flush()
-	f := Finish{Status: o.Status, Retry: o.Retry, Attempts: r.attempts, Usage: r.usage, FinishReason: finishReason}
-	r.log("finishing run", r.db.FinishRun(r.runID, f))
-}
-
-func (r *recorder) log(what string, err error) {
-	if err != nil {
-		r.db.log.Error("history: "+what, "run", r.runID, "err", err)
 	}
 }

@@ -89,9 +89,8 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	clock.Advance(249 * time.Millisecond)
 	in <- chat.Event{Kind: chat.EventDelta, Text: "a time"}
 	recv(t, out)
-	if run, _ := db.Run(r.RunID); run.Status != chat.StatusRunning {
-		t.Errorf("status while streaming = %s, want running", run.Status)
-	}
+	// The run shows as running as soon as it begins: its writer starts it at once.
+	waitFor(t, func() bool { run, _ := db.Run(r.RunID); return run.Status == chat.StatusRunning })
 	if got := replyText(t, db, r.RunID); got != "" {
 		t.Fatalf("reply written before 250 ms passed: %q", got)
 	}
@@ -272,10 +271,12 @@ func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 		in <- ev
 	}
 	close(in)
-	// Run 4242 does not exist: every write fails.
+	// Run 4242 does not exist: every write fails. Every event is forwarded, and the end says
+	// the run was not saved, and where its text is.
 	got := drain(t, db.Record(4242, in, chattest.New(chattest.Start)))
-	if !reflect.DeepEqual(got, events) {
-		t.Errorf("forwarded %+v, want %+v", got, events)
+	if len(got) != len(events) || !reflect.DeepEqual(got[:2], events[:2]) || got[2].Kind != chat.EventFinished ||
+		!strings.HasPrefix(got[2].NotStored, "not saved: ") || !strings.Contains(got[2].NotStored, db.Path()+".recovery") {
+		t.Errorf("forwarded %+v, want %+v with NotStored", got, events)
 	}
 	if s := logged.String(); !strings.Contains(s, "run=4242") || !strings.Contains(s, "not found") {
 		t.Errorf("log = %q, want the failures logged", s)

@@ -49,6 +49,24 @@ type Finish struct {
 	FinishReason string
 }
 
+// storedOf is c as its nullable columns; a nil c is all NULL.
+func storedOf(c *chat.Classification) storedClass {
+	if c == nil {
+		return storedClass{}
+	}
+	sc := storedClass{
+		retryable: sql.NullBool{Bool: c.Retryable, Valid: true},
+		class:     sql.NullString{String: string(c.Class), Valid: true},
+		label:     sql.NullString{String: c.Label, Valid: true},
+		message:   sql.NullString{String: c.Message, Valid: true},
+		rule:      sql.NullString{String: c.Rule, Valid: c.Rule != ""},
+	}
+	if !c.RetryAfterUntil.IsZero() {
+		sc.after = sql.NullInt64{Int64: nanos(c.RetryAfterUntil), Valid: true}
+	}
+	return sc
+}
+
 // storedClass is a chat.Classification as its nullable columns.
 type storedClass struct {
 	retryable                   sql.NullBool
@@ -192,19 +210,7 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 	if (f.Retry != nil) != (f.Status == chat.StatusFailed) {
 		return fmt.Errorf("run %d: a classification goes with a failed run, and only with one", id)
 	}
-	var c storedClass
-	if f.Retry != nil {
-		c = storedClass{
-			retryable: sql.NullBool{Bool: f.Retry.Retryable, Valid: true},
-			class:     sql.NullString{String: string(f.Retry.Class), Valid: true},
-			label:     sql.NullString{String: f.Retry.Label, Valid: true},
-			message:   sql.NullString{String: f.Retry.Message, Valid: true},
-			rule:      sql.NullString{String: f.Retry.Rule, Valid: f.Retry.Rule != ""},
-		}
-		if !f.Retry.RetryAfterUntil.IsZero() {
-			c.after = sql.NullInt64{Int64: nanos(f.Retry.RetryAfterUntil), Valid: true}
-		}
-	}
+	c := storedOf(f.Retry)
 	err := db.write(func(tx *sql.Tx) error {
 		now := nanos(time.Now())
 		// A queued run has no owner yet, and cannot have succeeded without starting; a running run

@@ -3,17 +3,17 @@ package history
 import "database/sql"
 
 // write runs fn in one transaction and commits it when fn succeeds; otherwise nothing fn did
-// is kept.
+// is kept. A failure to store says so in plain words (StorageError).
 func (db *DB) write(fn func(tx *sql.Tx) error) error {
 	tx, err := db.sql.Begin()
 	if err != nil {
-		return err
+		return db.storageError(err)
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
-		return err
+		return db.storageError(err)
 	}
-	return tx.Commit()
+	return db.storageError(tx.Commit())
 }
 
 // readRows reads every row of rows into a T with scan and closes rows before it returns, so

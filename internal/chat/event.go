@@ -75,6 +75,10 @@ type Event struct {
 	// BudgetSpent is set on an EventRetrying whose wait is for the retry budget every parley
 	// shares: the retry goes at the end of Wait.
 	BudgetSpent bool
+	// NotStored is set on a terminal event the history could not store in full (the run or
+	// its text): what went wrong, its fix, and where the text is kept instead. The outcome
+	// shown must then say it was not saved.
+	NotStored string
 }
 
 // Add adds u to the usage summed so far; the sum is an estimate when any part is.

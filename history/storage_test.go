@@ -1,0 +1,210 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+)
+
+// shortBusy makes statements wait only d for a lock another handle holds, for the test.
+func shortBusy(t *testing.T, d time.Duration) {
+	prev := busyTimeout
+	busyTimeout = d
+	t.Cleanup(func() { busyTimeout = prev })
+}
+
+// fillAfter lets db's file grow by only a few more pages: the disk is full from then on. The
+// handle keeps one connection, so the limit holds for every statement.
+func fillAfter(t *testing.T, db *DB, pages int) {
+	t.Helper()
+	db.sql.SetMaxOpenConns(1)
+	var n int
+	if err := db.sql.QueryRow("PRAGMA page_count").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.sql.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", n+pages)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stream records a run of text, sent in pieces of size, through db's recorder, and returns the
+// terminal event.
+func stream(t *testing.T, db *DB, runID int64, text string, size int) chat.Event {
+	t.Helper()
+	in := make(chan chat.Event, 16)
+	out := db.Record(runID, in, chattest.NewInstant(chattest.Start))
+	go func() {
+		in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+		for i := 0; i < len(text); i += size {
+			in <- chat.Event{Kind: chat.EventDelta, Text: text[i:min(i+size, len(text))]}
+		}
+		in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+		close(in)
+	}()
+	var last chat.Event
+	for ev := range out {
+		last = ev
+	}
+	return last
+}
+
+// When the disk fills mid-stream the reply is not called stored: the end says so and where the
+// text is, every byte is in the database or the recovery file, and the next open with room puts
+// it all in the database, the run ended as it did.
+func TestAFullDiskKeepsTheReplyInTheRecoveryFile(t *testing.T) {
+	db := openTemp(t)
+	path := db.Path()
+	r := post(t, db, newSession(t, db).ID, "write a long story")
+	fillAfter(t, db, 40)
+	text := strings.Repeat("Once upon a time there was a database that filled up. ", 20000) // ~1 MB
+	end := stream(t, db, r.RunID, text, 4096)
+	if end.Kind != chat.EventFinished || !strings.Contains(end.NotStored, "the disk is full") ||
+		!strings.Contains(end.NotStored, path+".recovery") {
+		t.Fatalf("ended %+v; want finished, with NotStored naming the full disk and the recovery file", end)
+	}
+	if run, _ := db.Run(r.RunID); run.Status == chat.StatusSucceeded {
+		t.Fatal("the database calls a reply succeeded that it does not hold")
+	}
+	db.Close()
+
+	again, err := Open(path) // space freed: the handle that limited it is gone
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if got := replyText(t, again, r.RunID); got != text {
+		t.Fatalf("after reopening the reply is %d bytes, want %d", len(got), len(text))
+	}
+	if run, _ := again.Run(r.RunID); run.Status != chat.StatusSucceeded || run.FinishReason != "stop" {
+		t.Errorf("run %+v, want succeeded as it did", run)
+	}
+	if _, err := os.Stat(path + ".recovery"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the recovery file is left after folding it back: %v", err)
+	}
+}
+
+// A write lock another parley holds briefly is waited out off the event path; one held past the
+// run's end sends the rest to the recovery file, and the next open folds it in.
+func TestALockHeldAcrossTheEndIsNotCalledStored(t *testing.T) {
+	shortBusy(t, 100*time.Millisecond)
+	db := openTemp(t)
+	r := post(t, db, newSession(t, db).ID, "q")
+	other := rawSQL(t, db.Path())
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("held ", 1000)
+	end := stream(t, db, r.RunID, text, 100)
+	if !strings.Contains(end.NotStored, "another parley is writing") || !strings.Contains(end.NotStored, ".recovery") {
+		t.Fatalf("ended %+v; want NotStored naming the lock and the recovery file", end)
+	}
+	conn.ExecContext(ctx, "ROLLBACK")
+	conn.Close()
+	path := db.Path()
+	db.Close()
+	again, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if got := replyText(t, again, r.RunID); got != text {
+		t.Fatalf("after the lock freed and parley reopened: %d bytes, want %d", len(got), len(text))
+	}
+}
+
+// Opening needs no write: with another parley in a write transaction, a database at this
+// build's schema opens and reads.
+func TestOpenReadsWhileAnotherWrites(t *testing.T) {
+	shortBusy(t, 100*time.Millisecond)
+	db := openTemp(t)
+	s := newSession(t, db)
+	post(t, db, s.ID, "hello")
+	other := rawSQL(t, db.Path())
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	reader, err := Open(db.Path())
+	if err != nil {
+		t.Fatalf("opening while another writes: %v", err)
+	}
+	defer reader.Close()
+	if msgs, err := reader.AllMessages(s.ID); err != nil || len(msgs) != 2 {
+		t.Fatalf("reading while another writes: %d messages, %v", len(msgs), err)
+	}
+	_, err = reader.Post(s.ID, "and now?", "m", false)
+	var se *StorageError
+	if !errors.As(err, &se) || se.Fault != FaultBusy || !strings.Contains(err.Error(), "another parley is writing "+db.Path()+"; try again") {
+		t.Fatalf("posting under the lock: %v", err)
+	}
+}
+
+// A database that cannot be written opens to read, and every write says why in plain words.
+func TestReadOnlyDatabase(t *testing.T) {
+	db := openTemp(t)
+	s := newSession(t, db)
+	post(t, db, s.ID, "kept")
+	path := db.Path()
+	db.Close()
+	ro, err := openReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.appendChunk, _ = ro.sql.Prepare(appendChunkSQL)
+	defer ro.Close()
+	if msgs, err := ro.AllMessages(s.ID); err != nil || len(msgs) != 2 || msgs[0].Content != "kept" {
+		t.Fatalf("reading: %+v, %v", msgs, err)
+	}
+	_, err = ro.Post(s.ID, "more", "m", false)
+	if FaultOf(err) != FaultReadOnly || !strings.Contains(err.Error(), path+" is read-only: reading works") {
+		t.Fatalf("writing: %v", err)
+	}
+}
+
+// A message the database cannot take is kept, with its run, in the recovery file, so that it
+// can be sent; the next open with room stores both in a new session.
+func TestPostToRecoveryIsFoldedBack(t *testing.T) {
+	db := openTemp(t)
+	path := db.Path()
+	r, err := db.PostToRecovery("", "what is a quokka?", "m", errors.New("database or disk is full"))
+	if err != nil || r.RunID >= 0 {
+		t.Fatalf("receipt %+v, %v", r, err)
+	}
+	end := stream(t, db, r.RunID, "A small wallaby.", 4)
+	if !strings.HasPrefix(end.NotStored, "not saved: ") {
+		t.Fatalf("ended %+v", end)
+	}
+	db.Close()
+	again, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	list, err := again.Sessions()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %+v, %v", list, err)
+	}
+	msgs, err := again.AllMessages(list[0].ID)
+	if err != nil || len(msgs) != 2 || msgs[0].Content != "what is a quokka?" || msgs[1].Content != "A small wallaby." ||
+		msgs[1].Status != chat.StatusSucceeded {
+		t.Fatalf("folded back: %+v, %v", msgs, err)
+	}
+}
