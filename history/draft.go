@@ -2,6 +2,7 @@ package history
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -19,14 +20,62 @@ func (db *DB) Draft(sessionID string) (string, error) {
 }
 
 // SetDraft stores text as the draft of session sessionID ("" for a new session); a text with
-// nothing but white space removes the draft.
+// nothing but white space clears it (the draft goes once its files have gone too).
 func (db *DB) SetDraft(sessionID, text string) error {
 	if strings.TrimSpace(text) == "" {
-		_, err := db.sql.Exec(`DELETE FROM drafts WHERE session_id = ?`, sessionID)
-		return err
+		text = ""
 	}
-	_, err := db.sql.Exec(`INSERT INTO drafts (session_id, text, updated_at) VALUES (?, ?, ?)
-		ON CONFLICT (session_id) DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at`,
-		sessionID, text, nanos(time.Now()))
-	return err
+	return db.setDraft(sessionID, "text", text)
+}
+
+// DraftFile is a file attached to a draft: its path as the operator gave it, and its text.
+type DraftFile struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
+}
+
+// DraftFiles returns the files attached to the draft of session sessionID.
+func (db *DB) DraftFiles(sessionID string) ([]DraftFile, error) {
+	var files string
+	err := db.sql.QueryRow(`SELECT files FROM drafts WHERE session_id = ?`, sessionID).Scan(&files)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && files == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []DraftFile
+	if err := json.Unmarshal([]byte(files), &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetDraftFiles stores files as those attached to the draft of session sessionID; none clears
+// them (the draft goes once its text has gone too).
+func (db *DB) SetDraftFiles(sessionID string, files []DraftFile) error {
+	v := ""
+	if len(files) > 0 {
+		b, err := json.Marshal(files)
+		if err != nil {
+			return err
+		}
+		v = string(b)
+	}
+	return db.setDraft(sessionID, "files", v)
+}
+
+// setDraft sets column (text or files) of a session's draft to v, and removes a draft left
+// with neither.
+func (db *DB) setDraft(sessionID, column, v string) error {
+	return db.write(func(tx *sql.Tx) error {
+		// column is one of two constants, never the caller's text.
+		if _, err := tx.Exec(`INSERT INTO drafts (session_id, text, files, updated_at) VALUES (?1, '', '', ?3)
+			ON CONFLICT (session_id) DO NOTHING;
+			UPDATE drafts SET `+column+` = ?2, updated_at = ?3 WHERE session_id = ?1`, sessionID, v, nanos(time.Now())); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`DELETE FROM drafts WHERE session_id = ? AND text = '' AND files = ''`, sessionID)
+		return err
+	})
 }

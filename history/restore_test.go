@@ -2,6 +2,7 @@ package history
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -210,5 +211,36 @@ func TestDrafts(t *testing.T) {
 	}
 	if got, _ := db.Draft(q.SessionID); got != "" {
 		t.Fatalf("a deleted session's draft is %q", got)
+	}
+}
+
+// Files attached to a draft are kept with it: through a quit, apart from its text, and gone
+// only when both are.
+func TestDraftFilesAreKept(t *testing.T) {
+	db := openTemp(t)
+	files := []DraftFile{{Path: "notes.md", Text: "# notes\n"}, {Path: "main.go", Text: "package main\n"}}
+	if err := db.SetDraftFiles("", files); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetDraft("", "see the files"); err != nil {
+		t.Fatal(err)
+	}
+	again := openAgain(t, db)
+	got, err := again.DraftFiles("")
+	if err != nil || !reflect.DeepEqual(got, files) {
+		t.Fatalf("files %+v, %v", got, err)
+	}
+	if text, _ := again.Draft(""); text != "see the files" {
+		t.Fatalf("text %q", text)
+	}
+	db.SetDraft("", "")
+	if got, _ := db.DraftFiles(""); len(got) != 2 {
+		t.Fatal("clearing the text dropped the files")
+	}
+	db.SetDraftFiles("", nil)
+	var n int
+	db.sql.QueryRow(`SELECT count(*) FROM drafts`).Scan(&n)
+	if n != 0 {
+		t.Errorf("%d drafts left with neither text nor files", n)
 	}
 }

@@ -189,4 +189,8 @@ CREATE TABLE endpoint_limits (
 	PRIMARY KEY (endpoint, model, key_env)
 );
 `,
+	`
+-- The files attached to a draft, kept with it across a quit: a JSON list of {path, text}.
+ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '';
+`,
 }

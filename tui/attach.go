@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/sanitize"
 )
@@ -31,6 +32,7 @@ func (m *Model) fileCommand(path string) tea.Cmd {
 		} else {
 			m.next.files = nil
 			m.setNotice("attachments dropped", false)
+			return m.storeDraftFiles()
 		}
 		return nil
 	}
@@ -60,7 +62,38 @@ func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 	}
 	m.next.files = append(m.next.files, msg.file)
 	m.setNotice("attached "+sanitize.String(msg.file.Path)+" to the next message", false)
-	return nil
+	return m.storeDraftFiles()
+}
+
+// storeDraftFiles stores the files attached to the next message with the session's draft, so
+// that they survive a quit like the text.
+func (m *Model) storeDraftFiles() tea.Cmd {
+	if m.db == nil {
+		return nil
+	}
+	db, id, files := m.db, m.session.ID, toDraftFiles(m.next.files)
+	return func() tea.Msg {
+		if err := db.SetDraftFiles(id, files); err != nil {
+			return noticeMsg{text: draftNotStored + err.Error(), err: true}
+		}
+		return draftStoredMsg{}
+	}
+}
+
+func toDraftFiles(files []attach.File) []history.DraftFile {
+	out := make([]history.DraftFile, len(files))
+	for i, f := range files {
+		out[i] = history.DraftFile{Path: f.Path, Text: f.Text}
+	}
+	return out
+}
+
+func fromDraftFiles(files []history.DraftFile) []attach.File {
+	var out []attach.File
+	for _, f := range files {
+		out = append(out, attach.File{Path: f.Path, Text: f.Text})
+	}
+	return out
 }
 
 // nextView is the line above the input that says what goes with the next message: the edit

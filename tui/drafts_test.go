@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/attach"
 )
 
 // Drafts are never lost: kept through a quit, stored a little after typing stops, and kept for
@@ -56,5 +58,31 @@ func TestDraftsSurviveAQuit(t *testing.T) {
 	}
 	if ss, _ := db.Sessions(); len(ss) != 1 {
 		t.Fatalf("%d sessions listed: opening parley stored one", len(ss))
+	}
+}
+
+// Files attached with /file are part of the draft: they survive a quit, and go once sent.
+func TestAttachedFilesSurviveAQuit(t *testing.T) {
+	db := historytest.Open(t)
+	s := storedSession(t, db, "first question", "first answer")
+	open := func() Model {
+		m, _ := openOffline(t, db, s, 80, 24)
+		return m
+	}
+	m := open()
+	m, _ = step(m, attachedMsg{file: attach.File{Path: "notes.md", Text: "remember the milk\n"}})
+	_, cmd := step(m, press("ctrl+d"))
+	if !quits(cmd) {
+		t.Fatal("ctrl+d did not quit")
+	}
+	m = open()
+	if len(m.next.files) != 1 || m.next.files[0].Path != "notes.md" || !strings.Contains(plain(m), "notes.md") {
+		t.Fatalf("reopened with %+v:\n%s", m.next.files, plain(m))
+	}
+	m = typeText(m, "what is in it?")
+	m, cmd = step(m, press("enter"))
+	execCmd(cmd, time.Second)
+	if files, _ := db.DraftFiles(s.ID); len(files) != 0 {
+		t.Fatalf("sent, and still the draft's: %+v", files)
 	}
 }

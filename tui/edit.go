@@ -26,12 +26,16 @@ type editedMsg struct {
 // one is open, else as a new message.
 func (m *Model) sendInput(text string) tea.Cmd {
 	text = attach.Compose(text, "", m.next.files)
-	m.next.files = nil
+	var files tea.Cmd
+	if len(m.next.files) > 0 {
+		m.next.files = nil
+		files = m.storeDraftFiles() // they go with the message: no longer the draft's
+	}
 	if edit := m.next.edit; edit != 0 {
 		m.next.edit, m.next.beforeEdit = 0, ""
-		return m.sendEdit(edit, text)
+		return tea.Batch(m.sendEdit(edit, text), files)
 	}
-	return m.send(text)
+	return tea.Batch(m.send(text), files)
 }
 
 // startEdit puts operator message id's text in the input, to be sent in its place (e).

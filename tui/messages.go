@@ -3,6 +3,7 @@ package tui
 import (
 	"parley/agent"
 	"parley/history"
+	"parley/internal/attach"
 	"parley/internal/chat"
 )
 
@@ -18,6 +19,7 @@ type sessionLoadedMsg struct {
 	msgs       []history.Message
 	system     history.SystemPrompt // the session's own
 	draft      string               // what was typed in it and not sent
+	files      []attach.File        // the files attached to that draft
 	err        error
 }
 

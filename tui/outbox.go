@@ -178,7 +178,7 @@ func (m *Model) quitAfterActive() tea.Cmd {
 // program. An input that ctrl+c just emptied (ctrl+c twice quits) keeps what it held as the
 // draft: quitting was the point, not losing the text.
 func (m *Model) quit() tea.Cmd {
-	db, queue, sessionID, draft := m.db, m.queue, m.session.ID, m.input.Value()
+	db, queue, sessionID, draft, files := m.db, m.queue, m.session.ID, m.input.Value(), toDraftFiles(m.next.files)
 	if draft == "" {
 		draft = m.cleared
 	}
@@ -189,6 +189,7 @@ func (m *Model) quit() tea.Cmd {
 		if db != nil {
 			_ = cancelQueued(db, queue)
 			_ = db.SetDraft(sessionID, draft)
+			_ = db.SetDraftFiles(sessionID, files)
 		}
 		return tea.Quit()
 	}

@@ -51,7 +51,12 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		}
 	}
 	draft, err := db.Draft(s.ID)
-	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft, err: err}
+	if err != nil {
+		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	}
+	files, err := db.DraftFiles(s.ID)
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft,
+		files: fromDraftFiles(files), err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -78,13 +83,14 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 	m.outbox = nil
 	// The input belongs to the session being left: it is stored as that session's draft.
-	leaving, draft := m.session.ID, m.input.Value()
+	leaving, draft, files := m.session.ID, m.input.Value(), toDraftFiles(m.next.files)
 	m.input.Reset()
+	m.next.files = nil
 	m.draft.savedAs(draft, -1)
 	m.recall, m.cleared = recall{at: -1}, ""
 	sessionGen, db := m.sessionGen, m.db
 	return func() tea.Msg {
-		if err := errors.Join(cancelQueued(db, queue), db.SetDraft(leaving, draft)); err != nil {
+		if err := errors.Join(cancelQueued(db, queue), db.SetDraft(leaving, draft), db.SetDraftFiles(leaving, files)); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 		}
 		return readSession(db, sessionGen, open)
@@ -122,6 +128,9 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	m.draft.savedAs(msg.draft, -1)
 	if m.input.Empty() {
 		m.input.SetValue(msg.draft)
+	}
+	if len(m.next.files) == 0 {
+		m.next.files = msg.files
 	}
 	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
 	// to the operator instead.
