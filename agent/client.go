@@ -39,6 +39,9 @@ type Client struct {
 	retryDeadline time.Time
 	// classifier classifies failures, the operator's rules first (WithRules).
 	classifier retry.Classifier
+	// log is where attempts and endpoint-store trouble are logged (WithLogger); never the
+	// terminal.
+	log *slog.Logger
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -64,7 +67,16 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
 	cfg.EmptyMessagesLimit = math.MaxUint32
 	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
-		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget()}
+		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget(), log: slog.New(slog.DiscardHandler)}
+}
+
+// WithLogger returns a client that logs its attempts to l, which a caller gives its own so
+// that two clients in one process never log into each other's files. Without it, nothing is
+// logged.
+func (c *Client) WithLogger(l *slog.Logger) *Client {
+	cc := *c
+	cc.log = l
+	return &cc
 }
 
 // Endpoint returns the endpoint the client sends to.
@@ -158,7 +170,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
-			slog.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)
+			c.log.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)
 			c.noStreamOptions.Store(true)
 			withUsage = false
 			attempt-- // the same attempt, sent again
@@ -169,7 +181,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		if cls.Class == chat.ContextOverflow && !res.gotOutput && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
 			kept, n := Compact(all, compactTarget(msgs, limit, requested))
-			slog.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
+			c.log.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
 				"omitted", n, "omitted_before", omitted)
 			if n > omitted {
 				msgs, omitted, rerun = kept, n, true
@@ -180,7 +192,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		}
 		c.noteFailure(cls)
 		d := c.policy.Decide(cls, attempt, res.gotOutput, c.clock.Now())
-		slog.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
+		c.log.Info("attempt failed", "attempt", attempt, "status", res.failure.Status, "class", cls.Class,
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
 			cls = c.nameTheFix(cls, *res.failure, res.url)

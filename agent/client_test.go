@@ -203,6 +203,21 @@ func TestCancelAbortsATier1Wait(t *testing.T) {
 	}
 }
 
+// A client logs its attempts to the logger it was given, and only there.
+func TestWithLoggerLogsAttempts(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Overloaded())
+	var logged strings.Builder
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, instantClock(), oneAttempt()).
+		WithLogger(slog.New(slog.NewTextHandler(&logged, nil)))
+	if last := collect(t, c, context.Background()); last[len(last)-1].Class.Class != chat.Overloaded {
+		t.Fatalf("ended %+v", last[len(last)-1])
+	}
+	if s := logged.String(); !strings.Contains(s, "attempt failed") || !strings.Contains(s, "class=overloaded") {
+		t.Errorf("logged %q, want the failed attempt", s)
+	}
+}
+
 func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -404,11 +419,8 @@ func TestProviderCorpusReplayedOverHTTP(t *testing.T) {
 }
 
 // replayCorpus serves each entry from a local server and checks the run's classification.
+// The clients log nothing (no WithLogger), so no held-out entry's message is shown.
 func replayCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[string]bool) {
-	// The agent logs each failure's message; a held-out entry's must not be shown.
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.DiscardHandler))
-	t.Cleanup(func() { slog.SetDefault(prev) })
 	for _, e := range entries {
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()

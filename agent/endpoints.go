@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"parley/internal/chat"
@@ -118,7 +117,7 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 		}
 		wait := at.Sub(now)
 		if wait > c.policy.Cap {
-			slog.Info("retry budget spent", "endpoint", c.ep.BaseURL, "until", at)
+			c.log.Info("retry budget spent", "endpoint", c.ep.BaseURL, "until", at)
 			out <- failed
 			return false
 		}
@@ -135,6 +134,6 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 
 func (c *Client) logStore(what string, err error) {
 	if err != nil {
-		slog.Warn("endpoint store: "+what, "endpoint", c.ep.BaseURL, "err", err)
+		c.log.Warn("endpoint store: "+what, "endpoint", c.ep.BaseURL, "err", err)
 	}
 }

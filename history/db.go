@@ -66,6 +66,8 @@ type DB struct {
 	// takeOvers holds the ids of Retry's runs that have had no output yet: their first text
 	// takes the place of the reply they retry (see Retry).
 	takeOvers sync.Map
+	// log is where storage trouble that does not stop a run is logged (SetLogger).
+	log *slog.Logger
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -99,7 +101,7 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{sql: sdb, path: path}
+	db := &DB{sql: sdb, path: path, log: slog.New(slog.DiscardHandler)}
 	if err := db.setUp(); err != nil {
 		sdb.Close()
 		return nil, fileError(path, err)
@@ -250,9 +252,14 @@ func (db *DB) Close() error {
 // power cut loses what was typed once it shows.
 func (db *DB) sync() {
 	if _, err := db.sql.Exec("PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
-		slog.Warn("history: checkpoint after storing an operator message", "err", err)
+		db.log.Warn("history: checkpoint after storing an operator message", "err", err)
 	}
 }
+
+// SetLogger logs the trouble that does not stop a run to l, which the caller gives its own
+// so that two handles in one process never log into each other's files; before, nothing is
+// logged. Call it before the handle is shared.
+func (db *DB) SetLogger(l *slog.Logger) { db.log = l }
 
 // Path returns the absolute path of the database file.
 func (db *DB) Path() string { return db.path }

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"log/slog"
 	"strings"
 	"time"
 
@@ -160,6 +159,6 @@ func (r *recorder) finish(o chat.Outcome, finishReason string) {
 
 func (r *recorder) log(what string, err error) {
 	if err != nil {
-		slog.Error("history: "+what, "run", r.runID, "err", err)
+		r.db.log.Error("history: "+what, "run", r.runID, "err", err)
 	}
 }

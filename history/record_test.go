@@ -263,11 +263,8 @@ func TestRecordCountsAttemptsAndUsage(t *testing.T) {
 
 func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 	var logged bytes.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
-	defer slog.SetDefault(prev)
-
 	db := openTemp(t)
+	db.SetLogger(slog.New(slog.NewTextHandler(&logged, nil)))
 	events := []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, {Kind: chat.EventDelta, Text: "x"},
 		{Kind: chat.EventFinished}}
 	in := make(chan chat.Event, len(events))
