@@ -1,11 +1,10 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/charmbracelet/x/term"
 
 	"parley/history"
 	"parley/internal/chat"
@@ -28,22 +27,22 @@ type searchJSON struct {
 // search is `parley search WORDS [--json] [--limit N]`: the live messages of every session
 // that hold all the words (the last may be the start of a word), best first, each with its
 // session, time and an excerpt whose matches are bold on a terminal.
-func search(args []string, proc process) (int, error) {
+func search(ctx context.Context, args []string, ios *IO) (int, error) {
 	fs := quietFlags("search")
 	jsonOut := fs.Bool("json", false, "")
 	limit := fs.Int("limit", 20, "")
 	words, err := parseInterspersed(fs, args)
 	if err != nil || len(words) == 0 || *limit < 1 {
-		return exitUsage, usagef("usage: parley search WORDS [--json] [--limit N]")
+		return chat.ExitUsage, usagef("usage: parley search WORDS [--json] [--limit N]")
 	}
-	db, err := openHistory(proc.getenv)
+	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	defer db.Close()
 	hits, err := db.Search(strings.Join(words, " "), *limit)
 	if err != nil {
-		return exitFailed, err
+		return chat.ExitFailed, err
 	}
 	if *jsonOut {
 		out := make([]searchJSON, 0, len(hits))
@@ -52,9 +51,9 @@ func search(args []string, proc process) (int, error) {
 			out = append(out, searchJSON{SessionID: h.SessionID, Title: h.Title, MessageID: h.MessageID, Role: h.Role,
 				CreatedAt: h.CreatedAt, Excerpt: excerpt, Matches: matches})
 		}
-		return exitOK, writeJSON(proc.stdout, out)
+		return chat.ExitOK, chat.WriteJSON(ios.Out, out)
 	}
-	bold := term.IsTerminal(proc.stdout.Fd())
+	bold := ios.OutTerminal
 	for _, h := range hits {
 		who := "you"
 		switch h.Role {
@@ -63,9 +62,9 @@ func search(args []string, proc process) (int, error) {
 		case history.RoleSystem:
 			who = "system"
 		}
-		fmt.Fprintf(proc.stdout, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
+		fmt.Fprintf(ios.Out, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
 	}
-	return exitOK, nil
+	return chat.ExitOK, nil
 }
 
 // oneLine puts an excerpt's line breaks and tabs as spaces.

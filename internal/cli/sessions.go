@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -37,102 +38,102 @@ func toSessionJSON(s history.Session) sessionJSON {
 
 // listSessions is `parley sessions [--json]`: every session, the latest first; `parley
 // sessions rm` and `parley sessions title` change them.
-func listSessions(args []string, proc process) (int, error) {
+func listSessions(ctx context.Context, args []string, ios *IO) (int, error) {
 	if len(args) > 0 {
 		if sub, ok := sessionCommands[args[0]]; ok {
-			return sub(args[1:], proc)
+			return sub(ctx, args[1:], ios)
 		}
 	}
 	pos, jsonOut, err := parseJSONFlag("sessions", args)
 	if err != nil || len(pos) > 0 {
-		return exitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
+		return chat.ExitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
 	}
-	db, err := openHistory(proc.getenv)
+	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	defer db.Close()
 	sessions, err := db.Sessions()
 	if err != nil {
-		return exitFailed, err
+		return chat.ExitFailed, err
 	}
 	if jsonOut {
 		out := make([]sessionJSON, 0, len(sessions))
 		for _, s := range sessions {
 			out = append(out, toSessionJSON(s))
 		}
-		return exitOK, writeJSON(proc.stdout, out)
+		return chat.ExitOK, chat.WriteJSON(ios.Out, out)
 	}
 	for _, s := range sessions {
 		title := s.Title
 		if title == "" {
 			title = "(empty)"
 		}
-		fmt.Fprintf(proc.stdout, "%s  %s  %3d msgs  %s\n", s.ID, chat.FormatDate(s.UpdatedAt), s.Messages, sanitize.String(title))
+		fmt.Fprintf(ios.Out, "%s  %s  %3d msgs  %s\n", s.ID, chat.FormatDate(s.UpdatedAt), s.Messages, sanitize.String(title))
 	}
-	return exitOK, nil
+	return chat.ExitOK, nil
 }
 
 // sessionCommands are the subcommands of `parley sessions`; without one it lists them.
-var sessionCommands = map[string]func(args []string, proc process) (int, error){
+var sessionCommands = map[string]command{
 	"rm":    removeSessions,
 	"title": titleSession,
 }
 
 // removeSessions is `parley sessions rm ID…`: each session deleted whole, messages, runs and
 // search index. Every id is found before any session is deleted, so a typo deletes nothing.
-func removeSessions(ids []string, proc process) (int, error) {
+func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 	if len(ids) == 0 {
-		return exitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
+		return chat.ExitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
 	}
-	db, err := openHistory(proc.getenv)
+	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	defer db.Close()
 	var found []history.Session
 	for _, id := range ids {
 		s, err := findSession(db, id)
 		if err != nil {
-			return exitUsage, err
+			return chat.ExitUsage, err
 		}
 		found = append(found, s)
 	}
 	for _, s := range found {
 		if err := db.DeleteSession(s.ID); err != nil {
 			if errors.Is(err, history.ErrStreaming) {
-				return exitFailed, fmt.Errorf("session %s is streaming a reply in another parley: stop it there first", s.ID)
+				return chat.ExitFailed, fmt.Errorf("session %s is streaming a reply in another parley: stop it there first", s.ID)
 			}
-			return exitFailed, err
+			return chat.ExitFailed, err
 		}
-		fmt.Fprintf(proc.stdout, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
+		fmt.Fprintf(ios.Out, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
 	}
-	return exitOK, nil
+	return chat.ExitOK, nil
 }
 
 // titleSession is `parley sessions title ID TEXT`: the session renamed.
-func titleSession(args []string, proc process) (int, error) {
+func titleSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	if len(args) < 2 {
-		return exitUsage, usagef("usage: parley sessions title ID TEXT")
+		return chat.ExitUsage, usagef("usage: parley sessions title ID TEXT")
 	}
-	db, err := openHistory(proc.getenv)
+	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	defer db.Close()
 	s, err := findSession(db, args[0])
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	if err := db.SetTitle(s.ID, strings.Join(args[1:], " ")); err != nil {
-		return exitUsage, fmt.Errorf("%v: give a title with words in it", err)
+		return chat.ExitUsage, fmt.Errorf("%v: give a title with words in it", err)
 	}
 	s, err = db.Session(s.ID)
 	if err != nil {
-		return exitFailed, err
+		return chat.ExitFailed, err
 	}
-	fmt.Fprintf(proc.stdout, "%s  %s\n", s.ID, sanitize.String(s.Title))
-	return exitOK, nil
+	fmt.Fprintf(ios.Out, "%s  %s\n", s.ID, sanitize.String(s.Title))
+	return chat.ExitOK, nil
 }
 
 // findSession finds the session id (or a prefix of it), with the fix when there is none: every

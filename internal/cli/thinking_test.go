@@ -1,10 +1,7 @@
-package main
+package cli
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,120 +10,9 @@ import (
 	"parley/internal/demo/demotest"
 )
 
-func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Delay: 2 * time.Second})
-	u := newUser(t)
-	cmd, _, _ := u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
-	defer cmd.Wait()
-	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
-	// While the request is still unanswered, a second parley process finds the message stored.
-	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
-	if len(sessions) != 1 {
-		t.Fatalf("sessions while the request is open: %+v", sessions)
-	}
-	e := decode[exportJSON](t, u.run("export", sessions[0].ID, "--json").stdout)
-	if len(e.Messages) != 2 || e.Messages[0].Content != "remember this" || e.Messages[1].Status != "running" {
-		t.Fatalf("stored while the request is open: %+v", e.Messages)
-	}
-}
-
-// hostileStream is a reply carrying a clipboard write, title changes and colours.
-const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
-	// A title change cut across two deltas.
-	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
-	"data: [DONE]\n\n"
-
-func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
-	u := newUser(t)
-
-	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
-	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {
-		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
-	}
-
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed: cannot give parley a terminal")
-	}
-	cmd := exec.Command("script", "-qfec", parleyBin+" -p hi --base-url "+srv.URL()+" --model m", "/dev/null")
-	cmd.Env = u.env
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%v: %q", err, out)
-	}
-	s := string(out)
-	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
-		t.Fatalf("the visible text is missing: %q", s)
-	}
-	if strings.Contains(s, "ned-again") || !strings.Contains(s, "then done") {
-		t.Errorf("a sequence split across deltas leaked its text: %q", s)
-	}
-	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
-		if strings.Contains(s, seq) {
-			t.Errorf("terminal output carries %q: %q", seq, s)
-		}
-	}
-}
-
-func TestAPIKeyNeverStored(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{})
-	const key = "sk-parley-test-secret-4242"
-	u := newUser(t, "PARLEY_TEST_KEY="+key)
-	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	if got := srv.Received()[0].Header.Get("Authorization"); got != "Bearer "+key {
-		t.Fatalf("the key was not sent: Authorization %q", got)
-	}
-	out := decode[printJSON](t, r.stdout)
-	exp := u.run("export", out.SessionID, "--json")
-	files, err := filepath.Glob(filepath.Join(u.home, "*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no files under PARLEY_HOME: %v", err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err == nil && strings.Contains(string(b), key) {
-			t.Errorf("%s contains the API key", f)
-		}
-	}
-	if strings.Contains(r.stdout+r.stderr+exp.stdout, key) {
-		t.Error("the API key was printed")
-	}
-}
-
-// Print mode buffers its output for speed, yet a pipe still receives the reply as it streams,
-// not all at once at the end.
-func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond, Tokens: 150})
-	u := newUser(t)
-	cmd, stdout, _ := u.start("-p", "go", "--base-url", srv.URL(), "--model", "m")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// 150 chunks at 20 ms take 3 s: text must show long before the end.
-	waitFor(t, "the first words on the pipe", func() bool { return stdout.String() != "" })
-	early := stdout.String()
-	select {
-	case err := <-done:
-		t.Fatalf("the reply reached the pipe only when parley exited (%v)", err)
-	default:
-	}
-	if err := <-done; err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("exit %d", ee.ExitCode())
-		}
-		t.Fatal(err)
-	}
-	if all := stdout.String(); !strings.HasPrefix(all, early) || len(all) <= len(early) {
-		t.Fatalf("early text %q is not the start of the reply %q", early, all)
-	}
-}
+// Reasoning models in print mode: thinking in every shape servers send it, a silent thinker,
+// a drop or a stall mid-reply, the token limit, and --show-reasoning. The deadlines are the
+// client's real timers against the server's real pace.
 
 // reasoningJSON is the part of print mode's --json object about thinking.
 type reasoningJSON struct {
@@ -149,6 +35,8 @@ func profileUser(t *testing.T, srv *demo.Server, model string, settings ...strin
 // Six seconds of thinking, in each shape servers send it, against a three-second first-delta
 // deadline: one request, the answer alone as the text, the thinking apart.
 func TestPrintModeThinkingInEveryShape(t *testing.T) {
+	t.Parallel()
+	skipRealTime(t)
 	for _, shape := range []demo.ThinkShape{demo.ThinkReasoningContent, demo.ThinkReasoning, demo.ThinkTags, demo.ThinkBare} {
 		t.Run(string(shape), func(t *testing.T) {
 			t.Parallel()
@@ -179,6 +67,8 @@ func TestPrintModeThinkingInEveryShape(t *testing.T) {
 // A reasoning model may think in silence for longer than 90 s: its deadline is ten minutes,
 // and a five-second silence after the role chunk is waited for.
 func TestPrintModeSilentThinkerIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	skipRealTime(t)
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 	srv.Push(demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second})
 	u := profileUser(t, srv, "house-model", "reasoning = true")
@@ -190,6 +80,7 @@ func TestPrintModeSilentThinkerIsWaitedFor(t *testing.T) {
 // A connection dropped while the model thinks: no second request, a retryable failure, the
 // thinking kept.
 func TestPrintModeDropWhileThinking(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 	srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, CutAfter: 5})
 	u := profileUser(t, srv, "deepseek-reasoner")
@@ -207,6 +98,8 @@ func TestPrintModeDropWhileThinking(t *testing.T) {
 // A stream that stalls after three words ends within the idle timeout as a retryable
 // timeout, the three words kept.
 func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
+	t.Parallel()
+	skipRealTime(t)
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 	srv.Push(demo.Fault{StallAfter: 3})
 	u := profileUser(t, srv, "m", `stream_idle_timeout = "2s"`)
@@ -217,7 +110,7 @@ func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
 	if r.code != 3 || res.Retry == nil || res.Retry.RetryClass != "timeout" || srv.Requests() != 1 {
 		t.Fatalf("exit %d after %d requests: %+v %s", r.code, srv.Requests(), res.Retry, r.stderr)
 	}
-	if took > 4*time.Second {
+	if took > 10*time.Second { // a stall not ended would last as long as the test
 		t.Errorf("took %s", took)
 	}
 	if res.Text == "" || len(strings.Fields(res.Text)) > 3 {
@@ -227,6 +120,7 @@ func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
 
 // A reply cut at the token limit says so; with no answer, that the thinking used it up.
 func TestPrintModeLengthSaysSo(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 	srv.Push(demo.Fault{Finish: "length", MaxAnswer: 16}, demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"})
 	u := profileUser(t, srv, "deepseek-reasoner", "max_tokens = 64")
@@ -247,6 +141,7 @@ func TestPrintModeLengthSaysSo(t *testing.T) {
 
 // --show-reasoning writes the thinking to stderr; stdout keeps the answer alone.
 func TestPrintModeShowReasoning(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 	srv.Push(demo.Fault{Think: demo.ThinkReasoning, ThinkText: "Recall the handshake first."})
 	u := profileUser(t, srv, "m")

@@ -1,9 +1,12 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"parley/internal/chat"
 
 	"parley/internal/config"
 )
@@ -19,14 +22,14 @@ type roleJSON struct {
 
 // listRoles is `parley roles [--json]`: every role, by name, with where it is defined, the
 // profile and model it chooses and the start of its system prompt.
-func listRoles(args []string, proc process) (int, error) {
+func listRoles(ctx context.Context, args []string, ios *IO) (int, error) {
 	pos, jsonOut, err := parseJSONFlag("roles", args)
 	if err != nil || len(pos) > 0 {
-		return exitUsage, usagef("usage: parley roles [--json]")
+		return chat.ExitUsage, usagef("usage: parley roles [--json]")
 	}
-	roles, err := config.Roles(proc.getenv)
+	roles, err := config.Roles(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	names := make([]string, 0, len(roles))
 	for n := range roles {
@@ -39,16 +42,16 @@ func listRoles(args []string, proc process) (int, error) {
 			r := roles[n]
 			out = append(out, roleJSON{Name: r.Name, System: r.System, Profile: r.Profile, Model: r.Model, Source: r.Source})
 		}
-		return exitOK, writeJSON(proc.stdout, out)
+		return chat.ExitOK, chat.WriteJSON(ios.Out, out)
 	}
 	if len(names) == 0 {
-		paths, err := config.ResolvePaths(proc.getenv)
+		paths, err := config.ResolvePaths(ios.Getenv)
 		if err != nil {
-			return exitUsage, err
+			return chat.ExitUsage, err
 		}
-		fmt.Fprintf(proc.stdout, "no roles: write one as %s, or as [roles.NAME] with system = \"…\" in %s\n",
+		fmt.Fprintf(ios.Out, "no roles: write one as %s, or as [roles.NAME] with system = \"…\" in %s\n",
 			paths.RolesDir()+"/NAME.md", paths.Config)
-		return exitOK, nil
+		return chat.ExitOK, nil
 	}
 	for _, n := range names {
 		r := roles[n]
@@ -63,7 +66,7 @@ func listRoles(args []string, proc process) (int, error) {
 		if len([]rune(first)) > 60 {
 			first = string([]rune(first)[:59]) + "…"
 		}
-		fmt.Fprintf(proc.stdout, "%-12s %-28s %s  (%s)\n", r.Name, strings.Join(uses, ", "), first, r.Source)
+		fmt.Fprintf(ios.Out, "%-12s %-28s %s  (%s)\n", r.Name, strings.Join(uses, ", "), first, r.Source)
 	}
-	return exitOK, nil
+	return chat.ExitOK, nil
 }

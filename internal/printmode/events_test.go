@@ -1,4 +1,4 @@
-package main
+package printmode
 
 import (
 	"io"
@@ -12,12 +12,12 @@ import (
 // chat screen shows it (their tests hold them to the same table), with the exit status the
 // outcome calls for.
 func TestPrintReportsEveryEndingAsDecided(t *testing.T) {
-	exits := map[chat.Status]int{chat.StatusSucceeded: exitOK, chat.StatusCancelled: exitInterrupted}
+	exits := map[chat.Status]int{chat.StatusSucceeded: chat.ExitOK, chat.StatusCancelled: chat.ExitInterrupted}
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
-		res, code := printEvents(e.Feed(), printView{stdout: io.Discard, stderr: io.Discard, jsonOut: true})
+		res, code := printEvents(e.Feed(), view{stdout: io.Discard, stderr: io.Discard, jsonOut: true})
 		want, ok := exits[e.Want.Status]
 		if !ok {
-			want = map[bool]int{true: exitRetryable, false: exitFailed}[e.Want.Retry.Retryable]
+			want = map[bool]int{true: chat.ExitRetryable, false: chat.ExitFailed}[e.Want.Retry.Retryable]
 		}
 		if code != want {
 			t.Errorf("exit %d, want %d", code, want)

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -34,30 +35,30 @@ type messageJSON struct {
 
 // exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
 // superseded ones too, with its run and classification.
-func exportSession(args []string, proc process) (int, error) {
+func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	fs := quietFlags("export")
 	jsonOut := fs.Bool("json", false, "")
 	markdown := fs.Bool("markdown", false, "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
-		return exitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
+		return chat.ExitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
 	}
-	db, err := openHistory(proc.getenv)
+	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return exitUsage, err
+		return chat.ExitUsage, err
 	}
 	defer db.Close()
 	sess, err := findSession(db, pos[0])
 	if err != nil {
-		return exitFailed, err
+		return chat.ExitFailed, err
 	}
 	msgs, err := db.AllMessages(sess.ID)
 	if err != nil {
-		return exitFailed, err
+		return chat.ExitFailed, err
 	}
 	if *markdown {
-		writeMarkdown(proc.stdout, sess, msgs)
-		return exitOK, nil
+		writeMarkdown(ios.Out, sess, msgs)
+		return chat.ExitOK, nil
 	}
 	out := struct {
 		Session  sessionJSON   `json:"session"`
@@ -80,7 +81,7 @@ func exportSession(args []string, proc process) (int, error) {
 		}
 		out.Messages = append(out.Messages, mj)
 	}
-	return exitOK, writeJSON(proc.stdout, out)
+	return chat.ExitOK, chat.WriteJSON(ios.Out, out)
 }
 
 // writeMarkdown prints a session for reading: live messages, with superseded ones marked.
@@ -115,7 +116,7 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 			fmt.Fprintf(w, "\n_%s_\n", note)
 		}
 		if m.Retry != nil {
-			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, retryWord(*m.Retry, time.Now()))
+			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, chat.FormatRetry(*m.Retry, time.Now()))
 			if m.Retry.Rule != "" {
 				fmt.Fprintf(w, "; rule %s", m.Retry.Rule)
 			}

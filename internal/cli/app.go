@@ -1,9 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -26,53 +27,55 @@ type app struct {
 	// spend holds every run to the spend limits and prices what the runs used.
 	spend *agent.SpendGuard
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
-	demo    *demo.Server
-	logFile *os.File
+	demo *demo.Server
+	// log is this run's logger, into logFile: every client and the history log through it.
+	log     *slog.Logger
+	logFile io.Closer
 	// system is the system prompt parley starts with; roles are every role defined.
 	system config.System
 	roles  map[string]config.Role
 	// maxAttach is the largest file that may be attached.
 	maxAttach int64
-	// clock times print mode's waits.
-	clock chat.Clock
 }
 
-// openApp resolves the configuration and opens the history database. Every error is the
-// user's to fix, and nothing existing is overwritten on the way.
-func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
-	cfg, err := config.Resolve(fl, getenv)
+// openApp resolves the configuration and opens the history database, with the endpoint
+// clients timed by ios's clock. Every error is the user's to fix, and nothing existing is
+// overwritten on the way.
+func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
+	cfg, err := config.Resolve(fl, ios.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes, clock: chat.SystemClock{}}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes}
 	ep := cfg.Endpoint
 	if ep.Model == "" && !ep.Demo {
-		if ep.Model, err = onlyModel(ep, cfg.Paths.Config); err != nil {
+		if ep.Model, err = onlyModel(ctx, ep, cfg.Paths.Config); err != nil {
 			return nil, err
 		}
 	}
 	if ep.Demo {
-		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace}); err != nil {
+		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace, Clock: ios.Clock}); err != nil {
 			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
 		}
 		ep.BaseURL = a.demo.URL()
 	}
-	a.logFile = openLog(cfg.Paths.Log)
+	a.log, a.logFile = openLog(cfg.Paths.Log)
 	if a.db, err = history.Open(cfg.Paths.DB); err != nil {
 		a.close()
 		return nil, err
 	}
+	a.db.SetLogger(a.log)
 	// Every client shares endpoint memory and the retry budget with every parley, through
 	// the history database.
 	newClient := func(ep agent.Endpoint) *agent.Client {
-		return agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules)
+		return agent.NewClient(ep, ios.Clock, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules).WithLogger(a.log)
 	}
 	a.client = newClient(ep)
 	if cfg.Fallback != nil {
 		a.fallback = newClient(*cfg.Fallback)
 	}
-	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: chat.SystemClock{}}
-	slog.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
+	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
+	a.log.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
 }
 
@@ -81,8 +84,8 @@ const modelsTimeout = 15 * time.Second
 
 // onlyModel asks the endpoint for its models when none was named: the one it serves is used;
 // several, or none, are the operator's to choose from.
-func onlyModel(ep agent.Endpoint, cfgPath string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), modelsTimeout)
+func onlyModel(ctx context.Context, ep agent.Endpoint, cfgPath string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
 	defer cancel()
 	models, err := agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).Models(ctx)
 	switch {
@@ -99,24 +102,6 @@ func onlyModel(ep agent.Endpoint, cfgPath string) (string, error) {
 		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", ep.BaseURL, len(models), names, cfgPath)
 	}
 	return models[0], nil
-}
-
-// startSystem stores the system prompt parley was started with in sess, before its next
-// message: one asked for (--role, --system) in any session, a profile's default role only in
-// a new one. A new session not stored yet is stored now, as its message follows at once.
-func (a *app) startSystem(sess *history.Session) error {
-	if a.system.Text == "" || !a.system.Explicit && sess.Messages > 0 {
-		return nil
-	}
-	if sess.ID == "" {
-		s, err := a.db.CreateSession()
-		if err != nil {
-			return err
-		}
-		*sess = s
-	}
-	_, err := a.db.PostSystem(sess.ID, history.SystemPrompt{Role: a.system.Role, Text: a.system.Text})
-	return err
 }
 
 func (a *app) close() {

@@ -1,18 +1,17 @@
-package main
+package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"parley/internal/config"
+	"parley/internal/printmode"
 )
 
 // options are parley's own flags (not its subcommands'), checked against each other.
@@ -30,7 +29,8 @@ type options struct {
 	files []string
 	// version is --version.
 	version bool
-	print   printOptions
+	// print holds print mode's own flags; the wiring fills in the rest.
+	print printmode.Options
 	// cont is -c; sessionID is --session.
 	cont      bool
 	sessionID string
@@ -44,11 +44,11 @@ const printModeUsage = "print mode: "
 func flagSet(o *options) *flag.FlagSet {
 	fs := quietFlags("parley")
 	fs.StringVar(&o.prompt, "p", "", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit")
-	fs.BoolVar(&o.print.jsonOut, "json", false, printModeUsage+"print one JSON object at the end")
-	fs.BoolVar(&o.print.showReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
-	fs.BoolVar(&o.print.force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
-	fs.Var(&waitFlag{&o.print.wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
-	fs.BoolVar(&o.print.fallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
+	fs.BoolVar(&o.print.JSON, "json", false, printModeUsage+"print one JSON object at the end")
+	fs.BoolVar(&o.print.ShowReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
+	fs.BoolVar(&o.print.Force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
+	fs.Var(&waitFlag{&o.print.Wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
+	fs.BoolVar(&o.print.UseFallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
@@ -87,7 +87,7 @@ func flagSet(o *options) *flag.FlagSet {
 // parseFlags reads parley's flags and the question after them, and what stdin holds when it
 // is not a terminal: the prompt in print mode without -p or a question, else text to send
 // after the prompt. It returns flag.ErrHelp for -h, and a usageError for anything else amiss.
-func parseFlags(args []string, stdin *os.File) (options, error) {
+func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 	var o options
 	fs := flagSet(&o)
 	words, err := parseInterspersed(fs, args)
@@ -116,7 +116,7 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 	if promptSet && question != "" {
 		return o, usagef("both -p %q and the question %q: give the prompt once", o.prompt, question)
 	}
-	piped := !term.IsTerminal(stdin.Fd())
+	piped := !ios.InTerminal
 	o.printMode = promptSet || piped
 	if question != "" {
 		o.prompt = question
@@ -125,7 +125,7 @@ func parseFlags(args []string, stdin *os.File) (options, error) {
 		return o, usagef("--%s is for print mode: add -p PROMPT", printOnly)
 	}
 	if piped {
-		b, err := io.ReadAll(stdin)
+		b, err := readAll(ctx, ios.In)
 		if err != nil {
 			return o, usagef("reading stdin: %v", err)
 		}

@@ -1,23 +1,19 @@
-package main
+package cli
 
 import (
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
-	"parley/retry/retrytest"
 )
+
+// Waiting in print mode: a provider's wait remembered across runs, --wait, --fallback, and a
+// [[classify]] rule deciding the wait. Waits pass on the user's instant clock, which says how
+// long parley would have waited.
 
 func rateLimited3000() demo.Fault {
 	return demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
@@ -25,23 +21,25 @@ func rateLimited3000() demo.Fault {
 }
 
 // A provider's "come back in 50 minutes" outlives the process that heard it: the next parley
-// sends nothing and says until when; --force sends; another model is not held.
+// (each run opens the history afresh, as a process does) sends nothing, at once, and says
+// until when; --force sends; another model is not held.
 func TestEndpointMemoryAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(rateLimited3000())
 	u := newUser(t)
+	clock := u.instantClock()
 	args := []string{"--base-url", srv.URL(), "--model", "gpt-4o", "--json"}
 	first := decode[printJSON](t, u.run(append([]string{"-p", "hello"}, args...)...).stdout)
 	if srv.Requests() != 1 || first.Retry == nil || first.Retry.RetryAfterUntil == nil {
 		t.Fatalf("first: %+v after %d requests", first, srv.Requests())
 	}
 
-	start := time.Now()
+	waits := len(clock.Waits())
 	r := u.run(append([]string{"-p", "hello again"}, args...)...)
-	took := time.Since(start)
 	second := decode[printJSON](t, r.stdout)
-	if srv.Requests() != 1 || r.code != 3 || took > time.Second {
-		t.Fatalf("held: exit %d, %d requests, took %s", r.code, srv.Requests(), took)
+	if srv.Requests() != 1 || r.code != 3 || len(clock.Waits()) != waits {
+		t.Fatalf("held: exit %d, %d requests, waited %v", r.code, srv.Requests(), clock.Waits()[waits:])
 	}
 	if second.Retry == nil || second.Retry.RetryAfterUntil == nil || *second.Retry.RetryAfterUntil != *first.Retry.RetryAfterUntil {
 		t.Errorf("held run's retry %+v, want the stored %s", second.Retry, *first.Retry.RetryAfterUntil)
@@ -62,17 +60,20 @@ func TestEndpointMemoryAcrossProcesses(t *testing.T) {
 // --wait waits between runs as the chat screen would: 2 s, then 4 s, never before the
 // provider's time; within its limit, and no longer.
 func TestWaitFlag(t *testing.T) {
+	t.Parallel()
 	t.Run("503 three times then ok", func(t *testing.T) {
 		t.Parallel()
 		srv := demotest.Start(t, demo.Options{})
 		srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
-		r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s")
-		got := srv.Received()
-		if r.code != 0 || len(got) != 4 {
-			t.Fatalf("exit %d after %d requests: %s", r.code, len(got), r.stderr)
+		u := newUser(t)
+		clock := u.instantClock()
+		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s")
+		if r.code != 0 || srv.Requests() != 4 {
+			t.Fatalf("exit %d after %d requests: %s", r.code, srv.Requests(), r.stderr)
 		}
-		if gap := got[3].Time.Sub(got[2].Time); gap < 2*time.Second {
-			t.Errorf("the first --wait retry came %s after the failure, before its 2 s", gap)
+		// Tier 1 waited twice within the first run; then the countdown, before the retry.
+		if waits := clock.Waits(); len(waits) != 3 || waits[2] < 2*time.Second {
+			t.Errorf("waits %v: the first --wait retry must come 2 s after the failure", waits)
 		}
 		if !strings.Contains(r.stderr, "retrying in 2s (attempt 1)") {
 			t.Errorf("stderr %q", r.stderr)
@@ -82,7 +83,9 @@ func TestWaitFlag(t *testing.T) {
 		t.Parallel()
 		srv := demotest.Start(t, demo.Options{})
 		srv.Push(demo.Overloaded(), demo.Overloaded())
-		if r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s"); r.code != 0 || srv.Requests() != 3 {
+		u := newUser(t)
+		u.instantClock()
+		if r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s"); r.code != 0 || srv.Requests() != 3 {
 			t.Fatalf("exit %d after %d requests", r.code, srv.Requests())
 		}
 	})
@@ -92,10 +95,12 @@ func TestWaitFlag(t *testing.T) {
 		for range 100 {
 			srv.Push(demo.Overloaded())
 		}
-		start := time.Now()
-		r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s", "--json")
-		if took := time.Since(start); r.code != 3 || took > 20*time.Second {
-			t.Fatalf("exit %d after %s", r.code, took)
+		u := newUser(t)
+		clock := u.instantClock()
+		start := clock.Now()
+		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s", "--json")
+		if waited := clock.Now().Sub(start); r.code != 3 || waited > 20*time.Second {
+			t.Fatalf("exit %d after waiting %s", r.code, waited)
 		}
 		if out := decode[printJSON](t, r.stdout); out.Retry == nil || out.Retry.RetryClass != "overloaded" || out.Attempts != srv.Requests() {
 			t.Errorf("%+v, %d requests", out, srv.Requests())
@@ -110,6 +115,7 @@ func TestWaitFlag(t *testing.T) {
 		srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "45"},
 			Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
 		u := newUser(t)
+		u.instantClock()
 		u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=5s")
 		if r.code != 3 || srv.Requests() != 1 || !strings.Contains(r.stderr, "past --wait") {
@@ -118,73 +124,16 @@ func TestWaitFlag(t *testing.T) {
 	})
 }
 
-func TestSIGINTDuringAWait(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{})
-	for range 10 {
-		srv.Push(demo.Overloaded())
-	}
-	cmd, _, stderr := newUser(t).start("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait")
-	waitFor(t, "the --wait countdown", func() bool { return strings.Contains(stderr.String(), "retrying in") })
-	before := srv.Requests()
-	interrupt(t, cmd)
-	time.Sleep(2500 * time.Millisecond) // past the 2 s the countdown was at
-	if srv.Requests() != before {
-		t.Errorf("%d requests after SIGINT", srv.Requests()-before)
-	}
-}
-
-// Twenty scripts into an outage make twenty first attempts and the shared budget's twelve
-// retries, not sixty; the database they share is whole afterwards.
-func TestRetryBudgetAcrossProcesses(t *testing.T) {
-	srv := demotest.Start(t, demo.Options{})
-	for range 100 {
-		srv.Push(demo.Overloaded())
-	}
-	u := newUser(t)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			u.run("-p", fmt.Sprintf("file %d", i), "--base-url", srv.URL(), "--model", "m")
-		}()
-	}
-	wg.Wait()
-	n := 0
-	for _, r := range srv.Received() {
-		if r.Time.Sub(start) < time.Minute {
-			n++
-		}
-	}
-	t.Logf("%d requests from 20 processes in %s", n, time.Since(start).Round(time.Millisecond))
-	if n > 34 || n < 20 {
-		t.Errorf("%d requests within a minute; want 20 first attempts and at most the budget's 12 retries (+2 slack)", n)
-	}
-	db, err := sql.Open("sqlite", filepath.Join(u.home, "history.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var ok string
-	if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
-		t.Errorf("integrity_check: %q, %v", ok, err)
-	}
-	var runs int
-	db.QueryRow("SELECT count(*) FROM runs WHERE status = 'failed'").Scan(&runs)
-	if runs != 20 {
-		t.Errorf("%d failed runs stored, want 20", runs)
-	}
-}
-
 // --fallback sends a run that failed retryable with no output to the profile's fallback,
 // once.
 func TestPrintModeFallback(t *testing.T) {
+	t.Parallel()
 	main, spare := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
 	for range 10 {
 		main.Push(demo.Overloaded())
 	}
 	u := newUser(t)
+	u.instantClock() // Tier 1's waits for the overloaded endpoint pass at once
 	cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nbase_url = %q\nmodel = \"big\"\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", main.URL(), spare.URL())
 	u.writeConfig(cfg)
 	r := u.run("-p", "hello", "--fallback", "--json")
@@ -201,51 +150,10 @@ func TestPrintModeFallback(t *testing.T) {
 	}
 }
 
-// Every entry of the shared corpus, replayed as raw text (an HTTP response, or the stream
-// for in-stream errors), is classified by `parley classify` as it should be.
-func TestClassifyCommandOnTheCorpus(t *testing.T) {
-	data, err := os.ReadFile("../shared/errors/corpus.json")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("the shared error corpus is not beside the repository")
-	}
-	var entries []retrytest.CorpusEntry
-	if err := json.Unmarshal(data, &entries); err != nil {
-		t.Fatal(err)
-	}
-	u := newUser(t)
-	inStream := 0
-	for _, e := range entries {
-		raw, ok := e.Raw()
-		if !ok {
-			continue
-		}
-		if e.Phase == "in_stream" {
-			inStream++
-		}
-		path := filepath.Join(t.TempDir(), e.ID+".txt")
-		os.WriteFile(path, []byte(raw), 0o600)
-		r := u.run("classify", path, "--json")
-		var got struct {
-			Retryable bool   `json:"retryable"`
-			Class     string `json:"retry_class"`
-			Rule      string `json:"rule"`
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 {
-			t.Errorf("%s: exit %d, %v: %s%s", e.ID, r.code, err, r.stdout, r.stderr)
-			continue
-		}
-		if got.Class != e.ExpectedClass || got.Retryable != e.Retryable || got.Rule == "" {
-			t.Errorf("%s (%s): %s retryable=%v by %q, want %s retryable=%v", e.ID, e.Phase, got.Class, got.Retryable, got.Rule, e.ExpectedClass, e.Retryable)
-		}
-	}
-	if inStream == 0 {
-		t.Error("no in-stream entry was replayed")
-	}
-}
-
 // A [[classify]] rule in config.toml decides before the built-in rules: the run is stored
 // with it, and print mode says which rule decided; a malformed rule stops parley, named.
 func TestClassifyRuleInConfig(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	warming := demo.Fault{Status: 500, Body: `{"error":{"message":"Model is warming up, please retry shortly","type":"server_error"}}`}
 	srv.Push(warming, warming, warming)

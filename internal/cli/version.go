@@ -1,10 +1,13 @@
-package main
+package cli
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"parley/internal/chat"
 )
 
 // versionLine is what --version prints: the module version and the VCS revision the build
@@ -33,7 +36,7 @@ func versionLine() string {
 }
 
 // printVersion is `parley version`: the version line.
-func printVersion(_ []string, proc process) (int, error) {
-	fmt.Fprintln(proc.stdout, versionLine())
-	return exitOK, nil
+func printVersion(ctx context.Context, _ []string, ios *IO) (int, error) {
+	fmt.Fprintln(ios.Out, versionLine())
+	return chat.ExitOK, nil
 }

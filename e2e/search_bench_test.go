@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -79,13 +79,14 @@ func seedSearchHistory(b *testing.B, home string, sessions, exchanges int, marke
 // exit, opening the database included. Afterwards the oldest session is deleted with
 // `parley sessions rm`, and the rare word is no longer found.
 //
-//	go test -run '^$' -bench Search -benchtime 20x .
+//	go test -run '^$' -bench Search -benchtime 20x ./e2e
 func BenchmarkSearch(b *testing.B) {
+	bin := binary(b)
 	home := b.TempDir()
 	old := seedSearchHistory(b, home, 100, 50, "quokka")
 	env := []string{"PARLEY_HOME=" + home, "HOME=" + home}
 	parley := func(args ...string) string {
-		cmd := exec.Command(parleyBin, args...)
+		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		out, err := cmd.Output()
 		if err != nil {
