@@ -1,4 +1,4 @@
-package tui
+package e2e
 
 import (
 	"reflect"
@@ -199,8 +199,8 @@ func TestTmuxTier2(t *testing.T) {
 		// The retry had shown nothing: it is stored cancelled and hidden, and the reply it
 		// retried stays the live one.
 		p.waitExport("the retry stored cancelled", func(msgs []exported) bool {
-			last := msgs[len(msgs)-1]
-			return strings.Join(liveReplies(msgs), " ") == "failed" && last.Status == "cancelled" && last.Superseded
+			return len(msgs) > 0 && strings.Join(liveReplies(msgs), " ") == "failed" &&
+				msgs[len(msgs)-1].Status == "cancelled" && msgs[len(msgs)-1].Superseded
 		})
 		p.quiet(8 * time.Second)
 		p.requests(4)

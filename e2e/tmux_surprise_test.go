@@ -1,4 +1,4 @@
-package tui
+package e2e
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"parley/internal/demo"
+	"parley/tui"
 )
 
 // No surprises, end to end: the built binary under tmux (tmux_test.go), each case as the
@@ -69,25 +70,42 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p := newPane(t, "fake-model", demo.Options{Pace: 2 * time.Millisecond, Tokens: 120})
 		p.start(120, 40, nil)
 		const sentence = "great, now rewrite it shorter"
-		for i, sep := range []time.Duration{80 * time.Millisecond, 0} { // 0: esc and the text arrive as one alt+g
-			p.send(fmt.Sprintf("question %d", i+1))
-			ended := p.waitIdleAfterStreaming()
-			p.key("Escape")
-			escAfter := time.Since(ended)
-			time.Sleep(sep)
-			p.tmux("send-keys", "-t", "parley", "-l", sentence)
-			p.waitScreen("shorter")
-			time.Sleep(500 * time.Millisecond) // time for any request a key might send
-			s := p.screen()
-			if escAfter > 300*time.Millisecond || screenInputLine(s) != sentence || p.srv.Requests() != i+1 ||
-				strings.Contains(s, "SELECT") {
+		asked := 0
+		for _, sep := range []time.Duration{80 * time.Millisecond, 0} { // 0: esc and the text arrive as one alt+g
+			// The case needs esc to reach parley well within selectGuard of the reply's end.
+			// On a loaded machine the harness can be slower than that: the question is then
+			// asked again, up to three times, rather than the case judged on a late esc.
+			var escAfter time.Duration
+			var s string
+			for try := 1; ; try++ {
+				asked++
+				p.send(fmt.Sprintf("question %d", asked))
+				ended := p.waitIdleAfterStreaming()
+				p.key("Escape")
+				escAfter = time.Since(ended)
+				time.Sleep(sep)
+				p.tmux("send-keys", "-t", "parley", "-l", sentence)
+				p.waitScreen("shorter")
+				time.Sleep(500 * time.Millisecond) // time for any request a key might send
+				s = p.screen()
+				if escAfter < selectGuard/2 {
+					break
+				}
+				if try == 3 {
+					t.Fatalf("esc reached parley %v after the reply, three times: too late to test a stop", escAfter)
+				}
+				t.Logf("esc %v after the reply: too late to test a stop; asking again", escAfter)
+				p.key("C-c") // clears the draft
+				p.waitScreen("draft cleared")
+			}
+			if screenInputLine(s) != sentence || p.srv.Requests() != asked || strings.Contains(s, "SELECT") {
 				t.Fatalf("esc %v after the reply, then the sentence %v later: input %q, %d requests; screen:\n%s",
 					escAfter, sep, screenInputLine(s), p.srv.Requests(), s)
 			}
-			if n := replies(p.export()); n != i+1 {
-				t.Fatalf("%d replies stored, want %d: a key regenerated", n, i+1)
+			if n := replies(p.export()); n != asked {
+				t.Fatalf("%d replies stored, want %d: a key regenerated", n, asked)
 			}
-			t.Logf("esc %v after the reply ended (then %v): the input holds %q, %d requests", escAfter.Round(time.Millisecond), sep, sentence, i+1)
+			t.Logf("esc %v after the reply ended (then %v): the input holds %q, %d requests", escAfter.Round(time.Millisecond), sep, sentence, asked)
 			p.key("C-c") // clears the draft
 		}
 	})
@@ -123,7 +141,10 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.start(120, 40, nil)
 		p.send("write a long essay")
 		p.waitScreen("streaming")
-		time.Sleep(time.Second)
+		// Some of the reply is stored, and so on screen, when the server dies.
+		p.waitExport("some of the reply", func(msgs []exported) bool {
+			return len(msgs) == 2 && len(msgs[1].Content) > 200
+		})
 		p.srv.Close()
 		s := p.waitScreen("retrying in")
 		tail := lastWords(s)
@@ -272,7 +293,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.start(40, 40, nil)
 		p.tmux("send-keys", "-t", "parley", "-l", "?")
 		s := p.waitScreen("versions ([ or ])")
-		for _, group := range fullKeys().FullHelp() {
+		for _, group := range tui.HelpKeys() {
 			for _, b := range group {
 				if want := b.Help().Key + " " + strings.Fields(b.Help().Desc)[0]; !strings.Contains(s, want) {
 					t.Errorf("the help lacks %q", want)

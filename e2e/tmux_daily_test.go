@@ -1,4 +1,4 @@
-package tui
+package e2e
 
 import (
 	"bytes"
