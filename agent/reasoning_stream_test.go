@@ -143,17 +143,21 @@ func TestDroppedWhileThinkingIsNotRetried(t *testing.T) {
 }
 
 // A stream that stops sending after its first words fails as a retryable timeout once the
-// idle deadline passes, with the words kept; keep-alive comments hold it open.
+// idle deadline passes, with the words kept; keep-alive comments hold it open. Each gap in the
+// script is a third of the deadline, so a loaded machine cannot stretch one past it; the
+// second of silence before "three" would pass it, were the comments not counted.
 func TestStalledStreamTimesOut(t *testing.T) {
+	const gap, idle = 200 * time.Millisecond, 600 * time.Millisecond
+	keepAlive := step{Wait: gap, Line: ": keep-alive"}
 	script := []step{
 		{Line: chunkLine(`"role":"assistant","content":""`, "null")},
 		contentStep(0, "One "), contentStep(0, "two "),
-		{Wait: 150 * time.Millisecond, Line: ": keep-alive"}, {Wait: 150 * time.Millisecond, Line: ": keep-alive"},
-		contentStep(150*time.Millisecond, "three "),
+		keepAlive, keepAlive, keepAlive, keepAlive,
+		contentStep(gap, "three "),
 		{Hang: true},
 	}
 	url, requests := scripted(t, script)
-	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: 250 * time.Millisecond})
+	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: idle})
 	start := time.Now()
 	_, answer, last := drain(c.Stream(context.Background(), hello))
 	if requests.Load() != 1 || last.Kind != chat.EventFailed || last.Class.Class != chat.Timeout || !last.Class.Retryable {
@@ -162,8 +166,11 @@ func TestStalledStreamTimesOut(t *testing.T) {
 	if answer != "One two three " {
 		t.Errorf("kept %q", answer)
 	}
-	if took := time.Since(start); took < 700*time.Millisecond || took > 3*time.Second {
-		t.Errorf("ended after %s; the comments should have held it for 450 ms, then 250 ms of silence", took)
+	// The script takes 5 gaps and the silence after it the deadline: nothing ends it sooner,
+	// and a deadline counted from the start of the stream would. A silence that never ended
+	// it would last as long as the test.
+	if took, least := time.Since(start), 5*gap+idle; took < least || took > 10*time.Second {
+		t.Errorf("ended after %s; the comments should have held it for %s, then %s of silence", took, 5*gap, idle)
 	}
 }
 

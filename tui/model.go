@@ -16,8 +16,6 @@ import (
 	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/chat"
-	"parley/internal/config"
-	"parley/internal/demo"
 	"parley/retry"
 	"parley/tui/inputbox"
 	"parley/tui/transcript"
@@ -33,7 +31,7 @@ type Options struct {
 	Session history.Session
 	// Demo is the built-in demo endpoint when it is the one in use, for /demo commands; nil
 	// otherwise.
-	Demo *demo.Server
+	Demo Demo
 	// Clock times runs and their storage. Nil means the system clock.
 	Clock chat.Clock
 	// Spend holds runs to the spend limits, and prices the session's spend for the header.
@@ -47,14 +45,20 @@ type Options struct {
 	// a prompt of its own; otherwise it only starts sessions that have no messages yet.
 	System         history.SystemPrompt
 	SystemExplicit bool
-	// Roles are the roles /role chooses from.
-	Roles map[string]config.Role
+	// Roles are the roles /role chooses from, by name.
+	Roles map[string]Role
 	// MaxAttachmentBytes is the largest file /file attaches; 0: attach.DefaultMaxBytes.
 	MaxAttachmentBytes int64
 	// Send is a message to send as soon as the session is open; Attachments go with the
 	// first message sent.
 	Send        string
 	Attachments []attach.File
+}
+
+// Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
+// next, and says what it will do or why it cannot (internal/demo's Server is one).
+type Demo interface {
+	Command(args string) (string, error)
 }
 
 // focus is the part of the screen that receives typed keys.
@@ -76,7 +80,7 @@ type Model struct {
 	// client (the fallback, or a retry sent now despite a remembered wait), by run id.
 	fallback   *agent.Client
 	runClients map[int64]*agent.Client
-	demo       *demo.Server
+	demo       Demo
 	clock      chat.Clock
 	spend      *agent.SpendGuard
 	session    history.Session

@@ -2,13 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
 	"parley/internal/attach"
-	"parley/internal/config"
 	"parley/internal/sanitize"
 )
 
@@ -16,12 +17,28 @@ import (
 // one parley started with, a session's own, /role, /system), storing it before the message
 // it applies to, and showing it in the header and the transcript.
 
+// Role is a system prompt with a name, one of those /role chooses from.
+type Role struct {
+	Name, System string
+	// Profile and Model are what the role runs on: /role switches to its model, and names the
+	// profile, which applies only when parley starts with the role.
+	Profile, Model string
+}
+
+// roleNames lists the roles for a notice: their names, sorted, or "none defined".
+func roleNames(roles map[string]Role) string {
+	if len(roles) == 0 {
+		return "none defined"
+	}
+	return strings.Join(slices.Sorted(maps.Keys(roles)), ", ")
+}
+
 // startup is what the screen was started with, kept across sessions.
 type startup struct {
 	// system is the prompt parley started with; explicit is set when it was asked for.
 	system   history.SystemPrompt
 	explicit bool
-	roles    map[string]config.Role
+	roles    map[string]Role
 	// maxAttach is the largest file /file attaches.
 	maxAttach int64
 	// send is sent once the first session is open, then cleared.
@@ -86,12 +103,12 @@ func postSystem(db *history.DB, sessionID string, p history.SystemPrompt) (histo
 // and model, those of the next messages.
 func (m *Model) roleCommand(name string) {
 	if name == "" {
-		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses)", config.RoleNames(m.start.roles), m.systemLabel()), false)
+		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses)", roleNames(m.start.roles), m.systemLabel()), false)
 		return
 	}
 	r, ok := m.start.roles[name]
 	if !ok {
-		m.setNotice(fmt.Sprintf("no role %q (roles: %s); add roles/%s.md beside config.toml", sanitize.String(name), config.RoleNames(m.start.roles), sanitize.String(name)), true)
+		m.setNotice(fmt.Sprintf("no role %q (roles: %s); add roles/%s.md beside config.toml", sanitize.String(name), roleNames(m.start.roles), sanitize.String(name)), true)
 		return
 	}
 	m.next.system = history.SystemPrompt{Role: r.Name, Text: r.System}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"parley/history"
-	"parley/internal/config"
 )
 
 // System prompts on the chat screen: the one parley starts with, /role and /system, against a
@@ -17,7 +16,7 @@ var poet = history.SystemPrompt{Role: "poet", Text: "Answer in verse."}
 func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
 	o, srv, _ := demoOptions(t, screenConfig{})
 	o.System, o.SystemExplicit = poet, true
-	o.Roles = map[string]config.Role{"terse": {Name: "terse", System: "Be terse.", Model: "terse-model"}}
+	o.Roles = map[string]Role{"terse": {Name: "terse", System: "Be terse.", Model: "terse-model"}}
 	m, _ := openModel(t, o, 120, 30)
 	d := newDriver(t, m)
 	if !strings.Contains(plain(d.m), "role poet") {

@@ -69,3 +69,15 @@ func clock(at, now time.Time, layout string) string {
 	}
 	return at.Format("Jan 2 " + layout)
 }
+
+// FormatRetry says whether trying c's run again can help, as print mode's last line and an
+// export say it: "not retryable", "retryable", or "retryable after 14:03:20".
+func FormatRetry(c Classification, now time.Time) string {
+	if !c.Retryable {
+		return "not retryable"
+	}
+	if !c.RetryAfterUntil.IsZero() {
+		return "retryable after " + FormatClockSeconds(c.RetryAfterUntil, now)
+	}
+	return "retryable"
+}

@@ -39,3 +39,19 @@ func TestFormatClock(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRetry(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
+	for _, c := range []struct {
+		c    Classification
+		want string
+	}{
+		{Classification{Class: AuthFailed}, "not retryable"},
+		{Classification{Class: Overloaded, Retryable: true}, "retryable"},
+		{Classification{Class: RateLimited, Retryable: true, RetryAfterUntil: now.Add(200 * time.Second)}, "retryable after 09:03:20"},
+	} {
+		if got := FormatRetry(c.c, now); got != c.want {
+			t.Errorf("FormatRetry(%+v) = %q, want %q", c.c, got, c.want)
+		}
+	}
+}

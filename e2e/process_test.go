@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"database/sql"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// What only processes of their own show: the exit statuses as a shell sees them, many
+// parleys sharing one database and one retry budget, and a real terminal.
+
+// The exit statuses of README's table, from the built binary: 0 succeeded, 1 failed and not
+// retryable, 2 a usage error, 3 failed and retryable (130, interrupted, in signal_test.go).
+func TestExitStatuses(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	endpoint := []string{"--base-url", srv.URL(), "--model", "m"}
+	for _, c := range []struct {
+		name  string
+		fault []demo.Fault
+		args  []string
+		code  int
+	}{
+		{name: "a reply", args: []string{"-p", "hi"}, code: 0},
+		{name: "-h", args: []string{"-h"}, code: 0},
+		{name: "a bad key", fault: []demo.Fault{demo.BadKey()}, args: []string{"-p", "hi"}, code: 1},
+		{name: "an unknown flag", args: []string{"--colour"}, code: 2},
+		{name: "an empty prompt", args: []string{"-p", " "}, code: 2},
+		{name: "overloaded", fault: []demo.Fault{demo.Overloaded(), demo.Overloaded(), demo.Overloaded()}, args: []string{"-p", "hi"}, code: 3},
+	} {
+		srv.Push(c.fault...)
+		if r := u.run(append(c.args, endpoint...)...); r.code != c.code {
+			t.Errorf("%s: exit %d, want %d; stderr %q", c.name, r.code, c.code, r.stderr)
+		}
+	}
+}
+
+// Twenty scripts into an outage make twenty first attempts and the shared budget's twelve
+// retries, not sixty; the database they share is whole afterwards.
+func TestRetryBudgetAcrossProcesses(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	for range 100 {
+		srv.Push(demo.Overloaded())
+	}
+	u := newUser(t)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u.run("-p", fmt.Sprintf("file %d", i), "--base-url", srv.URL(), "--model", "m")
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, r := range srv.Received() {
+		if r.Time.Sub(start) < time.Minute {
+			n++
+		}
+	}
+	t.Logf("%d requests from 20 processes in %s", n, time.Since(start).Round(time.Millisecond))
+	if n > 34 || n < 20 {
+		t.Errorf("%d requests within a minute; want 20 first attempts and at most the budget's 12 retries (+2 slack)", n)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(u.home, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var ok string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Errorf("integrity_check: %q, %v", ok, err)
+	}
+	var runs int
+	db.QueryRow("SELECT count(*) FROM runs WHERE status = 'failed'").Scan(&runs)
+	if runs != 20 {
+		t.Errorf("%d failed runs stored, want 20", runs)
+	}
+}
+
+// hostileStream is a reply carrying a clipboard write, title changes and colours.
+const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
+	// A title change cut across two deltas.
+	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+	"data: [DONE]\n\n"
+
+func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
+	u := newUser(t)
+
+	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
+	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {
+		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
+	}
+
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed: cannot give parley a terminal")
+	}
+	cmd := exec.Command("script", "-qfec", u.bin+" -p hi --base-url "+srv.URL()+" --model m", "/dev/null")
+	cmd.Env = u.env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
+		t.Fatalf("the visible text is missing: %q", s)
+	}
+	if strings.Contains(s, "ned-again") || !strings.Contains(s, "then done") {
+		t.Errorf("a sequence split across deltas leaked its text: %q", s)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
+		if strings.Contains(s, seq) {
+			t.Errorf("terminal output carries %q: %q", seq, s)
+		}
+	}
+}

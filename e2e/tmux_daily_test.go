@@ -1,0 +1,162 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+)
+
+// End-to-end runs of the built binary under tmux for the daily driver: a role's system prompt
+// through a regeneration, editing and resending a message, $EDITOR, and a question given on
+// the command line.
+
+// waitReplies waits until the newest session holds n live replies, each finished.
+func (p *pane) waitReplies(n int) []exported {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		msgs := p.export()
+		live, done := 0, 0
+		for _, m := range msgs {
+			if m.Role == "assistant" && !m.Superseded {
+				live++
+				if m.Status == "succeeded" {
+					done++
+				}
+			}
+		}
+		if live == n && done == n {
+			return msgs
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %d replies: %+v\n%s", n, msgs, p.screen())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// selectMessages presses esc and waits for the transcript to take the keys: a key pressed
+// too soon after esc would reach parley as alt+key.
+func (p *pane) selectMessages() {
+	p.t.Helper()
+	time.Sleep(selectGuard) // esc sooner after a reply is a late stop, not select
+	p.key("Escape")
+	p.waitScreen("r regenerate")
+}
+
+// writeFile writes text to name under dir, with mode.
+func writeFile(t *testing.T, dir, name, text string, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTmuxARolesPromptSurvivesRegenerate(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	writeFile(t, p.home, "roles/poet.md", "Answer in verse.\n", 0o600)
+	p.start(100, 30, nil, "--role", "poet")
+	p.waitScreen("role poet")
+	p.send("hello")
+	p.waitReplies(1)
+	p.waitScreen("System prompt · role poet")
+	p.selectMessages()
+	p.key("r")
+	p.waitRequests(2)
+	p.waitReplies(1)
+	got := p.srv.Received()
+	if len(got) != 2 || got[0].Messages[0].Role != "system" || got[0].Messages[0].Content != "Answer in verse." {
+		t.Fatalf("requests %+v", got)
+	}
+	if !bytes.Equal(got[0].Body, got[1].Body) {
+		t.Fatalf("the regenerated request differs:\n%s\n%s", got[0].Body, got[1].Body)
+	}
+}
+
+func TestTmuxEditAndResend(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 30, nil)
+	p.send("first question")
+	p.waitReplies(1)
+	p.send("secnd question")
+	p.waitReplies(2)
+	p.selectMessages()
+	p.key("k") // the question of the newest reply
+	p.key("e")
+	p.waitScreen("editing your message")
+	p.key("C-u")
+	p.send("second question")
+	p.waitRequests(3)
+	msgs := p.waitReplies(2)
+	p.requests(3)
+	if sent := p.srv.Received()[2].Messages; sent[len(sent)-1].Content != "second question" || len(sent) != 3 {
+		t.Fatalf("the edit sent %+v", sent)
+	}
+	var turns []string
+	for _, m := range msgs {
+		state := "live"
+		if m.Superseded {
+			state = "superseded"
+		}
+		if m.Role == "user" {
+			turns = append(turns, m.Content+" "+state)
+		} else {
+			turns = append(turns, "reply "+state)
+		}
+	}
+	want := "first question live,reply live,secnd question superseded,reply superseded,second question live,reply live"
+	if strings.Join(turns, ",") != want {
+		t.Fatalf("stored %s\nwant   %s", strings.Join(turns, ","), want)
+	}
+	p.selectMessages()
+	p.key("[")
+	p.waitScreen("Version 1/2 · superseded")
+	p.waitScreen("secnd question")
+}
+
+func TestTmuxEditorFillsTheInput(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	// The editor writes fixed text, unless the file asks it to save nothing.
+	editor := writeFile(t, t.TempDir(), "editor.sh",
+		"#!/bin/sh\nif grep -q 'leave me' \"$1\"; then : > \"$1\"; else printf 'written in the editor\\n' > \"$1\"; fi\n", 0o700)
+	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
+	p.key("?")
+	p.waitScreen("ctrl+x")
+	p.waitScreen("$EDITOR")
+	p.key("?")
+	p.tmux("send-keys", "-t", "parley", "-l", "a draft")
+	p.key("C-x")
+	s := p.waitScreen("┃ written in the editor")
+	if strings.Contains(s, "a draft") {
+		t.Fatalf("the draft is still in the input:\n%s", s)
+	}
+	p.key("C-u")
+	p.tmux("send-keys", "-t", "parley", "-l", "leave me")
+	p.key("C-x")
+	s = p.waitScreen("the editor saved nothing")
+	if !strings.Contains(s, "┃ leave me") {
+		t.Fatalf("an empty save changed the input:\n%s", s)
+	}
+	p.key("C-u")
+	p.send("/quit")
+}
+
+func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 30, nil, "'what are the keys?'")
+	p.waitReplies(1)
+	if got := p.srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "what are the keys?" {
+		t.Fatalf("sent %+v", got)
+	}
+	p.waitScreen("what are the keys?")
+}

@@ -1,0 +1,154 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// askThinker starts parley for model in a 120×40 pane against a server that sends its tokens
+// pace apart and answers first as fault says, and sends question.
+func askThinker(t *testing.T, model string, pace time.Duration, fault demo.Fault, question string) *pane {
+	t.Helper()
+	p := newPane(t, model, demo.Options{Pace: pace})
+	p.srv.Push(fault)
+	p.start(120, 40, nil)
+	p.send(question)
+	return p
+}
+
+// The built parley in tmux against a server that thinks before it answers, in silence, or
+// stalls: what the operator sees.
+func TestTmuxThinking(t *testing.T) {
+	t.Run("thinking streams as one line, then the answer", func(t *testing.T) {
+		t.Parallel()
+		thinks := demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 3 * time.Second}
+		p := askThinker(t, "deepseek-reasoner", 5*time.Millisecond, thinks, "what is tcp")
+		// The thinking shows while it streams, not once it is over.
+		if s := p.waitScreen("Thinking… "); strings.Contains(s, "Thought for ") {
+			t.Errorf("the thinking line showed only once the thinking was over:\n%s", s)
+		}
+		screen := p.waitScreen("Thought for ")
+		p.waitScreen("idle")
+		screen = p.screen()
+		if strings.Contains(screen, "The user asks") {
+			t.Errorf("collapsed thinking shows its text:\n%s", screen)
+		}
+		if p.srv.Requests() != 1 {
+			t.Errorf("%d requests", p.srv.Requests())
+		}
+		time.Sleep(selectGuard) // esc sooner after a reply is a late stop, not select
+		p.key("Escape")
+		p.waitScreen("SELECT") // esc and t sent together would read as alt+t
+		p.key("t")
+		p.waitScreen("▾ Thought for ")
+		if !strings.Contains(p.screen(), "The user asks") {
+			t.Errorf("expanded thinking does not show:\n%s", p.screen())
+		}
+	})
+	t.Run("a silent thinker: the wait counts up", func(t *testing.T) {
+		t.Parallel()
+		silent := demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second}
+		p := askThinker(t, "o3-mini", 5*time.Millisecond, silent, "hard question")
+		p.waitScreen("waiting for the reply · 2s")
+		p.waitScreen("waiting for the reply · 4s")
+		p.waitScreen("idle")
+		if p.srv.Requests() != 1 {
+			t.Errorf("%d requests", p.srv.Requests())
+		}
+	})
+	t.Run("cut at the token limit", func(t *testing.T) {
+		t.Parallel()
+		fault := demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"}
+		p := askThinker(t, "deepseek-reasoner", time.Millisecond, fault, "think hard")
+		p.waitScreen("stopped at the token limit while thinking — no answer")
+	})
+	t.Run("a stall after the first words arms Tier 2", func(t *testing.T) {
+		t.Parallel()
+		p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
+		p.srv.Push(demo.Fault{StallAfter: 3})
+		if err := os.WriteFile(filepath.Join(p.home, "config.toml"), []byte("[profiles.local]\nstream_idle_timeout = \"2s\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p.start(120, 40, nil, "--profile", "local")
+		p.send("what is tcp")
+		p.waitScreen("Timed out — retrying in")
+		p.key("Escape")
+		p.waitScreen("retry cancelled")
+	})
+}
+
+// rateLimitedPane returns a pane, not started, whose endpoint rate-limited a first message sent
+// in print mode: parley remembers the wait, 50 minutes.
+func rateLimitedPane(t *testing.T) *pane {
+	t.Helper()
+	p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
+	p.srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
+		Body: `{"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`})
+	cmd := exec.Command(p.bin, "-p", "first", "--base-url", p.srv.URL(), "--model", "m")
+	cmd.Env = append(os.Environ(), "PARLEY_HOME="+p.home)
+	cmd.Run() // exit 3: rate limited
+	return p
+}
+
+// A provider's wait outlives the process that heard it, on the chat screen: what the operator
+// sees after a restart, while the endpoint is held, and when a fallback is offered.
+func TestTmuxProviderWaits(t *testing.T) {
+	t.Run("a remembered wait schedules the message instead of sending it", func(t *testing.T) {
+		t.Parallel()
+		p := rateLimitedPane(t)
+		p.start(120, 40, nil)
+		p.send("second")
+		p.waitScreen("Rate limited — sending after ")
+		p.waitScreen("· esc cancel · enter send now")
+		p.key("Escape")
+		p.waitScreen("retry cancelled")
+		time.Sleep(3 * time.Second)
+		p.requests(1)
+	})
+
+	t.Run("after a restart: the offer, and nothing sent", func(t *testing.T) {
+		t.Parallel()
+		p := rateLimitedPane(t)
+		p.start(120, 40, nil, "-c")
+		p.waitScreen("Rate limited until ")
+		p.waitScreen("enter to schedule, esc to dismiss")
+		time.Sleep(10 * time.Second)
+		p.requests(1)
+		p.key("Enter")
+		p.waitScreen("Rate limited — retrying after ")
+	})
+
+	t.Run("f sends the armed retry to the fallback", func(t *testing.T) {
+		t.Parallel()
+		p := newPane(t, "big", demo.Options{Pace: time.Millisecond})
+		for range 20 {
+			p.srv.Push(demo.Overloaded())
+		}
+		spare := demotest.Start(t, demo.Options{Pace: time.Millisecond})
+		cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", spare.URL())
+		if err := os.WriteFile(filepath.Join(p.home, "config.toml"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p.start(120, 40, nil)
+		p.send("hello")
+		p.waitScreen("ctrl+f send to small now")
+		before := p.srv.Requests()
+		p.key("C-f")
+		p.waitScreen("Assistant · small")
+		p.waitScreen("idle")
+		if spare.Requests() != 1 || p.srv.Requests() != before {
+			t.Errorf("fallback got %d requests, the first endpoint %d more", spare.Requests(), p.srv.Requests()-before)
+		}
+		if screen := p.screen(); !strings.Contains(screen, "small") {
+			t.Errorf("the reply does not show the fallback model:\n%s", screen)
+		}
+	})
+}

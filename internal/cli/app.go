@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"parley/agent"
+	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/config"
+	"parley/internal/demo"
+	"parley/retry"
+)
+
+// app is parley's wiring: history, the endpoint client and the spend limits it runs under.
+type app struct {
+	db     *history.DB
+	client *agent.Client
+	// fallback is the client of the profile's fallback endpoint, nil when it names none.
+	fallback *agent.Client
+	// spend holds every run to the spend limits and prices what the runs used.
+	spend *agent.SpendGuard
+	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
+	demo *demo.Server
+	// log is this run's logger, into logFile: every client and the history log through it.
+	log     *slog.Logger
+	logFile io.Closer
+	// system is the system prompt parley starts with; roles are every role defined.
+	system config.System
+	roles  map[string]config.Role
+	// maxAttach is the largest file that may be attached.
+	maxAttach int64
+}
+
+// openApp resolves the configuration and opens the history database, with the endpoint
+// clients timed by ios's clock. Every error is the user's to fix, and nothing existing is
+// overwritten on the way.
+func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
+	cfg, err := config.Resolve(fl, ios.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes}
+	ep := cfg.Endpoint
+	if ep.Model == "" && !ep.Demo {
+		if ep.Model, err = onlyModel(ctx, ep, cfg.Paths.Config); err != nil {
+			return nil, err
+		}
+	}
+	if ep.Demo {
+		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace, Clock: ios.Clock}); err != nil {
+			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
+		}
+		ep.BaseURL = a.demo.URL()
+	}
+	a.log, a.logFile = openLog(cfg.Paths.Log)
+	if a.db, err = history.Open(cfg.Paths.DB); err != nil {
+		a.close()
+		return nil, err
+	}
+	a.db.SetLogger(a.log)
+	// Every client shares endpoint memory and the retry budget with every parley, through
+	// the history database.
+	newClient := func(ep agent.Endpoint) *agent.Client {
+		return agent.NewClient(ep, ios.Clock, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules).WithLogger(a.log)
+	}
+	a.client = newClient(ep)
+	if cfg.Fallback != nil {
+		a.fallback = newClient(*cfg.Fallback)
+	}
+	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
+	a.log.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
+	return a, nil
+}
+
+// modelsTimeout bounds asking an endpoint for its models at start-up.
+const modelsTimeout = 15 * time.Second
+
+// onlyModel asks the endpoint for its models when none was named: the one it serves is used;
+// several, or none, are the operator's to choose from.
+func onlyModel(ctx context.Context, ep agent.Endpoint, cfgPath string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
+	defer cancel()
+	models, err := agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).Models(ctx)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("no model named, and asking the endpoint failed (%v): pass --model NAME or set model in %s", err, cfgPath)
+	case len(models) == 0:
+		return "", fmt.Errorf("%s lists no models: pass --model NAME or set model in %s", ep.BaseURL, cfgPath)
+	case len(models) > 1:
+		const shown = 12
+		names := strings.Join(models[:min(len(models), shown)], ", ")
+		if len(models) > shown {
+			names += fmt.Sprintf(" and %d more", len(models)-shown)
+		}
+		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", ep.BaseURL, len(models), names, cfgPath)
+	}
+	return models[0], nil
+}
+
+func (a *app) close() {
+	if a.db != nil {
+		a.db.Close()
+	}
+	if a.demo != nil {
+		a.demo.Close()
+	}
+	if a.logFile != nil {
+		a.logFile.Close()
+	}
+}
+
+// session opens the session parley was asked for: the latest with -c, the one named with
+// --session, else a new one. A new session has no id: it is stored with its first message, so
+// opening parley and leaving without a word stores nothing.
+func (a *app) session(cont bool, id string) (history.Session, error) {
+	switch {
+	case id != "":
+		return findSession(a.db, id)
+	case cont:
+		s, err := a.db.LatestSession()
+		if errors.Is(err, history.ErrNotFound) {
+			return history.Session{}, nil
+		}
+		return s, err
+	default:
+		return history.Session{}, nil
+	}
+}

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/history"
+	"parley/internal/attach"
+	"parley/internal/chat"
+	"parley/internal/config"
+	"parley/internal/printmode"
+	"parley/tui"
+)
+
+// converse is parley without a subcommand: print mode when a prompt was given or piped,
+// otherwise the chat screen.
+func converse(ctx context.Context, args []string, ios *IO) (int, error) {
+	o, err := parseFlags(ctx, args, ios)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(ios.Out)
+		return chat.ExitOK, nil
+	}
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	if o.version {
+		fmt.Fprintln(ios.Out, versionLine())
+		return chat.ExitOK, nil
+	}
+	a, err := openApp(ctx, o.Flags, ios)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	defer a.close()
+	// Attachments are read before a session is opened: one that is refused sends nothing.
+	files, err := readAttachments(o.files, a.maxAttach)
+	if err == nil && o.piped != "" {
+		err = attach.Check("stdin", []byte(o.piped), a.maxAttach)
+	}
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	sess, err := a.session(o.cont, o.sessionID)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	if o.printMode {
+		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, ios), nil
+	}
+	if addr := ios.Getenv("PARLEY_PPROF"); addr != "" {
+		if err := servePprof(addr); err != nil {
+			return chat.ExitUsage, err
+		}
+	}
+	return chatScreen(ctx, a, sess, o.prompt, files, ios)
+}
+
+// readAttachments reads the files to attach, stopping at the first that is refused.
+func readAttachments(paths []string, limit int64) ([]attach.File, error) {
+	var files []attach.File
+	for _, p := range paths {
+		f, err := attach.Read(p, limit)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// printReply is print mode on the app's history and endpoints, with po's flags.
+func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printmode.Options, ios *IO) int {
+	po.DB, po.Client, po.Fallback, po.Spend = a.db, a.client, a.fallback, a.spend
+	po.Session, po.Prompt, po.Clock = sess, prompt, ios.Clock
+	po.System, po.SystemExplicit = history.SystemPrompt{Role: a.system.Role, Text: a.system.Text}, a.system.Explicit
+	po.Stdout, po.Stderr, po.StdoutTerminal, po.StderrTerminal = ios.Out, ios.ErrOut, ios.OutTerminal, ios.ErrTerminal
+	return printmode.Run(ctx, po)
+}
+
+// chatScreen runs the chat screen on sess until the operator quits. question, when set, is
+// sent as soon as the session is open, with files attached; files alone wait for the first
+// message.
+func chatScreen(ctx context.Context, a *app, sess history.Session, question string, files []attach.File, ios *IO) (int, error) {
+	o := tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
+		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
+		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), MaxAttachmentBytes: a.maxAttach,
+		Send: question, Attachments: files}
+	if a.demo != nil {
+		o.Demo = a.demo
+	}
+	p := tea.NewProgram(tui.New(o), tea.WithContext(ctx), tea.WithInput(ios.In), tea.WithOutput(ios.Out))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return chat.ExitFailed, err
+	}
+	return chat.ExitOK, nil
+}
+
+// screenRoles are the configured roles as the chat screen's /role chooses from them.
+func screenRoles(roles map[string]config.Role) map[string]tui.Role {
+	out := make(map[string]tui.Role, len(roles))
+	for name, r := range roles {
+		out[name] = tui.Role{Name: r.Name, System: r.System, Profile: r.Profile, Model: r.Model}
+	}
+	return out
+}

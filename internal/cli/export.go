@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"parley/history"
+	"parley/internal/chat"
+)
+
+// messageJSON is one message of `parley export --json`.
+type messageJSON struct {
+	ID         int64                `json:"id"`
+	Role       history.Role         `json:"role"`
+	Content    string               `json:"content"`
+	Status     chat.Status          `json:"status"`
+	RunID      *int64               `json:"run_id"`
+	AnchorID   *int64               `json:"anchor_id,omitempty"`
+	Superseded bool                 `json:"superseded"`
+	CreatedAt  time.Time            `json:"created_at"`
+	Retry      *chat.Classification `json:"retry"`
+	// Reasoning is a reply's thinking; FinishReason why it ended, when the endpoint said.
+	Reasoning    string `json:"reasoning,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Model is the model that wrote a reply.
+	Model string `json:"model,omitempty"`
+	// SystemRole is the role a system prompt came from.
+	SystemRole string `json:"system_role,omitempty"`
+	// EditOf is, for an operator message sent as an edit, the operator message it replaced.
+	EditOf *int64 `json:"edit_of,omitempty"`
+}
+
+// exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
+// superseded ones too, with its run and classification.
+func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
+	fs := quietFlags("export")
+	jsonOut := fs.Bool("json", false, "")
+	markdown := fs.Bool("markdown", false, "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
+		return chat.ExitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
+	}
+	db, err := openHistory(ios.Getenv)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	defer db.Close()
+	sess, err := findSession(db, pos[0])
+	if err != nil {
+		return chat.ExitFailed, err
+	}
+	msgs, err := db.AllMessages(sess.ID)
+	if err != nil {
+		return chat.ExitFailed, err
+	}
+	if *markdown {
+		writeMarkdown(ios.Out, sess, msgs)
+		return chat.ExitOK, nil
+	}
+	out := struct {
+		Session  sessionJSON   `json:"session"`
+		Messages []messageJSON `json:"messages"`
+	}{Session: toSessionJSON(sess), Messages: make([]messageJSON, 0, len(msgs))}
+	for _, m := range msgs {
+		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded,
+			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason, SystemRole: m.SystemRole}
+		if m.Role == history.RoleAssistant {
+			mj.Model = m.Model
+		}
+		if m.Role != history.RoleAssistant {
+			mj.Status = "stored"
+		}
+		if m.EditOf != 0 {
+			mj.EditOf = &m.EditOf
+		}
+		if m.RunID != 0 {
+			mj.RunID, mj.AnchorID = &m.RunID, &m.AnchorID
+		}
+		out.Messages = append(out.Messages, mj)
+	}
+	return chat.ExitOK, chat.WriteJSON(ios.Out, out)
+}
+
+// writeMarkdown prints a session for reading: live messages, with superseded ones marked.
+func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
+	title := sess.Title
+	if title == "" {
+		title = "Session " + sess.ID
+	}
+	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, chat.FormatDate(sess.CreatedAt))
+	for _, m := range msgs {
+		who := "You"
+		switch {
+		case m.Role == history.RoleAssistant:
+			who = fmt.Sprintf("Reply (run %d, %s)", m.RunID, m.Status)
+		case m.Role == history.RoleSystem && m.SystemRole != "":
+			who = "System prompt (role " + m.SystemRole + ")"
+		case m.Role == history.RoleSystem:
+			who = "System prompt"
+		case m.EditOf != 0:
+			who = fmt.Sprintf("You (edited message %d)", m.EditOf)
+		}
+		if m.Superseded {
+			who += " — superseded"
+		}
+		fmt.Fprintf(w, "\n## %s\n\n", who)
+		if m.Reasoning != "" {
+			// Collapsed where markdown is rendered as HTML, as a chat screen shows it.
+			fmt.Fprintf(w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(m.Reasoning))
+		}
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(m.Content, "\n"))
+		if note := chat.FinishNote(m.FinishReason, m.Content); note != "" && m.Status == chat.StatusSucceeded {
+			fmt.Fprintf(w, "\n_%s_\n", note)
+		}
+		if m.Retry != nil {
+			fmt.Fprintf(w, "\n> %s — %s (%s", m.Retry.Label, m.Retry.Message, chat.FormatRetry(*m.Retry, time.Now()))
+			if m.Retry.Rule != "" {
+				fmt.Fprintf(w, "; rule %s", m.Retry.Rule)
+			}
+			fmt.Fprintln(w, ")")
+		}
+	}
+}

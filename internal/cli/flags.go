@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"parley/internal/config"
+	"parley/internal/printmode"
+)
+
+// options are parley's own flags (not its subcommands'), checked against each other.
+type options struct {
+	config.Flags
+	// printMode is set by -p, or by a stdin that is not a terminal; prompt is then -p's value,
+	// the question, or what stdin held. Otherwise prompt is the question to send as soon as
+	// the chat screen opens, if any.
+	printMode bool
+	prompt    string
+	// piped is what stdin held when it was piped to a prompt given as -p or a question: it
+	// is sent after the prompt.
+	piped string
+	// files are -f's paths, attached to the prompt.
+	files []string
+	// version is --version.
+	version bool
+	// print holds print mode's own flags; the wiring fills in the rest.
+	print printmode.Options
+	// cont is -c; sessionID is --session.
+	cont      bool
+	sessionID string
+}
+
+// printModeUsage begins the usage of every flag that only print mode takes: what marks a flag
+// print-only, for parseFlags, is what tells the operator so in parley -h.
+const printModeUsage = "print mode: "
+
+// flagSet binds parley's flags to o.
+func flagSet(o *options) *flag.FlagSet {
+	fs := quietFlags("parley")
+	fs.StringVar(&o.prompt, "p", "", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit")
+	fs.BoolVar(&o.print.JSON, "json", false, printModeUsage+"print one JSON object at the end")
+	fs.BoolVar(&o.print.ShowReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
+	fs.BoolVar(&o.print.Force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
+	fs.Var(&waitFlag{&o.print.Wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
+	fs.BoolVar(&o.print.UseFallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
+	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
+	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
+	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
+	fs.StringVar(&o.Model, "model", "", "model `NAME`")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment variable holding the API key (default OPENAI_API_KEY)")
+	fs.StringVar(&o.Profile, "profile", "", "config profile or preset `NAME`")
+	fs.StringVar(&o.Role, "role", "", "start with role `NAME`'s system prompt (parley roles lists them)")
+	fs.StringVar(&o.System, "system", "", "start with the system prompt `TEXT`")
+	attachFile := func(p string) error {
+		o.files = append(o.files, p)
+		return nil
+	}
+	fs.Func("f", "attach the text file `PATH` to the prompt (repeatable)", attachFile)
+	fs.Func("file", "same as -f", attachFile)
+	fs.BoolVar(&o.version, "version", false, "print parley's version and exit")
+	fs.BoolVar(&o.Demo, "demo", false, "use the built-in offline demo endpoint")
+	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
+		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return errors.New("want an amount of US dollars such as 0.50")
+		}
+		o.MaxSpend = v
+		return nil
+	})
+	fs.Func("max-tokens-session", "stop before this session's tokens, input and output, pass `N`", func(s string) error {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return errors.New("want a whole number of tokens such as 50000")
+		}
+		o.MaxTokensSession = v
+		return nil
+	})
+	return fs
+}
+
+// parseFlags reads parley's flags and the question after them, and what stdin holds when it
+// is not a terminal: the prompt in print mode without -p or a question, else text to send
+// after the prompt. It returns flag.ErrHelp for -h, and a usageError for anything else amiss.
+func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
+	var o options
+	fs := flagSet(&o)
+	words, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		return o, usagef("%v (see parley -h)", err)
+	}
+	if o.version {
+		return o, nil
+	}
+	if o.cont && o.sessionID != "" {
+		return o, usagef("-c and --session both choose a session: use one")
+	}
+	promptSet, printOnly := false, ""
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case f.Name == "p":
+			promptSet = true
+		case strings.HasPrefix(f.Usage, printModeUsage):
+			printOnly = f.Name
+		}
+	})
+	question := strings.Join(words, " ")
+	if promptSet && question != "" {
+		return o, usagef("both -p %q and the question %q: give the prompt once", o.prompt, question)
+	}
+	piped := !ios.InTerminal
+	o.printMode = promptSet || piped
+	if question != "" {
+		o.prompt = question
+	}
+	if printOnly != "" && !o.printMode {
+		return o, usagef("--%s is for print mode: add -p PROMPT", printOnly)
+	}
+	if piped {
+		b, err := readAll(ctx, ios.In)
+		if err != nil {
+			return o, usagef("reading stdin: %v", err)
+		}
+		if promptSet || question != "" {
+			o.piped = string(b)
+		} else {
+			o.prompt = string(b)
+		}
+	}
+	if o.printMode && strings.TrimSpace(o.prompt+o.piped) == "" && len(o.files) == 0 {
+		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
+	}
+	return o, nil
+}
+
+// defaultWait is how long --wait without a value waits in all.
+const defaultWait = 30 * time.Minute
+
+// waitFlag is --wait[=MAX]: a boolean flag that takes an optional duration.
+type waitFlag struct{ d *time.Duration }
+
+func (w *waitFlag) String() string {
+	if w.d == nil || *w.d == 0 {
+		return ""
+	}
+	return w.d.String()
+}
+
+func (w *waitFlag) Set(s string) error {
+	if s == "true" {
+		*w.d = defaultWait
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return errors.New("want a total wait such as 20s, 10m or 2h")
+	}
+	*w.d = d
+	return nil
+}
+
+func (w *waitFlag) IsBoolFlag() bool { return true }
+
+// quietFlags is a subcommand's flag set: it reports errors to its caller, which prints
+// the subcommand's usage, and prints nothing itself.
+func quietFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseJSONFlag parses the args of the subcommand name, whose only flag is --json: its
+// positional arguments, and whether --json was given.
+func parseJSONFlag(name string, args []string) (pos []string, jsonOut bool, err error) {
+	fs := quietFlags(name)
+	j := fs.Bool("json", false, "")
+	pos, err = parseInterspersed(fs, args)
+	return pos, *j, err
+}
+
+// parseInterspersed parses a subcommand's flags, which may stand before or after its
+// positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

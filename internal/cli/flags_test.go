@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"flag"
+	"strings"
+	"testing"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// parley's flags, checked against each other and against what stdin is.
+
+// The spend flags are parsed here; the config file's limits and prices are checked by
+// internal/config's tests, and their exit status by TestBadConfigurationExits2AndChangesNothing.
+func TestSpendFlagsAreChecked(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	for _, args := range [][]string{
+		{"-p", "hi", "--demo", "--max-spend", "lots"},
+		{"-p", "hi", "--demo", "--max-spend", "-1"},
+		{"-p", "hi", "--demo", "--max-tokens-session", "1.5"},
+	} {
+		if r := u.run(args...); r.code != 2 || !strings.Contains(r.stderr, "max-") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestEmptyPromptIsAUsageError(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"\n", nil}, // echo "" | parley
+		{" \t\n\n", nil},
+		{"", []string{"-p", ""}},
+		{"", []string{"-p", "  \n"}},
+	} {
+		r := u.pipe(c.stdin, append([]string{"--base-url", srv.URL(), "--model", "m"}, c.args...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "empty prompt") {
+			t.Errorf("stdin %q, args %q: exit %d, stderr %q; want exit 2", c.stdin, c.args, r.code, r.stderr)
+		}
+	}
+	if srv.Requests() != 0 || strings.TrimSpace(u.run("sessions").stdout) != "" {
+		t.Fatalf("%d requests, sessions %q: an empty prompt sends and stores nothing", srv.Requests(), u.run("sessions").stdout)
+	}
+}
+
+// Every flag that only print mode takes says so in its usage, and is refused on a terminal
+// without -p: the chat screen would ignore it.
+func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	n := 0
+	flagSet(new(options)).VisitAll(func(f *flag.Flag) {
+		if f.Name == "p" || !strings.HasPrefix(f.Usage, printModeUsage) {
+			return
+		}
+		n++
+		arg := "--" + f.Name
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			t.Fatalf("--%s takes a value: give this test one for it", f.Name)
+		}
+		want := "parley: --" + f.Name + " is for print mode: add -p PROMPT\n"
+		if r := u.onTerminal(arg); r.code != 2 || r.stderr != want {
+			t.Errorf("%s on a terminal: exit %d, stderr %q; want 2, %q", arg, r.code, r.stderr, want)
+		}
+		// With -p it is taken.
+		if r := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m", arg); r.code != 0 {
+			t.Errorf("-p hi %s: exit %d, stderr %q", arg, r.code, r.stderr)
+		}
+	})
+	if n < 5 {
+		t.Fatalf("%d print-only flags; want --json, --show-reasoning, --force, --wait and --fallback at least", n)
+	}
+}

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// Print mode: a prompt in, a reply out, the run stored, and the exit status the interface
+// contract gives.
+
+func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	u.instantClock() // the demo types at its pace on the user's clock
+	r := u.run("-p", "hello")
+	if r.code != 0 || r.stdout == "" || !strings.Contains(r.stderr, "demo") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = u.run("-p", "hello", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 0 || out.Status != "succeeded" || out.Text == "" || out.SessionID == "" || out.RunID == 0 || out.Attempts != 1 || out.Retry != nil || out.Error != nil {
+		t.Fatalf("exit %d, %+v", r.code, out)
+	}
+	for _, key := range []string{"session_id", "run_id", "status", "text", "attempts", "error", "retry"} {
+		if !strings.Contains(r.stdout, `"`+key+`":`) {
+			t.Errorf("--json lacks %q: %s", key, r.stdout)
+		}
+	}
+}
+
+func TestPrintModeContinuesASession(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	first := decode[printJSON](t, u.run("-p", "first", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	second := decode[printJSON](t, u.run("-p", "second", "-c", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	third := decode[printJSON](t, u.run("-p", "third", "--session", first.SessionID, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
+	if second.SessionID != first.SessionID || third.SessionID != first.SessionID {
+		t.Fatalf("sessions %s, %s, %s: want one session", first.SessionID, second.SessionID, third.SessionID)
+	}
+	msgs := srv.Received()[2].Messages
+	if len(msgs) != 5 || msgs[0].Content != "first" || msgs[2].Content != "second" || msgs[4].Content != "third" {
+		t.Fatalf("third request carried %+v, want the whole conversation", msgs)
+	}
+}
+
+func TestPrintModeReadsStdin(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	if r := newUser(t).pipe("from a pipe", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := srv.Received()[0].Messages[0].Content; got != "from a pipe" {
+		t.Fatalf("sent %q", got)
+	}
+}
+
+func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{CutAfter: 4})
+	u := newUser(t)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 3 || out.Status != "failed" || out.Retry == nil || out.Retry.RetryClass != "network" || out.Text == "" || srv.Requests() != 1 {
+		t.Fatalf("exit %d, %d requests, %+v", r.code, srv.Requests(), out)
+	}
+	e := decode[exportJSON](t, u.run("export", out.SessionID, "--json").stdout)
+	reply := e.Messages[1]
+	if reply.Status != "failed" || reply.Content != out.Text || reply.Retry == nil || reply.Retry.RetryClass != "network" {
+		t.Fatalf("stored reply %+v, want failed with the partial text %q", reply, out.Text)
+	}
+}
+
+func TestPrintModeBadKeyFailsOnce(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.BadKey(), demo.BadKey())
+	r := newUser(t).run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
+	if r.code != 1 || srv.Requests() != 1 || !strings.Contains(r.stderr, "Authentication failed") {
+		t.Fatalf("exit %d, %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
+	}
+}
+
+func TestBadConfigurationExits2AndChangesNothing(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	cfg := filepath.Join(u.home, "config.toml")
+	bad := []byte("[profiles.local]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \n")
+	if err := os.WriteFile(cfg, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := sha256.Sum256(bad)
+	r := u.run("-p", "hello")
+	after, _ := os.ReadFile(cfg)
+	if r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "config.toml line 3") || sha256.Sum256(after) != before {
+		t.Fatalf("exit %d, stderr %q, file changed: %v", r.code, r.stderr, sha256.Sum256(after) != before)
+	}
+
+	r = newUser(t).run("-p", "hello", "--base-url", "ftp//nowhere", "--model", "m")
+	if r.code != 2 || !strings.Contains(r.stderr, "invalid base URL") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Fatalf("bad URL: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestMissingNamedKeySendsNothing(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "credentials_unresolved" ||
+		!strings.Contains(r.stderr, "PARLEY_TEST_UNSET_KEY is not set") {
+		t.Fatalf("exit %d, %d requests, %+v, stderr %q", r.code, srv.Requests(), out, r.stderr)
+	}
+	// A remote endpoint with no key at all fails the same way, before anything is sent.
+	r = u.run("-p", "hello", "--base-url", "https://llm.invalid/v1", "--model", "m", "--json")
+	if r.code != 1 || !strings.Contains(r.stdout, "credentials_unresolved") {
+		t.Fatalf("remote without key: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{Stall: true}) // answered never: the run ends when the test does
+	u := newUser(t)
+	u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
+	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
+	// While the request is still unanswered, a second parley finds the message stored.
+	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions while the request is open: %+v", sessions)
+	}
+	e := decode[exportJSON](t, u.run("export", sessions[0].ID, "--json").stdout)
+	if len(e.Messages) != 2 || e.Messages[0].Content != "remember this" || e.Messages[1].Status != "running" {
+		t.Fatalf("stored while the request is open: %+v", e.Messages)
+	}
+}
+
+func TestAPIKeyNeverStored(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	const key = "sk-parley-test-secret-4242"
+	u := newUser(t, "PARLEY_TEST_KEY="+key)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got := srv.Received()[0].Header.Get("Authorization"); got != "Bearer "+key {
+		t.Fatalf("the key was not sent: Authorization %q", got)
+	}
+	out := decode[printJSON](t, r.stdout)
+	exp := u.run("export", out.SessionID, "--json")
+	files, err := filepath.Glob(filepath.Join(u.home, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no files under PARLEY_HOME: %v", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), key) {
+			t.Errorf("%s contains the API key", f)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr+exp.stdout, key) {
+		t.Error("the API key was printed")
+	}
+}
+
+// Print mode buffers its output for speed, yet a pipe still receives the reply as it streams,
+// not all at once at the end.
+func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
+	t.Parallel()
+	skipRealTime(t)
+	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond, Tokens: 150})
+	u := newUser(t)
+	done, code, stdout, _ := u.start("-p", "go", "--base-url", srv.URL(), "--model", "m")
+	// 150 chunks at 20 ms take 3 s: text must show long before the end.
+	waitFor(t, "the first words on the pipe", func() bool { return stdout.String() != "" })
+	early := stdout.String()
+	select {
+	case <-done:
+		t.Fatalf("the reply reached the pipe only when parley ended (exit %d)", code())
+	default:
+	}
+	if c := code(); c != 0 {
+		t.Fatalf("exit %d", c)
+	}
+	if all := stdout.String(); !strings.HasPrefix(all, early) || len(all) <= len(early) {
+		t.Fatalf("early text %q is not the start of the reply %q", early, all)
+	}
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/config"
+	"parley/internal/sanitize"
+)
+
+// openHistory opens the database alone, for the commands that need no endpoint: they work
+// whatever state config.toml is in.
+func openHistory(getenv func(string) string) (*history.DB, error) {
+	p, err := config.ResolvePaths(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return history.Open(p.DB)
+}
+
+// sessionJSON is one session of `parley sessions --json` and `parley export --json`.
+type sessionJSON struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Messages  int       `json:"messages"`
+}
+
+func toSessionJSON(s history.Session) sessionJSON {
+	return sessionJSON{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Messages: s.Messages}
+}
+
+// listSessions is `parley sessions [--json]`: every session, the latest first; `parley
+// sessions rm` and `parley sessions title` change them.
+func listSessions(ctx context.Context, args []string, ios *IO) (int, error) {
+	if len(args) > 0 {
+		if sub, ok := sessionCommands[args[0]]; ok {
+			return sub(ctx, args[1:], ios)
+		}
+	}
+	pos, jsonOut, err := parseJSONFlag("sessions", args)
+	if err != nil || len(pos) > 0 {
+		return chat.ExitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
+	}
+	db, err := openHistory(ios.Getenv)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	defer db.Close()
+	sessions, err := db.Sessions()
+	if err != nil {
+		return chat.ExitFailed, err
+	}
+	if jsonOut {
+		out := make([]sessionJSON, 0, len(sessions))
+		for _, s := range sessions {
+			out = append(out, toSessionJSON(s))
+		}
+		return chat.ExitOK, chat.WriteJSON(ios.Out, out)
+	}
+	for _, s := range sessions {
+		title := s.Title
+		if title == "" {
+			title = "(empty)"
+		}
+		fmt.Fprintf(ios.Out, "%s  %s  %3d msgs  %s\n", s.ID, chat.FormatDate(s.UpdatedAt), s.Messages, sanitize.String(title))
+	}
+	return chat.ExitOK, nil
+}
+
+// sessionCommands are the subcommands of `parley sessions`; without one it lists them.
+var sessionCommands = map[string]command{
+	"rm":    removeSessions,
+	"title": titleSession,
+}
+
+// removeSessions is `parley sessions rm ID…`: each session deleted whole, messages, runs and
+// search index. Every id is found before any session is deleted, so a typo deletes nothing.
+func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
+	if len(ids) == 0 {
+		return chat.ExitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
+	}
+	db, err := openHistory(ios.Getenv)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	defer db.Close()
+	var found []history.Session
+	for _, id := range ids {
+		s, err := findSession(db, id)
+		if err != nil {
+			return chat.ExitUsage, err
+		}
+		found = append(found, s)
+	}
+	for _, s := range found {
+		if err := db.DeleteSession(s.ID); err != nil {
+			if errors.Is(err, history.ErrStreaming) {
+				return chat.ExitFailed, fmt.Errorf("session %s is streaming a reply in another parley: stop it there first", s.ID)
+			}
+			return chat.ExitFailed, err
+		}
+		fmt.Fprintf(ios.Out, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
+	}
+	return chat.ExitOK, nil
+}
+
+// titleSession is `parley sessions title ID TEXT`: the session renamed.
+func titleSession(ctx context.Context, args []string, ios *IO) (int, error) {
+	if len(args) < 2 {
+		return chat.ExitUsage, usagef("usage: parley sessions title ID TEXT")
+	}
+	db, err := openHistory(ios.Getenv)
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	defer db.Close()
+	s, err := findSession(db, args[0])
+	if err != nil {
+		return chat.ExitUsage, err
+	}
+	if err := db.SetTitle(s.ID, strings.Join(args[1:], " ")); err != nil {
+		return chat.ExitUsage, fmt.Errorf("%v: give a title with words in it", err)
+	}
+	s, err = db.Session(s.ID)
+	if err != nil {
+		return chat.ExitFailed, err
+	}
+	fmt.Fprintf(ios.Out, "%s  %s\n", s.ID, sanitize.String(s.Title))
+	return chat.ExitOK, nil
+}
+
+// findSession finds the session id (or a prefix of it), with the fix when there is none: every
+// command that takes a session id says the same of one it cannot use.
+func findSession(db *history.DB, id string) (history.Session, error) {
+	s, err := db.Session(id)
+	switch {
+	case errors.Is(err, history.ErrAmbiguous):
+		return s, usagef("session id %q matches more than one session: give more of it", id)
+	case errors.Is(err, history.ErrTooShort):
+		return s, usagef("session id %q matches no session: give at least %d characters of one (parley sessions lists them)", id, history.MinPrefix)
+	case errors.Is(err, history.ErrNotFound):
+		return s, usagef("no session %q: list them with parley sessions", id)
+	}
+	return s, err
+}

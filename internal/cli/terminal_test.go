@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// hostileStream is a reply carrying a clipboard write, title changes and colours.
+const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
+	// A title change cut across two deltas.
+	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+	"data: [DONE]\n\n"
+
+// Model output reaches a pipe as the model wrote it, and a terminal with its control
+// sequences neutralised (e2e runs the same through a real terminal).
+func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
+	u := newUser(t)
+
+	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
+	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {
+		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
+	}
+
+	s := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m").stdout
+	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
+		t.Fatalf("the visible text is missing: %q", s)
+	}
+	if strings.Contains(s, "ned-again") || !strings.Contains(s, "then done") {
+		t.Errorf("a sequence split across deltas leaked its text: %q", s)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
+		if strings.Contains(s, seq) {
+			t.Errorf("terminal output carries %q: %q", seq, s)
+		}
+	}
+}

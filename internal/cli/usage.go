@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+)
+
+// printUsage is parley -h: the commands, the flags and the exit statuses.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `parley: a terminal chat client for OpenAI-compatible endpoints
+
+usage:
+  parley [flags]                  open the chat screen (a new session)
+  parley [flags] QUESTION         open the chat screen and send QUESTION
+  parley -p PROMPT [flags]        print mode: stream one reply to stdout
+  echo PROMPT | parley [flags]    print mode, prompt from stdin
+  cat FILE | parley -p PROMPT     print mode: PROMPT, a blank line, then the piped text
+  parley sessions [--json]        list sessions
+  parley sessions rm ID…          delete sessions
+  parley sessions title ID TEXT   rename a session
+  parley search WORDS [--json]    find past messages
+  parley export ID [--json|--markdown]
+  parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
+  parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
+  parley version                  print the version
+
+flags:
+`)
+	fs := flagSet(new(options))
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+exit status: 0 succeeded, 1 failed (not retryable), 2 usage or configuration error,
+3 failed (retryable), 130 interrupted
+`)
+}

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+)
+
+// Waiting in print mode: a provider's wait remembered across runs, --wait, --fallback, and a
+// [[classify]] rule deciding the wait. Waits pass on the user's instant clock, which says how
+// long parley would have waited.
+
+func rateLimited3000() demo.Fault {
+	return demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
+		Body: `{"error":{"message":"Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): Limit 3, Used 3, Requested 1.","type":"requests","code":"rate_limit_exceeded"}}`}
+}
+
+// A provider's "come back in 50 minutes" outlives the process that heard it: the next parley
+// (each run opens the history afresh, as a process does) sends nothing, at once, and says
+// until when; --force sends; another model is not held.
+func TestEndpointMemoryAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(rateLimited3000())
+	u := newUser(t)
+	clock := u.instantClock()
+	args := []string{"--base-url", srv.URL(), "--model", "gpt-4o", "--json"}
+	first := decode[printJSON](t, u.run(append([]string{"-p", "hello"}, args...)...).stdout)
+	if srv.Requests() != 1 || first.Retry == nil || first.Retry.RetryAfterUntil == nil {
+		t.Fatalf("first: %+v after %d requests", first, srv.Requests())
+	}
+
+	waits := len(clock.Waits())
+	r := u.run(append([]string{"-p", "hello again"}, args...)...)
+	second := decode[printJSON](t, r.stdout)
+	if srv.Requests() != 1 || r.code != 3 || len(clock.Waits()) != waits {
+		t.Fatalf("held: exit %d, %d requests, waited %v", r.code, srv.Requests(), clock.Waits()[waits:])
+	}
+	if second.Retry == nil || second.Retry.RetryAfterUntil == nil || *second.Retry.RetryAfterUntil != *first.Retry.RetryAfterUntil {
+		t.Errorf("held run's retry %+v, want the stored %s", second.Retry, *first.Retry.RetryAfterUntil)
+	}
+	if !strings.Contains(r.stderr, "rate limited until ") || !strings.Contains(r.stderr, "(said at ") ||
+		!strings.Contains(r.stderr, "— --wait to wait, --force to send anyway") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+
+	if r := u.run("-p", "other model", "--base-url", srv.URL(), "--model", "gpt-4o-mini"); r.code != 0 || srv.Requests() != 2 {
+		t.Errorf("another model: exit %d, %d requests", r.code, srv.Requests())
+	}
+	if r := u.run(append([]string{"-p", "forced", "--force"}, args...)...); r.code != 0 || srv.Requests() != 3 {
+		t.Errorf("--force: exit %d, %d requests: %s", r.code, srv.Requests(), r.stderr)
+	}
+}
+
+// --wait waits between runs as the chat screen would: 2 s, then 4 s, never before the
+// provider's time; within its limit, and no longer.
+func TestWaitFlag(t *testing.T) {
+	t.Parallel()
+	t.Run("503 three times then ok", func(t *testing.T) {
+		t.Parallel()
+		srv := demotest.Start(t, demo.Options{})
+		srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
+		u := newUser(t)
+		clock := u.instantClock()
+		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s")
+		if r.code != 0 || srv.Requests() != 4 {
+			t.Fatalf("exit %d after %d requests: %s", r.code, srv.Requests(), r.stderr)
+		}
+		// Tier 1 waited twice within the first run; then the countdown, before the retry.
+		if waits := clock.Waits(); len(waits) != 3 || waits[2] < 2*time.Second {
+			t.Errorf("waits %v: the first --wait retry must come 2 s after the failure", waits)
+		}
+		if !strings.Contains(r.stderr, "retrying in 2s (attempt 1)") {
+			t.Errorf("stderr %q", r.stderr)
+		}
+	})
+	t.Run("503,503,ok", func(t *testing.T) {
+		t.Parallel()
+		srv := demotest.Start(t, demo.Options{})
+		srv.Push(demo.Overloaded(), demo.Overloaded())
+		u := newUser(t)
+		u.instantClock()
+		if r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s"); r.code != 0 || srv.Requests() != 3 {
+			t.Fatalf("exit %d after %d requests", r.code, srv.Requests())
+		}
+	})
+	t.Run("503 forever", func(t *testing.T) {
+		t.Parallel()
+		srv := demotest.Start(t, demo.Options{})
+		for range 100 {
+			srv.Push(demo.Overloaded())
+		}
+		u := newUser(t)
+		clock := u.instantClock()
+		start := clock.Now()
+		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s", "--json")
+		if waited := clock.Now().Sub(start); r.code != 3 || waited > 20*time.Second {
+			t.Fatalf("exit %d after waiting %s", r.code, waited)
+		}
+		if out := decode[printJSON](t, r.stdout); out.Retry == nil || out.Retry.RetryClass != "overloaded" || out.Attempts != srv.Requests() {
+			t.Errorf("%+v, %d requests", out, srv.Requests())
+		}
+		if !strings.Contains(r.stderr, "past --wait") {
+			t.Errorf("stderr %q", r.stderr)
+		}
+	})
+	t.Run("a remembered wait is waited for", func(t *testing.T) {
+		t.Parallel()
+		srv := demotest.Start(t, demo.Options{})
+		srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "45"},
+			Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
+		u := newUser(t)
+		u.instantClock()
+		u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
+		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=5s")
+		if r.code != 3 || srv.Requests() != 1 || !strings.Contains(r.stderr, "past --wait") {
+			t.Errorf("a 45 s wait within --wait=5s: exit %d, %d requests, %q", r.code, srv.Requests(), r.stderr)
+		}
+	})
+}
+
+// --fallback sends a run that failed retryable with no output to the profile's fallback,
+// once.
+func TestPrintModeFallback(t *testing.T) {
+	t.Parallel()
+	main, spare := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
+	for range 10 {
+		main.Push(demo.Overloaded())
+	}
+	u := newUser(t)
+	u.instantClock() // Tier 1's waits for the overloaded endpoint pass at once
+	cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nbase_url = %q\nmodel = \"big\"\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", main.URL(), spare.URL())
+	u.writeConfig(cfg)
+	r := u.run("-p", "hello", "--fallback", "--json")
+	out := decode[struct {
+		printJSON
+		Model string `json:"model"`
+	}](t, r.stdout)
+	if r.code != 0 || main.Requests() != 3 || spare.Requests() != 1 || out.Model != "small" {
+		t.Fatalf("exit %d, %d + %d requests, model %q: %s", r.code, main.Requests(), spare.Requests(), out.Model, r.stderr)
+	}
+	// Without the flag the fallback is never used.
+	if r := u.run("-p", "hello"); r.code != 3 || spare.Requests() != 1 {
+		t.Errorf("without --fallback: exit %d, %d requests to the fallback", r.code, spare.Requests())
+	}
+}
+
+// A [[classify]] rule in config.toml decides before the built-in rules: the run is stored
+// with it, and print mode says which rule decided; a malformed rule stops parley, named.
+func TestClassifyRuleInConfig(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	warming := demo.Fault{Status: 500, Body: `{"error":{"message":"Model is warming up, please retry shortly","type":"server_error"}}`}
+	srv.Push(warming, warming, warming)
+	u := newUser(t)
+	cfg := "[[classify]]\nname = \"warmup\"\nstatus = 500\nmessage = \"(?i)warming up\"\nclass = \"overloaded\"\nwait = \"45s\"\n"
+	u.writeConfig(cfg)
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
+	var out struct {
+		Retry struct {
+			Class string  `json:"retry_class"`
+			Rule  string  `json:"rule"`
+			Until *string `json:"retry_after_until"`
+		} `json:"retry"`
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(r.stdout), &out)
+	// Built in, a 500 is a server error retried at once; the rule makes it an overload with a
+	// 45 s wait, which Tier 1 hands to Tier 2 without a second request.
+	if r.code != 3 || out.Retry.Class != "overloaded" || out.Retry.Rule != "user:warmup" || out.Retry.Until == nil || srv.Requests() != 1 {
+		t.Fatalf("exit %d after %d requests: %+v %s", r.code, srv.Requests(), out, r.stderr)
+	}
+	if exp := u.run("export", out.SessionID, "--markdown"); !strings.Contains(exp.stdout, "rule user:warmup") {
+		t.Errorf("export does not name the rule:\n%s", exp.stdout)
+	}
+
+	bad := newUser(t)
+	for _, c := range []struct{ cfg, want string }{
+		{"[[classify]]\nname = \"x\"\nstatus = 429\nclass = \"slow\"\n", `classify rule "x": class "slow" is not one a rule can set`},
+		{"[[classify]]\nname = \"y\"\nmessage = \"(unclosed\"\nclass = \"overloaded\"\n", `classify rule "y": message "(unclosed" is not a regular expression`},
+		{"[[classify]]\nclass = \"overloaded\"\n", "[[classify]] number 1"},
+	} {
+		bad.writeConfig(c.cfg)
+		r := bad.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", r.code, r.stderr, c.want)
+		}
+	}
+}

@@ -1,0 +1,242 @@
+// Package printmode is parley's second front end, beside the chat screen: one reply to one
+// prompt, streamed to stdout (raw to a pipe, neutralised on a terminal) and stored as it
+// goes, with Tier 1 inside the run, and on request Tier 2's schedule (--wait) and one run on
+// the fallback; the exit status says whether trying again can help.
+package printmode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"parley/agent"
+	"parley/history"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
+	"parley/retry"
+)
+
+// Options is what print mode needs to run. The flags' fields are filled by parsing parley's
+// flags; the rest by the wiring.
+type Options struct {
+	// DB stores the message and its runs as they stream.
+	DB *history.DB
+	// Client sends to the endpoint; Fallback, nil for none, is the profile's fallback.
+	Client, Fallback *agent.Client
+	// Spend holds every run to the spend limits and prices what the runs used.
+	Spend *agent.SpendGuard
+	// Session is the session the prompt goes to; a new one has no id yet.
+	Session history.Session
+	// System is the system prompt parley started with; SystemExplicit says it was asked for
+	// (--role, --system), so that it applies to a session that has messages too.
+	System         history.SystemPrompt
+	SystemExplicit bool
+	// Prompt is the operator message: the prompt, piped text and attachments composed.
+	Prompt string
+	// Stdout takes the reply, Stderr parley's notes; each Terminal field says whether its
+	// stream is a terminal, where control sequences are neutralised and waits redrawn.
+	Stdout, Stderr                 io.Writer
+	StdoutTerminal, StderrTerminal bool
+	// Clock times --wait.
+	Clock chat.Clock
+
+	// JSON prints one JSON object at the end instead of the reply (--json).
+	JSON bool
+	// ShowReasoning writes the model's thinking to stderr (--show-reasoning).
+	ShowReasoning bool
+	// Force sends even while endpoint memory holds the endpoint back (--force).
+	Force bool
+	// Wait, when positive, is --wait's longest total wait for a retryable failure.
+	Wait time.Duration
+	// UseFallback tries the fallback once after a retryable failure with no output
+	// (--fallback).
+	UseFallback bool
+}
+
+// demoNote is said on stderr when the reply comes from the offline demo endpoint.
+const demoNote = "using the offline demo endpoint (no provider configured; see README \"Endpoints\")"
+
+// errInterrupted ends a wait that ctrl+c stopped.
+var errInterrupted = errors.New("interrupted")
+
+// Run is print mode: the operator's message stored, then one run streamed to stdout, with
+// Tier 1 inside it and held to the spend limits. A run that failed retryable before any output
+// may be followed, on request, by one run on the fallback and by Tier 2's schedule within
+// Wait; nothing is sent again after output. It returns the exit status.
+func Run(ctx context.Context, o Options) int {
+	p := &printer{o: o, start: o.Clock.Now(), client: o.Client}
+	if o.Force {
+		p.client = p.client.WithForce()
+	}
+	if o.Wait > 0 {
+		// --wait bounds the whole: Tier 1 starts no wait past it either, and leaves a second
+		// for the last request.
+		p.client = p.client.RetriesUntil(p.start.Add(o.Wait - time.Second))
+	}
+	if p.client.Endpoint().Demo {
+		p.say("%s", demoNote)
+	}
+	if err := p.post(); err != nil {
+		p.say("%v", err)
+		return chat.ExitFailed
+	}
+	res, code, err := p.runAll(ctx)
+	if err != nil {
+		p.say("%v", err)
+		return chat.ExitFailed
+	}
+	return p.report(res, code)
+}
+
+// printer is one print-mode invocation as it goes.
+type printer struct {
+	o     Options
+	start time.Time
+	// client sends the next run; rcpt is the stored run being sent, or the last one.
+	client *agent.Client
+	rcpt   history.Receipt
+	// total sums what every run spent and how many requests they made.
+	total result
+	// t2 is Tier 2's machine, driven here by --wait as the chat screen drives it by its
+	// countdown: it arms only from the run as stored.
+	t2       retry.Tier2
+	fellBack bool
+}
+
+// say writes one of parley's notes to stderr.
+func (p *printer) say(format string, a ...any) {
+	fmt.Fprintf(p.o.Stderr, "parley: "+format+"\n", a...)
+}
+
+// post stores the system prompt, when one applies, and the operator's message with a queued
+// run for it: both before anything is sent.
+func (p *printer) post() error {
+	sess, o := p.o.Session, p.o
+	if o.System.Text != "" && (o.SystemExplicit || sess.Messages == 0) {
+		if sess.ID == "" {
+			s, err := o.DB.CreateSession()
+			if err != nil {
+				return fmt.Errorf("cannot store the system prompt: %v", err)
+			}
+			sess = s
+		}
+		if _, err := o.DB.PostSystem(sess.ID, o.System); err != nil {
+			return fmt.Errorf("cannot store the system prompt: %v", err)
+		}
+	}
+	rcpt, err := o.DB.Post(sess.ID, o.Prompt, p.client.Endpoint().Model, false)
+	if err != nil {
+		return fmt.Errorf("cannot store the message: %v", err)
+	}
+	p.rcpt = rcpt
+	return nil
+}
+
+// runAll streams runs until one needs nothing after it: the first, and those that follow a
+// retryable failure with no output (again). It returns the last run's output and exit status;
+// err when the history could not store or read a run.
+func (p *printer) runAll(ctx context.Context) (runOutput, int, error) {
+	for {
+		res, code := p.runOne(ctx)
+		if code != chat.ExitRetryable || res.gotOutput || ctx.Err() != nil {
+			return res, code, nil
+		}
+		next, err := p.again(ctx, res)
+		if errors.Is(err, errInterrupted) {
+			return res, chat.ExitInterrupted, nil
+		}
+		if err != nil || next == nil {
+			return res, code, err
+		}
+		p.client = next
+		// The previous run produced nothing: the retry takes its place only if it does.
+		if p.rcpt, err = p.o.DB.Retry(p.rcpt.AnchorID, next.Endpoint().Model, false); err != nil {
+			return res, code, fmt.Errorf("cannot store the retry: %v", err)
+		}
+		p.t2.Sent(p.t2.Token(), p.rcpt.RunID)
+	}
+}
+
+// runOne streams the run of p.rcpt on p.client, stored as it goes, and counts what it spent.
+func (p *printer) runOne(ctx context.Context) (runOutput, int) {
+	msgs, err := p.o.DB.Context(p.rcpt.AnchorID)
+	if err != nil {
+		p.say("cannot read the session: %v", err)
+		return runOutput{}, chat.ExitFailed
+	}
+	// The recorder batches its writes on the real clock: Clock times only --wait.
+	events := p.o.DB.Record(p.rcpt.RunID, p.o.Spend.Stream(ctx, p.client, p.rcpt.SessionID, msgs), chat.SystemClock{})
+	res, code := printEvents(events, p.view())
+	p.t2.Ended(p.rcpt.RunID, res.Status)
+	p.total.Attempts += res.Attempts
+	p.total.Usage.Add(res.Usage)
+	p.total.CostUSD += p.o.Spend.Prices.Of(p.client.Endpoint().Model).Cost(res.Usage)
+	return res, code
+}
+
+func (p *printer) view() view {
+	o := p.o
+	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
+		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal}
+}
+
+// again chooses what follows a run that failed retryable with no output: the fallback, once,
+// when asked for and offered for the failure; else, with --wait, the same endpoint once Tier
+// 2's wait is over. It returns nil when nothing follows, and errInterrupted when ctrl+c
+// stopped the wait.
+func (p *printer) again(ctx context.Context, res runOutput) (*agent.Client, error) {
+	now := p.o.Clock.Now()
+	if !res.heldSince.IsZero() && p.o.Wait == 0 {
+		p.say("rate limited until %s (said at %s) — --wait to wait, --force to send anyway",
+			chat.FormatClock(res.Retry.RetryAfterUntil, now), chat.FormatClock(res.heldSince, now))
+	}
+	switch {
+	case p.o.UseFallback && p.o.Fallback != nil && !p.fellBack && retry.FallbackOffered(*res.Retry):
+		p.fellBack = true
+		p.say("%s — sending to the fallback, %s", sanitize.String(res.Retry.Label), p.o.Fallback.Endpoint().Model)
+		return p.o.Fallback, nil
+	case p.o.Wait > 0:
+		return p.waitAndRetry(ctx, res)
+	}
+	return nil, nil
+}
+
+// waitAndRetry arms Tier 2 from the failed run as stored and waits until the retry is due,
+// within --wait. It returns the client to send the retry with, or nil when none may be sent.
+func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Client, error) {
+	stored, err := p.o.DB.Run(p.rcpt.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the failed run back: %v", err)
+	}
+	clock := p.o.Clock
+	if !p.t2.Arm(stored.Result(), clock.Now()) {
+		return nil, nil
+	}
+	if p.t2.Due().Sub(p.start) > p.o.Wait-time.Second {
+		now := clock.Now()
+		p.say("still %s after waiting %s; the next retry would be at %s, past --wait",
+			sanitize.String(res.Retry.Label), chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
+		return nil, nil
+	}
+	if !countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
+		return nil, errInterrupted
+	}
+	return p.client.AsRetryOf(*stored.Retry), nil
+}
+
+// report completes the last run's output with the whole invocation's, says why it failed,
+// prints the JSON object when asked, and returns the exit status.
+func (p *printer) report(res runOutput, code int) int {
+	ep := p.client.Endpoint()
+	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = p.rcpt.SessionID, p.rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
+	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
+	if res.Error != nil && code != chat.ExitInterrupted {
+		p.say("%s (%s, run %d)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), p.rcpt.RunID)
+	}
+	if p.o.JSON {
+		chat.WriteJSON(p.o.Stdout, res.result)
+	}
+	return code
+}
