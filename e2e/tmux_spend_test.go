@@ -22,8 +22,8 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 
 	p.start(110, 30, nil, "-c")
 	p.send("and in short?")
-	screen := p.waitScreen("earlier messages left out to fit the model's context")
-	screen = p.waitScreen("idle")
+	p.waitScreen("earlier messages left out to fit the model's context")
+	screen := p.waitScreen("idle")
 	p.requests(7)
 	if strings.Contains(screen, "retrying") || strings.Contains(screen, "reconnecting") || strings.Contains(screen, "✗") {
 		t.Fatalf("a retry or a failure showed:\n%s", screen)
@@ -38,7 +38,7 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 	p.waitScreenNot("earlier messages left out") // the new parley has drawn its screen
 	p.waitScreen("idle")
 	p.send("one more")
-	screen = p.waitScreen("Spend limit reached")
+	p.waitScreen("Spend limit reached")
 	p.requests(7)
 	p.key("C-c")
 }

@@ -35,9 +35,9 @@ func TestTmuxThinking(t *testing.T) {
 		if s := p.waitScreen("Thinking… "); strings.Contains(s, "Thought for ") {
 			t.Errorf("the thinking line showed only once the thinking was over:\n%s", s)
 		}
-		screen := p.waitScreen("Thought for ")
+		p.waitScreen("Thought for ")
 		p.waitScreen("idle")
-		screen = p.screen()
+		screen := p.screen()
 		if strings.Contains(screen, "The user asks") {
 			t.Errorf("collapsed thinking shows its text:\n%s", screen)
 		}

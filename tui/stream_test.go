@@ -20,7 +20,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, storedExchanges(2), 80, 24)
 	m.clock = clock
-	m, cmd := deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 	if !strings.Contains(plain(m), "waiting for the reply") {
 		t.Fatalf("no waiting status:\n%s", plain(m))
 	}
@@ -30,7 +30,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 		t.Fatalf("the first delta should show at once:\n%s", plain(m))
 	}
 	clock.Advance(frameInterval / 3)
-	m, cmd = deliver(m, delta("Hello "), delta("**world**"))
+	m, cmd := deliver(m, delta("Hello "), delta("**world**"))
 	if cmd == nil || !m.framePending {
 		t.Fatal("a delta within a frame interval should schedule a frame")
 	}
