@@ -58,13 +58,13 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 	total := EstimateTokens(msgs)
 	drop := make([]bool, len(msgs))
 	for i := 0; i < len(msgs)-1 && total > target; {
-		if msgs[i].Role == "system" {
+		if msgs[i].Role == chat.RoleSystem {
 			i++
 			continue
 		}
 		// Leave out message i and the replies that follow it, up to the next operator
 		// message, system message or the anchor.
-		for first := true; i < len(msgs)-1 && msgs[i].Role != "system" && (first || msgs[i].Role != "user"); i++ {
+		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
 			drop[i] = true
 			omitted++
 			total -= EstimateText(msgs[i].Content) + messageOverhead

@@ -311,7 +311,7 @@ func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
 func toAgent(msgs []demo.Message) []chat.Message {
 	out := make([]chat.Message, len(msgs))
 	for i, m := range msgs {
-		out[i] = chat.Message{Role: m.Role, Content: m.Content}
+		out[i] = chat.Message{Role: chat.Role(m.Role), Content: m.Content}
 	}
 	return out
 }

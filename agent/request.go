@@ -43,7 +43,7 @@ func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatComplet
 func (c *Client) toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
-		out[i] = openai.ChatCompletionMessage{Role: m.Role, Content: m.Content}
+		out[i] = openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
 		if c.ep.SendReasoning {
 			out[i].ReasoningContent = m.Reasoning
 		}

@@ -11,25 +11,11 @@ import (
 	"parley/internal/chat"
 )
 
-// Role says who wrote a message.
-type Role string
-
-// The roles of a message.
-const (
-	// RoleUser is the operator. Operator messages are never changed or deleted.
-	RoleUser Role = "user"
-	// RoleAssistant is a reply, written by exactly one run.
-	RoleAssistant Role = "assistant"
-	// RoleSystem is a system prompt (PostSystem): never superseded, and sent first to the
-	// model for the operator messages after it.
-	RoleSystem Role = "system"
-)
-
 // Message is one stored message, with the run that produced it when it is a reply.
 type Message struct {
 	ID        int64
 	SessionID string
-	Role      Role
+	Role      chat.Role
 	Content   string
 	// AnchorID is, for a reply, the operator message it answers; 0 otherwise.
 	AnchorID int64

@@ -47,8 +47,8 @@ func TestPostCommitsBeforeReturning(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Message{
-		{ID: r.AnchorID, SessionID: s.ID, Role: RoleUser, Content: "is this saved?"},
-		{ID: r.ReplyID, SessionID: s.ID, Role: RoleAssistant, AnchorID: r.AnchorID, RunID: r.RunID,
+		{ID: r.AnchorID, SessionID: s.ID, Role: chat.RoleUser, Content: "is this saved?"},
+		{ID: r.ReplyID, SessionID: s.ID, Role: chat.RoleAssistant, AnchorID: r.AnchorID, RunID: r.RunID,
 			Status: chat.StatusQueued, Model: "model-a"},
 	}
 	for i := range got {
@@ -102,7 +102,7 @@ func TestOperatorRowsAreImmutable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 2 || msgs[0].Content != "original words" || msgs[0].Role != RoleUser || msgs[1].Content != "streamed" {
+	if len(msgs) != 2 || msgs[0].Content != "original words" || msgs[0].Role != chat.RoleUser || msgs[1].Content != "streamed" {
 		t.Errorf("messages = %+v", msgs)
 	}
 }
@@ -395,7 +395,7 @@ func TestEditSupersedesTheTurnAndKeepsItAsAVersion(t *testing.T) {
 func contents(msgs []chat.Message) []string {
 	var out []string
 	for _, m := range msgs {
-		out = append(out, m.Role+": "+m.Content)
+		out = append(out, string(m.Role)+": "+m.Content)
 	}
 	return out
 }
@@ -452,7 +452,7 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 	}
 	var systems []string
 	for _, m := range live {
-		if m.Role == RoleSystem {
+		if m.Role == chat.RoleSystem {
 			systems = append(systems, m.SystemRole+"|"+m.Content)
 		}
 	}

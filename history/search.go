@@ -7,13 +7,15 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"parley/internal/chat"
 )
 
 // Hit is one message that matches a search.
 type Hit struct {
 	SessionID, Title string
 	MessageID        int64
-	Role             Role
+	Role             chat.Role
 	CreatedAt        time.Time
 	// Excerpt is the text around the matches, each match between HitStart and HitEnd.
 	Excerpt string

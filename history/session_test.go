@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"parley/internal/chat"
 )
 
 func TestCreateSession(t *testing.T) {
@@ -184,7 +186,7 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 			t.Errorf("excerpt %q does not mark the match", h.Excerpt)
 		}
 	}
-	if hits, _ := db.Search(`"standing" sleep(`, 10); len(hits) != 1 || hits[0].Role != RoleAssistant {
+	if hits, _ := db.Search(`"standing" sleep(`, 10); len(hits) != 1 || hits[0].Role != chat.RoleAssistant {
 		t.Errorf("words that look like query syntax are words: %+v", hits)
 	}
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"parley/internal/chat"
 )
 
 // SystemPrompt is a session's instructions to the model, sent before the conversation.
@@ -23,7 +25,7 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 	if strings.TrimSpace(p.Text) == "" {
 		return Message{}, ErrEmptyMessage
 	}
-	m := Message{SessionID: sessionID, Role: RoleSystem, Content: p.Text, SystemRole: p.Role}
+	m := Message{SessionID: sessionID, Role: chat.RoleSystem, Content: p.Text, SystemRole: p.Role}
 	err := db.write(func(tx *sql.Tx) error {
 		cur, err := systemPrompt(tx, sessionID)
 		if err != nil || cur == p {

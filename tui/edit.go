@@ -5,6 +5,7 @@ import (
 
 	"parley/history"
 	"parley/internal/attach"
+	"parley/internal/chat"
 )
 
 // This file owns sending: what the input holds goes out with its attachments, as a new
@@ -106,7 +107,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
+	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text})
 	m.appendQueuedReply(rcpt, msg.modelName)
 	m.transcript.GotoBottom()
 	var start tea.Cmd

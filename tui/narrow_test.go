@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/tui/markdown"
 )
 
@@ -67,7 +68,7 @@ func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
 		}
 	}
 	// An operator's pasted code keeps its indentation too.
-	m := loadedModel(t, []history.Message{{ID: 1, Role: history.RoleUser, Content: "    " + long}}, 40, 20)
+	m := loadedModel(t, []history.Message{{ID: 1, Role: chat.RoleUser, Content: "    " + long}}, 40, 20)
 	for _, l := range strings.Split(plain(m), "\n") {
 		if strings.Contains(l, "then some") && !strings.HasPrefix(l, "        ") {
 			t.Fatalf("the wrapped line lost its indentation: %q\n%s", l, plain(m))

@@ -97,7 +97,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: history.RoleUser, Content: msg.text})
+	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text})
 	m.appendQueuedReply(msg.rcpt, msg.modelName)
 	m.transcript.GotoBottom()
 	var cmd tea.Cmd
@@ -124,7 +124,7 @@ func (m *Model) giveBack(texts []string) {
 // appendQueuedReply shows the reply of a stored run that has not started yet.
 func (m *Model) appendQueuedReply(rcpt history.Receipt, modelName string) {
 	m.transcript.Append(history.Message{
-		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
 		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
 	})
 }

@@ -99,7 +99,7 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 		if m.Superseded {
 			superseded = append(superseded, m.ID)
 		}
-		if m.Role == history.RoleUser {
+		if m.Role == chat.RoleUser {
 			users++
 		}
 	}

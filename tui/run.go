@@ -215,7 +215,7 @@ func (m *Model) showHidden(r *activeRun) {
 	r.hidden = false
 	m.transcript.Remove(m.transcript.Between(r.rcpt.AnchorID, r.rcpt.ReplyID))
 	m.transcript.InsertAfter(r.rcpt.AnchorID, history.Message{
-		ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: history.RoleAssistant,
+		ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
 		AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID, Model: m.modelName(),
 	})
 	m.transcript.StartStreaming(r.rcpt.ReplyID)

@@ -68,7 +68,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 	var users, superseded, live int
 	for _, msg := range all {
 		switch {
-		case msg.Role == history.RoleUser:
+		case msg.Role == chat.RoleUser:
 			users++
 		case msg.Superseded:
 			superseded++

@@ -19,10 +19,10 @@ const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- seco
 // goldenSession is a finished exchange followed by a question whose reply is in state st.
 func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
 	return []history.Message{
-		{ID: 1, Role: history.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: history.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
-		{ID: 3, Role: history.RoleUser, Content: "And in Rust?"},
-		{ID: 4, Role: history.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
+		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
+		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
+		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
+		{ID: 4, Role: chat.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
 	}
 }
 

@@ -96,7 +96,7 @@ func (e Event) Terminal() bool {
 
 // Message is one entry of the transcript sent to the model.
 type Message struct {
-	Role    string `json:"role"` // "system", "user" or "assistant"
+	Role    Role   `json:"role"`
 	Content string `json:"content"`
 	// Reasoning is the thinking stored with a reply. It is sent back only to an endpoint
 	// whose profile asks for it (Endpoint.SendReasoning).
@@ -127,6 +127,20 @@ func FinishNote(finishReason, answer string) string {
 	}
 	return "stopped at the token limit"
 }
+
+// Role says who wrote a message.
+type Role string
+
+// The roles of a message.
+const (
+	// RoleUser is the operator. Operator messages are never changed or deleted.
+	RoleUser Role = "user"
+	// RoleAssistant is a reply, written by exactly one run.
+	RoleAssistant Role = "assistant"
+	// RoleSystem is a system prompt: sent first to the model for the operator messages after
+	// it.
+	RoleSystem Role = "system"
+)
 
 // Remaining is what a provider said is left of its rate limits after a response, and when each
 // limit refills. Pacing reads it to hold back a send the provider would refuse.

@@ -14,7 +14,7 @@ import (
 // messageJSON is one message of `parley export --json`.
 type messageJSON struct {
 	ID         int64                `json:"id"`
-	Role       history.Role         `json:"role"`
+	Role       chat.Role            `json:"role"`
 	Content    string               `json:"content"`
 	Status     chat.Status          `json:"status"`
 	RunID      *int64               `json:"run_id"`
@@ -67,10 +67,10 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	for _, m := range msgs {
 		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded,
 			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason, SystemRole: m.SystemRole}
-		if m.Role == history.RoleAssistant {
+		if m.Role == chat.RoleAssistant {
 			mj.Model = m.Model
 		}
-		if m.Role != history.RoleAssistant {
+		if m.Role != chat.RoleAssistant {
 			mj.Status = "stored"
 		}
 		if m.EditOf != 0 {
@@ -94,11 +94,11 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 	for _, m := range msgs {
 		who := "You"
 		switch {
-		case m.Role == history.RoleAssistant:
+		case m.Role == chat.RoleAssistant:
 			who = fmt.Sprintf("Reply (run %d, %s)", m.RunID, m.Status)
-		case m.Role == history.RoleSystem && m.SystemRole != "":
+		case m.Role == chat.RoleSystem && m.SystemRole != "":
 			who = "System prompt (role " + m.SystemRole + ")"
-		case m.Role == history.RoleSystem:
+		case m.Role == chat.RoleSystem:
 			who = "System prompt"
 		case m.EditOf != 0:
 			who = fmt.Sprintf("You (edited message %d)", m.EditOf)

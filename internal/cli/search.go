@@ -13,11 +13,11 @@ import (
 
 // searchJSON is one match of `parley search --json`.
 type searchJSON struct {
-	SessionID string       `json:"session_id"`
-	Title     string       `json:"title"`
-	MessageID int64        `json:"message_id"`
-	Role      history.Role `json:"role"`
-	CreatedAt time.Time    `json:"created_at"`
+	SessionID string    `json:"session_id"`
+	Title     string    `json:"title"`
+	MessageID int64     `json:"message_id"`
+	Role      chat.Role `json:"role"`
+	CreatedAt time.Time `json:"created_at"`
 	// Excerpt is the text around the matches; Matches are the byte ranges of the matched
 	// words in it, [start, end).
 	Excerpt string   `json:"excerpt"`
@@ -57,9 +57,9 @@ func search(ctx context.Context, args []string, ios *IO) (int, error) {
 	for _, h := range hits {
 		who := "you"
 		switch h.Role {
-		case history.RoleAssistant:
+		case chat.RoleAssistant:
 			who = "reply"
-		case history.RoleSystem:
+		case chat.RoleSystem:
 			who = "system"
 		}
 		fmt.Fprintf(ios.Out, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))

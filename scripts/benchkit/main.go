@@ -86,7 +86,7 @@ func wait(db *history.DB, timeout time.Duration) error {
 			if err != nil {
 				return err
 			}
-			if n := len(msgs); n > 0 && msgs[n-1].Role == history.RoleAssistant {
+			if n := len(msgs); n > 0 && msgs[n-1].Role == chat.RoleAssistant {
 				runID, replyID, sessionID = msgs[n-1].RunID, msgs[n-1].ID, s.ID
 			}
 			continue

@@ -39,7 +39,7 @@ func (t *List) Anchor(id int64) int64 {
 	switch e := t.byID[id]; {
 	case e == nil:
 		return 0
-	case e.message.Role == history.RoleUser:
+	case e.message.Role == chat.RoleUser:
 		return id
 	default:
 		return e.message.AnchorID
@@ -68,12 +68,12 @@ func (t *List) Reply(id int64) int64 {
 // IsOperator reports whether message id is one of the operator's.
 func (t *List) IsOperator(id int64) bool {
 	e := t.byID[id]
-	return e != nil && e.message.Role == history.RoleUser
+	return e != nil && e.message.Role == chat.RoleUser
 }
 
 // selectable reports whether the transcript selects msg: a reply, or an operator message.
 func selectable(msg history.Message) bool {
-	return msg.Role == history.RoleAssistant || msg.Role == history.RoleUser
+	return msg.Role == chat.RoleAssistant || msg.Role == chat.RoleUser
 }
 
 // Later counts the messages after message id; 0 when id is not shown.
@@ -101,7 +101,7 @@ func (t *List) Between(after, before int64) []int64 {
 func (t *List) OperatorTexts() []string {
 	var out []string
 	for i := len(t.entries) - 1; i >= 0; i-- {
-		if e := t.entries[i]; e.message.Role == history.RoleUser {
+		if e := t.entries[i]; e.message.Role == chat.RoleUser {
 			out = append(out, e.text.String())
 		}
 	}
@@ -119,7 +119,7 @@ func (t *List) Last() int64 {
 // LastReply returns the id of the newest reply, or 0.
 func (t *List) LastReply() int64 {
 	for i := len(t.entries) - 1; i >= 0; i-- {
-		if t.entries[i].message.Role == history.RoleAssistant {
+		if t.entries[i].message.Role == chat.RoleAssistant {
 			return t.entries[i].message.ID
 		}
 	}

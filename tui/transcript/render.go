@@ -7,7 +7,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/markdown"
@@ -38,11 +37,11 @@ func (t *List) lines(i int) []string {
 func (t *List) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
-	if e.message.Role == history.RoleSystem {
+	if e.message.Role == chat.RoleSystem {
 		return t.renderSystem(e, w)
 	}
 	var out []string
-	if e.message.Role == history.RoleUser {
+	if e.message.Role == chat.RoleUser {
 		out = append(out, st.UserLabel.Render("You"))
 		text := e.text.String()
 		if !t.showPastes {

@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/markdown"
 )
@@ -180,7 +181,7 @@ func (t *List) PastesShown() bool { return t.showPastes }
 func (t *List) TogglePastes() {
 	t.showPastes = !t.showPastes
 	for _, e := range t.entries {
-		if e.message.Role == history.RoleUser {
+		if e.message.Role == chat.RoleUser {
 			e.cache.lines = nil
 		}
 	}

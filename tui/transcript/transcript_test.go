@@ -20,8 +20,8 @@ func storedExchanges(n int) []history.Message {
 	for i := range n {
 		id := int64(2*i + 1)
 		msgs = append(msgs,
-			history.Message{ID: id, Role: history.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
-			history.Message{ID: id + 1, Role: history.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
+			history.Message{ID: id, Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
+			history.Message{ID: id + 1, Role: chat.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
 				Status: chat.StatusSucceeded, Model: "test-model",
 				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
 	}
@@ -54,7 +54,7 @@ func TestAnOperatorMessageStandsForItsReply(t *testing.T) {
 		t.Fatalf("Reply of a reply: %d", got)
 	}
 	var h history.Message
-	h.Role = history.RoleSystem
+	h.Role = chat.RoleSystem
 	if selectable(h) {
 		t.Fatal("a system prompt is selectable")
 	}
