@@ -13,9 +13,13 @@ import (
 )
 
 func main() {
-	// ctrl+c and SIGTERM stop a reply or a wait as cancelled (exit 130), not the process.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, os.Args[1:], cli.System())
-	stop()
-	os.Exit(code)
+	// ctrl+c, kill and a closed terminal stop a reply or a wait as cancelled, stored, and exit
+	// with the signal's status (130, 143, 129), rather than killing the process. A closed
+	// stdout (| head) is an error print mode sees on its next write, not a signal that kills.
+	signal.Ignore(syscall.SIGPIPE)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := context.WithCancelCause(context.Background())
+	go func() { stop(cli.Signalled{Signal: (<-sigs).(syscall.Signal)}) }()
+	os.Exit(cli.Run(ctx, os.Args[1:], cli.System()))
 }

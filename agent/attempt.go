@@ -94,8 +94,12 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			idle.Stop()
 		}
 	}()
+	// lastOutput is when output last came: bytes that are not output (keep-alive comments)
+	// keep a stream alive only up to QuietStreamFactor idle timeouts after it, so a dead
+	// upstream behind a gateway that keeps talking cannot hold the run open without end.
+	var lastOutput time.Time
 	capt.onBytes = func() {
-		if idle != nil {
+		if idle != nil && time.Since(lastOutput) < QuietStreamFactor*idleFor {
 			idle.Reset(idleFor)
 		}
 	}
@@ -137,6 +141,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		if reasoning == "" && content == "" {
 			return
 		}
+		lastOutput = time.Now()
 		if !res.gotOutput {
 			res.gotOutput = true
 			deadline.Stop()

@@ -14,6 +14,10 @@ const (
 	// DefaultStreamIdleTimeout ends a stream that sends no bytes at all for this long after
 	// its first delta: a hung server, or a connection left half-open by a network change.
 	DefaultStreamIdleTimeout = 120 * time.Second
+	// QuietStreamFactor bounds how long, after the last output, bytes that are no output (a
+	// gateway's keep-alive comments) keep a stream from its idle timeout: that many idle
+	// timeouts (10 minutes for the default).
+	QuietStreamFactor = 5
 )
 
 // openAIReasoningNames matches OpenAI's reasoning models, the o-series and gpt-5, by the last

@@ -214,3 +214,25 @@ func TestLengthWhileThinking(t *testing.T) {
 		t.Errorf("usage %+v", usage)
 	}
 }
+
+// Keep-alive comments after the first word hold the stream open only for a while: a dead
+// upstream behind a gateway that keeps sending them ends as a timeout, its text kept.
+func TestKeepAlivesDoNotHoldAStreamForever(t *testing.T) {
+	const gap, idle = 20 * time.Millisecond, 100 * time.Millisecond
+	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")}, contentStep(0, "Partial ")}
+	for range 150 { // 3 s of comments, far more than the QuietStreamFactor idle timeouts allowed
+		script = append(script, step{Wait: gap, Line: ": keep-alive"})
+	}
+	script = append(script, contentStep(0, "never shown"), step{Hang: true})
+	url, _ := scripted(t, script)
+	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: idle})
+	start := time.Now()
+	_, answer, last := drain(c.Stream(context.Background(), hello))
+	took := time.Since(start)
+	if last.Class.Class != chat.Timeout || answer != "Partial " {
+		t.Fatalf("ended %+v with %q", last, answer)
+	}
+	if took < QuietStreamFactor*idle || took > 2*time.Second {
+		t.Errorf("ended after %s; want after about %s of comments, well before the script's 3 s", took, QuietStreamFactor*idle+idle)
+	}
+}

@@ -58,9 +58,10 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 type DB struct {
 	sql  *sql.DB
 	path string
-	// readOnly is set when the database could be opened only to read (a read-only file,
-	// directory or mount): every write fails with a StorageError saying so.
-	readOnly bool
+	// readOnly is why the database could be opened only to read (a read-only file, directory
+	// or mount, a full disk), nil when it can be written: every write fails with a
+	// StorageError saying so.
+	readOnly error
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
 	// A read-only handle has neither: it starts no run.
 	token string
@@ -97,8 +98,13 @@ func Open(path string) (*DB, error) {
 		return nil, err
 	}
 	db, err := openWritable(path)
-	if FaultOf(err) == FaultReadOnly {
-		db, err = openReadOnly(path)
+	switch FaultOf(err) {
+	case FaultReadOnly, FaultFull:
+		// Reading works where writing does not: a read-only mount, a full disk.
+		cause := err
+		if db, err = openReadOnly(path); err == nil {
+			db.readOnly = cause
+		}
 	}
 	if err != nil {
 		return nil, describe(path, fileError(path, err))
@@ -171,7 +177,6 @@ func openReadOnly(path string) (*DB, error) {
 			last = err
 			continue
 		}
-		db.readOnly = true
 		return db, nil
 	}
 	return nil, last
@@ -190,7 +195,7 @@ func openSQL(path, param string) (*DB, error) {
 }
 
 // ReadOnly reports whether the database was opened only to read.
-func (db *DB) ReadOnly() bool { return db.readOnly }
+func (db *DB) ReadOnly() bool { return db.readOnly != nil }
 
 // checkFile refuses, without writing anything, a file that is not an SQLite database or whose
 // header records a schema version newer than this build's. A missing or empty file passes.

@@ -329,6 +329,31 @@ func (db *DB) Versions(anchorID int64) ([]Message, error) {
 	return out, err
 }
 
+// SessionContext is the conversation of session sessionID as it would be sent before a new
+// operator message: its live messages, under its latest system prompt. A session not stored
+// (sessionID "") has none.
+func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
+	if sessionID == "" {
+		return nil, nil
+	}
+	rows, err := db.sql.Query(`
+		SELECT m.role, m.content, m.reasoning FROM messages m
+		LEFT JOIN runs r ON r.reply_id = m.id
+		WHERE m.session_id = ?1
+			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
+			AND NOT (m.role = 'assistant'
+				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
+				WHERE s.session_id = m.session_id AND s.role = 'system'))
+		ORDER BY m.role != 'system', m.id`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
+		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
+	})
+}
+
 // Context returns what a run answering anchorID sends to the model: the system prompt in
 // effect for the anchor (the session's last before it), then the live transcript of the
 // anchor's session up to and including the anchor, leaving out empty replies and replies

@@ -194,3 +194,10 @@ func (m *Model) quit() tea.Cmd {
 		return tea.Quit()
 	}
 }
+
+// stopMsg stops the screen as /quit does: the reply being written is cancelled, and stored so,
+// before it quits.
+type stopMsg struct{}
+
+// Stop is the message that stops the screen from outside, on a signal.
+func Stop() tea.Msg { return stopMsg{} }

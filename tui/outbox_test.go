@@ -7,6 +7,7 @@ import (
 
 	"parley/history"
 	"parley/history/historytest"
+	"parley/internal/chat"
 )
 
 // A message whose store failed is never dropped: it comes back into the input with everything
@@ -41,5 +42,25 @@ func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
 	}
 	if s := plain(m); !strings.Contains(s, "not sent: could not store the message") || !strings.Contains(s, "it is back in") {
 		t.Fatalf("no notice:\n%s", s)
+	}
+}
+
+// A reply the history could not store says so under it, and in the status line: the outcome
+// shown is the outcome stored.
+func TestAReplyNotStoredSaysSo(t *testing.T) {
+	m := streamingModel(t, storedExchanges(1), 100, 24)
+	notStored := "not saved: the disk is full (/home/me/.local/share/parley/history.db): free space; the text is kept in /tmp/parley-recovery-1.jsonl"
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1}, delta("Here is the whole answer."),
+		chat.Event{Kind: chat.EventFinished, FinishReason: "stop", NotStored: notStored})
+	s := plain(m)
+	if !strings.Contains(s, "not saved: the disk is full") || !m.noticeErr {
+		t.Fatalf("no not-saved line:\n%s", s)
+	}
+	if m.active != nil {
+		t.Fatal("the run did not end")
+	}
+	m.setNotice("", false) // the next message takes the notice away; the line under the reply stays
+	if !strings.Contains(plain(m), "not saved: the disk is full") {
+		t.Fatalf("the line under the reply went:\n%s", plain(m))
 	}
 }

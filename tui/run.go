@@ -189,13 +189,13 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		}
 		if ev.Terminal() {
-			final, ended = m.finish(chat.Decide(ev, true)), true
+			final, ended = m.finish(chat.Decide(ev, true), ev.NotStored), true
 		}
 	}
 	if ended {
 		if final == "" {
 			// Record always ends with a terminal event; this only guards the screen.
-			final = m.finish(chat.Decide(chat.Event{}, false))
+			final = m.finish(chat.Decide(chat.Event{}, false), "")
 		}
 		return m.endRun(final)
 	}
@@ -223,11 +223,18 @@ func (m *Model) showHidden(r *activeRun) {
 
 // finish shows how the active run ended, and returns its status. A Tier 2 retry that ended
 // without output is not on screen: the reply it retried, still the live one, says how it
-// ended.
-func (m *Model) finish(o chat.Outcome) chat.Status {
+// ended. notStored, when set, says the history could not store the run: the reply keeps that
+// line under it, and the status line says it too.
+func (m *Model) finish(o chat.Outcome, notStored string) chat.Status {
 	r := m.active
+	if notStored != "" {
+		m.setNotice(sanitize.String(notStored), true)
+	}
 	if !r.hidden {
 		m.transcript.Finish(r.rcpt.ReplyID, o.Status, o.Retry)
+		if notStored != "" {
+			m.transcript.SetNote(r.rcpt.ReplyID, sanitize.String(notStored))
+		}
 		return o.Status
 	}
 	note := fmt.Sprintf("retry %d: %s", m.tier2.Attempt(), o.Status)

@@ -39,6 +39,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case draftStoredMsg:
 		m.handleDraftStored()
+	case stopMsg:
+		cmd = m.quitAfterActive()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
 	case inputbox.ClipboardErrMsg:

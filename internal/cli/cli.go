@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"parley/internal/chat"
 )
@@ -18,14 +19,24 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
+// Signalled is why parley's context ends when a signal stops it: the exit status then says
+// which (128 plus its number: 130 for ctrl+c, 143 for kill, 129 for a closed terminal).
+type Signalled struct{ Signal syscall.Signal }
+
+func (s Signalled) Error() string { return "stopped by " + s.Signal.String() }
+
 // Run runs parley with args (without the program's name) on ios until it is done, and returns
 // the exit status. Cancelling ctx is ctrl+c: a reply being written is stopped, and stored as
-// cancelled; a command that is waiting (for stdin, for an endpoint) stops at once.
+// cancelled; a command that is waiting (for stdin, for an endpoint) stops at once. When ctx
+// ends with a Signalled cause, an interrupted exit says which signal it was.
 func Run(ctx context.Context, args []string, ios *IO) int {
 	code, err := dispatch(ctx, args, ios)
 	if err != nil && ctx.Err() != nil {
 		// Stopped by ctrl+c: that is all there is to say.
-		return chat.ExitInterrupted
+		return interrupted(ctx)
+	}
+	if code == chat.ExitInterrupted {
+		code = interrupted(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(ios.ErrOut, "parley: %v\n", err)
@@ -35,6 +46,15 @@ func Run(ctx context.Context, args []string, ios *IO) int {
 		}
 	}
 	return code
+}
+
+// interrupted is the exit status of a run that ctx's end stopped.
+func interrupted(ctx context.Context) int {
+	var s Signalled
+	if errors.As(context.Cause(ctx), &s) {
+		return 128 + int(s.Signal)
+	}
+	return chat.ExitInterrupted
 }
 
 // command is a subcommand: it runs with its args and returns the exit status, and an error

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -40,6 +41,9 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 	files, err := readAttachments(o.files, a.maxAttach)
 	if err == nil && o.piped != "" {
 		err = attach.Check("stdin", []byte(o.piped), a.maxAttach)
+	}
+	if err == nil && o.promptPiped {
+		err = attach.Check("stdin", []byte(o.prompt), a.maxAttach)
 	}
 	if err != nil {
 		return chat.ExitUsage, err
@@ -92,12 +96,34 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	if a.demo != nil {
 		o.Demo = a.demo
 	}
-	p := tea.NewProgram(tui.New(o), tea.WithContext(ctx), tea.WithInput(ios.In), tea.WithOutput(ios.Out))
+	// A signal stops the screen as /quit does, after the reply being written is stored as
+	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
+	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(ios.Out))
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			p.Send(tui.Stop())
+			select {
+			case <-time.After(stopPatience):
+				p.Kill() // storing the end hangs (another parley's lock): go anyway
+			case <-done:
+			}
+		case <-done:
+		}
+	}()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return chat.ExitFailed, err
 	}
+	if ctx.Err() != nil {
+		return chat.ExitInterrupted, nil
+	}
 	return chat.ExitOK, nil
 }
+
+// stopPatience is how long the chat screen may take to store a stopped reply after a signal.
+const stopPatience = 15 * time.Second
 
 // screenRoles are the configured roles as the chat screen's /role chooses from them.
 func screenRoles(roles map[string]config.Role) map[string]tui.Role {

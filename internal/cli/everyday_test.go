@@ -70,6 +70,11 @@ func TestAttachedFilesAndRefusals(t *testing.T) {
 	if r := u.pipe("\x00\x01binary", "-p", "look", "--base-url", srv.URL(), "--model", "m"); r.code != 2 || !strings.Contains(r.stderr, "cannot attach stdin: it is binary") {
 		t.Errorf("binary stdin: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A prompt that is all of stdin is held to the same limit as piped text.
+	if r := u.pipe(strings.Repeat("y", 3000), "--base-url", srv.URL(), "--model", "m"); r.code != 2 ||
+		!strings.Contains(r.stderr, "cannot attach stdin: 2.9 KiB is over the 2.0 KiB limit") {
+		t.Errorf("a prompt of 3000 bytes on stdin: exit %d, stderr %q", r.code, r.stderr)
+	}
 	if srv.Requests() != 1 {
 		t.Fatalf("%d requests: a refused attachment must send nothing", srv.Requests())
 	}

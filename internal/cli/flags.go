@@ -25,6 +25,9 @@ type options struct {
 	// piped is what stdin held when it was piped to a prompt given as -p or a question: it
 	// is sent after the prompt.
 	piped string
+	// promptPiped is set when the prompt itself came from stdin: it is held to the limit of
+	// piped text.
+	promptPiped bool
 	// files are -f's paths, attached to the prompt.
 	files []string
 	// version is --version.
@@ -132,7 +135,7 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		if promptSet || question != "" {
 			o.piped = string(b)
 		} else {
-			o.prompt = string(b)
+			o.prompt, o.promptPiped = string(b), true
 		}
 	}
 	if o.printMode && strings.TrimSpace(o.prompt+o.piped) == "" && len(o.files) == 0 {

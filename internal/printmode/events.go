@@ -122,6 +122,9 @@ func (s *stream) handle(ev chat.Event) {
 	case chat.EventFailed:
 		s.res.heldSince = ev.SaidAt
 	}
+	if ev.Terminal() {
+		s.res.NotStored = ev.NotStored
+	}
 }
 
 // started counts a request, and on a terminal starts showing the wait for its first word.
@@ -209,6 +212,10 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 		fmt.Fprintln(s.v.stdout)
 	}
 	res.Status, res.Retry = o.Status, o.Retry
+	res.Stored = res.NotStored == ""
+	if !res.Stored {
+		fmt.Fprintf(s.v.stderr, "parley: %s\n", sanitize.String(res.NotStored))
+	}
 	switch o.Status {
 	case chat.StatusFailed:
 		msg := sanitize.String(o.Retry.Label)
@@ -221,5 +228,9 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 			fmt.Fprintf(s.v.stderr, "parley: %s\n", note)
 		}
 	}
-	return res, exitStatus(o)
+	code := exitStatus(o)
+	if code == chat.ExitOK && !res.Stored {
+		code = chat.ExitNotStored
+	}
+	return res, code
 }

@@ -66,6 +66,10 @@ var errInterrupted = errors.New("interrupted")
 // may be followed, on request, by one run on the fallback and by Tier 2's schedule within
 // Wait; nothing is sent again after output. It returns the exit status.
 func Run(ctx context.Context, o Options) int {
+	// A stdout that closes (| head) ends the run as cancelled, like ctrl+c.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	o.Stdout = &watched{w: o.Stdout, broken: func() { stop(errStdoutClosed) }}
 	p := &printer{o: o, start: o.Clock.Now(), client: o.Client}
 	if o.Force {
 		p.client = p.client.WithForce()
@@ -80,6 +84,10 @@ func Run(ctx context.Context, o Options) int {
 	}
 	if err := p.post(); err != nil {
 		p.say("%v", err)
+		var busy *storeError
+		if errors.As(err, &busy) {
+			return chat.ExitRetryable
+		}
 		return chat.ExitFailed
 	}
 	res, code, err := p.runAll(ctx)
@@ -87,7 +95,30 @@ func Run(ctx context.Context, o Options) int {
 		p.say("%v", err)
 		return chat.ExitFailed
 	}
-	return p.report(res, code)
+	code = p.report(res, code)
+	if errors.Is(context.Cause(ctx), errStdoutClosed) {
+		return chat.ExitStdoutClosed
+	}
+	return code
+}
+
+// errStdoutClosed is why a run ends when nothing reads stdout any more.
+var errStdoutClosed = errors.New("stdout was closed")
+
+// watched is stdout, telling broken once a write to it fails: nobody reads it any more.
+type watched struct {
+	w      io.Writer
+	broken func()
+	failed bool
+}
+
+func (w *watched) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil && !w.failed {
+		w.failed = true
+		w.broken()
+	}
+	return n, err
 }
 
 // printer is one print-mode invocation as it goes.
@@ -126,13 +157,28 @@ func (p *printer) post() error {
 			return fmt.Errorf("cannot store the system prompt: %v", err)
 		}
 	}
-	rcpt, err := o.DB.Post(sess.ID, o.Prompt, p.client.Endpoint().Model, false)
-	if err != nil {
-		return fmt.Errorf("cannot store the message: %v", err)
+	model := p.client.Endpoint().Model
+	rcpt, err := o.DB.Post(sess.ID, o.Prompt, model, false)
+	switch fault := history.FaultOf(err); {
+	case err == nil:
+	case fault.Transient():
+		return &storeError{fmt.Errorf("cannot store the message: %w", err)}
+	default:
+		// The database cannot take it (full, read-only, damaged): the message is kept, synced,
+		// in the recovery file instead, and sent; the reply is kept with it.
+		if rcpt, err = o.DB.PostToRecovery(sess.ID, o.Prompt, model, err); err != nil {
+			return fmt.Errorf("cannot store the message: %v", err)
+		}
+		p.say("the message could not be stored (it is kept in the recovery file); sending it anyway")
 	}
 	p.rcpt = rcpt
 	return nil
 }
+
+// storeError is a failure to store that waiting can cure: another parley holds the lock.
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
 
 // runAll streams runs until one needs nothing after it: the first, and those that follow a
 // retryable failure with no output (again). It returns the last run's output and exit status;
@@ -161,7 +207,7 @@ func (p *printer) runAll(ctx context.Context) (runOutput, int, error) {
 
 // runOne streams the run of p.rcpt on p.client, stored as it goes, and counts what it spent.
 func (p *printer) runOne(ctx context.Context) (runOutput, int) {
-	msgs, err := p.o.DB.Context(p.rcpt.AnchorID)
+	msgs, err := p.context()
 	if err != nil {
 		p.say("cannot read the session: %v", err)
 		return runOutput{}, chat.ExitFailed
@@ -174,6 +220,19 @@ func (p *printer) runOne(ctx context.Context) (runOutput, int) {
 	p.total.Usage.Add(res.Usage)
 	p.total.CostUSD += p.o.Spend.Prices.Of(p.client.Endpoint().Model).Cost(res.Usage)
 	return res, code
+}
+
+// context is the conversation the run sends: up to its anchor, or, for a message the
+// database could not store, the session's with it at the end.
+func (p *printer) context() ([]chat.Message, error) {
+	if p.rcpt.RunID >= 0 {
+		return p.o.DB.Context(p.rcpt.AnchorID)
+	}
+	msgs, err := p.o.DB.SessionContext(p.rcpt.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt}), nil
 }
 
 func (p *printer) view() view {

@@ -28,6 +28,10 @@ type result struct {
 	CostUSD float64    `json:"cost_usd"`
 	// OmittedMessages counts the earlier messages left out to fit the model's context.
 	OmittedMessages int `json:"omitted_messages"`
+	// Stored is false when the history could not store the run in full; NotStored then says
+	// why, and where its text is kept.
+	Stored    bool   `json:"stored"`
+	NotStored string `json:"not_stored,omitempty"`
 }
 
 // runOutput is what one run printed, beyond result: for deciding what comes next.
