@@ -9,8 +9,10 @@ package history
 
 import (
 	"bytes"
+	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -72,8 +74,10 @@ type DB struct {
 	// takeOvers holds the ids of Retry's runs that have had no output yet: their first text
 	// takes the place of the reply they retry (see Retry).
 	takeOvers sync.Map
-	// recovery takes what the database could not.
+	// recovery takes what the database could not; unsaved holds why, by run id, for the runs
+	// PostToRecovery kept there.
 	recovery *recovery
+	unsaved  sync.Map
 	// log is where storage trouble that does not stop a run is logged (SetLogger).
 	log *slog.Logger
 }
@@ -100,9 +104,14 @@ func Open(path string) (*DB, error) {
 	db, err := openWritable(path)
 	switch FaultOf(err) {
 	case FaultReadOnly, FaultFull:
-		// Reading works where writing does not: a read-only mount, a full disk.
+		// Reading works where writing does not: a read-only mount, a full disk. A database not
+		// created yet reads as the empty one it would be.
 		cause := err
-		if db, err = openReadOnly(path); err == nil {
+		db, err = openReadOnly(path)
+		if info, statErr := os.Stat(path); err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
+			db, err = openEmpty(path)
+		}
+		if err == nil {
 			db.readOnly = cause
 		}
 	}
@@ -180,6 +189,28 @@ func openReadOnly(path string) (*DB, error) {
 		return db, nil
 	}
 	return nil, last
+}
+
+// openEmpty opens, for the database at path that could not be created, an empty one in memory
+// with this build's schema, that refuses every write: it reads as the new database would.
+func openEmpty(path string) (*DB, error) {
+	var b [8]byte
+	rand.Read(b[:])
+	sdb, err := sql.Open("sqlite", "file:parley-empty-"+hex.EncodeToString(b[:])+"?mode=memory&cache=shared")
+	if err != nil {
+		return nil, err
+	}
+	sdb.SetMaxOpenConns(1) // one connection: the memory database is its
+	db := &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler)}
+	if err := db.migrate(); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	if _, err := sdb.Exec("PRAGMA query_only = ON"); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // openSQL opens the SQLite handle of the database at path with the extra DSN parameter param.

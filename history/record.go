@@ -111,7 +111,10 @@ func newRunWriter(db *DB, runID int64, clock chat.Clock) *runWriter {
 	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest),
 		flushes: make(chan (<-chan time.Time), 1)}
 	if runID < 0 {
-		w.recovering, w.cause = true, "it could not be stored"
+		w.recovering, w.cause = true, "its message could not be stored"
+		if cause, ok := db.unsaved.Load(runID); ok {
+			w.cause = cause.(string)
+		}
 	}
 	go w.run()
 	return w

@@ -142,7 +142,13 @@ const recoveredMessage = "the database could not store this reply as it streamed
 func (db *DB) foldRecovery() error {
 	for _, path := range []string{db.recovery.beside, db.recovery.fallback} {
 		recs, err := readRecovery(path, db.path)
-		if err != nil || len(recs) == 0 {
+		if err != nil {
+			continue
+		}
+		if len(recs) == 0 {
+			if info, err := os.Stat(path); err == nil && info.Size() == 0 {
+				os.Remove(path) // a write cut short by a full disk left it empty
+			}
 			continue
 		}
 		var kept []recoveryRecord
@@ -170,6 +176,10 @@ func (db *DB) foldRecovery() error {
 						if r.SessionID, err = insertSession(tx, now); err != nil {
 							return err
 						}
+					}
+					if _, err := tx.Exec(`UPDATE sessions SET updated_at = ?2, title = CASE title WHEN '' THEN ?3 ELSE title END
+						WHERE id = ?1`, r.SessionID, now, title(rec.Content)); err != nil {
+						return err
 					}
 					if err := db.newTurn(tx, &r, rec.Content, 0, rec.Model, now); err != nil {
 						return err
@@ -278,6 +288,7 @@ func (db *DB) PostToRecovery(sessionID, content, model string, cause error) (Rec
 	if _, err := db.recovery.append(rec); err != nil {
 		return Receipt{}, fmt.Errorf("%w; and the recovery file could not be written either: %v", db.storageError(cause), err)
 	}
+	db.unsaved.Store(r.RunID, rec.Cause)
 	return r, nil
 }
 

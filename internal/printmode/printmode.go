@@ -166,10 +166,11 @@ func (p *printer) post() error {
 	default:
 		// The database cannot take it (full, read-only, damaged): the message is kept, synced,
 		// in the recovery file instead, and sent; the reply is kept with it.
-		if rcpt, err = o.DB.PostToRecovery(sess.ID, o.Prompt, model, err); err != nil {
+		cause := err
+		if rcpt, err = o.DB.PostToRecovery(sess.ID, o.Prompt, model, cause); err != nil {
 			return fmt.Errorf("cannot store the message: %v", err)
 		}
-		p.say("the message could not be stored (it is kept in the recovery file); sending it anyway")
+		p.say("the message could not be stored (%v); it is kept in the recovery file and sent anyway", cause)
 	}
 	p.rcpt = rcpt
 	return nil
