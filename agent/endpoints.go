@@ -54,6 +54,15 @@ func (c *Client) AsRetryOf(cls chat.Classification) *Client {
 	return &cc
 }
 
+// SingleRequest returns a client whose runs make one request, with no Tier 1 retries inside:
+// a Tier 2 retry is one request, so that the attempts its countdown shows are the requests
+// sent.
+func (c *Client) SingleRequest() *Client {
+	cc := *c
+	cc.policy.MaxAttempts = 1
+	return &cc
+}
+
 // RetriesUntil returns a client whose Tier 1 starts no wait that would end after t: a caller
 // with a deadline of its own (print mode's --wait) gets the failure instead.
 func (c *Client) RetriesUntil(t time.Time) *Client {

@@ -61,7 +61,7 @@ func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
 	now := m.clock.Now()
 	fire, next := m.tier2.Tick(msg.token, now)
 	if fire {
-		return m.regenerate(m.tier2.Anchor(), true, nil)
+		return m.regenerate(m.tier2.Anchor(), true, m.client.SingleRequest())
 	}
 	if next == 0 {
 		return nil // stale: cancelled, disarmed or armed again since
@@ -80,7 +80,7 @@ func (m *Model) retryNow() tea.Cmd {
 	if !m.tier2.RetryNow() {
 		return nil
 	}
-	return m.regenerate(m.tier2.Anchor(), true, m.client.WithForce())
+	return m.regenerate(m.tier2.Anchor(), true, m.client.WithForce().SingleRequest())
 }
 
 // cancelTier2 is esc on a Tier 2 retry: an armed countdown stops, a retry being sent is

@@ -334,3 +334,36 @@ func TestTier2CasesOnScreen(t *testing.T) {
 		})
 	}
 }
+
+// A Tier 2 retry is one request, whatever Tier 1's policy: against a steady overload, the
+// requests sent after the first run are the attempts the banner counted, not three times them.
+func TestTier2AttemptsAreRequests(t *testing.T) {
+	var faults []demo.Fault
+	for range 20 {
+		faults = append(faults, demo.Overloaded())
+	}
+	d, srv, clock, _ := demoScreen(t, screenConfig{faults: faults, manual: true, attempts: 3})
+	d.typeAndSend("hello")
+	// Time moves until the machine is armed for attempt n: Tier 1's waits, then the countdown.
+	armedFor := func(n int) {
+		for range 1000 {
+			if armed(d.m) && d.m.tier2.Attempt() == n {
+				return
+			}
+			d.pump(time.Millisecond)
+			clock.Advance(100 * time.Millisecond)
+		}
+		t.Fatalf("never armed for attempt %d:\n%s", n, plain(d.m))
+	}
+	armedFor(1)
+	first := srv.Requests() // the operator's own run: Tier 1's three attempts
+	if first != 3 {
+		t.Fatalf("the first run made %d requests, want Tier 1's 3", first)
+	}
+	for attempt := 2; attempt <= 4; attempt++ {
+		armedFor(attempt)
+		if sent := srv.Requests() - first; sent != attempt-1 {
+			t.Fatalf("banner at attempt %d after %d Tier 2 requests; want %d", attempt, sent, attempt-1)
+		}
+	}
+}

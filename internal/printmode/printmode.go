@@ -283,7 +283,7 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 	if !countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
 		return nil, errInterrupted
 	}
-	return p.client.AsRetryOf(*stored.Retry), nil
+	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
 }
 
 // report completes the last run's output with the whole invocation's, says why it failed,
