@@ -98,7 +98,9 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
-		return o, usagef("%v (see parley -h)", err)
+		// --wait takes an optional value, so the flag package calls it a boolean in its errors.
+		msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
+		return o, usagef("%s (see parley -h)", strings.Replace(msg, " for -wait:", " for --wait:", 1))
 	}
 	if o.version {
 		return o, nil

@@ -27,6 +27,17 @@ func TestSpendFlagsAreChecked(t *testing.T) {
 	}
 }
 
+// A flag's bad value is named for what the flag takes: --wait is a duration, though it may
+// stand alone.
+func TestAFlagsBadValueNamesItsKind(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	r := u.run("-p", "hi", "--demo", "--wait=-5s")
+	if want := `parley: invalid value "-5s" for --wait: want a total wait such as 20s, 10m or 2h (see parley -h)` + "\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+}
+
 func TestEmptyPromptIsAUsageError(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})

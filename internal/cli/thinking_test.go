@@ -149,4 +149,11 @@ func TestPrintModeShowReasoning(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "Recall the handshake first.") || strings.Contains(r.stdout, "Recall") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+
+	// The thinking ends its line: what parley says next on stderr starts on its own.
+	srv.Push(demo.Fault{Think: demo.ThinkReasoning, ThinkText: "Short.", Finish: "length", MaxAnswer: 1})
+	r = u.run("-p", "again", "--show-reasoning")
+	if !strings.Contains(r.stderr, "Short.\nparley: ") {
+		t.Errorf("stderr %q: the note after the thinking is glued to it", r.stderr)
+	}
 }

@@ -63,6 +63,9 @@ type stream struct {
 	tick        *time.Ticker
 	sent        time.Time
 	statusShown bool
+	// thinkingOpen is set while thinking written to stderr has not ended its line: anything
+	// else said there starts on a line of its own.
+	thinkingOpen bool
 }
 
 func newStream(v view) *stream {
@@ -108,6 +111,7 @@ func (s *stream) handle(ev chat.Event) {
 		fmt.Fprintf(s.v.stderr, "parley: %s\n", agent.OmittedNote(ev.Omitted))
 	case chat.EventRetrying:
 		s.stopWaiting()
+		s.endThinking()
 		s.retrying(ev)
 	case chat.EventReasoning:
 		s.stopWaiting()
@@ -158,6 +162,7 @@ func (s *stream) reasoning(text string) {
 		return
 	}
 	s.out.Flush()
+	s.thinkingOpen = !strings.HasSuffix(text, "\n")
 	if s.thinkSan == nil {
 		io.WriteString(s.v.stderr, text)
 		return
@@ -165,11 +170,17 @@ func (s *stream) reasoning(text string) {
 	fmt.Fprintf(s.v.stderr, "\x1b[2m%s\x1b[22m", s.thinkSan.Clean(text))
 }
 
+// endThinking ends the line the thinking left open on stderr.
+func (s *stream) endThinking() {
+	if s.thinkingOpen {
+		fmt.Fprintln(s.v.stderr)
+		s.thinkingOpen = false
+	}
+}
+
 // delta keeps answer text, and writes it to stdout unless the JSON object will carry it.
 func (s *stream) delta(text string) {
-	if s.v.showReasoning && s.thinking.Len() > 0 && s.answer.Len() == 0 && s.v.stderrTerminal {
-		fmt.Fprintln(s.v.stderr)
-	}
+	s.endThinking()
 	s.res.gotOutput = true
 	s.answer.WriteString(text)
 	if s.v.jsonOut {
@@ -206,6 +217,7 @@ func (s *stream) stopWaiting() {
 func (s *stream) end(o chat.Outcome) (runOutput, int) {
 	s.stopWaiting()
 	s.out.Flush()
+	s.endThinking()
 	res := s.res
 	res.Text, res.Reasoning = s.answer.String(), s.thinking.String()
 	if !s.v.jsonOut && s.v.stdoutTerminal && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
