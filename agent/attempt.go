@@ -23,6 +23,8 @@ type result struct {
 	// point, after which nothing is retried.
 	gotOutput    bool
 	finishReason string
+	// model is the model that answered, as the stream's chunks name it.
+	model string
 	// gotUsage is set when the endpoint reported usage; outputRunes counts the characters
 	// of the output, for an estimate when it did not.
 	gotUsage    bool
@@ -48,6 +50,7 @@ type chunk struct {
 	Type    string          `json:"type"`
 	Object  string          `json:"object"`
 	Message string          `json:"message"`
+	Model   string          `json:"model"`
 }
 
 // isError reports whether a data payload is an error frame rather than a chunk: an "error"
@@ -219,6 +222,9 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		}
 		if ch.isError() {
 			return inStream(retry.NetUnknown, raw, nil)
+		}
+		if res.model == "" {
+			res.model = ch.Model
 		}
 		for _, choice := range ch.Choices {
 			d := choice.Delta

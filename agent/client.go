@@ -170,7 +170,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			return
 		case res.failure == nil:
 			c.noteSuccess()
-			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason}
+			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason, Model: res.model}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
 			c.log.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)
@@ -202,7 +202,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
 			cls = c.nameTheFix(cls, *res.failure, res.url)
-			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts}
+			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts, Model: res.model}
 			return
 		}
 		next := chat.Event{Kind: chat.EventRetrying, Attempt: attempt + 1, MaxAttempts: maxAttempts, Wait: d.Wait, Class: cls}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"regexp"
 	"strings"
 
 	"parley/internal/chat"
@@ -43,14 +44,21 @@ func DefaultPrices() Prices {
 // Of returns the price of model: its own entry, else the entry of the name after a provider
 // prefix ("openai/gpt-4o-mini" as OpenRouter names it). A model without a price costs nothing.
 func (p Prices) Of(model string) Price {
-	if pr, ok := p[model]; ok {
-		return pr
-	}
-	if i := strings.LastIndexByte(model, '/'); i >= 0 {
-		return p[model[i+1:]]
+	for _, name := range []string{model, model[strings.LastIndexByte(model, '/')+1:]} {
+		if pr, ok := p[name]; ok {
+			return pr
+		}
+		// A dated snapshot (gpt-4o-mini-2024-07-18), as an endpoint names the model that
+		// answered, costs what its model does.
+		if pr, ok := p[snapshotDate.ReplaceAllString(name, "")]; ok {
+			return pr
+		}
 	}
 	return Price{}
 }
+
+// snapshotDate is the date a snapshot's name ends in.
+var snapshotDate = regexp.MustCompile(`-(\d{4}-\d{2}-\d{2}|\d{8})$`)
 
 // Spent is what a set of runs used: tokens, input and output together, and their cost.
 type Spent struct {

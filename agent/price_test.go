@@ -30,6 +30,11 @@ func TestPriceMaths(t *testing.T) {
 	if got := prices.Of("openai/gpt-4o-mini"); got != prices["gpt-4o-mini"] {
 		t.Errorf("a provider prefix: %+v", got)
 	}
+	for _, snapshot := range []string{"gpt-4o-mini-2024-07-18", "openai/gpt-4o-mini-20240718"} {
+		if got := prices.Of(snapshot); got != prices["gpt-4o-mini"] {
+			t.Errorf("a dated snapshot %s: %+v", snapshot, got)
+		}
+	}
 	if got := prices.Of("llama3.2"); got != (Price{}) {
 		t.Errorf("an unknown model costs %+v, want nothing", got)
 	}

@@ -64,7 +64,7 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			}
 			if ev.Terminal() {
 				terminal, open = ev, false
-				ended = w.end(chat.Decide(ev, true), ev.FinishReason)
+				ended = w.end(chat.Decide(ev, true), ev.FinishReason, ev.Model)
 				continue
 			}
 			w.note(ev)
@@ -102,8 +102,8 @@ type runWriter struct {
 }
 
 type endRequest struct {
-	outcome      chat.Outcome
-	finishReason string
+	outcome             chat.Outcome
+	finishReason, model string
 	done         chan string
 }
 
@@ -147,9 +147,9 @@ func (w *runWriter) note(ev chat.Event) {
 
 // end asks the writer to store the run's end; the channel gives "" once it is stored, or what
 // NotStored says.
-func (w *runWriter) end(o chat.Outcome, finishReason string) <-chan string {
+func (w *runWriter) end(o chat.Outcome, finishReason, model string) <-chan string {
 	done := make(chan string, 1)
-	w.ends <- endRequest{outcome: o, finishReason: finishReason, done: done}
+	w.ends <- endRequest{outcome: o, finishReason: finishReason, model: model, done: done}
 	return done
 }
 
@@ -256,7 +256,7 @@ func (w *runWriter) finish(req endRequest) string {
 	begun := w.take()
 	w.mu.Lock()
 	f := Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
-		FinishReason: req.finishReason}
+		FinishReason: req.finishReason, Model: req.model}
 	w.mu.Unlock()
 	for try := 0; !w.recovering; try++ {
 		var err error
@@ -274,7 +274,7 @@ func (w *runWriter) finish(req endRequest) string {
 	}
 	w.spill()
 	w.keep(recoveryRecord{Kind: "end", End: &recoveredEnd{Status: f.Status, Retry: f.Retry, Attempts: f.Attempts,
-		Usage: f.Usage, FinishReason: f.FinishReason}})
+		Usage: f.Usage, FinishReason: f.FinishReason, Model: f.Model}})
 	return w.notStored()
 }
 

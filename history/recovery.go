@@ -56,6 +56,7 @@ type recoveredEnd struct {
 	Attempts     int                  `json:"attempts"`
 	Usage        chat.Usage           `json:"usage"`
 	FinishReason string               `json:"finish_reason,omitempty"`
+	Model        string               `json:"model,omitempty"`
 }
 
 // recovery appends to a database's recovery files; it is safe for concurrent use.
@@ -248,6 +249,9 @@ func finishRecovered(tx *sql.Tx, run int64, e recoveredEnd, at int64) error {
 		WHERE id = ?14 AND status IN ('running', 'queued', 'interrupted')`,
 		e.Status, e.Attempts, e.Usage.PromptTokens, e.Usage.CompletionTokens, c.retryable, c.class, c.after, c.label,
 		c.message, at, e.Usage.ReasoningTokens, e.FinishReason, c.rule, run)
+	if err == nil && e.Model != "" {
+		_, err = tx.Exec(`UPDATE runs SET model = ? WHERE id = ?`, e.Model, run)
+	}
 	return err
 }
 

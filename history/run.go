@@ -47,6 +47,9 @@ type Finish struct {
 	Usage    chat.Usage
 	// FinishReason is the endpoint's finish_reason, when it gave one.
 	FinishReason string
+	// Model is the model that answered, when the endpoint named it: the reply is then
+	// stored as its.
+	Model string
 }
 
 // storedOf is c as its nullable columns; a nil c is all NULL.
@@ -230,6 +233,11 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 		}
 		if err := foldChunks(tx, id); err != nil {
 			return err
+		}
+		if f.Model != "" {
+			if _, err := tx.Exec(`UPDATE runs SET model = ? WHERE id = ?`, f.Model, id); err != nil {
+				return err
+			}
 		}
 		_, err = tx.Exec(`UPDATE sessions SET updated_at = ? WHERE id = (SELECT session_id FROM runs WHERE id = ?)`, now, id)
 		return err

@@ -189,6 +189,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		}
 		if ev.Terminal() {
+			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)
 			final, ended = m.finish(chat.Decide(ev, true), ev.NotStored), true
 		}
 	}

@@ -67,6 +67,10 @@ type Event struct {
 	Class Classification
 	// FinishReason is the endpoint's finish_reason on EventFinished ("stop", "length", …).
 	FinishReason string
+	// Model is, on a terminal event, the model that answered as the endpoint named it in the
+	// stream, when it did: it may differ from the one asked for (a dated snapshot, a router's
+	// choice).
+	Model string
 	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
 	Omitted int
 	// SaidAt is set on an EventFailed that sent nothing because the provider had said, at

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,5 +196,29 @@ func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
 	}
 	if all := stdout.String(); !strings.HasPrefix(all, early) || len(all) <= len(early) {
 		t.Fatalf("early text %q is not the start of the reply %q", early, all)
+	}
+}
+
+// The model that answered is the one the reply and --json name; the one asked for stands
+// beside it when they differ.
+func TestTheModelThatAnsweredIsNamed(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{ServedModel: "gpt-4o-mini-2024-07-18"})
+	u := newUser(t)
+	r := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "gpt-4o-mini", "--json")
+	var out struct {
+		SessionID      string `json:"session_id"`
+		Model          string `json:"model"`
+		RequestedModel string `json:"requested_model"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 {
+		t.Fatalf("exit %d, %v: %s", r.code, err, r.stdout)
+	}
+	if out.Model != "gpt-4o-mini-2024-07-18" || out.RequestedModel != "gpt-4o-mini" {
+		t.Errorf("model %q, requested %q", out.Model, out.RequestedModel)
+	}
+	e := decode[struct{ Messages []struct{ Model string } }](t, u.run("export", out.SessionID, "--json").stdout)
+	if m := e.Messages[len(e.Messages)-1]; m.Model != "gpt-4o-mini-2024-07-18" {
+		t.Errorf("the stored reply names %q", m.Model)
 	}
 }

@@ -44,6 +44,9 @@ type Options struct {
 	Model string
 	// MoreModels are listed after Model, for clients that must choose among several.
 	MoreModels []string
+	// ServedModel, when set, is the model every reply names, whatever was asked: a provider
+	// answering with a dated snapshot, or a router with the model it chose.
+	ServedModel string
 	// Clock paces chunks and times delays and stalls. Default chat.SystemClock.
 	Clock chat.Clock
 	// ContextTokens, when positive, is a context budget: a prompt of more tokens than this

@@ -73,6 +73,9 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req chatRequest, 
 	think := thinkPieces(f.Think, thought, f.ThinkOnly)
 	pieces := append(think, answerPieces(answer)...)
 	model := req.Model
+	if s.opts.ServedModel != "" {
+		model = s.opts.ServedModel
+	}
 	if model == "" {
 		model = s.opts.Model
 	}

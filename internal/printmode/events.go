@@ -127,7 +127,7 @@ func (s *stream) handle(ev chat.Event) {
 		s.res.heldSince = ev.SaidAt
 	}
 	if ev.Terminal() {
-		s.res.NotStored = ev.NotStored
+		s.res.NotStored, s.res.Model = ev.NotStored, ev.Model
 	}
 }
 

@@ -290,7 +290,13 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 // prints the JSON object when asked, and returns the exit status.
 func (p *printer) report(res runOutput, code int) int {
 	ep := p.client.Endpoint()
-	res.SessionID, res.RunID, res.Model, res.Endpoint, res.Demo = p.rcpt.SessionID, p.rcpt.RunID, ep.Model, ep.BaseURL, ep.Demo
+	res.SessionID, res.RunID, res.Endpoint, res.Demo = p.rcpt.SessionID, p.rcpt.RunID, chat.RedactURL(ep.BaseURL), ep.Demo
+	switch {
+	case res.Model == "":
+		res.Model = ep.Model
+	case res.Model != ep.Model:
+		res.RequestedModel = ep.Model
+	}
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
 	if res.Error != nil && code != chat.ExitInterrupted {
 		p.say("%s (%s, run %d)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), p.rcpt.RunID)

@@ -20,7 +20,10 @@ type result struct {
 	// reply ended ("length": at the token limit).
 	Reasoning    string `json:"reasoning"`
 	FinishReason string `json:"finish_reason"`
-	Model        string `json:"model"`
+	// Model is the model that answered, as the endpoint named it; RequestedModel the one asked
+	// for, given when they differ.
+	Model          string `json:"model"`
+	RequestedModel string `json:"requested_model,omitempty"`
 	Endpoint     string `json:"endpoint"`
 	Demo         bool   `json:"demo"`
 	// Usage sums every run's; CostUSD prices it, 0 for a model without a price.

@@ -66,6 +66,14 @@ func (t *List) SetFinishReason(id int64, reason string) {
 	}
 }
 
+// SetModel names the model that wrote reply id, as the endpoint named it; "" leaves it.
+func (t *List) SetModel(id int64, model string) {
+	if e := t.byID[id]; e != nil && model != "" && e.message.Model != model {
+		e.message.Model = model
+		e.version++
+	}
+}
+
 // Refresh renders again the reply that is streaming, if it has changed since its last render,
 // and the unfinished ones. It is called once per frame, so a burst of deltas costs one render.
 func (t *List) Refresh() {
