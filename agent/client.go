@@ -180,7 +180,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			retrying = false
 			continue
 		}
-		cls := c.classifier.Classify(*res.failure)
+		cls := c.redacted(c.classifier.Classify(*res.failure))
 		if cls.Class == chat.ContextOverflow && !res.gotOutput && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
 			kept, n := Compact(all, compactTarget(msgs, limit, requested))

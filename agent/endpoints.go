@@ -72,7 +72,7 @@ func (c *Client) RetriesUntil(t time.Time) *Client {
 }
 
 func (c *Client) key() chat.EndpointKey {
-	return chat.EndpointKey{BaseURL: c.ep.BaseURL, Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
+	return chat.EndpointKey{BaseURL: c.where(), Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
 }
 
 // heldBack returns the failure of a request of msgs that must not be sent: the provider said,
@@ -109,7 +109,7 @@ func (c *Client) noteSuccess() {
 // noteFirstSend counts a first attempt for the retry budget.
 func (c *Client) noteFirstSend() {
 	if c.store != nil {
-		c.logStore("counting a request", c.store.RecordSend(c.ep.BaseURL, c.clock.Now(), false, c.budget.Window))
+		c.logStore("counting a request", c.store.RecordSend(c.where(), c.clock.Now(), false, c.budget.Window))
 	}
 }
 
@@ -123,7 +123,7 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 	}
 	for {
 		now := c.clock.Now()
-		ok, at, err := c.store.TakeRetry(c.ep.BaseURL, now, c.budget.Window, c.budget.Next)
+		ok, at, err := c.store.TakeRetry(c.where(), now, c.budget.Window, c.budget.Next)
 		if err != nil {
 			c.logStore("taking a retry from the budget", err)
 			return true // a broken ledger must not stop a retry the policy allows
@@ -133,7 +133,7 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 		}
 		wait := at.Sub(now)
 		if wait > c.policy.Cap {
-			c.log.Info("retry budget spent", "endpoint", c.ep.BaseURL, "until", at)
+			c.log.Info("retry budget spent", "endpoint", c.where(), "until", at)
 			out <- failed
 			return false
 		}
@@ -150,6 +150,27 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 
 func (c *Client) logStore(what string, err error) {
 	if err != nil {
-		c.log.Warn("endpoint store: "+what, "endpoint", c.ep.BaseURL, "err", err)
+		c.log.Warn("endpoint store: "+what, "endpoint", c.where(), "err", err)
 	}
+}
+
+// where is the endpoint's base URL as parley stores, logs and shows it: without a password or
+// query values, which may be secrets.
+func (c *Client) where() string { return chat.RedactURL(c.ep.BaseURL) }
+
+// secrets are the values a server may echo back in its errors that must never be shown,
+// stored or logged: the API key and the configured headers' values.
+func (c *Client) secrets() []string {
+	out := []string{c.ep.APIKey}
+	for _, v := range c.ep.Headers {
+		out = append(out, v)
+	}
+	return out
+}
+
+// redacted is cls with every secret in the provider's words replaced (chat.Redact).
+func (c *Client) redacted(cls chat.Classification) chat.Classification {
+	s := c.secrets()
+	cls.Message, cls.Label = chat.Redact(cls.Message, s), chat.Redact(cls.Label, s)
+	return cls
 }

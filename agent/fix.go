@@ -31,7 +31,7 @@ func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string
 			said = "HTTP 404 Not Found"
 		}
 		cls.Message = fmt.Sprintf("%s at %s: ", said, url)
-		if suggested := baseURLWithV1(c.ep.BaseURL); suggested != strings.TrimRight(c.ep.BaseURL, "/") {
+		if suggested := baseURLWithV1(c.where()); suggested != strings.TrimRight(c.where(), "/") {
 			cls.Message += "the base URL should end in /v1: use " + suggested
 		} else {
 			cls.Message += "no chat endpoint there: check the base URL"
@@ -73,7 +73,7 @@ func (c *Client) networkFix(cls chat.Classification, f retry.Failure) chat.Class
 		cls.Message = fmt.Sprintf("%s: the endpoint's certificate is not trusted here. If a private CA or a proxy signs it, "+
 			"point SSL_CERT_FILE (or SSL_CERT_DIR) at its certificate; otherwise check the base URL", cls.Message)
 	case cls.Rule == "net.unknown-host":
-		cls.Message = fmt.Sprintf("%s: no such host; check the host name in the base URL (%s)", cls.Message, chat.RedactURL(c.ep.BaseURL))
+		cls.Message = fmt.Sprintf("%s: no such host; check the host name in the base URL (%s)", cls.Message, c.where())
 	default:
 		addr, ok := retry.RefusedHere(f)
 		if !ok {

@@ -15,7 +15,7 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 	}
 	list, err := c.api.ListModels(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s/models: %w", c.ep.BaseURL, err)
+		return nil, fmt.Errorf("GET %s/models: %w", c.where(), err)
 	}
 	names := make([]string, 0, len(list.Models))
 	for _, m := range list.Models {

@@ -75,7 +75,7 @@ func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
 		a.fallback = newClient(*cfg.Fallback)
 	}
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
-	a.log.Info("parley started", "endpoint", ep.BaseURL, "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
+	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
 }
 
@@ -92,14 +92,14 @@ func onlyModel(ctx context.Context, ep agent.Endpoint, cfgPath string) (string, 
 	case err != nil:
 		return "", fmt.Errorf("no model named, and asking the endpoint failed (%v): pass --model NAME or set model in %s", err, cfgPath)
 	case len(models) == 0:
-		return "", fmt.Errorf("%s lists no models: pass --model NAME or set model in %s", ep.BaseURL, cfgPath)
+		return "", fmt.Errorf("%s lists no models: pass --model NAME or set model in %s", chat.RedactURL(ep.BaseURL), cfgPath)
 	case len(models) > 1:
 		const shown = 12
 		names := strings.Join(models[:min(len(models), shown)], ", ")
 		if len(models) > shown {
 			names += fmt.Sprintf(" and %d more", len(models)-shown)
 		}
-		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", ep.BaseURL, len(models), names, cfgPath)
+		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", chat.RedactURL(ep.BaseURL), len(models), names, cfgPath)
 	}
 	return models[0], nil
 }

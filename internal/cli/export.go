@@ -9,6 +9,7 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // messageJSON is one message of `parley export --json`.
@@ -57,7 +58,13 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		return chat.ExitFailed, err
 	}
 	if *markdown {
-		writeMarkdown(ios.Out, sess, msgs)
+		out := ios.Out
+		if ios.OutTerminal {
+			// Model-written text could set the title or the clipboard: neutralised, as print
+			// mode neutralises it on a terminal.
+			out = &neutralised{w: out}
+		}
+		writeMarkdown(out, sess, msgs)
 		return chat.ExitOK, nil
 	}
 	out := struct {
@@ -82,6 +89,20 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		out.Messages = append(out.Messages, mj)
 	}
 	return chat.ExitOK, chat.WriteJSON(ios.Out, out)
+}
+
+// neutralised writes to w with terminal control sequences removed, carrying one split across
+// writes to the next.
+type neutralised struct {
+	w   io.Writer
+	san sanitize.Stream
+}
+
+func (n *neutralised) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(n.w, n.san.Clean(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writeMarkdown prints a session for reading: live messages, with superseded ones marked.
