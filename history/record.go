@@ -104,7 +104,7 @@ type runWriter struct {
 type endRequest struct {
 	outcome             chat.Outcome
 	finishReason, model string
-	done         chan string
+	done                chan string
 }
 
 func newRunWriter(db *DB, runID int64, clock chat.Clock) *runWriter {

@@ -24,8 +24,8 @@ type result struct {
 	// for, given when they differ.
 	Model          string `json:"model"`
 	RequestedModel string `json:"requested_model,omitempty"`
-	Endpoint     string `json:"endpoint"`
-	Demo         bool   `json:"demo"`
+	Endpoint       string `json:"endpoint"`
+	Demo           bool   `json:"demo"`
 	// Usage sums every run's; CostUSD prices it, 0 for a model without a price.
 	Usage   chat.Usage `json:"usage"`
 	CostUSD float64    `json:"cost_usd"`
