@@ -37,6 +37,9 @@ type capture struct {
 	lineTooLong bool
 	// url is where the request went, without its query, for messages that name the fix.
 	url string
+	// listing is set for a request that is no stream (GET /models): its 2xx body is the
+	// SDK's to read as it is.
+	listing bool
 	// onBytes, when set, is called as bytes of a 2xx stream arrive, from the goroutine
 	// reading the stream.
 	onBytes func()
@@ -81,9 +84,10 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 		resp.Body = io.NopCloser(bytes.NewReader(nil))
 		return resp, nil
 	}
-	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode >= 300:
 		resp.Body = &teeBody{ReadCloser: resp.Body, dst: &c.body}
-	} else {
+	case !c.listing:
 		resp.Body = newAnswerBody(resp.Body, c)
 	}
 	return resp, nil

@@ -198,6 +198,11 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.modelName() == "" {
+		// Nothing may be sent without a model; the text stays where it is.
+		m.setNotice("choose a model first: /model lists the endpoint's, /model NAME sets one", true)
+		return nil
+	}
 	for _, p := range m.input.Pastes() {
 		m.transcript.NotePaste(p.Text, p.Label)
 	}

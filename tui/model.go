@@ -49,6 +49,11 @@ type Options struct {
 	Roles map[string]Role
 	// MaxAttachmentBytes is the largest file /file attaches; 0: attach.DefaultMaxBytes.
 	MaxAttachmentBytes int64
+	// ChooseModel, when set, are the endpoint's models, none of them named: the screen opens
+	// on the list to choose one. ModelProblem, when set, says why no model could be found:
+	// the screen opens saying so. Either way nothing is sent until a model is chosen.
+	ChooseModel  []string
+	ModelProblem string
 	// Send is a message to send as soon as the session is open; Attachments go with the
 	// first message sent.
 	Send        string

@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"parley/agent"
+	"parley/history/historytest"
+	"parley/internal/chat"
 	"parley/internal/demo"
+	"parley/retry"
 )
 
 func TestModelAloneListsTheEndpointsModels(t *testing.T) {
@@ -38,5 +42,30 @@ func TestModelAloneListsTheEndpointsModels(t *testing.T) {
 	d.send(press("esc"))
 	if d.m.focus != focusInput || d.m.modelName() != "small-model" {
 		t.Fatalf("esc changed the model to %q", d.m.modelName())
+	}
+}
+
+// With no model named and several served, the screen opens on the list to choose one; the
+// question it was started with waits in the input, and nothing is sent until a model is chosen.
+func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
+	m, _ := openModel(t, Options{DB: historytest.Open(t), Client: agent.NewClient(agent.Endpoint{BaseURL: "http://127.0.0.1:9/v1"}, chat.SystemClock{}, retry.DefaultPolicy()),
+		ChooseModel: []string{"alpha", "beta"}, Send: "what is tcp"}, 80, 24)
+	if m.focus != focusModels || !strings.Contains(plain(m), "alpha") || m.input.Value() != "what is tcp" {
+		t.Fatalf("focus %v, input %q:\n%s", m.focus, m.input.Value(), plain(m))
+	}
+	m, _ = step(m, press("esc"))
+	m, cmd := step(m, press("enter"))
+	if m.posting || len(m.outbox) > 0 || cmd != nil || m.input.Value() != "what is tcp" || !strings.Contains(m.notice, "choose a model first") {
+		t.Fatalf("sent without a model: posting %v, outbox %q, input %q, notice %q", m.posting, m.outbox, m.input.Value(), m.notice)
+	}
+}
+
+// When the endpoint's models could not be listed, the screen opens anyway and says why.
+func TestTheScreenOpensWhenTheModelsCannotBeListed(t *testing.T) {
+	problem := "no model named, and the endpoint's could not be listed: Network error — nothing is listening on 127.0.0.1:9 (connection refused) — /model NAME chooses one"
+	m, _ := openModel(t, Options{DB: historytest.Open(t), Client: agent.NewClient(agent.Endpoint{BaseURL: "http://127.0.0.1:9/v1"}, chat.SystemClock{}, retry.DefaultPolicy()),
+		ModelProblem: problem}, 200, 24)
+	if !strings.Contains(plain(m), "nothing is listening on 127.0.0.1:9") || !m.noticeErr {
+		t.Fatalf("the problem is not shown:\n%s", plain(m))
 	}
 }

@@ -43,6 +43,10 @@ type startup struct {
 	maxAttach int64
 	// send is sent once the first session is open, then cleared.
 	send string
+	// chooseModel and modelProblem say, when nothing named a model, what the endpoint
+	// answered: models to choose from, or why there are none (Options).
+	chooseModel  []string
+	modelProblem string
 }
 
 // nextMessage is what goes with the next message sent.
@@ -59,7 +63,8 @@ type nextMessage struct {
 }
 
 func newStartup(o Options) (startup, nextMessage) {
-	s := startup{system: o.System, explicit: o.SystemExplicit, roles: o.Roles, maxAttach: o.MaxAttachmentBytes, send: o.Send}
+	s := startup{system: o.System, explicit: o.SystemExplicit, roles: o.Roles, maxAttach: o.MaxAttachmentBytes, send: o.Send,
+		chooseModel: o.ChooseModel, modelProblem: o.ModelProblem}
 	if s.maxAttach <= 0 {
 		s.maxAttach = attach.DefaultMaxBytes
 	}
@@ -81,6 +86,18 @@ func (m *Model) sessionOpened(stored history.SystemPrompt, msgs []history.Messag
 		m.next.system = m.start.system
 	default:
 		m.next.system = history.SystemPrompt{}
+	}
+	if first && (m.start.modelProblem != "" || len(m.start.chooseModel) > 0) {
+		// No model yet: the question waits in the input, not lost, while one is chosen.
+		if m.start.send != "" && m.input.Empty() {
+			m.input.SetValue(m.start.send)
+		}
+		m.start.send = ""
+		if m.start.modelProblem != "" {
+			m.setNotice(sanitize.String(m.start.modelProblem), true)
+			return nil
+		}
+		return m.handleModels(modelsMsg{models: m.start.chooseModel})
 	}
 	if text := m.start.send; first && text != "" {
 		m.start.send = ""

@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
-	"time"
 
 	"parley/agent"
 	"parley/history"
@@ -36,6 +34,9 @@ type app struct {
 	roles  map[string]config.Role
 	// maxAttach is the largest file that may be attached.
 	maxAttach int64
+	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
+	needsModel bool
+	cfgPath    string
 }
 
 // openApp resolves the configuration and opens the history database, with the endpoint
@@ -46,13 +47,9 @@ func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes, cfgPath: cfg.Paths.Config}
 	ep := cfg.Endpoint
-	if ep.Model == "" && !ep.Demo {
-		if ep.Model, err = onlyModel(ctx, ep, cfg.Paths.Config); err != nil {
-			return nil, err
-		}
-	}
+	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {
 		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace, Clock: ios.Clock}); err != nil {
 			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
@@ -77,31 +74,6 @@ func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
 	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, nil
-}
-
-// modelsTimeout bounds asking an endpoint for its models at start-up.
-const modelsTimeout = 15 * time.Second
-
-// onlyModel asks the endpoint for its models when none was named: the one it serves is used;
-// several, or none, are the operator's to choose from.
-func onlyModel(ctx context.Context, ep agent.Endpoint, cfgPath string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, modelsTimeout)
-	defer cancel()
-	models, err := agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy()).Models(ctx)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("no model named, and asking the endpoint failed (%v): pass --model NAME or set model in %s", err, cfgPath)
-	case len(models) == 0:
-		return "", fmt.Errorf("%s lists no models: pass --model NAME or set model in %s", chat.RedactURL(ep.BaseURL), cfgPath)
-	case len(models) > 1:
-		const shown = 12
-		names := strings.Join(models[:min(len(models), shown)], ", ")
-		if len(models) > shown {
-			names += fmt.Sprintf(" and %d more", len(models)-shown)
-		}
-		return "", fmt.Errorf("%s serves %d models (%s): pass --model NAME or set model in %s", chat.RedactURL(ep.BaseURL), len(models), names, cfgPath)
-	}
-	return models[0], nil
 }
 
 func (a *app) close() {

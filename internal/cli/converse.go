@@ -53,6 +53,11 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 		return chat.ExitUsage, err
 	}
 	if o.printMode {
+		if a.needsModel {
+			if code, err := a.modelForPrint(ctx, ios, o.print.Wait, o.print.JSON); code != chat.ExitOK || err != nil {
+				return code, err
+			}
+		}
 		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, ios), nil
 	}
 	if addr := ios.Getenv("PARLEY_PPROF"); addr != "" {
@@ -89,7 +94,12 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 // sent as soon as the session is open, with files attached; files alone wait for the first
 // message.
 func chatScreen(ctx context.Context, a *app, sess history.Session, question string, files []attach.File, ios *IO) (int, error) {
-	o := tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
+	var choose []string
+	var problem string
+	if a.needsModel {
+		choose, problem = a.modelForScreen(ctx, ios)
+	}
+	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), MaxAttachmentBytes: a.maxAttach,
 		Send: question, Attachments: files}

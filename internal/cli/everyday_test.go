@@ -3,10 +3,15 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
@@ -97,10 +102,67 @@ func TestTheModelIsAskedOfTheEndpoint(t *testing.T) {
 	if want := "serves 3 models (a-model, b-model, c-model): pass --model NAME"; r.code != 2 || !strings.Contains(r.stderr, want) || several.Requests() != 0 {
 		t.Fatalf("several models: exit %d, %d requests, stderr %q", r.code, several.Requests(), r.stderr)
 	}
-	r = u.run("-p", "hello", "--base-url", "http://127.0.0.1:9/v1")
-	if r.code != 2 || !strings.Contains(r.stderr, "no model named, and asking the endpoint failed") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+	// Asking fails as a run would: classified, with the fix, not as a usage error.
+	r = u.run("-p", "hello", "--base-url", "http://127.0.0.1:9/v1", "--json")
+	if r.code != 1 || !strings.Contains(r.stderr, "nothing is listening on 127.0.0.1:9") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("unreachable: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if out := decode[printJSON](t, r.stdout); out.Status != "failed" || out.Retry == nil || out.Retry.RetryClass != "network" {
+		t.Fatalf("--json of a failure before the run: %+v", out)
+	}
+}
+
+// A server still loading its model answers 503 "Loading model" to the list of models: with
+// --wait parley asks again as Tier 2 would, and the reply comes once it has loaded.
+func TestAskingForTheModelWaitsWithWait(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{Model: "llama"})
+	var asked atomic.Int32
+	loading := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/models") && asked.Add(1) <= 3 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}`)
+			return
+		}
+		proxyTo(w, r, srv.URL())
+	}))
+	t.Cleanup(loading.Close)
+	u := newUser(t)
+	clock := u.instantClock()
+	start := clock.Now()
+	r := u.run("-p", "hello", "--base-url", loading.URL+"/v1", "--wait=30s")
+	if r.code != 0 || asked.Load() != 4 || srv.Requests() != 1 || !strings.Contains(r.stderr, "retrying") {
+		t.Fatalf("exit %d, asked %d times, %d requests; stderr %q", r.code, asked.Load(), srv.Requests(), r.stderr)
+	}
+	if waited := clock.Now().Sub(start); waited < 2*time.Second+4*time.Second+8*time.Second {
+		t.Errorf("waited %s: Tier 2's 2 s, 4 s, 8 s", waited)
+	}
+	r = u.run("-p", "hello", "--base-url", loading.URL+"/v1") // loaded by now, and without --wait
+	if r.code != 0 {
+		t.Fatalf("after loading: exit %d %s", r.code, r.stderr)
+	}
+	asked.Store(0)
+	if r := u.run("-p", "hello", "--base-url", loading.URL+"/v1"); r.code != 3 || !strings.Contains(r.stderr, "Loading model") {
+		t.Fatalf("loading, without --wait: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// proxyTo answers r with what the server at base (its URL ending in /v1) answers.
+func proxyTo(w http.ResponseWriter, r *http.Request, base string) {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, strings.TrimSuffix(base, "/v1")+r.URL.Path, r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
 }
 
 func TestAProfilesSamplingReachesTheRequest(t *testing.T) {

@@ -280,7 +280,7 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 			sanitize.String(res.Retry.Label), chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
 		return nil, nil
 	}
-	if !countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
+	if !Countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
 		return nil, errInterrupted
 	}
 	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
@@ -305,4 +305,19 @@ func (p *printer) report(res runOutput, code int) int {
 		chat.WriteJSON(p.o.Stdout, res.result)
 	}
 	return code
+}
+
+// FailBeforeRun reports a failure that came before any run was stored (asking the endpoint for
+// its models): the line on stderr, the --json object when jsonOut, and the exit status the
+// failure's classification gives.
+func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification, now time.Time) int {
+	msg := sanitize.String(c.Label)
+	if c.Message != "" {
+		msg += " — " + sanitize.String(c.Message)
+	}
+	fmt.Fprintf(stderr, "parley: %s (%s)\n", msg, chat.FormatRetry(c, now))
+	if jsonOut {
+		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: &msg, Retry: &c, Stored: true})
+	}
+	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
 }

@@ -10,10 +10,11 @@ import (
 	"parley/retry"
 )
 
-// countdown waits on clock for the retry t armed, saying so on stderr as Tier 2 words it
+// Countdown waits on clock for the retry t armed, saying so on stderr as Tier 2 words it
 // (Tier2.Waiting): a line redrawn each second on a terminal, one line otherwise. It reports
-// false when ctx ended first.
-func countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.Writer, terminal bool) bool {
+// false when ctx ended first. Print mode's --wait uses it, and so does asking an endpoint
+// for its models with --wait.
+func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.Writer, terminal bool) bool {
 	if terminal {
 		defer fmt.Fprint(stderr, "\r\x1b[K")
 	}
