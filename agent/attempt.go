@@ -23,8 +23,11 @@ type result struct {
 	// point, after which nothing is retried.
 	gotOutput    bool
 	finishReason string
-	// model is the model that answered, as the stream's chunks name it.
-	model string
+	// model is the model that answered, as the stream's chunks name it; toolCalls the tools
+	// it asked to call; unreadable counts lines that were no JSON.
+	model      string
+	toolCalls  []string
+	unreadable int
 	// gotUsage is set when the endpoint reported usage; outputRunes counts the characters
 	// of the output, for an estimate when it did not.
 	gotUsage    bool
@@ -138,12 +141,9 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			out <- chat.Event{Kind: kind, Text: text}
 		}
 	}
-	// output takes the text of a chunk: the first of it is the commit point (no retry after
-	// it) and starts the idle deadline.
-	output := func(reasoning, content string) {
-		if reasoning == "" && content == "" {
-			return
-		}
+	// output takes the text of a chunk. The first output, text or a tool call, is the commit
+	// point (no retry after it) and starts the idle deadline.
+	commit := func() {
 		lastOutput = time.Now()
 		if !res.gotOutput {
 			res.gotOutput = true
@@ -153,6 +153,12 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 				cancel()
 			})
 		}
+	}
+	output := func(reasoning, content string) {
+		if reasoning == "" && content == "" {
+			return
+		}
+		commit()
 		if reasoning != "" {
 			// Thinking in a field of its own means the content is the answer, tags or not.
 			if r, a := split.end(true); r != "" || a != "" {
@@ -218,6 +224,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		}
 		var ch chunk
 		if err := json.Unmarshal(raw, &ch); err != nil {
+			res.unreadable++
+			c.log.Warn("a stream line could not be read", "err", err, "line", string(raw[:min(len(raw), 200)]))
 			continue
 		}
 		if ch.isError() {
@@ -228,6 +236,14 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		}
 		for _, choice := range ch.Choices {
 			d := choice.Delta
+			for _, tc := range d.ToolCalls {
+				if tc.Function.Name != "" {
+					res.toolCalls = append(res.toolCalls, tc.Function.Name)
+				}
+			}
+			if len(d.ToolCalls) > 0 {
+				commit() // a tool call is output: nothing is sent again after it
+			}
 			output(d.Thinking(), d.Content)
 			if choice.FinishReason != "" {
 				res.finishReason = choice.FinishReason

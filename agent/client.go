@@ -170,7 +170,8 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			return
 		case res.failure == nil:
 			c.noteSuccess()
-			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason, Model: res.model}
+			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason, Model: res.model,
+				ToolCalls: res.toolCalls, Unreadable: res.unreadable}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
 			c.log.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)

@@ -191,3 +191,29 @@ func TestUntrustedCertificateNamesTheFix(t *testing.T) {
 		t.Errorf("%d connections: a certificate that cannot pass was tried again", conns.Load())
 	}
 }
+
+// A model's tool call is output, never an empty reply, and it is named at the end; a stream
+// line that is no JSON is counted, not silently dropped.
+func TestToolCallsAndUnreadableLinesAreSaid(t *testing.T) {
+	stream := `data: {"choices":[{"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]}` + "\n\n" +
+		`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"Oslo\"}"}}]}}]}` + "\n\n" +
+		"data: {not json\n\n" +
+		`data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, stream)
+	}))
+	defer srv.Close()
+	last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}).Stream(context.Background(), hello))
+	if last.Kind != chat.EventFinished || last.FinishReason != "tool_calls" || len(last.ToolCalls) != 1 || last.ToolCalls[0] != "get_weather" ||
+		last.Unreadable != 1 || requests.Load() != 1 {
+		t.Fatalf("ended %+v after %d requests", last, requests.Load())
+	}
+	notes := chat.RunNotes(last)
+	if len(notes) != 2 || notes[0] != "the model asked to call get_weather, which parley does not run yet" ||
+		notes[1] != "1 line of the stream could not be read; what it held is missing" {
+		t.Errorf("notes %q", notes)
+	}
+}

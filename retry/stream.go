@@ -12,6 +12,13 @@ type ChunkDelta struct {
 	Content          string `json:"content"`
 	ReasoningContent string `json:"reasoning_content"`
 	Reasoning        string `json:"reasoning"`
+	// ToolCalls are the tool calls the model asks for, in pieces: the first of each names
+	// its function.
+	ToolCalls []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tool_calls"`
 }
 
 // Thinking is the delta's thinking, whichever field carries it.

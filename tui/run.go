@@ -191,6 +191,9 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		if ev.Terminal() {
 			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)
 			final, ended = m.finish(chat.Decide(ev, true), ev.NotStored), true
+			if notes := chat.RunNotes(ev); len(notes) > 0 && ev.NotStored == "" && !r.hidden {
+				m.transcript.SetNote(r.rcpt.ReplyID, sanitize.String(strings.Join(notes, "; ")))
+			}
 		}
 	}
 	if ended {

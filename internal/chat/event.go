@@ -6,6 +6,7 @@
 package chat
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -79,6 +80,10 @@ type Event struct {
 	// BudgetSpent is set on an EventRetrying whose wait is for the retry budget every parley
 	// shares: the retry goes at the end of Wait.
 	BudgetSpent bool
+	// ToolCalls names, on a terminal event, the tools the model asked to call; Unreadable
+	// counts the stream's lines that could not be read (and whose text, if any, is missing).
+	ToolCalls  []string
+	Unreadable int
 	// NotStored is set on a terminal event the history could not store in full (the run or
 	// its text): what went wrong, its fix, and where the text is kept instead. The outcome
 	// shown must then say it was not saved.
@@ -123,6 +128,9 @@ type EndpointKey struct {
 // FinishNote says why a reply that succeeded ended early, or "" when it ended as replies do:
 // at the token limit, or there while still thinking, with no answer at all.
 func FinishNote(finishReason, answer string) string {
+	if finishReason == "tool_calls" {
+		return "the model asked to call a tool, which parley does not run yet"
+	}
 	if finishReason != "length" {
 		return ""
 	}
@@ -130,6 +138,21 @@ func FinishNote(finishReason, answer string) string {
 		return "stopped at the token limit while thinking — no answer"
 	}
 	return "stopped at the token limit"
+}
+
+// RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
+// for, which parley does not run, and stream lines that could not be read.
+func RunNotes(ev Event) []string {
+	var notes []string
+	if len(ev.ToolCalls) > 0 {
+		notes = append(notes, "the model asked to call "+strings.Join(ev.ToolCalls, ", ")+", which parley does not run yet")
+	}
+	if n := ev.Unreadable; n == 1 {
+		notes = append(notes, "1 line of the stream could not be read; what it held is missing")
+	} else if n > 1 {
+		notes = append(notes, fmt.Sprintf("%d lines of the stream could not be read; what they held is missing", n))
+	}
+	return notes
 }
 
 // Role says who wrote a message.

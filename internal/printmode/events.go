@@ -66,6 +66,8 @@ type stream struct {
 	// thinkingOpen is set while thinking written to stderr has not ended its line: anything
 	// else said there starts on a line of its own.
 	thinkingOpen bool
+	// notes are what the run's end says beyond its outcome (chat.RunNotes).
+	notes []string
 }
 
 func newStream(v view) *stream {
@@ -127,7 +129,7 @@ func (s *stream) handle(ev chat.Event) {
 		s.res.heldSince = ev.SaidAt
 	}
 	if ev.Terminal() {
-		s.res.NotStored, s.res.Model = ev.NotStored, ev.Model
+		s.res.NotStored, s.res.Model, s.notes = ev.NotStored, ev.Model, chat.RunNotes(ev)
 	}
 }
 
@@ -236,9 +238,12 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 		}
 		res.Error = &msg
 	case chat.StatusSucceeded:
-		if note := chat.FinishNote(res.FinishReason, res.Text); note != "" {
+		if note := chat.FinishNote(res.FinishReason, res.Text); note != "" && res.FinishReason != "tool_calls" {
 			fmt.Fprintf(s.v.stderr, "parley: %s\n", note)
 		}
+	}
+	for _, note := range s.notes {
+		fmt.Fprintf(s.v.stderr, "parley: %s\n", sanitize.String(note))
 	}
 	code := exitStatus(o)
 	if code == chat.ExitOK && !res.Stored {
