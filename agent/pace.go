@@ -46,7 +46,7 @@ func (c *Client) paced(msgs []chat.Message) (cls chat.Classification, saidAt tim
 		left = chat.FormatTokens(r.Tokens) + " tokens"
 	}
 	who := c.ep.Name
-	if who == "" {
+	if who == "" || who == "custom" { // a profile's or a preset's name says who; flags say none
 		who = "the endpoint"
 	}
 	return chat.Classification{

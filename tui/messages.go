@@ -57,11 +57,14 @@ type runEventsMsg struct {
 	closed bool
 }
 
-// spentMsg carries what the session has spent, read after a run ends.
+// spentMsg carries what the session has spent, read after a run ends, and what the provider
+// last said is left of its limits (known is false when it never said).
 type spentMsg struct {
 	sessionGen int
 	spent      agent.Spent
 	err        error
+	limits     chat.Remaining
+	known      bool
 }
 
 // frameMsg asks for the streaming reply, and unfinished renders, to be rendered again; tag is

@@ -88,7 +88,11 @@ type Model struct {
 	demo       Demo
 	clock      chat.Clock
 	spend      *agent.SpendGuard
-	session    history.Session
+	// limits is what the provider last said is left of its rate limits (limitsKnown: it said),
+	// shown in the header when little is left.
+	limits      chat.Remaining
+	limitsKnown bool
+	session     history.Session
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
 

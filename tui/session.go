@@ -164,22 +164,34 @@ func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 	return nil
 }
 
-// readSpent reads what the session has spent, for the header.
+// readSpent reads what the session has spent, and what the provider last said is left of its
+// limits, for the header.
 func (m *Model) readSpent() tea.Cmd {
-	if m.spend == nil {
+	if m.spend == nil && m.client == nil {
 		return nil
 	}
-	b, id, sessionGen := m.spend, m.session.ID, m.sessionGen
+	b, client, id, sessionGen := m.spend, m.client, m.session.ID, m.sessionGen
 	return func() tea.Msg {
-		s, err := b.Session(id)
-		return spentMsg{sessionGen: sessionGen, spent: s, err: err}
+		msg := spentMsg{sessionGen: sessionGen}
+		if b != nil {
+			msg.spent, msg.err = b.Session(id)
+		}
+		if client != nil {
+			msg.limits, msg.known = client.RateLimits()
+		}
+		return msg
 	}
 }
 
-// handleSpent shows what the session has spent, unless it could not be read.
+// handleSpent shows what the session has spent, unless it could not be read, and what is left
+// of the provider's limits.
 func (m *Model) handleSpent(msg spentMsg) tea.Cmd {
-	if msg.sessionGen == m.sessionGen && msg.err == nil {
+	if msg.sessionGen != m.sessionGen {
+		return nil
+	}
+	if msg.err == nil {
 		m.spent = msg.spent
 	}
+	m.limits, m.limitsKnown = msg.limits, msg.known
 	return nil
 }

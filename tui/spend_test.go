@@ -96,3 +96,26 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 		t.Fatalf("Tier 2 %v; screen:\n%s", d.m.tier2.State(), plain(d.m))
 	}
 }
+
+// A provider that says little is left of its limits has the header say so; a later answer
+// with room takes it away.
+func TestTheHeaderShowsLimitsRunningLow(t *testing.T) {
+	o, srv, _ := demoOptions(t, screenConfig{})
+	o.Client = o.Client.WithStore(o.DB)
+	m, _ := openModel(t, o, 120, 30)
+	d := newDriver(t, m)
+	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "12",
+		"x-ratelimit-reset-requests": "3m0s", "x-ratelimit-limit-tokens": "200000", "x-ratelimit-remaining-tokens": "18000",
+		"x-ratelimit-reset-tokens": "40s"}})
+	d.typeAndSend("hello")
+	d.until("the header to say what is left", func(m Model) bool {
+		return settled(m) && strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], "12 req · 18k tok left · resets ")
+	})
+	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "499",
+		"x-ratelimit-reset-requests": "1s", "x-ratelimit-limit-tokens": "200000", "x-ratelimit-remaining-tokens": "199000",
+		"x-ratelimit-reset-tokens": "1s"}})
+	d.typeAndSend("again")
+	d.until("the header to let it go", func(m Model) bool {
+		return settled(m) && m.transcript.Len() >= 4 && !strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], " left")
+	})
+}

@@ -198,9 +198,16 @@ func (m *Model) headerView() string {
 		badge = st.HeaderDemo.Render(" demo ")
 	}
 	state := " " + m.headerState() + " "
-	spent := ""
+	var told []string
+	if m.limitsKnown && retry.Low(m.limits, m.clock.Now()) {
+		told = append(told, limitsLabel(m.limits, m.clock.Now()))
+	}
 	if m.spend != nil && m.spent.Tokens > 0 {
-		spent = spentLabel(m.spent) + " "
+		told = append(told, spentLabel(m.spent))
+	}
+	spent := ""
+	if len(told) > 0 {
+		spent = strings.Join(told, " · ") + " "
 		// On a narrow screen the session's name comes first.
 		if m.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
 			spent = ""

@@ -192,3 +192,30 @@ func TestClassifyRuleInConfig(t *testing.T) {
 		}
 	}
 }
+
+// Pacing, across parleys: a provider that says no requests are left until a reset holds the
+// next parley's send back, without a request, until then; with --wait it is sent after the
+// reset, not before.
+func TestPacingHoldsTheNextParley(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	clock := u.instantClock()
+	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "3", "x-ratelimit-remaining-requests": "0",
+		"x-ratelimit-reset-requests": "5s"}})
+	if r := u.run("-p", "first", "--base-url", srv.URL(), "--model", "m"); r.code != 0 {
+		t.Fatalf("first: exit %d %s", r.code, r.stderr)
+	}
+	said := clock.Now()
+	held := u.run("-p", "second", "--base-url", srv.URL(), "--model", "m")
+	if held.code != 3 || srv.Requests() != 1 || !strings.Contains(held.stderr, "the endpoint says 0 requests left until ") {
+		t.Fatalf("held: exit %d, %d requests, stderr %q", held.code, srv.Requests(), held.stderr)
+	}
+	waited := u.run("-p", "third", "--base-url", srv.URL(), "--model", "m", "--wait=1m")
+	if waited.code != 0 || srv.Requests() != 2 {
+		t.Fatalf("--wait: exit %d, %d requests, stderr %q", waited.code, srv.Requests(), waited.stderr)
+	}
+	if now := clock.Now(); now.Before(said.Add(5 * time.Second)) {
+		t.Errorf("sent at %v, before the reset at %v", now, said.Add(5*time.Second))
+	}
+}

@@ -249,8 +249,12 @@ func (p *printer) view() view {
 func (p *printer) again(ctx context.Context, res runOutput) (*agent.Client, error) {
 	now := p.o.Clock.Now()
 	if !res.heldSince.IsZero() && p.o.Wait == 0 {
-		p.say("rate limited until %s (said at %s) — --wait to wait, --force to send anyway",
-			chat.FormatClock(res.Retry.RetryAfterUntil, now), chat.FormatClock(res.heldSince, now))
+		// Held back, nothing sent: endpoint memory (a provider's wait) or pacing (its limits).
+		what, until := "rate limited", chat.FormatClock(res.Retry.RetryAfterUntil, now)
+		if res.Retry.Rule == "endpoint.pacing" { // a limit that refills in seconds
+			what, until = sanitize.String(res.Retry.Label), chat.FormatClockSeconds(res.Retry.RetryAfterUntil, now)
+		}
+		p.say("%s until %s (said at %s) — --wait to wait, --force to send anyway", what, until, chat.FormatClock(res.heldSince, now))
 	}
 	switch {
 	case p.o.UseFallback && p.o.Fallback != nil && !p.fellBack && retry.FallbackOffered(*res.Retry):
