@@ -41,7 +41,7 @@ func classifyFailure(ctx context.Context, args []string, ios *IO) (int, error) {
 	if err != nil {
 		return chat.ExitUsage, usagef("%v", err)
 	}
-	now := time.Now()
+	now := ios.Clock.Now()
 	f.Now = now
 	c := retry.Classifier{Rules: cfg.Rules}.Classify(f)
 	if jsonOut {
