@@ -20,7 +20,6 @@ func TestAStatedResetIsAScheduledWait(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		fault demo.Fault
-		raw   string
 		until time.Time
 	}{
 		{"quota words and Retry-After", demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000", "Content-Type": "application/json"},
