@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"parley/internal/chat/chattest"
 )
 
 // parleyBin is the parley binary, built once for every test here; "" under -short.
@@ -92,10 +93,10 @@ func (u *user) run(args ...string) result {
 }
 
 // start starts parley in the background, its output readable while it runs.
-func (u *user) start(args ...string) (cmd *exec.Cmd, stdout, stderr *syncBuffer) {
+func (u *user) start(args ...string) (cmd *exec.Cmd, stdout, stderr *chattest.Buffer) {
 	u.t.Helper()
 	cmd = u.command(args...)
-	stdout, stderr = new(syncBuffer), new(syncBuffer)
+	stdout, stderr = new(chattest.Buffer), new(chattest.Buffer)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		u.t.Fatal(err)
@@ -116,36 +117,6 @@ func interrupt(t *testing.T, cmd *exec.Cmd) {
 	if took := time.Since(sent); took > 5*time.Second {
 		t.Fatalf("took %v to stop after SIGINT", took)
 	}
-}
-
-// waitFor polls until cond holds, failing the test after ten seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe to read while a process writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // printJSON is print mode's --json object as a user's script reads it.

@@ -90,18 +90,9 @@ func TestRetryBudgetAcrossProcesses(t *testing.T) {
 	}
 }
 
-// hostileStream is a reply carrying a clipboard write, title changes and colours.
-const hostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
-	// A title change cut across two deltas.
-	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
-	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
-	"data: [DONE]\n\n"
-
 func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: hostileStream}, demo.Fault{Stream: hostileStream})
+	srv.Push(demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
 	u := newUser(t)
 
 	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
@@ -18,9 +19,9 @@ func TestSIGINTWhileStreamingCancels(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond})
 	u := newUser(t)
 	cmd, stdout, _ := u.start("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--json")
-	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
+	chattest.WaitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	// Stop it once some of the reply is stored: the cancelled run must keep it.
-	waitFor(t, "the first words stored", func() bool {
+	chattest.WaitFor(t, "the first words stored", func() bool {
 		list := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
 		if len(list) != 1 {
 			return false
@@ -49,7 +50,7 @@ func TestSIGINTDuringATier1Wait(t *testing.T) {
 	srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
 	u := newUser(t)
 	cmd, _, stderr := u.start("-p", "hello", "--base-url", srv.URL(), "--model", "m")
-	waitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
+	chattest.WaitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
 	interrupt(t, cmd)
 	time.Sleep(300 * time.Millisecond)
 	if srv.Requests() != 1 {
@@ -63,7 +64,7 @@ func TestSIGINTDuringAWait(t *testing.T) {
 		srv.Push(demo.Overloaded())
 	}
 	cmd, _, stderr := newUser(t).start("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait")
-	waitFor(t, "the --wait countdown", func() bool { return strings.Contains(stderr.String(), "retrying in") })
+	chattest.WaitFor(t, "the --wait countdown", func() bool { return strings.Contains(stderr.String(), "retrying in") })
 	before := srv.Requests()
 	interrupt(t, cmd)
 	time.Sleep(2500 * time.Millisecond) // past the 2 s the countdown was at

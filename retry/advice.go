@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -135,35 +134,14 @@ func resetTime(v string, now time.Time) (time.Time, bool) {
 // response: every object under a "headers" key, at any depth, also inside an upstream error
 // passed on as a JSON string.
 func copiedHeaders(body []byte) []http.Header {
-	v, ok := decodeJSON(bytes.TrimSpace(body))
-	if !ok {
-		return nil
-	}
 	var out []http.Header
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for k, e := range x {
-				if hs, ok := e.(map[string]any); ok && strings.EqualFold(k, "headers") {
-					out = append(out, headerOf(hs))
-					continue
-				}
-				walk(e)
-			}
-		case string:
-			if s := strings.TrimSpace(x); strings.HasPrefix(s, "{") {
-				if inner, ok := decodeJSON([]byte(s)); ok {
-					walk(inner)
-				}
-			}
+	eachField(body, func(k string, v any) bool {
+		hs, ok := v.(map[string]any)
+		if ok && strings.EqualFold(k, "headers") {
+			out = append(out, headerOf(hs))
 		}
-	}
-	walk(v)
+		return ok && strings.EqualFold(k, "headers")
+	})
 	return out
 }
 

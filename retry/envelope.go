@@ -84,6 +84,38 @@ func decodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
+// eachField calls visit with every key and value of every object in a JSON body, at any depth,
+// also inside an error passed on as a JSON string (a gateway's copy of its upstream's); a value
+// visit claims, by returning true, is not looked into.
+func eachField(body []byte, visit func(key string, v any) bool) {
+	v, ok := decodeJSON(bytes.TrimSpace(body))
+	if !ok {
+		return
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				if !visit(k, e) {
+					walk(e)
+				}
+			}
+		case string:
+			if s := strings.TrimSpace(x); strings.HasPrefix(s, "{") {
+				if inner, ok := decodeJSON([]byte(s)); ok {
+					walk(inner)
+				}
+			}
+		}
+	}
+	walk(v)
+}
+
 // walker gathers the layers of an error value, keeping the innermost message and status (on a
 // tie, the first met).
 type walker struct {

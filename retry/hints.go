@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"bytes"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -172,31 +171,16 @@ func clockTime(hour, minute, second, ampm, z string, now time.Time) (time.Time, 
 // "retryAfterMs") holding seconds or milliseconds to wait. Copied header sets are read apart
 // (copiedHeaders).
 func bodyResets(body []byte, now time.Time) []time.Time {
-	v, ok := decodeJSON(bytes.TrimSpace(body))
-	if !ok {
-		return nil
-	}
 	var out []time.Time
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for k, e := range x {
-				if strings.EqualFold(k, "headers") {
-					continue
-				}
-				if t, ok := fieldReset(k, e, now); ok {
-					out = append(out, t)
-				}
-				walk(e)
-			}
+	eachField(body, func(k string, v any) bool {
+		if strings.EqualFold(k, "headers") {
+			return true
 		}
-	}
-	walk(v)
+		if t, ok := fieldReset(k, v, now); ok {
+			out = append(out, t)
+		}
+		return false
+	})
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
+	"io"
 
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
@@ -81,7 +82,7 @@ func PrepareImage(name string, b []byte, limit int64) (Image, error) {
 		return Image{}, &Error{name, fmt.Sprintf("%s is over the %s image limit; raise max_image_bytes in config.toml to attach it",
 			Size(int64(len(b))), Size(limit))}
 	}
-	cfg, err := decodeConfig(mime, b)
+	cfg, err := codecs[mime].config(bytes.NewReader(b))
 	if err != nil {
 		return Image{}, &Error{name, "it looks like an image but does not decode: " + err.Error()}
 	}
@@ -92,35 +93,21 @@ func PrepareImage(name string, b []byte, limit int64) (Image, error) {
 	return scaleDown(im)
 }
 
-func decodeConfig(mime string, b []byte) (image.Config, error) {
-	r := bytes.NewReader(b)
-	switch mime {
-	case "image/png":
-		return png.DecodeConfig(r)
-	case "image/jpeg":
-		return jpeg.DecodeConfig(r)
-	case "image/gif":
-		return gif.DecodeConfig(r)
-	}
-	return webp.DecodeConfig(r)
-}
-
-func decode(mime string, b []byte) (image.Image, error) {
-	r := bytes.NewReader(b)
-	switch mime {
-	case "image/png":
-		return png.Decode(r)
-	case "image/jpeg":
-		return jpeg.Decode(r)
-	case "image/gif":
-		return gif.Decode(r) // the first frame: a model sees one picture
-	}
-	return webp.Decode(r)
+// codecs reads each image type parley takes. GIF's Decode gives the first frame: a model sees
+// one picture.
+var codecs = map[string]struct {
+	config func(io.Reader) (image.Config, error)
+	decode func(io.Reader) (image.Image, error)
+}{
+	"image/png":  {png.DecodeConfig, png.Decode},
+	"image/jpeg": {jpeg.DecodeConfig, jpeg.Decode},
+	"image/gif":  {gif.DecodeConfig, gif.Decode},
+	"image/webp": {webp.DecodeConfig, webp.Decode},
 }
 
 // scaleDown scales im so that its longer side is MaxImageSide.
 func scaleDown(im Image) (Image, error) {
-	src, err := decode(im.MIME, im.Data)
+	src, err := codecs[im.MIME].decode(bytes.NewReader(im.Data))
 	if err != nil {
 		return Image{}, &Error{im.Name, "it looks like an image but does not decode: " + err.Error()}
 	}

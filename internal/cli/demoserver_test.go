@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"parley/internal/chat/chattest"
 )
 
 // `parley demo-server` prints its base URL, serves the demo endpoint there until ctrl+c, and
@@ -12,12 +14,12 @@ import (
 func TestDemoServerServesUntilStopped(t *testing.T) {
 	t.Parallel()
 	ios, _, _, _ := Test()
-	out := new(syncBuffer)
+	out := new(chattest.Buffer)
 	ios.Out = out
 	ctx, stop := context.WithCancel(context.Background())
 	exit := make(chan int, 1)
 	go func() { exit <- Run(ctx, []string{"demo-server", "--addr", "127.0.0.1:0", "--pace", "0s"}, ios) }()
-	waitFor(t, "the base URL", func() bool { return strings.HasSuffix(out.String(), "/v1\n") })
+	chattest.WaitFor(t, "the base URL", func() bool { return strings.HasSuffix(out.String(), "/v1\n") })
 	url := strings.TrimSpace(out.String())
 	res, err := http.Get(url + "/models")
 	if err != nil {

@@ -37,6 +37,13 @@ func TestPipedTextFollowsThePrompt(t *testing.T) {
 	if got := srv.Received()[1].Messages[0].Content; got != "what is this?\n\na pipe's text" {
 		t.Fatalf("sent %q", got)
 	}
+	// And a pipe alone is the prompt.
+	if r := u.pipe("from a pipe", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := srv.Received()[2].Messages[0].Content; got != "from a pipe" {
+		t.Fatalf("sent %q", got)
+	}
 }
 
 func TestAttachedFilesAndRefusals(t *testing.T) {

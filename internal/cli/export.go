@@ -44,15 +44,11 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
 		return chat.ExitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
 	}
-	db, err := openHistory(ios.Getenv)
+	db, sess, err := openSession(ios, pos[0])
 	if err != nil {
 		return chat.ExitUsage, err
 	}
 	defer db.Close()
-	sess, err := findSession(db, pos[0])
-	if err != nil {
-		return chat.ExitFailed, err
-	}
 	msgs, err := db.AllMessages(sess.ID)
 	if err != nil {
 		return chat.ExitFailed, err

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -96,9 +95,9 @@ func (u *user) runWith(set func(*IO), stdin string, args ...string) result {
 // start runs parley in the background, its output readable while it runs: done is closed
 // when it has ended, and code then returns its exit status. When the test ends, parley is
 // interrupted (as ctrl+c would) and waited for.
-func (u *user) start(args ...string) (done <-chan struct{}, code func() int, stdout, stderr *syncBuffer) {
+func (u *user) start(args ...string) (done <-chan struct{}, code func() int, stdout, stderr *chattest.Buffer) {
 	ios, _, _ := u.io("")
-	stdout, stderr = new(syncBuffer), new(syncBuffer)
+	stdout, stderr = new(chattest.Buffer), new(chattest.Buffer)
 	ios.Out, ios.ErrOut = stdout, stderr
 	ctx, interrupt := context.WithCancel(context.Background())
 	ended, exit := make(chan struct{}), 0
@@ -133,42 +132,12 @@ func (u *user) writeConfig(text string) {
 	u.writeHome(map[string]string{"config.toml": text})
 }
 
-// syncBuffer is a bytes.Buffer safe to read while parley writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // skipRealTime skips, under -short, a test that takes seconds of real time: it holds real
 // deadlines against a server's real pace, which no manual clock can stand in for.
 func skipRealTime(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("takes seconds of real time: run without -short")
-	}
-}
-
-// waitFor polls until cond holds, failing the test after ten seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
@@ -49,17 +50,6 @@ func TestPrintModeContinuesASession(t *testing.T) {
 	msgs := srv.Received()[2].Messages
 	if len(msgs) != 5 || msgs[0].Content != "first" || msgs[2].Content != "second" || msgs[4].Content != "third" {
 		t.Fatalf("third request carried %+v, want the whole conversation", msgs)
-	}
-}
-
-func TestPrintModeReadsStdin(t *testing.T) {
-	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	if r := newUser(t).pipe("from a pipe", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	if got := srv.Received()[0].Messages[0].Content; got != "from a pipe" {
-		t.Fatalf("sent %q", got)
 	}
 }
 
@@ -134,7 +124,7 @@ func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	srv.Push(demo.Fault{Stall: true}) // answered never: the run ends when the test does
 	u := newUser(t)
 	u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
-	waitFor(t, "the request", func() bool { return srv.Requests() == 1 })
+	chattest.WaitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	// While the request is still unanswered, a second parley finds the message stored.
 	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
 	if len(sessions) != 1 {
@@ -184,7 +174,7 @@ func TestPrintModeStreamsToAPipeAsTextArrives(t *testing.T) {
 	u := newUser(t)
 	done, code, stdout, _ := u.start("-p", "go", "--base-url", srv.URL(), "--model", "m")
 	// 150 chunks at 20 ms take 3 s: text must show long before the end.
-	waitFor(t, "the first words on the pipe", func() bool { return stdout.String() != "" })
+	chattest.WaitFor(t, "the first words on the pipe", func() bool { return stdout.String() != "" })
 	early := stdout.String()
 	select {
 	case <-done:

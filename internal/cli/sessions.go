@@ -23,6 +23,21 @@ func openHistory(getenv func(string) string) (*history.DB, error) {
 	return history.Open(p.DB)
 }
 
+// openSession opens the history and finds the session id names (whole or a prefix): how every
+// subcommand on one session begins. A wrong id is a usage error. The caller closes the DB.
+func openSession(ios *IO, id string) (*history.DB, history.Session, error) {
+	db, err := openHistory(ios.Getenv)
+	if err != nil {
+		return nil, history.Session{}, err
+	}
+	s, err := findSession(db, id)
+	if err != nil {
+		db.Close()
+		return nil, history.Session{}, err
+	}
+	return db, s, nil
+}
+
 // sessionJSON is one session of `parley sessions --json` and `parley export --json`.
 type sessionJSON struct {
 	ID        string    `json:"id"`
@@ -116,15 +131,11 @@ func titleSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	if len(args) < 2 {
 		return chat.ExitUsage, usagef("usage: parley sessions title ID TEXT")
 	}
-	db, err := openHistory(ios.Getenv)
+	db, s, err := openSession(ios, args[0])
 	if err != nil {
 		return chat.ExitUsage, err
 	}
 	defer db.Close()
-	s, err := findSession(db, args[0])
-	if err != nil {
-		return chat.ExitUsage, err
-	}
 	if err := db.SetTitle(s.ID, strings.Join(args[1:], " ")); err != nil {
 		return chat.ExitUsage, fmt.Errorf("%v: give a title with words in it", err)
 	}

@@ -3,7 +3,6 @@ package printmode
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,7 +33,7 @@ func TestTier2CasesInPrintMode(t *testing.T) {
 func checkWait(t *testing.T, c retrytest.Tier2Case) {
 	clock := chattest.New(retrytest.Tier2Failed)
 	o, srv := failingOnce(t, c, clock)
-	stderr := new(lockedBuffer)
+	stderr := new(chattest.Buffer)
 	o.Stderr, o.StderrTerminal, o.Wait = stderr, true, 2*time.Hour
 	exit := make(chan int, 1)
 	go func() { exit <- Run(context.Background(), o) }()
@@ -111,29 +110,11 @@ func failingOnce(t *testing.T, c retrytest.Tier2Case, clock chat.Clock) (Options
 	db := historytest.Open(t)
 	client := agent.NewClient(agent.Endpoint{Name: "main", BaseURL: srv.URL(), Model: "m"}, clock, oneAttempt).WithRules([]retry.UserRule{rule})
 	return Options{DB: db, Client: client, Spend: &agent.SpendGuard{Ledger: db, Clock: clock}, Prompt: "hello",
-		Stdout: new(lockedBuffer), Stderr: new(lockedBuffer), Clock: clock}, srv
+		Stdout: new(chattest.Buffer), Stderr: new(chattest.Buffer), Clock: clock}, srv
 }
 
 // lastDrawn is the line a terminal shows last of what was written to it: the text after the
 // last "erase the line".
 func lastDrawn(s string) string {
 	return s[strings.LastIndex(s, "\r\x1b[K")+len("\r\x1b[K"):]
-}
-
-// lockedBuffer is a strings.Builder safe to read while print mode writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,5 +1,6 @@
-// Package chattest provides a manual chat.Clock for tests of anything that waits: time moves
-// only when the test says, so backoffs, countdowns and flush delays are exact and instant.
+// Package chattest provides what tests of anything that waits share: a manual chat.Clock, whose
+// time moves only when the test says, so backoffs, countdowns and flush delays are exact and
+// instant, and a buffer and a poll for what a real process does in its own time.
 package chattest
 
 import (

@@ -18,3 +18,12 @@ func Start(t testing.TB, opts demo.Options) *demo.Server {
 	t.Cleanup(func() { srv.Close() })
 	return srv
 }
+
+// HostileStream is a reply whose text carries a clipboard write, title changes (one cut across
+// two deltas) and colours: what must reach a pipe unchanged and a terminal neutralised.
+const HostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"safe \u001b]52;c;cm0gLXJmIH4=\u0007text \u001b]0;pwned\u0007and \u001b[31mred\u001b[0m"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":" then \u001b]0;pw"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
+	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
+	"data: [DONE]\n\n"
