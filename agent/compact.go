@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,17 +33,59 @@ func runeTokens(n int) int {
 }
 
 // EstimateTokens estimates the prompt tokens of a request carrying msgs: EstimateText of
-// each message's content plus 4 tokens a message, plus 3 for the start of the reply. No
-// messages cost nothing.
+// each message's content plus 4 tokens a message and its images' (imageTokens), plus 3 for
+// the start of the reply. No messages cost nothing.
 func EstimateTokens(msgs []chat.Message) int {
 	if len(msgs) == 0 {
 		return 0
 	}
 	n := replyPriming
 	for _, m := range msgs {
-		n += EstimateText(m.Content) + messageOverhead
+		n += messageTokens(m)
 	}
 	return n
+}
+
+// messageTokens estimates what one message adds to a request.
+func messageTokens(m chat.Message) int {
+	n := EstimateText(m.Content) + messageOverhead
+	for _, im := range m.Images {
+		n += imageTokens(im)
+	}
+	return n
+}
+
+// imageTokens estimates an image as OpenAI counts one at high detail: scaled to fit 2048×2048,
+// then its shorter side to 768, 170 tokens for each 512-pixel tile it covers and 85 besides.
+// Other providers count differently, but in the same range.
+func imageTokens(im chat.Image) int {
+	w, h := float64(max(im.Width, 1)), float64(max(im.Height, 1))
+	if s := 2048 / max(w, h); s < 1 {
+		w, h = w*s, h*s
+	}
+	if s := 768 / min(w, h); s < 1 {
+		w, h = w*s, h*s
+	}
+	tiles := math.Ceil(w/512) * math.Ceil(h/512)
+	return 85 + 170*int(tiles)
+}
+
+// dropImages leaves out the images of earlier messages, oldest first, until msgs' estimate is
+// at most target: an image weighs more than most turns' text, and an old one matters less
+// than the words around it. The last message's images are kept. It returns the messages and
+// how many images were left out; msgs itself is not changed.
+func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
+	total := EstimateTokens(msgs)
+	upTo := 0
+	for ; upTo < len(msgs)-1 && total > target; upTo++ {
+		for _, im := range msgs[upTo].Images {
+			total -= imageTokens(im)
+		}
+	}
+	if upTo == 0 {
+		return msgs, 0
+	}
+	return withoutImages(msgs, upTo)
 }
 
 // promptShare is the part of a model's context window that compaction lets the prompt fill;
@@ -67,7 +110,7 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
 			drop[i] = true
 			omitted++
-			total -= EstimateText(msgs[i].Content) + messageOverhead
+			total -= messageTokens(msgs[i])
 			first = false
 		}
 	}
@@ -81,6 +124,15 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 		}
 	}
 	return kept, omitted
+}
+
+// compactAll leaves out what msgs must lose to be estimated at most target: the images of
+// earlier messages first (dropImages), then the oldest turns (Compact). It returns the messages
+// kept and how many messages and images were left out.
+func compactAll(msgs []chat.Message, target int) (kept []chat.Message, messages, images int) {
+	kept, images = dropImages(msgs, target)
+	kept, messages = Compact(kept, target)
+	return kept, messages, images
 }
 
 // compactTarget is the estimate the messages kept after an overflow may reach. When the error
@@ -188,11 +240,27 @@ func llamaCounts(body []byte) (nCtx, nPrompt int) {
 	return nCtx, nPrompt
 }
 
-// OmittedNote is the note that says n messages were left out of a request, as the transcript
-// and print mode show it.
-func OmittedNote(n int) string {
-	if n == 1 {
-		return "1 earlier message left out to fit the model's context"
+// OmittedNote is the note that says what an EventCompacted left out of the request, as the
+// transcript and print mode show it.
+func OmittedNote(ev chat.Event) string {
+	var parts []string
+	if ev.OmittedImages > 0 {
+		parts = append(parts, counted(ev.OmittedImages, "earlier image"))
 	}
-	return fmt.Sprintf("%d earlier messages left out to fit the model's context", n)
+	if ev.Omitted > 0 {
+		parts = append(parts, counted(ev.Omitted, "earlier message"))
+	}
+	why := "to fit the model's context"
+	if ev.ImagesUnseen {
+		why = "because this model takes no images"
+	}
+	return strings.Join(parts, " and ") + " left out " + why
+}
+
+// counted is n of what, plural when it must be.
+func counted(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -45,4 +45,7 @@ type Endpoint struct {
 	// ContextTokens, when positive, is the model's context window: a conversation whose
 	// estimate passes three quarters of it is compacted before it is sent.
 	ContextTokens int
+	// Vision says whether the model takes images, over what the server says; nil leaves it to
+	// the server (Facts).
+	Vision *bool
 }

@@ -44,6 +44,9 @@ type Message struct {
 	// EditOf is, for an operator message sent as an edit (Edit), the one it replaced; 0
 	// otherwise.
 	EditOf int64
+	// Images are an operator message's images: what they are, without their bytes
+	// (ImageData reads those).
+	Images []chat.Image
 }
 
 // Receipt is what posting or regenerating returns.
@@ -66,15 +69,15 @@ type Receipt struct {
 	Pending bool
 }
 
-// ErrEmptyMessage means an operator message had nothing but white space.
+// ErrEmptyMessage means an operator message had nothing but white space, and no image.
 var ErrEmptyMessage = errors.New("empty message")
 
-// Post stores an operator message in the session, with a queued run to answer it and the run's
-// empty reply, in one transaction that is committed before Post returns: once it has, nothing
-// the operator typed can be lost. With no session id it creates the session in the same
-// transaction: a conversation is stored when its first message is.
-func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, error) {
-	if strings.TrimSpace(content) == "" {
+// Post stores an operator message in the session, with the images it carries, a queued run to
+// answer it and the run's empty reply, in one transaction that is committed before Post
+// returns: once it has, nothing the operator typed can be lost. With no session id it creates
+// the session in the same transaction: a conversation is stored when its first message is.
+func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+	if strings.TrimSpace(content) == "" && len(images) == 0 {
 		return Receipt{}, ErrEmptyMessage
 	}
 	r := Receipt{SessionID: sessionID, Queued: queued}
@@ -88,14 +91,14 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 		}
 		res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
 			title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
-			r.SessionID, now, title(content))
+			r.SessionID, now, title(titleText(content, images)))
 		if err != nil {
 			return err
 		}
 		if err := sessionFound(res, r.SessionID); err != nil {
 			return err
 		}
-		return db.newTurn(tx, &r, content, 0, model, now)
+		return db.newTurn(tx, &r, content, images, 0, model, now)
 	})
 	if err != nil {
 		return Receipt{}, err
@@ -104,15 +107,18 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	return r, nil
 }
 
-// newTurn stores content as an operator message of r's session (an edit of editOf, when not
-// 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
-func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, editOf int64, model string, now int64) error {
+// newTurn stores content, with images, as an operator message of r's session (an edit of
+// editOf, when not 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
+func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, images []chat.Image, editOf int64, model string, now int64) error {
 	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, edit_of, created_at) VALUES (?, 'user', ?, ?, ?)`,
 		r.SessionID, content, sql.NullInt64{Int64: editOf, Valid: editOf != 0}, now)
 	if err != nil {
 		return err
 	}
 	if r.AnchorID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	if err := storeImages(tx, r.AnchorID, images); err != nil {
 		return err
 	}
 	r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now)
@@ -262,7 +268,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readRows(rows, func(rows *sql.Rows, m *Message) error {
+	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
@@ -275,6 +281,14 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		m.Retry = c.classification()
 		return nil
 	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
+	for i := range out {
+		out[i].Images = images[out[i].ID]
+	}
+	return out, err
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
@@ -337,7 +351,7 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 		return nil, nil
 	}
 	rows, err := db.sql.Query(`
-		SELECT m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
@@ -349,9 +363,7 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
-		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
-	})
+	return db.contextRows(rows, sessionID)
 }
 
 // Context returns what a run answering anchorID sends to the model: the system prompt in
@@ -362,7 +374,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
-		SELECT m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
@@ -376,9 +388,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
-		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
-	})
+	out, err := db.contextRows(rows, "")
 	if err != nil {
 		return nil, err
 	}
@@ -386,4 +396,33 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 		return nil, fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
 	}
 	return out, nil
+}
+
+// contextRows reads the messages of a context query (id, role, content, reasoning), of
+// session sessionID ("": the anchor's), with the images of each, bytes and all.
+func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, error) {
+	var ids []int64
+	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
+		var id int64
+		err := rows.Scan(&id, &m.Role, &m.Content, &m.Reasoning)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if sessionID == "" {
+		if err := db.sql.QueryRow(`SELECT session_id FROM messages WHERE id = ?`, ids[len(ids)-1]).Scan(&sessionID); err != nil {
+			return nil, err
+		}
+	}
+	first, last := ids[0], ids[0]
+	for _, id := range ids {
+		first, last = min(first, id), max(last, id)
+	}
+	images, err := imagesOf(db.sql, sessionID, first, last, true)
+	for i, id := range ids {
+		out[i].Images = images[id]
+	}
+	return out, err
 }

@@ -193,4 +193,23 @@ CREATE TABLE endpoint_limits (
 -- The files attached to a draft, kept with it across a quit: a JSON list of {path, text}.
 ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '';
 `,
+	`
+-- Images are stored once per content, by SHA-256, however many messages carry them.
+CREATE TABLE images (
+	hash   TEXT PRIMARY KEY,
+	mime   TEXT NOT NULL,
+	width  INTEGER NOT NULL,
+	height INTEGER NOT NULL,
+	data   BLOB NOT NULL
+);
+-- The images an operator message carries, in the order attached, with the name each was
+-- attached as. Like the message, they never change.
+CREATE TABLE message_images (
+	message_id INTEGER NOT NULL REFERENCES messages (id),
+	position   INTEGER NOT NULL,
+	hash       TEXT NOT NULL REFERENCES images (hash),
+	name       TEXT NOT NULL,
+	PRIMARY KEY (message_id, position)
+);
+`,
 }
