@@ -108,8 +108,12 @@ func serverRoot(base string) string {
 	return strings.TrimSuffix(b, "/v1")
 }
 
-// noVisionFix is the end of every failure of an image sent to a model that cannot see.
-const noVisionFix = "this model does not take images: choose a vision model (/model) or remove the image"
+// The fix for an image sent to a model that cannot see, and how an endpoint's refusal of one
+// ends.
+const (
+	visionFix   = "choose a vision model (/model) or remove the image"
+	noVisionFix = "this model does not take images: " + visionFix
+)
 
 // seeable readies msgs' images for a model that may not see: when what is known of the model
 // says it takes none, the images of earlier messages are left out (and counted), and images in
@@ -124,7 +128,7 @@ func (c *Client) seeable(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 	}
 	if last := msgs[len(msgs)-1]; len(last.Images) > 0 {
 		return msgs, 0, &chat.Classification{Class: chat.BadRequest, Label: chat.Label(chat.BadRequest), Rule: "request.no-vision",
-			Message: fmt.Sprintf("%s says %s takes no images; nothing was sent: %s", f.VisionSource, c.ep.Model, noVisionFix)}
+			Message: fmt.Sprintf("%s says %s takes no images; nothing was sent: %s", f.VisionSource, c.ep.Model, visionFix)}
 	}
 	kept, n := withoutImages(msgs, len(msgs))
 	return kept, n, nil
