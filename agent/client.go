@@ -143,8 +143,8 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	}
 	// msgs is what is sent: all, or all without its oldest images and turns once compacted.
 	msgs, omitted, images := all, 0, 0
-	if c.ep.ContextTokens > 0 {
-		if msgs, omitted, images = compactAll(all, preSendTarget(c.ep.ContextTokens)); omitted+images > 0 {
+	if window := c.window(ctx, all); window > 0 {
+		if msgs, omitted, images = compactAll(all, preSendTarget(window)); omitted+images > 0 {
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 		}
 	}

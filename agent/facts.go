@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,13 +17,20 @@ import (
 	"parley/internal/chat"
 )
 
-// ModelFacts are what an endpoint says of its model beyond the OpenAI API, or what the profile
-// says in its place.
+// ModelFacts are what an endpoint says of its model beyond the OpenAI API, or, where it says
+// nothing, what the profile or parley's table of known models says.
 type ModelFacts struct {
 	// Vision says whether the model takes images; nil when nothing says.
 	Vision *bool
 	// VisionSource names what said it: "the profile", "llama-server /props", "Ollama /api/show".
 	VisionSource string
+	// Window is the model's context window in tokens, 0 when nothing says; WindowSource names
+	// what said it ("llama-server /props", "the profile's context_tokens", …).
+	Window       int
+	WindowSource string
+	// Prefill is set for a server that continues a final assistant message as its own text
+	// (llama-server), which a cut reply is continued through.
+	Prefill bool
 }
 
 // factsCache keeps each model's facts, asked once per process.
@@ -35,13 +43,52 @@ type factsCache struct {
 // asked the chat request itself.
 const factsTimeout = 3 * time.Second
 
-// Facts returns what is known of the model: the profile's vision setting first, else what the
-// server says, asked once per model (llama-server's GET /props, then Ollama's POST /api/show).
-// A server that says nothing, or does not answer, leaves Vision nil.
+// Facts returns what is known of the model, asking the server once per model (llama-server's
+// GET /props, the /models listing's fields that OpenRouter, vLLM and llama-server add, then
+// Ollama's POST /api/show). The profile's vision setting is believed over the server; the
+// server's window over the profile's, then the table of known models. A server that says
+// nothing, or does not answer within factsTimeout, leaves the facts unset.
 func (c *Client) Facts(ctx context.Context) ModelFacts {
+	f := c.serverFacts(ctx)
 	if c.ep.Vision != nil {
-		return ModelFacts{Vision: c.ep.Vision, VisionSource: "the profile"}
+		f.Vision, f.VisionSource = c.ep.Vision, "the profile"
 	}
+	switch {
+	case f.Window > 0:
+	case c.ep.ContextTokens > 0:
+		f.Window, f.WindowSource = c.ep.ContextTokens, "the profile's context_tokens"
+	default:
+		if n := knownWindow(c.ep.Model); n > 0 {
+			f.Window, f.WindowSource = n, "parley's table of known models"
+		}
+	}
+	return f
+}
+
+// smallWindow is the size of conversation below which no window a server runs with matters:
+// only a longer one asks the server for its facts before it is sent.
+const smallWindow = 1000
+
+// window is the context window msgs are fitted to before they are sent: the model's, as Facts
+// says, once the conversation is long enough to need it (or the server was asked already);
+// the profile's alone otherwise. 0 when none is known.
+func (c *Client) window(ctx context.Context, msgs []chat.Message) int {
+	if EstimateTokens(msgs) <= smallWindow && !c.factsAsked() {
+		return c.ep.ContextTokens
+	}
+	return c.Facts(ctx).Window
+}
+
+// factsAsked reports whether the server was asked for the model's facts already.
+func (c *Client) factsAsked() bool {
+	c.facts.mu.Lock()
+	defer c.facts.mu.Unlock()
+	_, ok := c.facts.byModel[c.ep.Model]
+	return ok
+}
+
+// serverFacts is what the server says of the model, asked once.
+func (c *Client) serverFacts(ctx context.Context) ModelFacts {
 	c.facts.mu.Lock()
 	defer c.facts.mu.Unlock()
 	if f, ok := c.facts.byModel[c.ep.Model]; ok {
@@ -57,24 +104,118 @@ func (c *Client) Facts(ctx context.Context) ModelFacts {
 }
 
 func (c *Client) askFacts(ctx context.Context) ModelFacts {
+	var f ModelFacts
 	root := serverRoot(c.ep.BaseURL)
 	var props struct {
+		Settings *struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
 		Modalities *struct {
 			Vision bool `json:"vision"`
 		} `json:"modalities"`
 	}
-	if c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props) && props.Modalities != nil {
-		return ModelFacts{Vision: &props.Modalities.Vision, VisionSource: "llama-server /props"}
+	if c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props) && (props.Modalities != nil || props.Settings != nil) {
+		f.Prefill = true
+		if props.Modalities != nil {
+			f.Vision, f.VisionSource = &props.Modalities.Vision, "llama-server /props"
+		}
+		if props.Settings != nil && props.Settings.NCtx > 0 {
+			f.Window, f.WindowSource = props.Settings.NCtx, "llama-server /props"
+		}
+	}
+	if f.Window == 0 {
+		f.Window, f.WindowSource = c.listedWindow(ctx)
+	}
+	if f.Vision != nil && f.Window > 0 {
+		return f
 	}
 	var show struct {
 		Capabilities []string `json:"capabilities"`
+		Parameters   string   `json:"parameters"`
 	}
 	body, _ := json.Marshal(map[string]string{"model": c.ep.Model})
-	if c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) && show.Capabilities != nil {
-		vision := slices.Contains(show.Capabilities, "vision")
-		return ModelFacts{Vision: &vision, VisionSource: "Ollama /api/show"}
+	if !c.getJSON(ctx, http.MethodPost, root+"/api/show", body, &show) {
+		return f
 	}
-	return ModelFacts{}
+	if f.Vision == nil && show.Capabilities != nil {
+		vision := slices.Contains(show.Capabilities, "vision")
+		f.Vision, f.VisionSource = &vision, "Ollama /api/show"
+	}
+	if n := numCtx(show.Parameters); f.Window == 0 && n > 0 {
+		f.Window, f.WindowSource = n, "Ollama's num_ctx"
+	}
+	return f
+}
+
+// listedWindow reads the model's window from the /models listing, where a server adds it:
+// OpenRouter's context_length, vLLM's max_model_len, llama-server's meta.n_ctx.
+func (c *Client) listedWindow(ctx context.Context) (int, string) {
+	var list struct {
+		Data []struct {
+			ID            string `json:"id"`
+			ContextLength int    `json:"context_length"`
+			MaxModelLen   int    `json:"max_model_len"`
+			Meta          *struct {
+				NCtx int `json:"n_ctx"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if !c.getJSON(ctx, http.MethodGet, strings.TrimRight(c.ep.BaseURL, "/")+"/models", nil, &list) {
+		return 0, ""
+	}
+	for _, m := range list.Data {
+		if m.ID != c.ep.Model && len(list.Data) > 1 {
+			continue
+		}
+		switch {
+		case m.ContextLength > 0:
+			return m.ContextLength, "the endpoint's /models context_length"
+		case m.MaxModelLen > 0:
+			return m.MaxModelLen, "vLLM's max_model_len"
+		case m.Meta != nil && m.Meta.NCtx > 0:
+			return m.Meta.NCtx, "llama-server /v1/models"
+		}
+	}
+	return 0, ""
+}
+
+// numCtx reads num_ctx from Ollama's parameters text ("num_ctx                        8192").
+func numCtx(parameters string) int {
+	for _, line := range strings.Split(parameters, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "num_ctx" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// knownWindows are the context windows of models whose servers do not say, by the start of
+// the model's name (longest first), as their providers document them.
+var knownWindows = []struct {
+	prefix string
+	tokens int
+}{
+	{"gpt-4.1", 1047576}, {"gpt-4o", 128000}, {"gpt-4-turbo", 128000}, {"gpt-5", 400000},
+	{"o1", 200000}, {"o3", 200000}, {"o4-mini", 200000},
+	{"claude-", 200000},
+	{"gemini-1.5-pro", 2097152}, {"gemini-", 1048576},
+	{"deepseek-chat", 65536}, {"deepseek-reasoner", 65536},
+	{"llama-3.1", 131072}, {"llama-3.2", 131072}, {"llama-3.3", 131072},
+	{"mistral-large", 131072}, {"mistral-small", 32768},
+	{"grok-", 131072},
+}
+
+// knownWindow is the model's window from knownWindows, 0 for a model not in it.
+func knownWindow(model string) int {
+	name := strings.ToLower(model[strings.LastIndex(model, "/")+1:])
+	best, n := 0, 0
+	for _, k := range knownWindows {
+		if strings.HasPrefix(name, k.prefix) && len(k.prefix) > best {
+			best, n = len(k.prefix), k.tokens
+		}
+	}
+	return n
 }
 
 // getJSON sends a request with the endpoint's key and decodes a 200 JSON answer into v,

@@ -128,7 +128,7 @@ func TestProfileVisionIsBelievedAndTheRefusalIsFinal(t *testing.T) {
 	c := testClient(Endpoint{BaseURL: base, Model: "tiny", Vision: &yes})
 	events := runEvents(t, c, []chat.Message{{Role: chat.RoleUser, Content: "describe", Images: []chat.Image{testImage(t, "a.png", 8, 8)}}})
 	last := events[len(events)-1]
-	if last.Kind != chat.EventFailed || last.Class.Class != chat.BadRequest || last.Class.Retryable || srv.Requests() != 1 || props.Load() != 0 {
+	if last.Kind != chat.EventFailed || last.Class.Class != chat.BadRequest || last.Class.Retryable || srv.Requests() != 1 || props.Load() != 1 {
 		t.Fatalf("%d requests, %d /props: %+v", srv.Requests(), props.Load(), last)
 	}
 	want := "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj: " + noVisionFix

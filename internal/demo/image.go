@@ -119,20 +119,14 @@ func refuseImages(w http.ResponseWriter) {
 	fmt.Fprint(w, noVisionBody)
 }
 
-// serveProps answers GET /props as llama-server does (its shape, trimmed to what a client
-// reads): the context window and what the model takes.
+// serveProps answers GET /props as llama-server does, with only what the demo is sure of: what
+// the model takes. (Its context budget is left out: the demo's overflow is for clients that do
+// not know the window.)
 func (s *Server) serveProps(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	nCtx := s.opts.ContextTokens
-	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
-		"default_generation_settings": map[string]any{"n_ctx": nCtx},
-		"total_slots":                 1,
-		"model_alias":                 s.opts.Model,
-		"model_path":                  "models/" + s.opts.Model + ".gguf",
-		"modalities":                  map[string]bool{"vision": !s.opts.NoVision, "video": false, "audio": false},
-		"endpoint_slots":              true,
-		"build_info":                  "parley demo",
+		"model_alias": s.opts.Model,
+		"modalities":  map[string]bool{"vision": !s.opts.NoVision, "video": false, "audio": false},
+		"build_info":  "parley demo",
 	})
 }
 
