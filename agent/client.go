@@ -133,6 +133,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		}}
 		return
 	}
+	all = c.continuation(ctx, all)
 	all, unseen, refused := c.seeable(ctx, all)
 	if refused != nil {
 		out <- chat.Event{Kind: chat.EventFailed, Class: *refused, MaxAttempts: maxAttempts}
@@ -144,7 +145,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	// msgs is what is sent: all, or all without its oldest images and turns once compacted.
 	msgs, omitted, images := all, 0, 0
 	if window := c.window(ctx, all); window > 0 {
-		if msgs, omitted, images = compactAll(all, preSendTarget(window)); omitted+images > 0 {
+		if msgs, omitted, images = compactAll(all, PreSendTarget(window)); omitted+images > 0 {
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 		}
 	}

@@ -93,27 +93,12 @@ func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
 const promptShare = 0.75
 
 // Compact leaves out the oldest turns of msgs until their estimate (EstimateTokens) is at most
-// target. A turn is an operator message with the replies after it; system messages and the
-// last message (the anchor being answered) are never left out. When even that is not enough,
-// every turn but the anchor's is left out. It returns the messages kept, in order, and how
-// many were left out; msgs itself is not changed.
+// target. A turn is an operator message with the replies after it; system messages, pinned
+// messages and the last message (the anchor being answered) are never left out. When even
+// that is not enough, every turn but the anchor's is left out. It returns the messages kept,
+// in order, and how many were left out; msgs itself is not changed.
 func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int) {
-	total := EstimateTokens(msgs)
-	drop := make([]bool, len(msgs))
-	for i := 0; i < len(msgs)-1 && total > target; {
-		if msgs[i].Role == chat.RoleSystem {
-			i++
-			continue
-		}
-		// Leave out message i and the replies that follow it, up to the next operator
-		// message, system message or the anchor.
-		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
-			drop[i] = true
-			omitted++
-			total -= messageTokens(msgs[i])
-			first = false
-		}
-	}
+	drop, omitted := LeaveOut(msgs, target)
 	if omitted == 0 {
 		return msgs, 0
 	}
@@ -124,6 +109,36 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 		}
 	}
 	return kept, omitted
+}
+
+// LeaveOut says which of msgs Compact leaves out to reach target, by index, and how many: what
+// a screen shows before the send that will leave them out.
+func LeaveOut(msgs []chat.Message, target int) (drop []bool, omitted int) {
+	total := EstimateTokens(msgs)
+	drop = make([]bool, len(msgs))
+	for i := 0; i < len(msgs)-1 && total > target; {
+		if msgs[i].Role == chat.RoleSystem {
+			i++
+			continue
+		}
+		// Leave out message i and the replies that follow it, up to the next operator
+		// message, system message or the anchor; a pinned one stays.
+		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
+			if !msgs[i].Pinned {
+				drop[i] = true
+				omitted++
+				total -= messageTokens(msgs[i])
+			}
+			first = false
+		}
+	}
+	return drop, omitted
+}
+
+// PreSendTarget is the estimate a conversation may reach before it is sent to a model whose
+// context window is window: the rest is left for the reply.
+func PreSendTarget(window int) int {
+	return int(float64(window) * promptShare)
 }
 
 // compactAll leaves out what msgs must lose to be estimated at most target: the images of
@@ -149,12 +164,6 @@ func compactTarget(sent []chat.Message, limit, requested int) int {
 		b *= float64(est) / float64(requested)
 	}
 	return int(b)
-}
-
-// preSendTarget is the estimate a prompt may reach for a model whose context window is
-// contextTokens, leaving room for the reply.
-func preSendTarget(contextTokens int) int {
-	return int(float64(contextTokens) * promptShare)
 }
 
 // overflowPatterns read the context window (limit) and the endpoint's count of the request

@@ -417,3 +417,17 @@ func overflowing(t *testing.T, window int, form demo.Overflow) (*demo.Server, *C
 	srv := demotest.Start(t, demo.Options{ContextTokens: window, Overflow: form})
 	return srv, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 }
+
+// A pinned message is never left out, however far back it is; the rest of its turn may be.
+func TestCompactKeepsPinnedMessages(t *testing.T) {
+	msgs := conversation(10)
+	msgs[1].Pinned = true // the first operator message: "always answer in French"
+	kept, omitted := Compact(msgs, EstimateTokens(msgs)/3)
+	if omitted == 0 || !reflect.DeepEqual(kept[1], msgs[1]) {
+		t.Fatalf("omitted %d; kept %+v", omitted, kept[:2])
+	}
+	drop, n := LeaveOut(msgs, EstimateTokens(msgs)/3)
+	if n != omitted || drop[1] || !drop[2] {
+		t.Errorf("LeaveOut %v (%d) does not say what Compact leaves out (%d)", drop, n, omitted)
+	}
+}

@@ -48,4 +48,8 @@ type Endpoint struct {
 	// Vision says whether the model takes images, over what the server says; nil leaves it to
 	// the server (Facts).
 	Vision *bool
+	// Prefill says whether the server continues a final assistant message as its own text (a
+	// cut reply is then continued through it), over what the server says; nil leaves it to
+	// the server (Facts: llama-server does).
+	Prefill *bool
 }

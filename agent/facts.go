@@ -114,8 +114,10 @@ func (c *Client) askFacts(ctx context.Context) ModelFacts {
 			Vision bool `json:"vision"`
 		} `json:"modalities"`
 	}
-	if c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props) && (props.Modalities != nil || props.Settings != nil) {
-		f.Prefill = true
+	if c.getJSON(ctx, http.MethodGet, root+"/props", nil, &props) {
+		// Generation settings are llama-server's own, and llama-server continues a final
+		// assistant message.
+		f.Prefill = props.Settings != nil
 		if props.Modalities != nil {
 			f.Vision, f.VisionSource = &props.Modalities.Vision, "llama-server /props"
 		}
@@ -301,4 +303,68 @@ func withoutImages(msgs []chat.Message, upTo int) ([]chat.Message, int) {
 		out[i].Images = nil
 	}
 	return out, n
+}
+
+// continueInstruction asks a model that cannot be handed a final assistant message as its own
+// to go on from it: the reply so far goes as the assistant's turn, and this after it.
+const continueInstruction = "Your reply above was cut off. Continue it from exactly where it stopped, " +
+	"mid-word or mid-sentence if need be, without repeating any of it and without comment."
+
+// continuation readies msgs that end with the assistant's turn (a cut reply being continued):
+// sent as they are to a server that continues a final assistant message itself (the profile's
+// prefill, else Facts), else with continueInstruction after them.
+func (c *Client) continuation(ctx context.Context, msgs []chat.Message) []chat.Message {
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != chat.RoleAssistant {
+		return msgs
+	}
+	prefill := c.Facts(ctx).Prefill
+	if c.ep.Prefill != nil {
+		prefill = *c.ep.Prefill
+	}
+	if prefill {
+		return msgs
+	}
+	return append(slices.Clip(msgs), chat.Message{Role: chat.RoleUser, Content: continueInstruction})
+}
+
+// echo takes out of a continuation's answer the reply being continued, which a server that
+// continues a final assistant message (llama-server) streams back first, in its first delta.
+// Answer text is held while it could still be that echo; only the whole of it is taken out.
+type echo struct {
+	prefix, held string
+	done         bool
+}
+
+// echoOf is the echo of msgs' final assistant message, or none (done) when the last message is
+// not the assistant's.
+func echoOf(msgs []chat.Message) *echo {
+	if n := len(msgs); n > 0 && msgs[n-1].Role == chat.RoleAssistant && msgs[n-1].Content != "" {
+		return &echo{prefix: msgs[n-1].Content}
+	}
+	return &echo{done: true}
+}
+
+// take returns what of s is the continuation, holding what may yet be the echo.
+func (e *echo) take(s string) string {
+	if e.done {
+		return s
+	}
+	e.held += s
+	if len(e.held) < len(e.prefix) && strings.HasPrefix(e.prefix, e.held) {
+		return ""
+	}
+	e.done = true
+	if rest, ok := strings.CutPrefix(e.held, e.prefix); ok {
+		return rest
+	}
+	return e.held
+}
+
+// flush returns what is still held when the answer ends: it was not the echo.
+func (e *echo) flush() string {
+	if e.done {
+		return ""
+	}
+	e.done = true
+	return e.held
 }

@@ -47,6 +47,11 @@ type Message struct {
 	// Images are an operator message's images: what they are, without their bytes
 	// (ImageData reads those).
 	Images []chat.Image
+	// Pinned is set when the operator pinned the message: compaction never leaves it out.
+	Pinned bool
+	// Seam is, for a reply that continues a cut one (Continue), the byte of Content where the
+	// continuation begins; 0 otherwise.
+	Seam int
 }
 
 // Receipt is what posting or regenerating returns.
@@ -67,6 +72,9 @@ type Receipt struct {
 	// Pending is set by Retry: the reply is hidden until its first text takes the place of
 	// the live one.
 	Pending bool
+	// Prefix is set by Continue: the text the new reply begins with, which the request sends
+	// as the assistant's turn for the model to go on from.
+	Prefix string
 }
 
 // ErrEmptyMessage means an operator message had nothing but white space, and no image.
@@ -251,7 +259,8 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
-	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0)
+	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
+	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
@@ -274,7 +283,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
-			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf, &m.Pinned, &m.Seam); err != nil {
 			return err
 		}
 		m.CreatedAt = fromNanos(created)
@@ -351,12 +360,13 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 		return nil, nil
 	}
 	rows, err := db.sql.Query(`
-		SELECT m.id, m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+notCompacted+`
 			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system'))
 		ORDER BY m.role != 'system', m.id`, sessionID)
@@ -374,7 +384,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
-		SELECT m.id, m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
@@ -382,6 +392,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+notCompacted+`
 			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1))
 		ORDER BY m.role != 'system', m.id`, anchorID)
@@ -398,13 +409,21 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	return out, nil
 }
 
-// contextRows reads the messages of a context query (id, role, content, reasoning), of
+// pinned selects whether message m is pinned.
+const pinned = `EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id)`
+
+// notCompacted keeps message m in a context unless /compact left it out: before the session's
+// compaction point, and neither a system prompt nor pinned.
+const notCompacted = `(m.role = 'system' OR ` + pinned + ` OR m.id >= coalesce(
+	(SELECT c.before FROM compactions c WHERE c.session_id = m.session_id), 0))`
+
+// contextRows reads the messages of a context query (id, role, content, reasoning, pinned), of
 // session sessionID ("": the anchor's), with the images of each, bytes and all.
 func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, error) {
 	var ids []int64
 	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
 		var id int64
-		err := rows.Scan(&id, &m.Role, &m.Content, &m.Reasoning)
+		err := rows.Scan(&id, &m.Role, &m.Content, &m.Reasoning, &m.Pinned)
 		ids = append(ids, id)
 		return err
 	})

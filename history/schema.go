@@ -212,4 +212,30 @@ CREATE TABLE message_images (
 	PRIMARY KEY (message_id, position)
 );
 `,
+	`
+-- A reply continued from where its run stopped: the new version's run names the run it
+-- continues, and seam is the byte in its reply where the continuation begins.
+ALTER TABLE runs ADD COLUMN continues INTEGER REFERENCES runs (id);
+ALTER TABLE runs ADD COLUMN seam INTEGER NOT NULL DEFAULT 0;
+-- A session made by forking another: the origin, and the origin's message it was forked at
+-- (the origin may since have been deleted).
+CREATE TABLE forks (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+	origin     TEXT NOT NULL,
+	at_message INTEGER NOT NULL,
+	created_at INTEGER NOT NULL
+);
+-- Messages the operator pinned, which compaction never leaves out. Messages never change, so
+-- a pin is a row of its own.
+CREATE TABLE pins (
+	message_id INTEGER PRIMARY KEY REFERENCES messages (id),
+	created_at INTEGER NOT NULL
+);
+-- /compact: the messages of a session before this one, pinned ones aside, are left out of
+-- every later request.
+CREATE TABLE compactions (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+	before     INTEGER NOT NULL
+);
+`,
 }

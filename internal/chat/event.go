@@ -116,6 +116,8 @@ type Message struct {
 	Reasoning string `json:"reasoning,omitempty"`
 	// Images are the images an operator message carries, sent after its text.
 	Images []Image `json:"images,omitempty"`
+	// Pinned is set on a message the operator pinned: compaction never leaves it out.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Send is one request sent to an endpoint, as the retry budget counts them: a first attempt,
