@@ -3,7 +3,9 @@
 // of the whole, so that a frame costs what the screen shows, whatever the reply's length.
 //
 // render.go renders with glamour, stream.go renders a reply in chunks within a quota of work,
-// cuts.go says where the chunks are cut, and code.go finds code fences and wraps long code.
+// cuts.go says where the chunks are cut, code.go finds code fences and prepares code blocks,
+// html.go keeps raw HTML on screen, and layout.go lays out what glamour does not (code labels,
+// tables as wide as their content, list items that hang).
 package markdown
 
 import (
@@ -30,6 +32,13 @@ type Renderer struct {
 // lines as they are, with the blank lines glamour puts before and after the document, each
 // line cut to width.
 func (md *Renderer) Render(text string, width int, dark bool) []string {
+	return md.render(text, width, dark, false)
+}
+
+// render is Render of text that starts inside a code block opened before it when reopened.
+// Raw HTML is escaped to show as written (html.go), code blocks are prepared (code.go), and
+// glamour's lines are laid out (layout.go).
+func (md *Renderer) render(text string, width int, dark bool, reopened bool) []string {
 	if md.r == nil || md.width != width || md.dark != dark {
 		style := "dark"
 		if !dark {
@@ -43,16 +52,25 @@ func (md *Renderer) Render(text string, width int, dark bool) []string {
 		md.r, md.width, md.dark = r, width, dark
 	}
 	// glamour drops tab characters, which would flatten indented code: give them a width.
-	out, err := md.r.Render(wrapCode(strings.ReplaceAll(text, "\t", "    "), width))
+	src := wrapCode(escapeHTML(strings.ReplaceAll(text, "\t", "    ")), width, reopened)
+	out, err := md.r.Render(src)
 	if err != nil {
 		return plainLines(text, width)
 	}
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		// Long code lines and URLs are not wrapped by glamour.
-		if ansi.StringWidth(l) > width {
-			lines[i] = ansi.Truncate(l, width, "…")
+	lines := md.lay(strings.Split(out, "\n"), width)
+	return hardWrap(lines, width)
+}
+
+// hardWrap breaks the lines wider than width, which glamour leaves long (a URL, a word longer
+// than the line), so that no character is cut off the screen.
+func hardWrap(lines []string, width int) []string {
+	for i := 0; i < len(lines); i++ {
+		if ansi.StringWidth(lines[i]) <= width {
+			continue
 		}
+		pieces := strings.Split(ansi.Hardwrap(lines[i], width, true), "\n")
+		lines = append(lines[:i], append(pieces, lines[i+1:]...)...)
+		i += len(pieces) - 1
 	}
 	return lines
 }
@@ -81,13 +99,13 @@ func (md *Renderer) renderChunk(c chunk, text string, width int, dark bool, last
 	src := c.reopen + text[c.start:c.end] + c.close
 	var r []string
 	if c.start == 0 {
-		r = md.Render(src, width, dark)
+		r = md.render(src, width, dark, c.reopen != "")
 		if len(r) == 0 || r[0] != "" {
 			return plainChunk(src, width)
 		}
 		r = r[1:]
 	} else {
-		r = md.Render("x\n\n"+src, width, dark)
+		r = md.render("x\n\n"+src, width, dark, c.reopen != "")
 		if len(r) < 2 || r[0] != "" || strings.TrimSpace(ansi.Strip(r[1])) != "x" {
 			return plainChunk(src, width)
 		}
