@@ -33,6 +33,9 @@ type app struct {
 	roles  map[string]config.Role
 	// maxAttach is the largest file that may be attached.
 	maxAttach int64
+	// readingWidth and mouse are config.toml's for the chat screen.
+	readingWidth int
+	mouse        bool
 	// clock times print mode's waits.
 	clock chat.Clock
 }
@@ -44,7 +47,8 @@ func openApp(fl config.Flags, getenv func(string) string) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes, clock: chat.SystemClock{}}
+	a := &app{system: cfg.System, roles: cfg.Roles, maxAttach: cfg.MaxAttachmentBytes, clock: chat.SystemClock{},
+		readingWidth: cfg.ReadingWidth, mouse: cfg.Mouse}
 	ep := cfg.Endpoint
 	if ep.Model == "" && !ep.Demo {
 		if ep.Model, err = onlyModel(ep, cfg.Paths.Config); err != nil {

@@ -141,6 +141,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	m := tui.New(tui.Options{DB: a.db, Client: a.client, Fallback: a.fallback, Session: sess, Demo: a.demo, Clock: chat.SystemClock{}, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: a.roles, MaxAttachmentBytes: a.maxAttach,
+		ReadingWidth: a.readingWidth, Mouse: a.mouse,
 		Send: question, Attachments: files})
 	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return exitFailed, err

@@ -19,7 +19,7 @@ import (
 func (m Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	v.MouseMode = m.mouseMode()
 	v.WindowTitle = "parley"
 	if m.width == 0 || m.height == 0 {
 		return v // no size yet

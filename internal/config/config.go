@@ -49,6 +49,10 @@ type Resolved struct {
 	Roles map[string]Role
 	// MaxAttachmentBytes is the largest file that may be attached.
 	MaxAttachmentBytes int64
+	// ReadingWidth caps the columns replies are set in; 0: the chat screen's default.
+	ReadingWidth int
+	// Mouse captures the mouse on the chat screen from the start.
+	Mouse bool
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -103,7 +107,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		MaxAttachmentBytes: f.MaxAttachmentBytes}
+		MaxAttachmentBytes: f.MaxAttachmentBytes, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse}
 	if r.MaxAttachmentBytes == 0 {
 		r.MaxAttachmentBytes = attach.DefaultMaxBytes
 	}

@@ -65,6 +65,8 @@ func TestRoles(t *testing.T) {
 			return len(names)
 		}, 3},
 		{"attachments: 256 KiB by default", profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(262144)},
+		{"screen: config's reading width and mouse", "reading_width = 72\nmouse = true\n" + profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return [2]any{r.ReadingWidth, r.Mouse} }, [2]any{72, true}},
 		{"attachments: config's limit", "max_attachment_bytes = 1000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(1000)},
 	}
 	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {

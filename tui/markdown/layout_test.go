@@ -98,3 +98,18 @@ func TestCodeBlocksAreLabelledAndMarkContinuations(t *testing.T) {
 		t.Fatalf("the label's mark shows:\n%s", got)
 	}
 }
+
+// A reply's code blocks are found as written, without their fences or a list's indent.
+func TestCodeBlocksAreFoundAsWritten(t *testing.T) {
+	text := "Intro\n\n```go\nfunc f() {\n\treturn\n}\n```\n\n- item\n\n  ~~~\n  indented <b>\n  ~~~\n\n```sh\nopen at the end"
+	got := CodeBlocks(text)
+	want := []CodeBlock{{"go", "func f() {\n\treturn\n}\n"}, {"", "indented <b>\n"}, {"sh", "open at the end"}}
+	if len(got) != len(want) {
+		t.Fatalf("%d blocks: %+v", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("block %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

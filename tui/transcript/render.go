@@ -38,6 +38,11 @@ func (t *List) lines(i int) []string {
 func (t *List) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
+	// The text is set no wider than the reading width; what parley says about it is not.
+	tw := w
+	if t.reading > 0 {
+		tw = min(w, t.reading)
+	}
 	if e.message.Role == history.RoleSystem {
 		return t.renderSystem(e, w)
 	}
@@ -50,7 +55,7 @@ func (t *List) render(e *entry) []string {
 				text = strings.ReplaceAll(text, p.text, p.label)
 			}
 		}
-		for _, l := range wrap.Lines(text, w-2) {
+		for _, l := range wrap.Lines(text, tw-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
@@ -61,7 +66,7 @@ func (t *List) render(e *entry) []string {
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.Render(&t.md, out, text, w, t.dark, &t.quota)
+		out = e.md.Render(&t.md, out, text, tw, t.dark, &t.quota)
 	}
 	if !e.streaming && e.md.Rendered() {
 		e.md = markdown.Stream{}

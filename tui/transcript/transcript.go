@@ -89,6 +89,8 @@ type List struct {
 	// unfinished.
 	quota      int
 	unfinished []*entry
+	// reading is the widest a message's text is set, however wide the screen; 0: no cap.
+	reading int
 }
 
 // New returns an empty transcript, drawn with styles, that follows its end.
@@ -193,6 +195,17 @@ func (t *List) Len() int { return len(t.entries) }
 func (t *List) SetSize(width, height int) {
 	t.width, t.height = max(width, gutter+10), max(height, 0)
 	t.clampTop()
+}
+
+// SetReadingWidth sets the widest, in columns, that messages' text is set: lines of prose
+// much longer than that are hard to read. 0 sets them as wide as the screen.
+func (t *List) SetReadingWidth(n int) {
+	if n != t.reading {
+		t.reading = n
+		for _, e := range t.entries {
+			e.cache.lines = nil
+		}
+	}
 }
 
 // Height returns the height of the window.
