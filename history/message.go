@@ -52,6 +52,11 @@ type Message struct {
 	// FinishReason is the endpoint's finish_reason for a reply ("length": cut at the token
 	// limit); empty until the run succeeds.
 	FinishReason string
+	// ReasoningTokens is what the endpoint said the reply's thinking took, 0 when it did not;
+	// Thought is how long the model thought, 0 when it did not or it was not kept (both as its
+	// run stored them at its end).
+	ReasoningTokens int
+	Thought         time.Duration
 	// SystemRole is, for a system prompt, the name of the parley role it came from; empty for
 	// a prompt given as text.
 	SystemRole string
@@ -259,7 +264,8 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
-	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0)
+	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
+	coalesce(r.reasoning_tokens, 0), coalesce(r.thought_ms, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
@@ -279,12 +285,15 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	return readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
+		var thoughtMS int64
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
-			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf,
+			&m.ReasoningTokens, &thoughtMS); err != nil {
 			return err
 		}
+		m.Thought = time.Duration(thoughtMS) * time.Millisecond
 		m.CreatedAt = fromNanos(created)
 		m.Retry = c.classification()
 		return nil

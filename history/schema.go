@@ -193,4 +193,10 @@ CREATE TABLE endpoint_limits (
 -- The files attached to a draft, kept with it across a quit: a JSON list of {path, text}.
 ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '';
 `,
+	`
+-- How long a reply's model thought (from the request being sent until its last thinking), in
+-- milliseconds, so that a reopened reply says what it said while it streamed; 0 when it did not
+-- think or was stored before this was kept.
+ALTER TABLE runs ADD COLUMN thought_ms INTEGER NOT NULL DEFAULT 0;
+`,
 }

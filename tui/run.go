@@ -187,8 +187,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			r.gotOutput, r.reconnecting, delta = true, "", true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
+		case chat.EventUsage:
+			m.transcript.SetThinkingTokens(r.rcpt.ReplyID, ev.Usage.ReasoningTokens)
 		}
 		if ev.Terminal() {
+			m.transcript.SetThought(r.rcpt.ReplyID, ev.Thought)
 			final, ended = m.finish(chat.Decide(ev, true)), true
 		}
 	}

@@ -69,6 +69,9 @@ type Event struct {
 	FinishReason string
 	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
 	Omitted int
+	// Thought is set by the history's recorder on the terminal event of a run that thought:
+	// how long, from the request being sent until the last thinking, as it is stored.
+	Thought time.Duration
 	// SaidAt is set on an EventFailed that sent nothing because the provider had said, at
 	// SaidAt, not to come back before Class.RetryAfterUntil (endpoint memory).
 	SaidAt time.Time
