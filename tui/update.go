@@ -41,6 +41,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.handleDraftStored()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
+	case marksMsg:
+		cmd = m.handleMarks(msg)
 	case copiedMsg:
 		cmd = m.handleCopied(msg)
 	case inputbox.ClipboardErrMsg:

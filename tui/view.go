@@ -7,6 +7,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/retry"
+	"parley/tui/transcript"
 	"parley/tui/wrap"
 
 	tea "charm.land/bubbletea/v2"
@@ -185,9 +186,9 @@ func (m *Model) headerView() string {
 		}
 		ep := client.Endpoint()
 		demo = ep.Demo
-		where = ep.Model
+		where = transcript.ModelName(ep.Model)
 		if ep.Name != "" && !ep.Demo {
-			where = ep.Name + " · " + ep.Model
+			where = ep.Name + " · " + where
 		}
 	}
 	if role := m.systemLabel(); role != "" {
