@@ -26,53 +26,90 @@ const contRune = "↪"
 // reply is expected to hold and which the sanitizer would not let through as markup.
 const labelMark = "\uE000"
 
-// codeMark ends every line of code wrapCode writes, so that layout.go tells glamour's lines of
-// code from its other lines; it is taken out there. At the end, it changes no lexer's reading
-// of the line's start (a diff's + and -).
-const codeMark = "\uE001"
+// codeOpen ends the first line of a code block's content and codeClose its last, so that
+// layout.go tells glamour's lines of code from its other lines (a list item's, say) without a
+// mark on every line, which chroma would draw as a token of its own; both are taken out there.
+// At a line's end they change no lexer's reading of its start (a diff's + and -).
+const (
+	codeOpen  = "\uE001"
+	codeClose = "\uE002"
+)
 
 // wrapCode prepares the fenced code blocks of text: their long lines wrapped before glamour
 // would (glamour starts a wrapped code line at the margin, which loses its indentation), each
-// continuation marked, each ending in codeMark; and a label line with the block's language at its top, unless the text
-// starts inside a block that was opened before it (reopened). Text is scanned from a line
-// outside any fence, as every chunk of Stream starts.
+// continuation marked; a label line with the block's language at its top, unless the text
+// starts inside a block that was opened before it (reopened); and the first and last lines of
+// content marked with codeOpen and codeClose. Text is scanned from a line outside any fence,
+// as every chunk of Stream starts.
 func wrapCode(text string, width int, reopened bool) string {
-	var b strings.Builder
-	b.Grow(len(text))
-	fence, indent := "", 0
+	b := make([]byte, 0, len(text)+64)
+	fence, indent, first, content := "", 0, false, false
 	for rest := text; rest != ""; {
 		line, after, nl := strings.Cut(rest, "\n")
 		rest = after
 		switch {
 		case fence == "":
+			b = append(b, line...)
 			if fence = opensFence(line); fence != "" {
 				indent = len(line) - len(strings.TrimLeft(line, " "))
-				b.WriteString(line)
+				first, content = true, false
 				if lang := fenceLanguage(line, fence); lang != "" && nl && !reopened {
-					b.WriteString("\n" + strings.Repeat(" ", indent) + labelMark + lang)
+					b = append(b, "\n"+strings.Repeat(" ", indent)+labelMark+lang+codeOpen...)
+					first, content = false, true
 				}
 				reopened = false
-			} else {
-				b.WriteString(line)
 			}
 		case closesFence(line, fence):
 			fence = ""
-			b.WriteString(line)
+			b = closeCode(b, content)
+			b = append(b, line...)
 		default:
 			// The fence's indent is the list's around it: glamour indents its code as much.
 			w := width - codeMargin - indent - len(contMark)
 			if w >= 10 && len(line) > w+len(contMark) {
-				b.WriteString(strings.Join(markContinued(wrap.Indented(line, w)), codeMark+"\n"))
+				pieces := markContinued(wrap.Indented(line, w))
+				b = append(b, pieces[0]...)
+				if first {
+					b = append(b, codeOpen...)
+				}
+				for _, p := range pieces[1:] {
+					b = append(append(b, '\n'), p...)
+				}
 			} else {
-				b.WriteString(line)
+				b = append(b, line...)
+				if first {
+					b = append(b, codeOpen...)
+				}
 			}
-			b.WriteString(codeMark)
+			first, content = false, true
 		}
 		if nl {
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		}
 	}
-	return b.String()
+	if fence != "" {
+		// A block left open runs to the end of the text.
+		nl := len(b) > 0 && b[len(b)-1] == '\n'
+		if nl {
+			b = b[:len(b)-1]
+		}
+		if content {
+			b = append(b, codeClose...)
+		}
+		if nl {
+			b = append(b, '\n')
+		}
+	}
+	return string(b)
+}
+
+// closeCode marks the last line of content written to b, which ends in a newline, with
+// codeClose, when the block has content.
+func closeCode(b []byte, content bool) []byte {
+	if !content || len(b) == 0 || b[len(b)-1] != '\n' {
+		return b
+	}
+	return append(append(b[:len(b)-1], codeClose...), '\n')
 }
 
 // markContinued puts contMark after the indentation of every line but the first.

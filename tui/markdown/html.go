@@ -20,9 +20,10 @@ var htmlParser = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.D
 
 // escapeHTML returns src with its raw HTML made literal: an inline tag's markup characters are
 // backslash-escaped, and an HTML block becomes a code block of HTML (blockEdits). Code spans,
-// code blocks and autolinks are left as they are. Text without a '<' is returned at no cost.
+// code blocks and autolinks are left as they are. Text without a '<' outside code blocks is
+// returned at the cost of a scan.
 func escapeHTML(src string) string {
-	if strings.IndexByte(src, '<') < 0 {
+	if !ltOutsideFences(src) {
 		return src
 	}
 	b := []byte(src)
@@ -49,6 +50,28 @@ func escapeHTML(src string) string {
 		return src
 	}
 	return apply(src, eds)
+}
+
+// ltOutsideFences reports whether src has a '<' outside its fenced code blocks: only then can
+// it hold raw HTML, and only then is it parsed. Code full of generics costs a scan of its lines.
+func ltOutsideFences(src string) bool {
+	if strings.IndexByte(src, '<') < 0 {
+		return false
+	}
+	fence := ""
+	for rest := src; rest != ""; {
+		line, after, _ := strings.Cut(rest, "\n")
+		rest = after
+		switch {
+		case fence == "":
+			if fence = opensFence(line); fence == "" && strings.IndexByte(line, '<') >= 0 {
+				return true
+			}
+		case closesFence(line, fence):
+			fence = ""
+		}
+	}
+	return false
 }
 
 // edit is one change escapeHTML makes: the markup characters of src[at:end] escaped, or, where end

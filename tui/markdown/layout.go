@@ -3,6 +3,7 @@ package markdown
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -14,13 +15,25 @@ import (
 // lay finishes glamour's lines of a document rendered at width.
 func (md *Renderer) lay(lines []string, width int) []string {
 	var code []bool
+	in := false
 	for i, l := range lines {
-		if strings.Contains(l, codeMark) {
+		open, closed := strings.Contains(l, codeOpen), strings.Contains(l, codeClose)
+		if open {
+			in = true
+			l = strings.ReplaceAll(l, codeOpen, " ") // the column glamour padded for it
+		}
+		if in {
 			if code == nil {
 				code = make([]bool, len(lines))
 			}
 			code[i] = true
-			lines[i] = markContinuation(strings.ReplaceAll(l, codeMark, ""))
+			if closed {
+				l = strings.ReplaceAll(l, codeClose, " ")
+			}
+			lines[i] = markContinuation(l)
+		}
+		if closed {
+			in = false
 		}
 	}
 	md.labelCode(lines)
@@ -181,9 +194,12 @@ func hangLists(lines []string, code []bool, limit int) []string {
 	isCode := func(i int) bool { return code != nil && code[i] }
 	var out []string
 	for i := 0; i < len(lines); i++ {
-		m := listMark.FindStringSubmatch(ansi.Strip(lines[i]))
+		var m []string
+		if mayStartItem(lines[i]) && !isCode(i) {
+			m = listMark.FindStringSubmatch(visiblePrefix(lines[i], 16))
+		}
 		end := i + 1
-		if m != nil && !isCode(i) {
+		if m != nil {
 			for end < len(lines) && !isCode(end) && continues(lines[end], len(m[1])) {
 				end++
 			}
@@ -197,12 +213,13 @@ func hangLists(lines []string, code []bool, limit int) []string {
 		if out == nil {
 			out = append(make([]string, 0, len(lines)+4), lines[:i]...)
 		}
-		indent, mark := len(m[1]), ansi.StringWidth(m[2])
-		body := trimRight(ansi.Cut(lines[i], indent+mark, 1<<30))
+		indent, mark := len(m[1]), utf8.RuneCountInString(m[2])
+		head, body := splitVisible(lines[i], indent+mark)
+		body = trimPadding(body)
 		for _, l := range lines[i+1 : end] {
-			body += " " + trimRight(ansi.Cut(l, indent, 1<<30))
+			_, rest := splitVisible(l, indent)
+			body += " " + trimPadding(rest)
 		}
-		head := ansi.Cut(lines[i], 0, indent+mark)
 		for k, l := range strings.Split(ansi.Wordwrap(body, max(limit-indent-mark, 10), ""), "\n") {
 			if k == 0 {
 				out = append(out, head+l)
@@ -218,10 +235,26 @@ func hangLists(lines []string, code []bool, limit int) []string {
 	return out
 }
 
+// mayStartItem reports, without stripping the line's styles, whether its first visible
+// character could start a list item's mark: a bullet, a digit or a task's box. Most lines of a
+// reply cannot, and cost no more than this.
+func mayStartItem(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ' ':
+		case c == '\x1b':
+			i = skipEscape(line, i) - 1
+		default:
+			return c == '[' || (c >= '0' && c <= '9') || strings.HasPrefix(line[i:], "•")
+		}
+	}
+	return false
+}
+
 // continues reports whether line goes on with the text of a list item whose bullet is indent
 // columns in: it starts with a word at that very column.
 func continues(line string, indent int) bool {
-	plain := ansi.Strip(line)
+	plain := visiblePrefix(line, indent+16)
 	if len(plain) <= indent || strings.TrimLeft(plain[:indent], " ") != "" {
 		return false
 	}
@@ -233,7 +266,68 @@ func continues(line string, indent int) bool {
 	return len(r) > 0 && !strings.ContainsRune(" │─┼", r[0])
 }
 
-// trimRight drops the blank columns at the end of a styled line.
-func trimRight(s string) string {
-	return ansi.Truncate(s, ansi.StringWidth(strings.TrimRight(ansi.Strip(s), " ")), "")
+// splitVisible splits a styled line after its first n visible characters, which must each be
+// one column wide (the indent and mark of a list item are). It reads only that far.
+func splitVisible(line string, n int) (head, rest string) {
+	i := 0
+	for seen := 0; i < len(line) && seen < n; {
+		if line[i] == '\x1b' {
+			i = skipEscape(line, i)
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(line[i:])
+		i += size
+		seen++
+	}
+	return line[:i], line[i:]
+}
+
+// visiblePrefix returns the first n visible characters of a styled line, without its styles.
+func visiblePrefix(line string, n int) string {
+	var b strings.Builder
+	for i, seen := 0, 0; i < len(line) && seen < n; {
+		if line[i] == '\x1b' {
+			i = skipEscape(line, i)
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(line[i:])
+		b.WriteRune(r)
+		i += size
+		seen++
+	}
+	return b.String()
+}
+
+// skipEscape returns the index after the escape sequence at line[i]: a CSI up to its final
+// byte, or the escape and the byte after it.
+func skipEscape(line string, i int) int {
+	i++
+	if i < len(line) && line[i] == '[' {
+		for i++; i < len(line) && (line[i] < 0x40 || line[i] > 0x7e); i++ {
+		}
+	}
+	return min(i+1, len(line))
+}
+
+// trimPadding drops the blank columns glamour pads a line with: spaces, bare or each in a
+// style of its own and reset. It reads the line from its end, no further than the padding.
+func trimPadding(s string) string {
+	for {
+		s = strings.TrimRight(s, " ")
+		r, ok := strings.CutSuffix(s, "\x1b[m")
+		if !ok {
+			if r, ok = strings.CutSuffix(s, "\x1b[0m"); !ok {
+				return s
+			}
+		}
+		u := strings.TrimRight(r, " ")
+		if len(u) == len(r) {
+			return s // a reset after text: the text's own
+		}
+		if j := strings.LastIndex(u, "\x1b["); j >= 0 && strings.HasSuffix(u, "m") &&
+			strings.Trim(u[j+2:len(u)-1], "0123456789;") == "" {
+			u = u[:j]
+		}
+		s = u
+	}
 }

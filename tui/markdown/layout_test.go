@@ -113,3 +113,14 @@ func TestCodeBlocksAreFoundAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// fits counts what glamour draws as it is measured, wide characters included.
+func TestFitsMeasuresLikeStringWidth(t *testing.T) {
+	for _, l := range []string{"plain ascii", "\x1b[38;5;252m• item\x1b[m", "─┼─ ↪ … “q”", "✅ done", "日本語のテキスト", "e\u0301t\u00e9", "👩‍👩‍👧‍👦 family"} {
+		for w := 0; w < 20; w++ {
+			if got, want := fits(l, w), ansi.StringWidth(l) <= w; got != want {
+				t.Fatalf("fits(%q, %d) = %v, want %v", l, w, got, want)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ package markdown
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -65,7 +66,7 @@ func (md *Renderer) render(text string, width int, dark bool, reopened bool) []s
 // than the line), so that no character is cut off the screen.
 func hardWrap(lines []string, width int) []string {
 	for i := 0; i < len(lines); i++ {
-		if ansi.StringWidth(lines[i]) <= width {
+		if fits(lines[i], width) {
 			continue
 		}
 		pieces := strings.Split(ansi.Hardwrap(lines[i], width, true), "\n")
@@ -73,6 +74,44 @@ func hardWrap(lines []string, width int) []string {
 		i += len(pieces) - 1
 	}
 	return lines
+}
+
+// fits reports whether a styled line is at most width columns wide. Most of glamour's lines are
+// ASCII and a few narrow symbols between escape sequences: those are counted in one pass, and
+// only a line with other characters, or one that seems too wide, is measured in full.
+func fits(line string, width int) bool {
+	n := 0
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == '\x1b':
+			i++
+			if i < len(line) && line[i] == '[' {
+				for i++; i < len(line) && (line[i] < 0x40 || line[i] > 0x7e); i++ {
+				}
+			}
+			i++
+			continue
+		case c < 0x80:
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(line[i:])
+			if r >= 0x1100 && !narrowSymbol(r) {
+				return ansi.StringWidth(line) <= width // wide, joined or combining: measured
+			}
+			i += size
+		}
+		if n++; n > width {
+			return ansi.StringWidth(line) <= width
+		}
+	}
+	return true
+}
+
+// narrowSymbol reports whether r is one of the one-column symbols glamour and parley draw
+// with: dashes, quotes and the ellipsis, bullets, arrows, box drawing.
+func narrowSymbol(r rune) bool {
+	return (r >= 0x2010 && r <= 0x2027) || (r >= 0x2190 && r <= 0x21ff) || (r >= 0x2500 && r <= 0x257f)
 }
 
 // plainLines wraps text without markdown, for when glamour cannot render it.
