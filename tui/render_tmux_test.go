@@ -3,9 +3,6 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/internal/demo"
+	"parley/tui/markdown/markdowntest"
 )
 
 // End-to-end runs of the built binary under tmux for what a reply shows: every word of replies
@@ -49,69 +47,11 @@ func sseReply(text string, n int) string {
 
 // corpusDocs returns the corpus of replies the markdown package is tested on, by file name.
 func corpusDocs(t *testing.T) map[string]string {
-	t.Helper()
-	paths, err := filepath.Glob("markdown/testdata/corpus/*.md")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
-	docs := map[string]string{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[filepath.Base(p)] = string(b)
-	}
-	return docs
+	return markdowntest.Corpus(t, "markdown/testdata/corpus")
 }
 
-// screenWordRe is what counts as a word on screen and in a reply.
-var screenWordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-
-// unseen returns the words of src the screen does not show as often as src has them. A word
-// cut across lines (a long token, a table's cell) counts when the screen, blanks and line
-// drawing taken out and a table read down each column, holds it.
-func unseen(src, screen string) []string {
-	shown := map[string]int{}
-	for _, w := range screenWordRe.FindAllString(screen, -1) {
-		shown[w]++
-	}
-	drop := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if strings.ContainsRune(" \u00a0─┼•↪▌", r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	var joined strings.Builder
-	var cols []string
-	for _, l := range append(strings.Split(screen, "\n"), "") {
-		if strings.Contains(l, "│") {
-			for j, cell := range strings.Split(l, "│") {
-				if j == len(cols) {
-					cols = append(cols, "")
-				}
-				cols[j] += drop(cell)
-			}
-			continue
-		}
-		joined.WriteString(strings.Join(cols, ""))
-		cols = cols[:0]
-		joined.WriteString(drop(l))
-	}
-	want := map[string]int{}
-	for _, w := range screenWordRe.FindAllString(src, -1) {
-		want[w]++
-	}
-	var missing []string
-	for w, n := range want {
-		if shown[w] < n && strings.Count(joined.String(), w) < n {
-			missing = append(missing, w)
-		}
-	}
-	return missing
-}
+// unseen returns the words of src the screen does not show.
+func unseen(src, screen string) []string { return markdowntest.Unseen(src, screen) }
 
 // transcriptLines is the part of a screen between the header and the status line: the
 // reply as it is drawn, without what changes from one run to the next.
@@ -184,7 +124,7 @@ func TestTmuxEveryWordOfTheCorpusIsOnScreen(t *testing.T) {
 			t.Run(fmt.Sprintf("%s at %d", name, width), func(t *testing.T) {
 				t.Parallel()
 				streamed, reopened := showReply(t, doc, width, 160)
-				words := len(screenWordRe.FindAllString(doc, -1))
+				words := len(markdowntest.Words(doc))
 				for what, screen := range map[string]string{"streamed": streamed, "reopened": reopened} {
 					if miss := unseen(doc, screen); len(miss) > 0 {
 						t.Errorf("%s: %d of %d words not on screen: %q\n%s", what, len(miss), words, miss, screen)

@@ -218,7 +218,7 @@ func hangLists(lines []string, code []bool, limit int) []string {
 		body = trimPadding(body)
 		for _, l := range lines[i+1 : end] {
 			_, rest := splitVisible(l, indent)
-			body += " " + trimPadding(rest)
+			body += " " + trimSpacesBefore(trimPadding(rest))
 		}
 		for k, l := range strings.Split(ansi.Wordwrap(body, max(limit-indent-mark, 10), ""), "\n") {
 			if k == 0 {
@@ -309,6 +309,26 @@ func skipEscape(line string, i int) int {
 	return min(i+1, len(line))
 }
 
+// trimSpacesBefore drops the spaces before a styled line's first visible character, keeping its
+// styles.
+func trimSpacesBefore(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\x1b':
+			j := skipEscape(s, i)
+			b.WriteString(s[i:j])
+			i = j
+		case s[i] == ' ':
+			i++
+		default:
+			b.WriteString(s[i:])
+			return b.String()
+		}
+	}
+	return b.String()
+}
+
 // trimPadding drops the blank columns glamour pads a line with: spaces, bare or each in a
 // style of its own and reset. It reads the line from its end, no further than the padding.
 func trimPadding(s string) string {
@@ -321,13 +341,15 @@ func trimPadding(s string) string {
 			}
 		}
 		u := strings.TrimRight(r, " ")
-		if len(u) == len(r) {
+		j := strings.LastIndex(u, "\x1b[")
+		sgr := j >= 0 && strings.HasSuffix(u, "m") && strings.Trim(u[j+2:len(u)-1], "0123456789;") == ""
+		switch {
+		case sgr:
+			s = u[:j] // spaces, or nothing, in a style of their own
+		case len(u) < len(r):
+			s = u
+		default:
 			return s // a reset after text: the text's own
 		}
-		if j := strings.LastIndex(u, "\x1b["); j >= 0 && strings.HasSuffix(u, "m") &&
-			strings.Trim(u[j+2:len(u)-1], "0123456789;") == "" {
-			u = u[:j]
-		}
-		s = u
 	}
 }

@@ -4,7 +4,8 @@
 //
 // render.go renders with glamour, stream.go renders a reply in chunks within a quota of work,
 // cuts.go says where the chunks are cut, code.go finds code fences and prepares code blocks,
-// html.go keeps raw HTML on screen, and layout.go lays out what glamour does not (code labels,
+// source.go and html.go keep what glamour would drop (raw HTML, the break between a list
+// item's paragraphs), and layout.go lays out what glamour does not (code labels,
 // tables as wide as their content, list items that hang).
 package markdown
 
@@ -37,8 +38,8 @@ func (md *Renderer) Render(text string, width int, dark bool) []string {
 }
 
 // render is Render of text that starts inside a code block opened before it when reopened.
-// Raw HTML is escaped to show as written (html.go), code blocks are prepared (code.go), and
-// glamour's lines are laid out (layout.go).
+// The source is prepared (source.go: raw HTML escaped, list items' paragraphs kept apart) and
+// its code blocks too (code.go), and glamour's lines are laid out (layout.go).
 func (md *Renderer) render(text string, width int, dark bool, reopened bool) []string {
 	if md.r == nil || md.width != width || md.dark != dark {
 		style := "dark"
@@ -53,7 +54,7 @@ func (md *Renderer) render(text string, width int, dark bool, reopened bool) []s
 		md.r, md.width, md.dark = r, width, dark
 	}
 	// glamour drops tab characters, which would flatten indented code: give them a width.
-	src := wrapCode(escapeHTML(strings.ReplaceAll(text, "\t", "    ")), width, reopened)
+	src := wrapCode(prepare(strings.ReplaceAll(text, "\t", "    ")), width, reopened)
 	out, err := md.r.Render(src)
 	if err != nil {
 		return plainLines(text, width)

@@ -1,11 +1,10 @@
 package markdown
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
+
+	"parley/tui/markdown/markdowntest"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -18,90 +17,17 @@ import (
 var corpusWidths = []int{40, 80, 120, 200}
 
 // readCorpus returns the corpus's documents by file name.
-func readCorpus(t testing.TB) map[string]string {
-	t.Helper()
-	paths, err := filepath.Glob("testdata/corpus/*.md")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus: %v", err)
-	}
-	docs := map[string]string{}
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[filepath.Base(p)] = string(b)
-	}
-	return docs
-}
+func readCorpus(t testing.TB) map[string]string { return markdowntest.Corpus(t, "testdata/corpus") }
 
-// wordRe is what counts as a word: letters, digits and underscores.
-var wordRe = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-
-// missingWords returns the words of src that the rendered lines do not show as often as src
-// has them. A word may be cut across lines (a long token wrapped hard, in a table's cell too),
-// so it is also looked for in the text with every blank and line-drawing character taken out,
-// a table's cells read column by column.
+// missingWords returns the words of src that the rendered lines do not show.
 func missingWords(src string, lines []string) []string {
-	plain := ansi.Strip(strings.Join(lines, "\n"))
-	shown := map[string]int{}
-	for _, w := range wordRe.FindAllString(plain, -1) {
-		shown[w]++
-	}
-	want := map[string]int{}
-	for _, w := range wordRe.FindAllString(src, -1) {
-		want[w]++
-	}
-	joined := joinedText(strings.Split(plain, "\n"))
-	var missing []string
-	for w, n := range want {
-		if shown[w] < n && strings.Count(joined, w) < n {
-			missing = append(missing, w)
-		}
-	}
-	return missing
-}
-
-// joinedText is lines without blanks or line drawing, the cells of a table's lines read down
-// each column before the next.
-func joinedText(lines []string) string {
-	drop := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if strings.ContainsRune(" \u00a0─┼•↪", r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	var b strings.Builder
-	var cols []string
-	flush := func() {
-		for _, c := range cols {
-			b.WriteString(c)
-		}
-		cols = cols[:0]
-	}
-	for _, l := range lines {
-		if !strings.Contains(l, "│") {
-			flush()
-			b.WriteString(drop(l))
-			continue
-		}
-		for j, cell := range strings.Split(l, "│") {
-			if j == len(cols) {
-				cols = append(cols, "")
-			}
-			cols[j] += drop(cell)
-		}
-	}
-	flush()
-	return b.String()
+	return markdowntest.Unseen(src, ansi.Strip(strings.Join(lines, "\n")))
 }
 
 func TestEveryWordOfTheCorpusIsShown(t *testing.T) {
 	total := 0
 	for name, doc := range readCorpus(t) {
-		total += len(wordRe.FindAllString(doc, -1))
+		total += len(markdowntest.Words(doc))
 		for _, width := range corpusWidths {
 			var md Renderer
 			if miss := missingWords(doc, md.Render(doc, width, true)); len(miss) > 0 {
@@ -159,7 +85,7 @@ func TestRawHTMLShowsAsWritten(t *testing.T) {
 			t.Errorf("%q shows\n%q, want\n%q", src, got, want)
 		}
 	}
-	if got := escapeHTML("no tags at all"); got != "no tags at all" {
+	if got := prepare("no tags at all"); got != "no tags at all" {
 		t.Fatalf("text without < changed: %q", got)
 	}
 	var md2 Renderer
