@@ -290,7 +290,7 @@ func (w *runWriter) finish(req endRequest) string {
 	}
 	w.spill()
 	w.keep(recoveryRecord{Kind: "end", End: &recoveredEnd{Status: f.Status, Retry: f.Retry, Attempts: f.Attempts,
-		Usage: f.Usage, FinishReason: f.FinishReason}})
+		Usage: f.Usage, FinishReason: f.FinishReason, Thought: f.Thought}})
 	return w.notStored()
 }
 
