@@ -2,11 +2,24 @@ package history
 
 import (
 	"database/sql"
+	"fmt"
 	"slices"
 )
 
-// This file numbers the versions of a session's replies, for the mark a reply with other
-// versions shows (‹ 2/3 ›).
+// This file reads the versions of replies: every reply to one turn (Versions), and their
+// numbering across a session, for the mark a reply with other versions shows (‹ 2/3 ›).
+
+// Versions returns every reply ever made to the operator message anchorID, superseded ones
+// too, oldest first: the replies to the operator messages it was edited from or into (Edit)
+// are versions of it as well.
+func (db *DB) Versions(anchorID int64) ([]Message, error) {
+	out, err := db.queryMessages(`WHERE m.anchor_id IN (`+editChain+`) AND m.role = 'assistant'`, anchorID)
+	if err == nil && len(out) == 0 {
+		// Every operator message has at least the reply Post made for it.
+		return nil, fmt.Errorf("operator message %d: %w", anchorID, ErrNotFound)
+	}
+	return out, err
+}
 
 // Mark is a reply's place among the versions of its turn: it is version N of Of.
 type Mark struct{ N, Of int }

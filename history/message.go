@@ -340,18 +340,6 @@ func (db *DB) AllMessages(sessionID string) ([]Message, error) {
 	return db.sessionMessages(sessionID, "")
 }
 
-// Versions returns every reply ever made to the operator message anchorID, superseded ones
-// too, oldest first: the replies to the operator messages it was edited from or into (Edit)
-// are versions of it as well.
-func (db *DB) Versions(anchorID int64) ([]Message, error) {
-	out, err := db.queryMessages(`WHERE m.anchor_id IN (`+editChain+`) AND m.role = 'assistant'`, anchorID)
-	if err == nil && len(out) == 0 {
-		// Every operator message has at least the reply Post made for it.
-		return nil, fmt.Errorf("operator message %d: %w", anchorID, ErrNotFound)
-	}
-	return out, err
-}
-
 // Context returns what a run answering anchorID sends to the model: the system prompt in
 // effect for the anchor (the session's last before it), then the live transcript of the
 // anchor's session up to and including the anchor, leaving out empty replies and replies
