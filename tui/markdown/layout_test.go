@@ -124,3 +124,20 @@ func TestFitsMeasuresLikeStringWidth(t *testing.T) {
 		}
 	}
 }
+
+// A word longer than the line is broken, not cut, and in a quote its pieces keep the bar.
+func TestLongWordsBreakInsideTheirQuote(t *testing.T) {
+	url := "https://example.com/" + strings.Repeat("a-very-long-path/", 6) + "end"
+	var md Renderer
+	got := plainText(md.Render("> see "+url+"\n", 40, true))
+	var quoted []string
+	for _, l := range strings.Split(strings.Trim(got, "\n"), "\n") {
+		if !strings.HasPrefix(l, "  │ ") {
+			t.Fatalf("a line of the quote without its bar: %q in\n%s", l, got)
+		}
+		quoted = append(quoted, strings.TrimPrefix(l, "  │ "))
+	}
+	if joined := strings.Join(quoted, ""); !strings.Contains(joined, url) {
+		t.Fatalf("the URL is not all there:\n%s", got)
+	}
+}

@@ -64,17 +64,40 @@ func (md *Renderer) render(text string, width int, dark bool, reopened bool) []s
 }
 
 // hardWrap breaks the lines wider than width, which glamour leaves long (a URL, a word longer
-// than the line), so that no character is cut off the screen.
+// than the line), so that no character is cut off the screen. The pieces keep the line's
+// margin and a quote's bars.
 func hardWrap(lines []string, width int) []string {
 	for i := 0; i < len(lines); i++ {
 		if fits(lines[i], width) {
 			continue
 		}
-		pieces := strings.Split(ansi.Hardwrap(lines[i], width, true), "\n")
+		lead := margin(visiblePrefix(lines[i], width/2))
+		head, rest := splitVisible(lines[i], lead)
+		pieces := strings.Split(ansi.Hardwrap(rest, width-lead, true), "\n")
+		for k := range pieces {
+			if k == 0 {
+				pieces[k] = head + pieces[k]
+			} else {
+				pieces[k] = strings.ReplaceAll(ansi.Strip(head), "\u00a0", " ") + pieces[k]
+			}
+		}
 		lines = append(lines[:i], append(pieces, lines[i+1:]...)...)
 		i += len(pieces) - 1
 	}
 	return lines
+}
+
+// margin returns how many of prefix's characters are margin: spaces, and a quote's bars with
+// the space after each.
+func margin(prefix string) int {
+	n := 0
+	for _, r := range prefix {
+		if r != ' ' && r != '│' {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // fits reports whether a styled line is at most width columns wide. Most of glamour's lines are
