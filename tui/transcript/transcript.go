@@ -232,6 +232,9 @@ func (t *List) SetReadingWidth(n int) {
 	}
 }
 
+// ReadingWidth returns the widest that messages' text is set; 0: as wide as the screen.
+func (t *List) ReadingWidth() int { return t.reading }
+
 // Height returns the height of the window.
 func (t *List) Height() int { return t.height }
 
