@@ -255,6 +255,7 @@ func (t *List) Remove(ids []int64) {
 	for _, e := range t.entries {
 		if slices.Contains(ids, e.message.ID) {
 			delete(t.byID, e.message.ID)
+			t.attached -= len(e.files)
 			if t.stream == e {
 				t.stream = nil
 			}
