@@ -202,11 +202,11 @@ func TestTmuxNoSurprises(t *testing.T) {
 		}
 		p.key("C-c")
 		p.waitScreen("draft cleared")
-		p.key("Up")
+		p.key("C-p")
 		p.waitScreen("┃ an unfinished thought")
 		p.key("Up")
 		p.waitScreen("┃ /etc/hosts: what is this")
-		t.Log("sent as text; ctrl+c cleared the draft and parley ran on; the draft came back with -c; ↑ recalled")
+		t.Log("sent as text; ctrl+c cleared the draft and parley ran on; the draft came back with -c; ctrl+p recalled")
 	})
 
 	t.Run("opening and quitting stores no session", func(t *testing.T) {

@@ -38,6 +38,11 @@ type Message struct {
 	// FinishReason is the endpoint's finish_reason for a reply ("length": cut at the token
 	// limit); empty until the run succeeds.
 	FinishReason string
+	// ReasoningTokens is what the endpoint said the reply's thinking took, 0 when it did not;
+	// Thought is how long the model thought, 0 when it did not or it was not kept (both as its
+	// run stored them at its end).
+	ReasoningTokens int
+	Thought         time.Duration
 	// SystemRole is, for a system prompt, the name of the parley role it came from; empty for
 	// a prompt given as text.
 	SystemRole string
@@ -260,6 +265,7 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
 	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
+	coalesce(r.reasoning_tokens, 0), coalesce(r.thought_ms, 0),
 	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
@@ -280,12 +286,15 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
+		var thoughtMS int64
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
-			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf, &m.Pinned, &m.Seam); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf,
+			&m.ReasoningTokens, &thoughtMS, &m.Pinned, &m.Seam); err != nil {
 			return err
 		}
+		m.Thought = time.Duration(thoughtMS) * time.Millisecond
 		m.CreatedAt = fromNanos(created)
 		m.Retry = c.classification()
 		return nil
@@ -338,18 +347,6 @@ func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]Mes
 // AllMessages returns every message of a session, superseded ones too, in id order.
 func (db *DB) AllMessages(sessionID string) ([]Message, error) {
 	return db.sessionMessages(sessionID, "")
-}
-
-// Versions returns every reply ever made to the operator message anchorID, superseded ones
-// too, oldest first: the replies to the operator messages it was edited from or into (Edit)
-// are versions of it as well.
-func (db *DB) Versions(anchorID int64) ([]Message, error) {
-	out, err := db.queryMessages(`WHERE m.anchor_id IN (`+editChain+`) AND m.role = 'assistant'`, anchorID)
-	if err == nil && len(out) == 0 {
-		// Every operator message has at least the reply Post made for it.
-		return nil, fmt.Errorf("operator message %d: %w", anchorID, ErrNotFound)
-	}
-	return out, err
 }
 
 // SessionContext is the conversation of session sessionID as it would be sent before a new

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,7 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			queue.pop()
 		case notStored := <-ended:
 			terminal.NotStored, ended = notStored, nil
+			terminal.Thought = w.thought()
 			queue.push(terminal)
 		case ev, ok := <-recv:
 			if !ok {
@@ -79,14 +81,17 @@ type runWriter struct {
 	runID int64
 	clock chat.Clock
 	// mu guards what the event path hands over: the text not yet taken by the writer, whether
-	// the run has begun, the usage and attempts.
-	mu                 sync.Mutex
-	content, reasoning strings.Builder
-	begun              bool
-	attempts           int
-	usage              chat.Usage
-	wake               chan struct{}
-	ends               chan endRequest
+	// the run has begun, the usage and attempts, and when the newest attempt was sent and the
+	// thinking began and last came.
+	mu                    sync.Mutex
+	content, reasoning    strings.Builder
+	begun                 bool
+	attempts              int
+	usage                 chat.Usage
+	sentAt                time.Time
+	thinkFrom, thinkUntil time.Time
+	wake                  chan struct{}
+	ends                  chan endRequest
 	// armed is set while a flush timer is on its way to the writer (flushes); the event path
 	// arms it, so that a batch's timer runs from its first text, whatever the writer is doing.
 	armed                     bool
@@ -127,12 +132,18 @@ func (w *runWriter) note(ev chat.Event) {
 	switch ev.Kind {
 	case chat.EventStarted:
 		w.attempts++
+		w.sentAt = w.clock.Now()
 	case chat.EventUsage:
 		w.usage.Add(ev.Usage)
 	case chat.EventDelta:
 		w.content.WriteString(ev.Text)
 	case chat.EventReasoning:
 		w.reasoning.WriteString(ev.Text)
+		now := w.clock.Now()
+		if w.thinkFrom.IsZero() {
+			w.thinkFrom = cmp.Or(w.sentAt, now)
+		}
+		w.thinkUntil = now
 	}
 	if w.content.Len()+w.reasoning.Len() > 0 && !w.armed {
 		w.armed = true
@@ -143,6 +154,14 @@ func (w *runWriter) note(ev chat.Event) {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// thought returns how long the run's model thought: from the request that thought being sent
+// until its last thinking; 0 when it did not think.
+func (w *runWriter) thought() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.thinkUntil.Sub(w.thinkFrom)
 }
 
 // end asks the writer to store the run's end; the channel gives "" once it is stored, or what
@@ -256,7 +275,7 @@ func (w *runWriter) finish(req endRequest) string {
 	begun := w.take()
 	w.mu.Lock()
 	f := Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
-		FinishReason: req.finishReason, Model: req.model}
+		FinishReason: req.finishReason, Model: req.model, Thought: w.thinkUntil.Sub(w.thinkFrom)}
 	w.mu.Unlock()
 	for try := 0; !w.recovering; try++ {
 		var err error
@@ -274,7 +293,7 @@ func (w *runWriter) finish(req endRequest) string {
 	}
 	w.spill()
 	w.keep(recoveryRecord{Kind: "end", End: &recoveredEnd{Status: f.Status, Retry: f.Retry, Attempts: f.Attempts,
-		Usage: f.Usage, FinishReason: f.FinishReason, Model: f.Model}})
+		Usage: f.Usage, FinishReason: f.FinishReason, Model: f.Model, Thought: f.Thought}})
 	return w.notStored()
 }
 
@@ -318,43 +337,4 @@ func (w *runWriter) notStored() string {
 		return s + "; the recovery file could not be written either (" + w.lost + "): keep the text shown"
 	}
 	return s + "; the text is kept in " + w.where + " and goes into the database when parley next opens it with room"
-}
-
-// queueBlock is how many events one block of an eventQueue holds.
-const queueBlock = 256
-
-// eventQueue is a FIFO of events kept in blocks of queueBlock: a push never copies what is
-// queued, however far the reader falls behind (a flood of deltas can outrun it), and the
-// block the reader last emptied is reused.
-type eventQueue struct {
-	blocks [][]chat.Event // the front is blocks[0][head]
-	head   int
-	spare  []chat.Event
-}
-
-func (q *eventQueue) empty() bool { return len(q.blocks) == 0 }
-
-func (q *eventQueue) front() chat.Event { return q.blocks[0][q.head] }
-
-func (q *eventQueue) push(ev chat.Event) {
-	n := len(q.blocks)
-	if n == 0 || len(q.blocks[n-1]) == queueBlock {
-		b := q.spare
-		if b == nil {
-			b = make([]chat.Event, 0, queueBlock)
-		}
-		q.spare = nil
-		q.blocks = append(q.blocks, b)
-		n++
-	}
-	q.blocks[n-1] = append(q.blocks[n-1], ev)
-}
-
-func (q *eventQueue) pop() {
-	b := q.blocks[0]
-	b[q.head] = chat.Event{} // the reader has it: drop the text
-	if q.head++; q.head == len(b) {
-		q.blocks[0] = nil
-		q.blocks, q.head, q.spare = q.blocks[1:], 0, b[:0]
-	}
 }

@@ -50,6 +50,8 @@ type Finish struct {
 	// Model is the model that answered, when the endpoint named it: the reply is then
 	// stored as its.
 	Model string
+	// Thought is how long the model thought, 0 when it did not.
+	Thought time.Duration
 }
 
 // storedOf is c as its nullable columns; a nil c is all NULL.
@@ -220,11 +222,12 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 		// may only be finished by its owner.
 		res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
 			completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
-			retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15
+			retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15,
+			thought_ms = ?16
 			WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
 			f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
 			c.retryable, c.class, c.after, c.label, c.message, now,
-			id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule)
+			id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule, f.Thought.Milliseconds())
 		if err != nil {
 			return err
 		}

@@ -194,6 +194,12 @@ CREATE TABLE endpoint_limits (
 ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '';
 `,
 	`
+-- How long a reply's model thought (from the request being sent until its last thinking), in
+-- milliseconds, so that a reopened reply says what it said while it streamed; 0 when it did not
+-- think or was stored before this was kept.
+ALTER TABLE runs ADD COLUMN thought_ms INTEGER NOT NULL DEFAULT 0;
+`,
+	`
 -- Images are stored once per content, by SHA-256, however many messages carry them.
 CREATE TABLE images (
 	hash   TEXT PRIMARY KEY,

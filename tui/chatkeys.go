@@ -81,6 +81,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, c.PageDown):
 		m.transcript.ScrollDown(max(1, m.transcript.Height()-1))
 		return nil
+	case key.Matches(msg, c.Mouse):
+		m.toggleMouse()
+		return nil
 	case key.Matches(msg, c.Pastes):
 		if m.focus == focusInput && m.input.HoldsPastes() {
 			m.input.ExpandPastes()
@@ -162,6 +165,12 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return nil
 	case key.Matches(msg, in.Newer):
 		m.recallStep(-1)
+		return nil
+	case key.Matches(msg, in.ScrollUp):
+		m.transcript.ScrollUp(wheelLines)
+		return nil
+	case key.Matches(msg, in.ScrollDown):
+		m.transcript.ScrollDown(wheelLines)
 		return nil
 	case empty && key.Matches(msg, in.Quit):
 		return m.quitAfterActive()
@@ -246,7 +255,13 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.FocusInput):
 		m.focusInput()
 	case key.Matches(msg, t.Copy):
-		return m.copyText(m.transcript.Text(m.transcript.Selected()), "the reply")
+		what := "the reply"
+		if m.transcript.IsOperator(m.transcript.Selected()) {
+			what = "your message"
+		}
+		return m.copyText(m.transcript.Text(m.transcript.Selected()), what)
+	case key.Matches(msg, t.CopyCode):
+		return m.copyCode()
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
 		m.focusInput()
 		var cmd tea.Cmd
@@ -268,14 +283,4 @@ func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 		return nil
 	}
 	return m.regenerateReply(id)
-}
-
-// copyText sends text to the terminal's clipboard, and says where it went: a terminal may
-// ignore the request, and parley cannot tell.
-func (m *Model) copyText(text, what string) tea.Cmd {
-	if text == "" {
-		return nil
-	}
-	m.setNotice(what+" was sent to the terminal's clipboard (OSC 52)", false)
-	return tea.SetClipboard(text)
 }

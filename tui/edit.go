@@ -6,6 +6,7 @@ import (
 	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/tui/inputbox"
 )
 
 // This file owns sending: what the input holds goes out with its attachments, as a new
@@ -50,7 +51,12 @@ func (m *Model) startEdit(id int64) {
 	}
 	m.next.edit = id
 	m.focusInput()
-	m.input.SetValue(m.transcript.Text(id))
+	text := m.transcript.Text(id)
+	var held []inputbox.Held
+	for _, f := range attach.Find(text) {
+		held = append(held, inputbox.Held{Start: f.Start, End: f.End, Label: "[" + f.Label() + "]"})
+	}
+	m.input.SetValueHolding(text, held)
 	m.setNotice(m.keys.Input.Send.Help().Key+" sends it in place of the old message, which stays as a version", false)
 }
 

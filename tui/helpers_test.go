@@ -16,6 +16,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/retry"
+	"parley/tui/clipboard"
 )
 
 // Helpers that build a model and step it by hand; driver_test.go runs one like a program.
@@ -69,6 +70,11 @@ func storedExchanges(n int) []history.Message {
 }
 
 // loadedModel returns a model showing msgs, without a database.
+func init() {
+	// The screen's tests copy as OSC 52 only, whatever display the machine has.
+	systemClipboard = func() clipboard.Way { return clipboard.Way{OSC52: true} }
+}
+
 func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
 	t.Helper()
 	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})

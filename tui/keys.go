@@ -38,6 +38,7 @@ type ChatKeys struct {
 	Bottom     key.Binding
 	Help       key.Binding
 	Pastes     key.Binding // expands the input's collapsed pastes, else shows the sent ones in full or not
+	Mouse      key.Binding // captures the mouse, or gives it back to the terminal
 }
 
 // InputKeys act while the input has the focus. Top, Bottom, Help and RetryNow of ChatKeys act
@@ -47,8 +48,12 @@ type InputKeys struct {
 	Newline key.Binding // handled by the input box, which is given this binding
 	Quit    key.Binding // on an empty input
 	Editor  key.Binding // opens the input in $VISUAL or $EDITOR
-	Older   key.Binding // on an empty input, or one showing an earlier message: the one before it
+	Older   key.Binding // on an empty input, or one showing an earlier message: the one before it; ↑ too while showing one
 	Newer   key.Binding // while showing an earlier message: the one after it
+	// ScrollUp and ScrollDown scroll the transcript on an empty input: a terminal's wheel
+	// arrives as these arrows while the mouse is not captured (alternate scroll).
+	ScrollUp   key.Binding
+	ScrollDown key.Binding
 }
 
 // TranscriptKeys act while the transcript has the focus.
@@ -56,6 +61,7 @@ type TranscriptKeys struct {
 	Up         key.Binding
 	Down       key.Binding
 	Copy       key.Binding
+	CopyCode   key.Binding // copies one code block of the reply, the next on each press
 	Regenerate key.Binding
 	Thinking   key.Binding // expands or collapses the selected reply's thinking
 	Fallback   key.Binding // sends the armed retry to the fallback endpoint instead
@@ -101,19 +107,23 @@ func DefaultKeyMap() KeyMap {
 			Bottom:     bind("follow", "end"),
 			Help:       bind("keys", "?"),
 			Pastes:     bind("expand paste", "ctrl+o"),
+			Mouse:      bind("capture mouse", "ctrl+t"),
 		},
 		Input: InputKeys{
-			Send:    bind("send", "enter"),
-			Newline: bind("newline", "shift+enter", "alt+enter", "ctrl+j"),
-			Quit:    bind("quit", "ctrl+d"),
-			Editor:  bind("$EDITOR", "ctrl+x"),
-			Older:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "earlier message")),
-			Newer:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "later message")),
+			Send:       bind("send", "enter"),
+			Newline:    bind("newline", "shift+enter", "alt+enter", "ctrl+j"),
+			Quit:       bind("quit", "ctrl+d"),
+			Editor:     bind("$EDITOR", "ctrl+x"),
+			Older:      bind("earlier message", "ctrl+p"),
+			Newer:      bind("later message", "ctrl+n"),
+			ScrollUp:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
+			ScrollDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll")),
 		},
 		Transcript: TranscriptKeys{
 			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
 			Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next message")),
 			Copy:       bind("copy", "y"),
+			CopyCode:   bind("copy a code block", "Y"),
 			Regenerate: bind("regenerate", "r"),
 			Thinking:   bind("show thinking", "t"),
 			Fallback:   bind("send to fallback", "f"),
@@ -174,10 +184,10 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
 	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, c.Pastes, joined(in.Older, in.Newer), c.Cancel, c.Interrupt,
-			in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Help}},
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown),
+			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.FocusInput}},
+			t.Copy, t.CopyCode, t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
@@ -199,6 +209,7 @@ func fullKeys(k KeyMap) KeyMap {
 	c.Top = relabel(c.Top, "top (draft: line start)")
 	c.Bottom = relabel(c.Bottom, "follow (draft: line end)")
 	in.Older = relabel(in.Older, "earlier messages")
+	in.ScrollUp = relabel(in.ScrollUp, "scroll (empty input)")
 	in.Quit = relabel(in.Quit, "quit (empty input)")
 	t.Up = relabel(t.Up, "reply")
 	t.Down = relabel(t.Down, "reply")
@@ -267,62 +278,4 @@ func hint(bs ...key.Binding) string {
 		parts[i] = b.Help().Key + " " + b.Help().Desc
 	}
 	return strings.Join(parts, " · ")
-}
-
-// updateKeys enables the bindings that act in the current state and names what esc and
-// ctrl+c do now.
-func (m *Model) updateKeys() {
-	k := &m.keys
-	k.focus = m.focus
-	trans := m.focus == focusTranscript
-	empty := m.input.Empty()
-	selected := m.transcript.Selected() != 0
-	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
-	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)
-	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled() && !k.Chat.SendQueued.Enabled())
-	k.Input.Older.SetEnabled(m.walking())
-	k.Input.Newer.SetEnabled(m.recall.at >= 0 && m.walking())
-	k.Transcript.Copy.SetEnabled(selected)
-	k.Transcript.Regenerate.SetEnabled(selected)
-	k.Transcript.Thinking.SetEnabled(selected)
-	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
-	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
-	k.Transcript.Older.SetEnabled(selected)
-	k.Transcript.Newer.SetEnabled(selected)
-	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
-	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
-	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
-	c := &k.Chat
-	expand := !trans && m.input.HoldsPastes()
-	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
-	switch {
-	case expand:
-		c.Pastes = relabel(c.Pastes, "expand paste")
-	case m.transcript.PastesShown():
-		c.Pastes = relabel(c.Pastes, "collapse pastes")
-	default:
-		c.Pastes = relabel(c.Pastes, "show pastes")
-	}
-	switch {
-	case m.next.edit != 0 && !trans:
-		c.Cancel = relabel(c.Cancel, "abandon edit")
-		c.Interrupt = relabel(c.Interrupt, "quit")
-	case m.tier2.Active():
-		c.Cancel = relabel(c.Cancel, "cancel retry")
-		c.Interrupt = relabel(c.Interrupt, "cancel retry")
-	case m.active != nil:
-		c.Cancel = relabel(c.Cancel, "cancel reply")
-		c.Interrupt = relabel(c.Interrupt, "cancel reply")
-	case trans:
-		c.Cancel = relabel(c.Cancel, "back to typing")
-	default:
-		c.Cancel = relabel(c.Cancel, "select replies")
-	}
-	if !m.tier2.Active() && m.active == nil {
-		if empty {
-			c.Interrupt = relabel(c.Interrupt, "quit")
-		} else {
-			c.Interrupt = relabel(c.Interrupt, "clear draft")
-		}
-	}
 }

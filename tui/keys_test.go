@@ -161,7 +161,7 @@ func TestCopySelectedReply(t *testing.T) {
 	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
 		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
 	}
-	if !strings.Contains(plain(m), "the reply was sent to the terminal's clipboard (OSC 52)") {
+	if !strings.Contains(plain(m), "the reply sent as OSC 52 — tmux needs set-clipboard on") {
 		t.Fatalf("no notice of where the copy went:\n%s", plain(m))
 	}
 }

@@ -4,6 +4,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/retry"
+	"parley/tui/clipboard"
 	"parley/tui/inputbox"
 	"parley/tui/transcript"
 )
@@ -59,6 +61,13 @@ type Options struct {
 	// first message sent.
 	Send        string
 	Attachments []attach.File
+	// Mouse captures the mouse from the start (config.toml's mouse = true): the wheel
+	// scrolls, and selecting text takes shift. Otherwise the terminal keeps the mouse.
+	Mouse bool
+	// ReadingWidth caps the width of replies' prose; 0: DefaultReadingWidth.
+	ReadingWidth int
+	// Clipboard is how y copies; nil: what the environment offers (clipboard.Choose).
+	Clipboard *clipboard.Way
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -66,6 +75,9 @@ type Options struct {
 type Demo interface {
 	Command(args string) (string, error)
 }
+
+// DefaultReadingWidth is the widest replies' prose is set when config.toml says nothing.
+const DefaultReadingWidth = 100
 
 // focus is the part of the screen that receives typed keys.
 type focus int
@@ -154,6 +166,12 @@ type Model struct {
 	cleared string
 	recall  recall
 
+	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
+	// while the mouse is captured (copy.go).
+	clip     clipboard.Way
+	codeCopy codeCopy
+	mouse    bool
+
 	notice       string
 	noticeErr    bool
 	quitAfterRun bool
@@ -182,8 +200,11 @@ func New(o Options) Model {
 		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		recall:     recall{at: -1},
 		draft:      draftState{rev: -1},
+		clip:       chooseClipboard(o),
+		mouse:      o.Mouse,
 	}
 	m.transcript = transcript.New(m.styles.transcript())
+	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))
 	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)
 	m.applyStyles()
@@ -210,9 +231,11 @@ func placeholder(k KeyMap, width int) string {
 	return "Ask anything — " + keys
 }
 
-// Init reads the session's messages and asks the terminal for its background color.
+// Init reads the session's messages, asks the terminal for its background color, and asks it
+// to send the wheel as arrow keys while the mouse is not captured (while it is, the wheel
+// comes as mouse events and the mode does nothing).
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.loadSession(m.session.ID), tea.RequestBackgroundColor)
+	return tea.Batch(m.loadSession(m.session.ID), tea.RequestBackgroundColor, tea.Raw(altScrollOn))
 }
 
 // applyStyles hands the current styles to the components.

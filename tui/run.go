@@ -187,9 +187,12 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			r.gotOutput, r.reconnecting, delta = true, "", true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
+		case chat.EventUsage:
+			m.transcript.SetThinkingTokens(r.rcpt.ReplyID, ev.Usage.ReasoningTokens)
 		}
 		if ev.Terminal() {
 			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)
+			m.transcript.SetThought(r.rcpt.ReplyID, ev.Thought)
 			final, ended = m.finish(chat.Decide(ev, true), ev.NotStored), true
 			if notes := chat.RunNotes(ev); len(notes) > 0 && ev.NotStored == "" && !r.hidden {
 				m.transcript.SetNote(r.rcpt.ReplyID, sanitize.String(strings.Join(notes, "; ")))
@@ -271,7 +274,7 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	if !m.held {
 		next = m.dispatchNext()
 	}
-	return tea.Batch(next, readBack, m.readSpent())
+	return tea.Batch(next, readBack, m.readSpent(), m.readMarks())
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as

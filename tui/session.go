@@ -112,7 +112,7 @@ func (m *Model) accepts(sessionGen int, err error, doing string) bool {
 
 // handleSessionLoaded shows the session loaded, and reads what it has spent.
 func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	return tea.Batch(m.showSession(msg), m.readSpent())
+	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks())
 }
 
 // showSession shows a session's transcript, and reads the older messages when only the newest

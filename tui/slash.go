@@ -48,6 +48,13 @@ func init() {
 			cmd := m.regenerateReply(m.transcript.LastReply())
 			return cmd, cmd != nil
 		}},
+		{names: []string{"/copy"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			if m.transcript.LastReply() == 0 {
+				m.setNotice("there is no reply to copy yet", true)
+				return nil, false
+			}
+			return m.copyText(m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
+		}},
 		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if args == "" {
 				return m.listModels(), true

@@ -113,13 +113,14 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m = typeText(m, "half a thought")
 	m, cmd := step(m, press("ctrl+c"))
-	if quits(cmd) || !m.input.Empty() || !strings.Contains(plain(m), "draft cleared · ↑ brings it back · ctrl+c again quits") {
+	if quits(cmd) || !m.input.Empty() || !strings.Contains(plain(m), "draft cleared · ctrl+p brings it back · ctrl+c again quits") {
 		t.Fatalf("ctrl+c with a draft: input %q\n%s", m.input.Value(), plain(m))
 	}
-	// ↑ brings the draft back first, then the messages sent, newest first; ↓ walks back.
+	// ctrl+p brings the draft back first, then ↑ (or ctrl+p) the messages sent, newest first;
+	// ↓ walks back.
 	var got []string
-	for range 3 {
-		m, _ = step(m, press("up"))
+	for _, k := range []string{"ctrl+p", "up", "ctrl+p"} {
+		m, _ = step(m, press(k))
 		got = append(got, m.input.Value())
 	}
 	if strings.Join(got, "|") != "half a thought|question 2|question 1" {

@@ -113,3 +113,25 @@ func TestReaderBatchesThinkingAndAnswer(t *testing.T) {
 		}
 	}
 }
+
+// The thinking line counts the endpoint's reasoning tokens once usage says them, and says the
+// duration the run stored once it ends; reopened, the reply says the very same.
+func TestThoughtReadsTheSameReopened(t *testing.T) {
+	clock := chattest.New(clockStart)
+	m := streamingModel(t, storedExchanges(1), 100, 30)
+	m.clock = clock
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}, reasoning(strings.Repeat("think ", 250)))
+	clock.Advance(12 * time.Second)
+	m, _ = deliver(m, delta("The answer."),
+		chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{CompletionTokens: 400, ReasoningTokens: 300}},
+		chat.Event{Kind: chat.EventFinished, FinishReason: "stop", Thought: 13 * time.Second})
+	live := plain(m)
+	if !strings.Contains(live, "▸ Thought for 13s · 300 tok") {
+		t.Fatalf("after the run:\n%s", live)
+	}
+	msgs := storedExchanges(1)
+	msgs[1].Reasoning, msgs[1].Thought, msgs[1].ReasoningTokens = strings.Repeat("think ", 250), 13*time.Second, 300
+	if reopened := plain(loadedModel(t, msgs, 100, 30)); !strings.Contains(reopened, "▸ Thought for 13s · 300 tok") {
+		t.Fatalf("reopened:\n%s", reopened)
+	}
+}

@@ -43,6 +43,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.quitAfterActive()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
+	case marksMsg:
+		cmd = m.handleMarks(msg)
+	case copiedMsg:
+		cmd = m.handleCopied(msg)
 	case inputbox.ClipboardErrMsg:
 		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:

@@ -7,6 +7,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/retry"
+	"parley/tui/transcript"
 	"parley/tui/wrap"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,7 +20,7 @@ import (
 func (m Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	v.MouseMode = m.mouseMode()
 	v.WindowTitle = "parley"
 	if m.width == 0 || m.height == 0 {
 		return v // no size yet
@@ -185,9 +186,9 @@ func (m *Model) headerView() string {
 		}
 		ep := client.Endpoint()
 		demo = ep.Demo
-		where = ep.Model
+		where = transcript.ModelName(ep.Model)
 		if ep.Name != "" && !ep.Demo {
-			where = ep.Name + " · " + ep.Model
+			where = ep.Name + " · " + where
 		}
 	}
 	if role := m.systemLabel(); role != "" {

@@ -176,11 +176,17 @@ func Compose(prompt, piped string, files []File) string {
 // backticks in the text, so the text cannot close it; the file's extension names its language.
 func Block(f File) string {
 	fence := strings.Repeat("`", max(3, longestRun(f.Text, '`')+1))
-	lang := strings.TrimPrefix(filepath.Ext(f.Path), ".")
+	return f.Path + "\n" + fence + language(f.Path) + "\n" + strings.TrimRight(f.Text, "\n") + "\n" + fence
+}
+
+// language is the language Block names for the file at path: its extension, when that is a
+// word.
+func language(path string) string {
+	lang := strings.TrimPrefix(filepath.Ext(path), ".")
 	if strings.ContainsFunc(lang, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
-		lang = ""
+		return ""
 	}
-	return f.Path + "\n" + fence + lang + "\n" + strings.TrimRight(f.Text, "\n") + "\n" + fence
+	return lang
 }
 
 func longestRun(s string, c byte) int {

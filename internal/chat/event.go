@@ -78,6 +78,9 @@ type Event struct {
 	// ImagesUnseen says the images were left out because the model takes none.
 	Omitted, OmittedImages int
 	ImagesUnseen           bool
+	// Thought is set by the history's recorder on the terminal event of a run that thought:
+	// how long, from the request being sent until the last thinking, as it is stored.
+	Thought time.Duration
 	// SaidAt is set on an EventFailed that sent nothing because the provider had said, at
 	// SaidAt, not to come back before Class.RetryAfterUntil (endpoint memory).
 	SaidAt time.Time

@@ -35,6 +35,9 @@ type app struct {
 	roles  map[string]config.Role
 	// attach are the largest text file and image that may be attached.
 	attach attach.Limits
+	// readingWidth and mouse are config.toml's for the chat screen.
+	readingWidth int
+	mouse        bool
 	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
 	needsModel bool
 	cfgPath    string
@@ -48,7 +51,7 @@ func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, attach: cfg.Attach, cfgPath: cfg.Paths.Config}
+	a := &app{system: cfg.System, roles: cfg.Roles, attach: cfg.Attach, readingWidth: cfg.ReadingWidth, mouse: cfg.Mouse, cfgPath: cfg.Paths.Config}
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {

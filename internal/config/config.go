@@ -49,6 +49,10 @@ type Resolved struct {
 	Roles map[string]Role
 	// Attach are the largest text file and image that may be attached.
 	Attach attach.Limits
+	// ReadingWidth caps the columns replies are set in; 0: the chat screen's default.
+	ReadingWidth int
+	// Mouse captures the mouse on the chat screen from the start.
+	Mouse bool
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -103,7 +107,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		Attach: attach.DefaultLimits}
+		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse}
 	if f.MaxAttachmentBytes > 0 {
 		r.Attach.Text = f.MaxAttachmentBytes
 	}

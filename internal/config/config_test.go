@@ -278,6 +278,7 @@ func TestValidation(t *testing.T) {
 			`fallback "q" has no model: set model in [profiles.q] in CONFIG`},
 		{"negative max_attachment_bytes", "max_attachment_bytes = -1\n", config.Flags{}, nil,
 			`config CONFIG: max_attachment_bytes is -1; use a size in bytes above 0 (leave it out for 262144)`},
+		{"reading_width too narrow", "reading_width = 5\n", config.Flags{}, nil, `config CONFIG: reading_width is 5; use 20 columns or more (leave it out for 100)`},
 
 		{"several profiles, none named", "[profiles.work]\npreset = \"openai\"\n[profiles.local]\npreset = \"ollama\"\n", config.Flags{}, nil,
 			`CONFIG defines profiles local, work and names none to use: set profile = "local" in it, or pass --profile NAME`},

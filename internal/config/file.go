@@ -26,6 +26,10 @@ type file struct {
 	// image; 0: attach.DefaultLimits.
 	MaxAttachmentBytes int64 `toml:"max_attachment_bytes"`
 	MaxImageBytes      int64 `toml:"max_image_bytes"`
+	// ReadingWidth caps the columns replies are set in; 0: the screen's default (100).
+	ReadingWidth int `toml:"reading_width"`
+	// Mouse captures the mouse on the chat screen: the wheel scrolls, selecting takes shift.
+	Mouse bool `toml:"mouse"`
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`
@@ -145,6 +149,9 @@ func load(path string) (file, error) {
 	}
 	if f.MaxImageBytes < 0 {
 		return f, fmt.Errorf("config %s: max_image_bytes is %d; use a size in bytes above 0 (leave it out for %d)", path, f.MaxImageBytes, attach.DefaultLimits.Image)
+	}
+	if f.ReadingWidth < 0 || (f.ReadingWidth > 0 && f.ReadingWidth < 20) {
+		return f, fmt.Errorf("config %s: reading_width is %d; use 20 columns or more (leave it out for 100)", path, f.ReadingWidth)
 	}
 	if err := f.Limits.check(); err != nil {
 		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)

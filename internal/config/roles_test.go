@@ -67,6 +67,8 @@ func TestRoles(t *testing.T) {
 		}, 3},
 		{"attachments: 256 KiB and 20 MiB by default", profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.Attach }, attach.Limits{Text: 262144, Image: 20 << 20}},
 		{"attachments: config's limits", "max_attachment_bytes = 1000\nmax_image_bytes = 5000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.Attach }, attach.Limits{Text: 1000, Image: 5000}},
+		{"screen: config's reading width and mouse", "reading_width = 72\nmouse = true\n" + profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return [2]any{r.ReadingWidth, r.Mouse} }, [2]any{72, true}},
 	}
 	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
 		return resolveRoles(t, row.cfg, files, row.fl, row.env...)

@@ -9,7 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// This file edits the message box's text: the keys that move the cursor or change the text,
+// This file edits the message box's text: the keys that move the cursor or change the text (a
+// character is a grapheme cluster, grapheme.go),
 // and sanitizeInput, which turns typed and pasted text into the runes the box holds.
 
 // key applies an editing key, or types the key's text.
@@ -23,13 +24,13 @@ func (m *Box) key(msg tea.KeyPressMsg) tea.Cmd {
 		return readClipboard
 	case key.Matches(msg, k.CharacterForward):
 		if m.col < len(m.line()) {
-			m.col++
+			m.col = clusterEnd(m.line(), m.col)
 		} else if m.row < len(m.lines)-1 {
 			m.row, m.col = m.row+1, 0
 		}
 	case key.Matches(msg, k.CharacterBackward):
 		if m.col > 0 {
-			m.col--
+			m.col = clusterStart(m.line(), m.col)
 		} else if m.row > 0 {
 			m.row, m.col = m.row-1, len(m.lines[m.row-1].runes)
 		}
@@ -52,13 +53,13 @@ func (m *Box) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.col = len(m.line())
 	case key.Matches(msg, k.DeleteCharacterBackward):
 		if m.col > 0 {
-			m.delete(m.col-1, m.col)
+			m.delete(clusterStart(m.line(), m.col), m.col)
 		} else {
 			m.joinUp()
 		}
 	case key.Matches(msg, k.DeleteCharacterForward):
 		if m.col < len(m.line()) {
-			m.delete(m.col, m.col+1)
+			m.delete(m.col, clusterEnd(m.line(), m.col))
 		} else {
 			m.joinDown()
 		}

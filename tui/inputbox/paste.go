@@ -74,6 +74,31 @@ func (m Box) Pastes() []Paste {
 	return out
 }
 
+// Held is a piece of a text given to SetValueHolding that the box holds collapsed, shown as
+// Label: text[Start:End].
+type Held struct {
+	Start, End int
+	Label      string
+}
+
+// SetValueHolding replaces the text with s, the cursor at its end, holding the pieces of s
+// that held names collapsed, as long pastes are (an edited message's attached files). The
+// pieces are in order and do not overlap.
+func (m *Box) SetValueHolding(s string, held []Held) {
+	m.Reset()
+	at := 0
+	for _, h := range held {
+		m.insert(sanitizeInput(s[at:h.Start], false))
+		m.pastes = append(m.pastes, Paste{string(sanitizeInput(s[h.Start:h.End], true)), h.Label})
+		m.held++
+		m.insert([]rune{rune(pasteRune + len(m.pastes) - 1)})
+		at = h.End
+	}
+	m.insert(sanitizeInput(s[at:], false))
+	m.goal = -1
+	m.scroll()
+}
+
 // HoldsPastes reports whether the box shows a collapsed paste.
 func (m Box) HoldsPastes() bool { return m.held > 0 }
 

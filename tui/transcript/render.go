@@ -7,6 +7,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/markdown"
@@ -37,6 +38,11 @@ func (t *List) lines(i int) []string {
 func (t *List) render(e *entry) []string {
 	st := t.styles
 	w := t.width - gutter
+	// The text is set no wider than the reading width; what parley says about it is not.
+	tw := w
+	if t.reading > 0 {
+		tw = min(w, t.reading)
+	}
 	if e.message.Role == chat.RoleSystem {
 		return t.renderSystem(e, w)
 	}
@@ -45,22 +51,26 @@ func (t *List) render(e *entry) []string {
 		out = append(out, st.UserLabel.Render("You"))
 		text := e.text.String()
 		if !t.showPastes {
+			text = collapseFiles(text, e.files)
 			for _, p := range t.pastes {
 				text = strings.ReplaceAll(text, p.text, p.label)
 			}
 		}
-		for _, l := range wrap.Lines(text, w-2) {
+		for _, l := range wrap.Lines(text, tw-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		return append(out, "")
 	}
 	label := st.ReplyLabel.Render("Assistant")
 	if e.message.Model != "" {
-		label += st.Muted.Render(" · " + e.message.Model)
+		label += st.Muted.Render(" · " + ModelName(e.message.Model))
+	}
+	if e.mark.Of > 1 {
+		label += st.Muted.Render(fmt.Sprintf(" ‹ %d/%d ›", e.mark.N, e.mark.Of))
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.Render(&t.md, out, text, w, t.dark, &t.quota)
+		out = e.md.Render(&t.md, out, text, tw, t.dark, &t.quota)
 	}
 	if !e.streaming && e.md.Rendered() {
 		e.md = markdown.Stream{}
@@ -70,6 +80,30 @@ func (t *List) render(e *entry) []string {
 		out = append(out, indent(wrap.Lines(e.note, w-2), st.Warn)...)
 	}
 	return append(out, "")
+}
+
+// ModelName is a model as a label shows it: one named by a file's path (llama-server serves
+// /models/llama-3.1-8b.gguf under that name unless given an alias) by the file's name. A
+// provider's name with a slash (openai/gpt-4o) is no path and stays whole.
+func ModelName(model string) string {
+	path := strings.HasPrefix(model, "/") || strings.HasPrefix(model, "./") || strings.HasPrefix(model, "../") ||
+		strings.HasPrefix(model, "~/") || strings.Contains(model, `\`)
+	if !path {
+		return model
+	}
+	if i := strings.LastIndexAny(model, `/\`); i < len(model)-1 {
+		return model[i+1:]
+	}
+	return model
+}
+
+// collapseFiles shows each attached file of text as its label, "[main.go · 2.1 KiB]".
+func collapseFiles(text string, files []attach.Span) string {
+	for i := len(files) - 1; i >= 0; i-- {
+		f := files[i]
+		text = text[:f.Start] + "[" + sanitize.String(f.Label()) + "]" + text[f.End:]
+	}
+	return text
 }
 
 // systemLines is how many lines of a system prompt the transcript shows.

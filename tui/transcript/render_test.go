@@ -91,3 +91,27 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestModelNameShowsAPathByItsFileName(t *testing.T) {
+	for model, want := range map[string]string{
+		"/models/llama-3.1-8b.gguf":   "llama-3.1-8b.gguf",
+		"./qwen.gguf":                 "qwen.gguf",
+		`C:\models\phi.gguf`:          "phi.gguf",
+		"openai/gpt-4o":               "openai/gpt-4o",
+		"anthropic/claude-3.5-sonnet": "anthropic/claude-3.5-sonnet",
+		"llama3.2":                    "llama3.2",
+	} {
+		if got := ModelName(model); got != want {
+			t.Errorf("%q shows as %q, want %q", model, got, want)
+		}
+	}
+}
+
+// A reply with other versions says which it is.
+func TestRepliesWithVersionsAreMarked(t *testing.T) {
+	l := newList(goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 60, 24)
+	l.SetMarks(map[int64]history.Mark{4: {N: 2, Of: 3}})
+	if got := plain(l); !strings.Contains(got, "Assistant · test-model ‹ 2/3 ›") || strings.Count(got, "‹") != 1 {
+		t.Fatalf("marks:\n%s", got)
+	}
+}

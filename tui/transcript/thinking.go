@@ -22,6 +22,11 @@ type thinking struct {
 	// from is when the request that thought was sent and until when the last thinking
 	// arrived; both zero for a stored reply, whose timing this screen did not see.
 	from, until time.Time
+	// stored is how long the model thought as its run stored it (0: not known), which the
+	// line says once it is known, so a reply reads the same reopened; tokens is what the
+	// endpoint said the thinking took (0: not said, so it is estimated).
+	stored time.Duration
+	tokens int
 	// expanded shows the whole thinking instead of its one line.
 	expanded bool
 }
@@ -49,6 +54,23 @@ func (e *entry) fillThinking(msg history.Message) {
 	if msg.Reasoning != "" {
 		e.think.text.WriteString(sanitize.String(msg.Reasoning))
 	}
+	e.think.stored, e.think.tokens = msg.Thought, msg.ReasoningTokens
+}
+
+// SetThinkingTokens records what the endpoint said reply id's thinking took.
+func (t *List) SetThinkingTokens(id int64, n int) {
+	if e := t.byID[id]; e != nil && n > 0 {
+		e.think.tokens = n
+		e.version++
+	}
+}
+
+// SetThought records how long reply id's model thought, as its run stored it.
+func (t *List) SetThought(id int64, d time.Duration) {
+	if e := t.byID[id]; e != nil && d > 0 {
+		e.think.stored = d
+		e.version++
+	}
 }
 
 // ToggleThinking expands or collapses the thinking of reply id, and reports whether it has any.
@@ -63,7 +85,8 @@ func (t *List) ToggleThinking(id int64) bool {
 }
 
 // thinkingLines renders an entry's thinking at width w: collapsed, "Thinking… 14s · 312 tok"
-// with its newest words while the model thinks, then "Thought for 38s"; expanded, the text.
+// with its newest words while the model thinks, then "Thought for 38s" (as stored, once it
+// is); expanded, the text. The tokens are the endpoint's count when it gave one.
 func (t *List) thinkingLines(e *entry, w int) []string {
 	th := &e.think
 	if th.text.Len() == 0 {
@@ -71,7 +94,11 @@ func (t *List) thinkingLines(e *entry, w int) []string {
 	}
 	st := t.styles
 	text := th.text.String()
-	tokens := chat.FormatTokens((utf8.RuneCountInString(text)+3)/4) + " tok"
+	n := th.tokens
+	if n == 0 {
+		n = (utf8.RuneCountInString(text) + 3) / 4
+	}
+	tokens := chat.FormatTokens(n) + " tok"
 	var head string
 	switch {
 	case e.streaming && e.text.Len() == 0:
@@ -84,6 +111,8 @@ func (t *List) thinkingLines(e *entry, w int) []string {
 			}
 			head += " · " + words
 		}
+	case th.stored > 0:
+		head = "Thought for " + chat.FormatElapsed(th.stored) + " · " + tokens
 	case !th.from.IsZero():
 		head = "Thought for " + chat.FormatElapsed(th.until.Sub(th.from)) + " · " + tokens
 	default:

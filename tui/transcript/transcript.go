@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/markdown"
@@ -45,6 +46,11 @@ type entry struct {
 	think thinking
 	// note is a line under a reply about a retry of it that left it in place.
 	note string
+	// mark is the reply's place among its versions, zero when it has none other.
+	mark history.Mark
+	// files are the files attached to an operator message, shown collapsed unless pastes are
+	// shown in full.
+	files []attach.Span
 	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
 	// has chunks left to render.
 	md    markdown.Stream
@@ -85,11 +91,15 @@ type List struct {
 	// collapsed, under the box's label, unless showPastes.
 	pastes     []sentPaste
 	showPastes bool
+	// attached counts the files attached to the messages shown, which collapse as pastes do.
+	attached int
 	// quota is how much markdown may still be rendered for the current message (see
 	// markdown.FrameQuota); unfinished holds the entries on screen whose render it left
 	// unfinished.
 	quota      int
 	unfinished []*entry
+	// reading is the widest a message's text is set, however wide the screen; 0: no cap.
+	reading int
 }
 
 // New returns an empty transcript, drawn with styles, that follows its end.
@@ -103,6 +113,7 @@ func (t *List) Reset(msgs []history.Message) {
 	es := make([]entry, len(msgs))
 	t.entries = make([]*entry, 0, len(msgs))
 	t.byID = make(map[int64]*entry, len(msgs))
+	t.attached = 0
 	t.stream = nil
 	for i, msg := range msgs {
 		t.add(&es[i], msg)
@@ -160,6 +171,10 @@ func (t *List) fill(e *entry, msg history.Message) {
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
 	e.fillThinking(msg)
+	if msg.Role == chat.RoleUser {
+		e.files = attach.Find(e.text.String())
+		t.attached += len(e.files)
+	}
 	t.byID[msg.ID] = e
 }
 
@@ -171,8 +186,8 @@ func (t *List) NotePaste(text, label string) {
 // sentPaste is a long paste sent from the input box, and the label it showed as there.
 type sentPaste struct{ text, label string }
 
-// HasPastes reports whether any message was sent with a long paste.
-func (t *List) HasPastes() bool { return len(t.pastes) > 0 }
+// HasPastes reports whether any message was sent with a long paste or an attached file.
+func (t *List) HasPastes() bool { return len(t.pastes) > 0 || t.attached > 0 }
 
 // PastesShown reports whether long pastes are shown in full.
 func (t *List) PastesShown() bool { return t.showPastes }
@@ -187,6 +202,17 @@ func (t *List) TogglePastes() {
 	}
 }
 
+// SetMarks sets each reply's place among its versions, by message id; a reply not in marks
+// has none other.
+func (t *List) SetMarks(marks map[int64]history.Mark) {
+	for _, e := range t.entries {
+		if mk := marks[e.message.ID]; mk != e.mark {
+			e.mark = mk
+			e.version++
+		}
+	}
+}
+
 // Len returns the number of messages.
 func (t *List) Len() int { return len(t.entries) }
 
@@ -195,6 +221,20 @@ func (t *List) SetSize(width, height int) {
 	t.width, t.height = max(width, gutter+10), max(height, 0)
 	t.clampTop()
 }
+
+// SetReadingWidth sets the widest, in columns, that messages' text is set: lines of prose
+// much longer than that are hard to read. 0 sets them as wide as the screen.
+func (t *List) SetReadingWidth(n int) {
+	if n != t.reading {
+		t.reading = n
+		for _, e := range t.entries {
+			e.cache.lines = nil
+		}
+	}
+}
+
+// ReadingWidth returns the widest that messages' text is set; 0: as wide as the screen.
+func (t *List) ReadingWidth() int { return t.reading }
 
 // Height returns the height of the window.
 func (t *List) Height() int { return t.height }
@@ -216,6 +256,7 @@ func (t *List) Remove(ids []int64) {
 	for _, e := range t.entries {
 		if slices.Contains(ids, e.message.ID) {
 			delete(t.byID, e.message.ID)
+			t.attached -= len(e.files)
 			if t.stream == e {
 				t.stream = nil
 			}

@@ -1,0 +1,151 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+)
+
+// End-to-end runs of the built binary under tmux for copying: the mouse left to the terminal
+// (tmux sees no mouse mode, so a drag selects text) with the wheel kept through alternate
+// scroll; y and Y through xclip on a display of Xvfb's, read back with xclip.
+
+// xDisplay starts an X server of its own for the test and returns its DISPLAY. xclip and
+// Xvfb are required: .ci/run installs them, and a test that needs them fails without them.
+func xDisplay(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xclip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed (Debian: apt-get install xvfb xclip): %v", tool, err)
+		}
+	}
+	display := fmt.Sprintf(":%d", 100+os.Getpid()%500+int(paneSeq.Add(1)))
+	x := exec.Command("Xvfb", display, "-nolisten", "tcp", "-screen", "0", "640x480x24")
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	socket := filepath.Join("/tmp/.X11-unix", "X"+display[1:])
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(socket); err == nil {
+			return display
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Xvfb %s did not start", display)
+		}
+	}
+}
+
+// clipboardOn reads the clipboard of display with xclip.
+func clipboardOn(t *testing.T, display string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xclip", "-o", "-selection", "clipboard")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xclip -o: %v", err)
+	}
+	return string(out)
+}
+
+// codeAnswer is a reply with two code blocks and HTML between them.
+const codeAnswer = "Two ways:\n\n```go\nvar names List<String>\nfor i := 0; i<n; i++ {}\n```\n\nor, with <b>less</b> code:\n\n```sh\necho \"a <tag>\"\n```\n"
+
+func TestTmuxCopyThroughXclip(t *testing.T) {
+	display := xDisplay(t)
+	p := newPane(t, "m", demo.Options{})
+	p.srv.Push(demo.Fault{Stream: sseReply(codeAnswer, 5)})
+	p.start(100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
+	p.send("code please")
+	p.waitReplies(1)
+	p.selectMessages()
+	p.key("y")
+	p.waitScreen("the reply copied with xclip")
+	if got := clipboardOn(t, display); got != codeAnswer {
+		t.Fatalf("y put %q on the clipboard, want the reply %q", got, codeAnswer)
+	}
+	p.key("Y")
+	p.waitScreen("code block 1 of 2 (Y again: the next) copied with xclip")
+	if got := clipboardOn(t, display); got != "var names List<String>\nfor i := 0; i<n; i++ {}\n" {
+		t.Fatalf("Y put %q on the clipboard", got)
+	}
+	p.key("Y")
+	p.waitScreen("code block 2 of 2")
+	if got := clipboardOn(t, display); got != "echo \"a <tag>\"\n" {
+		t.Fatalf("Y again put %q on the clipboard", got)
+	}
+}
+
+// The mouse is the terminal's: tmux sees no mouse mode in the pane, so its drag selects text
+// without shift; ctrl+t captures it and gives it back. parley asks for alternate scroll, and
+// the arrows a terminal sends for the wheel then scroll the transcript.
+func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
+	p := newPane(t, "m", demo.Options{Tokens: 400})
+	out := filepath.Join(t.TempDir(), "pane.out")
+	// The pane's output is read from its first byte: parley starts once the pipe is on.
+	p.tmux("new-session", "-d", "-s", "parley", "-x", "80", "-y", "24", "sleep 0.3; "+p.command(nil))
+	p.tmux("pipe-pane", "-t", "parley", "-o", "cat > "+out)
+	p.tmux("set-option", "-t", "parley", "mouse", "on")
+	p.waitScreen("idle")
+	mouse := func() string {
+		return strings.TrimSpace(p.tmux("display-message", "-p", "-t", "parley", "#{mouse_any_flag}"))
+	}
+	if got := mouse(); got != "0" {
+		t.Fatalf("mouse_any_flag %s at start: parley captures the mouse", got)
+	}
+	p.key("C-t")
+	p.waitScreen("mouse captured")
+	if got := mouse(); got != "1" {
+		t.Fatalf("mouse_any_flag %s after ctrl+t", got)
+	}
+	p.key("C-t")
+	p.waitScreen("mouse left to the terminal")
+	if got := mouse(); got != "0" {
+		t.Fatalf("mouse_any_flag %s after ctrl+t again", got)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "\x1b[?1007h") {
+		t.Fatalf("parley did not ask for alternate scroll; it wrote %d bytes", len(b))
+	}
+	p.send("a long answer please")
+	p.waitReplies(1)
+	for range 3 {
+		p.key("Up") // what a terminal sends for the wheel, in alternate scroll
+	}
+	s := p.waitScreen("scrolled up")
+	if !strings.Contains(s, "┃ Ask anything") {
+		t.Fatalf("the wheel's arrows changed the input:\n%s", s)
+	}
+	p.key("Down")
+	p.key("Down")
+	p.key("Down")
+	p.waitScreenNot("scrolled up")
+}
+
+// One backspace removes a whole ZWJ emoji, and the arrows never stop inside one.
+func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(80, 20, nil)
+	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
+	p.waitScreen("┃ a")
+	p.key("Left")
+	p.key("BSpace")
+	p.waitScreen("┃ ab")
+	p.tmux("send-keys", "-t", "parley", "-l", "🏳️‍🌈")
+	p.key("Left")
+	p.key("Right")
+	p.tmux("send-keys", "-t", "parley", "-l", "|")
+	p.key("Enter")
+	p.waitReplies(1)
+	if got := p.srv.Received()[0].Messages; got[len(got)-1].Content != "a🏳️‍🌈|b" {
+		t.Fatalf("sent %q", got[len(got)-1].Content)
+	}
+}

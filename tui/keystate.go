@@ -1,0 +1,84 @@
+package tui
+
+// This file enables the bindings of keys.go that act in the current state and names what the
+// keys whose meaning changes (esc, ctrl+c, ctrl+o, ctrl+t) do now: help and the keys
+// themselves read the same bindings.
+
+// updateKeys enables the bindings that act in the current state and names what esc and
+// ctrl+c do now.
+func (m *Model) updateKeys() {
+	k := &m.keys
+	k.focus = m.focus
+	trans := m.focus == focusTranscript
+	empty := m.input.Empty()
+	selected := m.transcript.Selected() != 0
+	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
+	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)
+	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled() && !k.Chat.SendQueued.Enabled())
+	k.Input.Older.SetEnabled(m.walking())
+	k.Input.Newer.SetEnabled(m.recall.at >= 0 && m.walking())
+	// While an earlier message is shown, the arrows walk on from it; else they scroll.
+	shown := m.recall.at >= 0 && m.walking() && !empty
+	k.Input.Older.SetKeys(keysIf(shown, "ctrl+p", "up")...)
+	k.Input.Newer.SetKeys(keysIf(shown, "ctrl+n", "down")...)
+	k.Input.ScrollUp.SetEnabled(empty && !trans)
+	k.Input.ScrollDown.SetEnabled(empty && !trans)
+	if m.mouse {
+		c := &k.Chat
+		c.Mouse = relabel(c.Mouse, "free mouse")
+	} else {
+		k.Chat.Mouse = relabel(k.Chat.Mouse, "capture mouse")
+	}
+	k.Transcript.Copy.SetEnabled(selected)
+	k.Transcript.CopyCode.SetEnabled(selected)
+	k.Transcript.Regenerate.SetEnabled(selected)
+	k.Transcript.Thinking.SetEnabled(selected)
+	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
+	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
+	k.Transcript.Older.SetEnabled(selected)
+	k.Transcript.Newer.SetEnabled(selected)
+	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
+	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
+	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
+	c := &k.Chat
+	expand := !trans && m.input.HoldsPastes()
+	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
+	switch {
+	case expand:
+		c.Pastes = relabel(c.Pastes, "expand paste")
+	case m.transcript.PastesShown():
+		c.Pastes = relabel(c.Pastes, "collapse pastes")
+	default:
+		c.Pastes = relabel(c.Pastes, "show pastes")
+	}
+	switch {
+	case m.next.edit != 0 && !trans:
+		c.Cancel = relabel(c.Cancel, "abandon edit")
+		c.Interrupt = relabel(c.Interrupt, "quit")
+	case m.tier2.Active():
+		c.Cancel = relabel(c.Cancel, "cancel retry")
+		c.Interrupt = relabel(c.Interrupt, "cancel retry")
+	case m.active != nil:
+		c.Cancel = relabel(c.Cancel, "cancel reply")
+		c.Interrupt = relabel(c.Interrupt, "cancel reply")
+	case trans:
+		c.Cancel = relabel(c.Cancel, "back to typing")
+	default:
+		c.Cancel = relabel(c.Cancel, "select replies")
+	}
+	if !m.tier2.Active() && m.active == nil {
+		if empty {
+			c.Interrupt = relabel(c.Interrupt, "quit")
+		} else {
+			c.Interrupt = relabel(c.Interrupt, "clear draft")
+		}
+	}
+}
+
+// keysIf is key, and also more when with is set.
+func keysIf(with bool, key string, more ...string) []string {
+	if with {
+		return append([]string{key}, more...)
+	}
+	return []string{key}
+}
