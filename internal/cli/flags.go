@@ -98,9 +98,7 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
-		// --wait takes an optional value, so the flag package calls it a boolean in its errors.
-		msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
-		return o, usagef("%s (see parley -h)", strings.Replace(msg, " for -wait:", " for --wait:", 1))
+		return o, flagError(err)
 	}
 	if o.version {
 		return o, nil
@@ -144,6 +142,13 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
 	}
 	return o, nil
+}
+
+// flagError is the usage error for a mistake the flag package found in parley's flags.
+func flagError(err error) error {
+	// --wait takes an optional value, so the flag package calls it a boolean in its errors.
+	msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
+	return usagef("%s (see parley -h)", strings.Replace(msg, " for -wait:", " for --wait:", 1))
 }
 
 // defaultWait is how long --wait without a value waits in all.

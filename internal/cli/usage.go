@@ -1,9 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+
+	"parley/internal/chat"
 )
+
+// printHelp is `parley help [COMMAND]`: the usage.
+func printHelp(ctx context.Context, _ []string, ios *IO) (int, error) {
+	printUsage(ios.Out)
+	return chat.ExitOK, nil
+}
 
 // printUsage is parley -h: the commands, the flags and the exit statuses.
 func printUsage(w io.Writer) {
@@ -23,6 +32,10 @@ usage:
   parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
   parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
   parley version                  print the version
+  parley help                     print this
+
+parley's flags may stand before a command (parley --json sessions); a word a letter or two from
+a command's name is refused as a typo, not sent: parley -p "…" sends any words as a prompt.
 
 flags:
 `)
