@@ -24,6 +24,10 @@ type view struct {
 	// stdoutTerminal and stderrTerminal neutralise control sequences on a terminal, and on a
 	// terminal stderr shows the time waited for the first word.
 	stdoutTerminal, stderrTerminal bool
+	// maxTokens and profile are the endpoint's, for the fix of a reply that thought until the
+	// token limit (chat.ThoughtOut).
+	maxTokens int
+	profile   string
 }
 
 // printEvents streams a run's events as print mode shows them: the answer to stdout (unless
@@ -222,6 +226,10 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 	s.endThinking()
 	res := s.res
 	res.Text, res.Reasoning = s.answer.String(), s.thinking.String()
+	if c, ok := chat.ThoughtOut(res.FinishReason, res.Text, s.v.maxTokens, s.v.profile); ok && o.Status == chat.StatusSucceeded {
+		// Stored as the endpoint ended it; reported as what it is to the script waiting for it.
+		o = chat.Outcome{Status: chat.StatusFailed, Retry: &c}
+	}
 	if !s.v.jsonOut && s.v.stdoutTerminal && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
 		fmt.Fprintln(s.v.stdout)
 	}

@@ -237,9 +237,9 @@ func (p *printer) context() ([]chat.Message, error) {
 }
 
 func (p *printer) view() view {
-	o := p.o
+	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
-		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal}
+		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile()}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
