@@ -212,3 +212,26 @@ func TestTheModelThatAnsweredIsNamed(t *testing.T) {
 		t.Errorf("the stored reply names %q", m.Model)
 	}
 }
+
+// A reply to a pipe or a file ends its last line, as a terminal's does, whether the model
+// ended it or not; --json prints the reply as it came.
+func TestPrintModeEndsTheLastLine(t *testing.T) {
+	t.Parallel()
+	const endsLine = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"one line\n"}}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{}, demo.Fault{Stream: endsLine}, demo.Fault{})
+	u := newUser(t)
+	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	r := u.run(append(ep, "-p", "hello")...)
+	if text := strings.TrimSuffix(r.stdout, "\n"); r.code != 0 || r.stdout != text+"\n" || strings.HasSuffix(text, "\n") || text == "" {
+		t.Errorf("exit %d, stdout ends %q: want the reply and one line break", r.code, r.stdout[max(0, len(r.stdout)-20):])
+	}
+	if r := u.run(append(ep, "-p", "hello")...); r.stdout != "one line\n" {
+		t.Errorf("a reply that ends its line: %q", r.stdout)
+	}
+	r = u.run(append(ep, "-p", "hello", "--json")...)
+	if out := decode[printJSON](t, r.stdout); strings.HasSuffix(out.Text, "\n") || !strings.HasSuffix(r.stdout, "}\n") {
+		t.Errorf("--json: text %q, stdout ends %q", out.Text, r.stdout[len(r.stdout)-5:])
+	}
+}

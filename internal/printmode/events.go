@@ -250,7 +250,9 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 		// Stored as the endpoint ended it; reported as what it is to the script waiting for it.
 		o = chat.Outcome{Status: chat.StatusFailed, Retry: &c}
 	}
-	if !s.v.jsonOut && s.v.stdoutTerminal && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+	if !s.v.jsonOut && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+		// A reply ends its last line, as llm and mods end theirs: a shell prompt, or what a
+		// script appends, starts on a line of its own.
 		fmt.Fprintln(s.v.stdout)
 	}
 	res.Status, res.Retry = o.Status, o.Retry
