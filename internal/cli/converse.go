@@ -53,6 +53,8 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 		return chat.ExitUsage, err
 	}
 	if o.printMode {
+		ctx, stop := printmode.WithTimeout(ctx, ios.Clock, o.timeout)
+		defer stop()
 		if a.needsModel {
 			if code, err := a.modelForPrint(ctx, ios, o.print.Wait, o.print.JSON); code != chat.ExitOK || err != nil {
 				return code, err

@@ -262,11 +262,7 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 	}
 	switch o.Status {
 	case chat.StatusFailed:
-		msg := sanitize.String(o.Retry.Label)
-		if o.Retry.Message != "" {
-			msg += " — " + sanitize.String(o.Retry.Message)
-		}
-		res.Error = &msg
+		res.Error = errorLine(*o.Retry)
 	case chat.StatusSucceeded:
 		if note := chat.FinishNote(res.FinishReason, res.Text); note != "" && res.FinishReason != "tool_calls" {
 			fmt.Fprintf(s.v.stderr, "parley: %s\n", note)

@@ -95,6 +95,10 @@ func Run(ctx context.Context, o Options) int {
 		p.say("%v", err)
 		return chat.ExitFailed
 	}
+	if c := TimedOut(ctx); c != nil {
+		// Whatever --timeout stopped, a run or a wait: sending again, with more time, can help.
+		res.Status, res.Retry, res.Error, code = chat.StatusFailed, c, errorLine(*c), chat.ExitRetryable
+	}
 	code = p.report(res, code)
 	if errors.Is(context.Cause(ctx), errStdoutClosed) {
 		return chat.ExitStdoutClosed
@@ -315,13 +319,10 @@ func (p *printer) report(res runOutput, code int) int {
 // its models): the line on stderr, the --json object when jsonOut, and the exit status the
 // failure's classification gives.
 func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification, now time.Time) int {
-	msg := sanitize.String(c.Label)
-	if c.Message != "" {
-		msg += " — " + sanitize.String(c.Message)
-	}
-	fmt.Fprintf(stderr, "parley: %s (%s)\n", msg, chat.FormatRetry(c, now))
+	msg := errorLine(c)
+	fmt.Fprintf(stderr, "parley: %s (%s)\n", *msg, chat.FormatRetry(c, now))
 	if jsonOut {
-		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: &msg, Retry: &c, Stored: true})
+		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: msg, Retry: &c, Stored: true})
 	}
 	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
 }
