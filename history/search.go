@@ -28,6 +28,14 @@ const (
 	HitEnd   = "\x03"
 )
 
+// liveMatches are the live messages that match the FTS5 query ?1, with their sessions: what
+// Search returns and CountMatches counts.
+const liveMatches = `FROM messages_fts
+		JOIN messages m ON m.id = messages_fts.rowid
+		JOIN sessions s ON s.id = m.session_id
+		WHERE messages_fts MATCH ?1
+			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`
+
 // Search finds the live messages of every session that contain all of words (the last may be
 // the start of a word, for searching as one types), best matches first, at most limit.
 func (db *DB) Search(words string, limit int) ([]Hit, error) {
@@ -38,11 +46,7 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 	rows, err := db.sql.Query(`
 		SELECT m.id, m.session_id, s.title, m.role, m.created_at,
 			snippet(messages_fts, 0, ?2, ?3, '…', 16)
-		FROM messages_fts
-		JOIN messages m ON m.id = messages_fts.rowid
-		JOIN sessions s ON s.id = m.session_id
-		WHERE messages_fts MATCH ?1
-			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
+		`+liveMatches+`
 		ORDER BY rank LIMIT ?4`, q, HitStart, HitEnd, limit)
 	if err != nil {
 		return nil, err
@@ -53,6 +57,17 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 		h.CreatedAt = fromNanos(created)
 		return err
 	})
+}
+
+// CountMatches counts the messages Search finds for words when no limit stops it.
+func (db *DB) CountMatches(words string) (int, error) {
+	q := matchQuery(words)
+	if q == "" {
+		return 0, nil
+	}
+	var n int
+	err := db.sql.QueryRow(`SELECT count(*) `+liveMatches, q).Scan(&n)
+	return n, err
 }
 
 // matchQuery turns what the operator typed into an FTS5 query: every word quoted, so that no

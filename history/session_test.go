@@ -189,6 +189,13 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 	if hits, _ := db.Search(`"standing" sleep(`, 10); len(hits) != 1 || hits[0].Role != chat.RoleAssistant {
 		t.Errorf("words that look like query syntax are words: %+v", hits)
 	}
+	// The count is of the same messages, however many a search returns.
+	if n, err := db.CountMatches("zebra"); n != 2 || err != nil {
+		t.Errorf("CountMatches(zebra) = %d, %v; want 2", n, err)
+	}
+	if n, err := db.CountMatches("  "); n != 0 || err != nil {
+		t.Errorf("CountMatches of no words = %d, %v", n, err)
+	}
 
 	// A regenerated reply leaves the results with the version it superseded.
 	if _, err := db.Regenerate(r.AnchorID, "m", false); err != nil {
@@ -196,6 +203,9 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 	}
 	if hits, _ := db.Search("naps", 10); len(hits) != 0 {
 		t.Errorf("superseded reply still found: %+v", hits)
+	}
+	if n, _ := db.CountMatches("naps"); n != 0 {
+		t.Errorf("superseded reply still counted: %d", n)
 	}
 
 	if err := db.DeleteSession(old.ID); err != nil {

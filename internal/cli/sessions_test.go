@@ -57,8 +57,8 @@ func TestSearchRenameAndRemoveSessions(t *testing.T) {
 	if r := u.run("sessions", "rm", old.SessionID); r.code != 0 || !strings.Contains(r.stdout, "deleted "+old.SessionID) {
 		t.Fatalf("rm: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	if r := u.run("search", "quokka"); r.code != 0 || r.stdout != "" {
-		t.Fatalf("a deleted session is still found: %q", r.stdout)
+	if r := u.run("search", "quokka"); r.code != 1 || r.stdout != "" {
+		t.Fatalf("a deleted session is still found: exit %d, %q", r.code, r.stdout)
 	}
 	if s := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout); len(s) != 2 {
 		t.Fatalf("sessions after rm: %+v", s)
