@@ -24,9 +24,6 @@ type Session struct {
 	Messages int
 }
 
-// MinPrefix is the shortest session id prefix Session accepts.
-const MinPrefix = 4
-
 // titleRunes is the longest a session title gets.
 const titleRunes = 60
 
@@ -93,34 +90,62 @@ func sessionFound(res sql.Result, id string) error {
 	return err
 }
 
-// Session returns the session whose id is id, or whose id alone starts with id when id has at
-// least MinPrefix characters. It returns ErrNotFound when none matches, ErrTooShort for a
-// shorter id that matches none exactly, and ErrAmbiguous when several match (both are also
-// ErrNotFound).
+// Session returns the session whose id is id, or the one session whose id starts with id, of
+// any length. It returns ErrNotFound when none matches, and an *AmbiguousError when several
+// do.
 func (db *DB) Session(id string) (Session, error) {
+	if id == "" {
+		return Session{}, fmt.Errorf("no session id: %w", ErrNotFound)
+	}
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return s, err
 	}
-	if len(id) < MinPrefix {
-		return Session{}, fmt.Errorf("session %q %w", id, ErrTooShort)
-	}
-	rows, err := db.sql.Query(`SELECT `+sessionColumns+` FROM sessions s
-		WHERE substr(s.id, 1, length(?1)) = ?1 LIMIT 2`, id)
+	rows, err := db.sql.Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
 	if err != nil {
 		return Session{}, err
 	}
-	found, err := readRows(rows, scanSessionRow)
+	ids, err := readRows(rows, func(rows *sql.Rows, id *string) error { return rows.Scan(id) })
 	if err != nil {
 		return Session{}, err
 	}
-	switch len(found) {
+	switch len(ids) {
 	case 0:
 		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	case 1:
-		return found[0], nil
+		return db.Session(ids[0])
 	}
-	return Session{}, fmt.Errorf("session id prefix %q %w", id, ErrAmbiguous)
+	// Sorted, the ids that share the longest start are neighbours.
+	need := 0
+	for i := 1; i < len(ids); i++ {
+		need = max(need, commonPrefix(ids[i-1], ids[i])+1)
+	}
+	return Session{}, &AmbiguousError{Prefix: id, Matches: len(ids), Need: need}
+}
+
+// AmbiguousError is the error of a session id prefix that several sessions' ids start with.
+// It is an ErrAmbiguous and an ErrNotFound: no one session was found.
+type AmbiguousError struct {
+	Prefix string
+	// Matches counts the sessions found; Need is how many characters of an id tell them apart.
+	Matches, Need int
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("session id %q matches %d sessions: give at least %d characters", e.Prefix, e.Matches, e.Need)
+}
+
+func (e *AmbiguousError) Is(target error) bool {
+	return target == ErrAmbiguous || target == ErrNotFound
+}
+
+// commonPrefix is the length of the longest start a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // hasMessages keeps the sessions something was said in: a session opened and left without a

@@ -44,28 +44,34 @@ func TestSessionPrefixLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A prefix of any length finds the one session it starts; of several, it says how many,
+	// and how much of an id tells them apart.
 	for _, c := range []struct {
 		query, want string
 		err         error
+		matches     int
 	}{
-		{"abcd1234", "abcd1234", nil},
-		{"abcd5", "abcd5678", nil},
-		{"abce", "abce0000", nil},
-		{"0123", "0123abcd", nil},
-		{"abcd", "", ErrAmbiguous},
-		{"abcd", "", ErrNotFound},  // callers that only ask "found?" get no for an ambiguous prefix
-		{"abc", "", ErrTooShort},   // unique, but shorter than 4
-		{"abc", "", ErrNotFound},   // which is not found either
-		{"abcd9", "", ErrNotFound}, // no such session
-		{"bcd1", "", ErrNotFound},  // a prefix, not a substring
-		{"abcd1234ff", "", ErrNotFound},
-		{"ab%d", "", ErrNotFound},
-		{"____", "", ErrNotFound},
-		{"", "", ErrTooShort},
+		{"abcd1234", "abcd1234", nil, 0},
+		{"abcd5", "abcd5678", nil, 0},
+		{"abce", "abce0000", nil, 0},
+		{"0123", "0123abcd", nil, 0},
+		{"0", "0123abcd", nil, 0},
+		{"abcd", "", ErrAmbiguous, 2},
+		{"abcd", "", ErrNotFound, 2}, // callers that only ask "found?" get no for an ambiguous prefix
+		{"abc", "", ErrAmbiguous, 3},
+		{"a", "", ErrAmbiguous, 3},
+		{"abcd9", "", ErrNotFound, 0}, // no such session
+		{"bcd1", "", ErrNotFound, 0},  // a prefix, not a substring
+		{"abcd1234ff", "", ErrNotFound, 0},
+		{"ab%d", "", ErrNotFound, 0},
+		{"____", "", ErrNotFound, 0},
+		{"_", "", ErrNotFound, 0},
+		{"", "", ErrNotFound, 0},
 	} {
 		s, err := db.Session(c.query)
-		if errors.Is(err, ErrAmbiguous) != (c.query == "abcd") {
-			t.Errorf("Session(%q): %v; ambiguous only for abcd", c.query, err)
+		var amb *AmbiguousError
+		if errors.As(err, &amb) != (c.matches > 0) || amb != nil && (amb.Matches != c.matches || amb.Need != 5) {
+			t.Errorf("Session(%q): %v; want %d matches, told apart by 5 characters", c.query, err, c.matches)
 		}
 		if c.err != nil {
 			if !errors.Is(err, c.err) {
