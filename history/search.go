@@ -99,29 +99,53 @@ func (db *DB) DeleteSession(id string) error {
 		if running {
 			return fmt.Errorf("session %s: %w", id, ErrStreaming)
 		}
-		res, err := tx.Exec(`UPDATE sessions SET deleting = 1 WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if err := sessionFound(res, id); err != nil {
-			return err
-		}
-		for _, stmt := range []string{
-			`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
-				OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
-			`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
-			`DELETE FROM drafts WHERE session_id = ?1`,
-			`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
-			`DELETE FROM runs WHERE session_id = ?1`,
-			`DELETE FROM messages WHERE session_id = ?1`,
-			`DELETE FROM sessions WHERE id = ?1`,
-		} {
-			if _, err := tx.Exec(stmt, id); err != nil {
-				return err
-			}
-		}
-		return nil
+		return deleteSession(tx, id)
 	})
+}
+
+// DiscardUnsent deletes a session in which nothing was ever sent — every run of it ended
+// without a request (no key, a provider's wait, a spend limit) — in one transaction, and
+// reports whether it did. Print mode calls it for the session it created, so that a run that
+// sent nothing leaves nobody's conversation behind; a session with a run that sent a request,
+// or one still to end, is kept.
+func (db *DB) DiscardUnsent(id string) (bool, error) {
+	discarded := false
+	err := db.write(func(tx *sql.Tx) error {
+		var sent bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM runs WHERE session_id = ?
+			AND (attempts > 0 OR status IN ('queued', 'running')))`, id).Scan(&sent); err != nil || sent {
+			return err
+		}
+		discarded = true
+		return deleteSession(tx, id)
+	})
+	return discarded && err == nil, err
+}
+
+// deleteSession deletes session id and everything in it, inside tx.
+func deleteSession(tx *sql.Tx, id string) error {
+	res, err := tx.Exec(`UPDATE sessions SET deleting = 1 WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if err := sessionFound(res, id); err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		`DELETE FROM supersessions WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)
+				OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM drafts WHERE session_id = ?1`,
+		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
+		`DELETE FROM runs WHERE session_id = ?1`,
+		`DELETE FROM messages WHERE session_id = ?1`,
+		`DELETE FROM sessions WHERE id = ?1`,
+	} {
+		if _, err := tx.Exec(stmt, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SetTitle renames a session. A blank title is refused: the session list needs one.

@@ -244,6 +244,41 @@ func TestDeleteSessionRules(t *testing.T) {
 	}
 }
 
+// A session whose every run ended without sending goes, whole, operator messages included; one
+// that sent a request, or has a run still to end, stays.
+func TestDiscardUnsent(t *testing.T) {
+	db := openTemp(t)
+	unsent := func() Receipt {
+		r, err := db.Post("", "no key", "m", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noKey := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
+		if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusFailed, Retry: noKey}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	gone := unsent()
+	if ok, err := db.DiscardUnsent(gone.SessionID); !ok || err != nil {
+		t.Fatalf("DiscardUnsent = %v, %v", ok, err)
+	}
+	if _, err := db.Session(gone.SessionID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the discarded session is still there: %v", err)
+	}
+	sent := unsent()
+	answer(t, db, post(t, db, sent.SessionID, "with a key"), "Hello.")
+	queued := post(t, db, "", "not yet sent")
+	for _, id := range []string{sent.SessionID, queued.SessionID} {
+		if ok, err := db.DiscardUnsent(id); ok || err != nil {
+			t.Errorf("DiscardUnsent(%s) = %v, %v; want it kept", id, ok, err)
+		}
+		if _, err := db.Session(id); err != nil {
+			t.Errorf("session %s: %v", id, err)
+		}
+	}
+}
+
 func TestPostWithoutSessionCreatesIt(t *testing.T) {
 	db := openTemp(t)
 	r, err := db.Post("", "first words", "m", false)

@@ -235,3 +235,42 @@ func TestPrintModeEndsTheLastLine(t *testing.T) {
 		t.Errorf("--json: text %q, stdout ends %q", out.Text, r.stdout[len(r.stdout)-5:])
 	}
 }
+
+// A run that sent nothing (no key, a provider's wait remembered, a spend limit) leaves no new
+// session behind: nobody's conversation started. A session it continued keeps what it had, and
+// the message, which is never taken back.
+func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
+	for range 2 {
+		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)
+		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 ||
+			!strings.HasSuffix(r.stderr, "PARLEY_TEST_UNSET_KEY is not set: export PARLEY_TEST_UNSET_KEY=… or name another variable with --api-key-env (not retryable)\n") {
+			t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+		}
+	}
+	if r := u.run("sessions"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("sessions after two runs without a key: %q", r.stdout)
+	}
+
+	// Held back by the provider's wait: nothing sent, no session; the one that heard it stays.
+	srv.Push(rateLimited3000())
+	u.instantClock()
+	ep := []string{"--base-url", srv.URL(), "--model", "gpt-4o"}
+	first := decode[printJSON](t, u.run(append([]string{"-p", "hello", "--json"}, ep...)...).stdout)
+	if r := u.run(append([]string{"-p", "hello again"}, ep...)...); r.code != 3 || srv.Requests() != 1 {
+		t.Fatalf("held: exit %d after %d requests", r.code, srv.Requests())
+	}
+	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 || s[0].ID != first.SessionID {
+		t.Fatalf("sessions %+v; want only %s", s, first.SessionID)
+	}
+	// Continued, the session keeps the message and its run.
+	if r := u.run(append([]string{"-p", "and now?", "-c"}, ep...)...); r.code != 3 {
+		t.Fatalf("held, continuing: exit %d", r.code)
+	}
+	if e := decode[exportJSON](t, u.run("export", first.SessionID, "--json").stdout); len(e.Messages) != 4 || e.Messages[2].Content != "and now?" {
+		t.Fatalf("the session continued holds %+v", e.Messages)
+	}
+}

@@ -99,6 +99,7 @@ func Run(ctx context.Context, o Options) int {
 		// Whatever --timeout stopped, a run or a wait: sending again, with more time, can help.
 		res.Status, res.Retry, res.Error, code = chat.StatusFailed, c, errorLine(*c), chat.ExitRetryable
 	}
+	p.discardUnsent()
 	code = p.report(res, code)
 	if errors.Is(context.Cause(ctx), errStdoutClosed) {
 		return chat.ExitStdoutClosed
@@ -294,6 +295,21 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
 }
 
+// discardUnsent deletes the session this invocation created when none of its runs sent a
+// request (no key, a provider's wait, a spend limit): nobody's conversation started. A session
+// it continued keeps what it had, and the message, which is never taken back.
+func (p *printer) discardUnsent() {
+	if p.o.Session.ID != "" || p.total.Attempts > 0 || p.rcpt.RunID <= 0 {
+		return
+	}
+	switch discarded, err := p.o.DB.DiscardUnsent(p.rcpt.SessionID); {
+	case err != nil:
+		p.say("the session %s, in which nothing was sent, is kept: %v", p.rcpt.SessionID, err)
+	case discarded:
+		p.rcpt = history.Receipt{}
+	}
+}
+
 // report completes the last run's output with the whole invocation's, says why it failed,
 // prints the JSON object when asked, and returns the exit status.
 func (p *printer) report(res runOutput, code int) int {
@@ -307,7 +323,11 @@ func (p *printer) report(res runOutput, code int) int {
 	}
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
 	if res.Error != nil && code != chat.ExitInterrupted {
-		p.say("%s (%s, run %d)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), p.rcpt.RunID)
+		run := ""
+		if p.rcpt.RunID != 0 {
+			run = fmt.Sprintf(", run %d", p.rcpt.RunID)
+		}
+		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), run)
 	}
 	if p.o.JSON {
 		chat.WriteJSON(p.o.Stdout, res.result)
