@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -71,6 +72,8 @@ type DB struct {
 	unsaved  sync.Map
 	// log is where storage trouble that does not stop a run is logged (SetLogger).
 	log *slog.Logger
+	// interactive is set on the chat screen's handle (SetInteractive).
+	interactive atomic.Bool
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is

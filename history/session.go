@@ -22,6 +22,9 @@ type Session struct {
 	UpdatedAt time.Time
 	// Messages counts the live (not superseded) messages.
 	Messages int
+	// Profile and Model are what the session last ran on (SetSessionModel), empty when
+	// nothing was stored.
+	Profile, Model string
 }
 
 // titleRunes is the longest a session title gets.
@@ -29,12 +32,13 @@ const titleRunes = 60
 
 const sessionColumns = `s.id, s.title, s.created_at, s.updated_at,
 	(SELECT count(*) FROM messages m WHERE m.session_id = s.id
-		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id))`
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)),
+	s.profile, s.model`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated sql.NullInt64
-	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages); err != nil {
+	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Profile, &s.Model); err != nil {
 		return Session{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)
@@ -161,6 +165,34 @@ func (db *DB) LatestSession() (Session, error) {
 		return Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
 	}
 	return s, err
+}
+
+// LatestInteractive returns the session the chat screen last sent in (see SetInteractive) that
+// has messages, or ErrNotFound when there is none: a database older than that record has none.
+func (db *DB) LatestInteractive() (Session, error) {
+	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
+		WHERE s.last_interactive_at IS NOT NULL AND ` + hasMessages + `
+		ORDER BY s.last_interactive_at DESC, s.rowid DESC LIMIT 1`))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("no session used in the chat screen yet: %w", ErrNotFound)
+	}
+	return s, err
+}
+
+// SetInteractive makes this the chat screen's handle: every run stored through it (a message
+// sent, edited, regenerated or retried) marks its session used interactively, in the same
+// transaction, for LatestInteractive. Call it before the screen writes.
+func (db *DB) SetInteractive() { db.interactive.Store(true) }
+
+// SetSessionModel stores the profile and model session id runs on, for -c and --session to
+// continue it there: print mode sets them with each message, the chat screen as /model
+// chooses.
+func (db *DB) SetSessionModel(id, profile, model string) error {
+	res, err := db.sql.Exec(`UPDATE sessions SET profile = ?, model = ? WHERE id = ?`, profile, model, id)
+	if err != nil {
+		return err
+	}
+	return sessionFound(res, id)
 }
 
 // Sessions returns every session that has messages, the most recently updated first.
