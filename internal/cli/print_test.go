@@ -3,6 +3,7 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -272,5 +273,46 @@ func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	}
 	if e := decode[exportJSON](t, u.run("export", first.SessionID, "--json").stdout); len(e.Messages) != 4 || e.Messages[2].Content != "and now?" {
 		t.Fatalf("the session continued holds %+v", e.Messages)
+	}
+}
+
+// A session keeps the profile and model it last ran on: -c goes on with them, whatever the
+// configured default; --model goes on its profile, --profile moves it.
+func TestASessionKeepsItsProfileAndModel(t *testing.T) {
+	t.Parallel()
+	a, b := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	u.writeConfig(fmt.Sprintf("profile = \"a\"\n[profiles.a]\nbase_url = %q\nmodel = \"ma\"\n[profiles.b]\nbase_url = %q\nmodel = \"mb\"\n", a.URL(), b.URL()))
+	sent := func(srv *demo.Server) string {
+		t.Helper()
+		var body struct{ Model string }
+		if err := json.Unmarshal(srv.Received()[len(srv.Received())-1].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Model
+	}
+	for _, c := range []struct {
+		args  []string
+		srv   *demo.Server
+		model string
+	}{
+		{[]string{"-p", "hi", "--profile", "b", "--model", "mb-large"}, b, "mb-large"},
+		{[]string{"-p", "and then?", "-c"}, b, "mb-large"},
+		{[]string{"-p", "shorter", "-c", "--model", "mb-small"}, b, "mb-small"},
+		{[]string{"-p", "once more", "-c"}, b, "mb-small"},
+		{[]string{"-p", "elsewhere", "-c", "--profile", "a"}, a, "ma"},
+		{[]string{"-p", "and back?", "-c"}, a, "ma"},
+	} {
+		before := c.srv.Requests()
+		if r := u.run(c.args...); r.code != 0 || c.srv.Requests() != before+1 || sent(c.srv) != c.model {
+			t.Fatalf("%v: exit %d, %d requests there, model %q; want %q (stderr %q)", c.args, r.code, c.srv.Requests()-before, sent(c.srv), c.model, r.stderr)
+		}
+	}
+	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 {
+		t.Fatalf("sessions %+v; want one", s)
+	}
+	// A new session starts on the default.
+	if r := u.run("-p", "new"); r.code != 0 || sent(a) != "ma" {
+		t.Errorf("a new session: exit %d, model %q", r.code, sent(a))
 	}
 }

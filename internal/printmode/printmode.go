@@ -178,6 +178,13 @@ func (p *printer) post() error {
 		p.say("the message could not be stored (%v); it is kept in the recovery file and sent anyway", cause)
 	}
 	p.rcpt = rcpt
+	// The session runs on this profile and model when continued (-c, --session); the
+	// fallback, a stand-in, is not remembered. A profile of none (flags, the demo) is not.
+	if ep := p.client.Endpoint(); ep.Profile() != "" && !ep.Demo && rcpt.RunID > 0 {
+		if err := o.DB.SetSessionModel(rcpt.SessionID, ep.Profile(), ep.Model); err != nil {
+			p.say("cannot store the session's model: %v", err)
+		}
+	}
 	return nil
 }
 
