@@ -27,7 +27,7 @@ usage:
   parley sessions [--json]        list sessions
   parley sessions rm ID…          delete sessions
   parley sessions title ID TEXT   rename a session
-  parley search WORDS [--json]    find past messages
+  parley search WORDS [--json]    find past messages (--limit N; exit 1 when none)
   parley export ID [--json|--markdown]
   parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
   parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
@@ -43,7 +43,8 @@ flags:
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
-exit status: 0 succeeded, 1 failed (not retryable), 2 usage or configuration error,
-3 failed (retryable), 130 interrupted
+exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit),
+2 usage or configuration error, 3 failed (retryable; also --timeout passed), 4 the reply was not
+stored, 130 interrupted, 141 stdout closed; parley search exits 1 when nothing matches
 `)
 }
