@@ -162,12 +162,15 @@ func TestControlEndpoints(t *testing.T) {
 	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 418 || string(b) != "teapot" {
 		t.Fatalf("pushed fault: %d %q", resp.StatusCode, b)
 	}
+	if code, out := do("POST", "/_demo/faults", `[{"reset":true}]`); code != 200 || out != "queued 1 fault\n" {
+		t.Errorf("one fault: %d %q", code, out)
+	}
 	if code, out := do("POST", "/_demo/faults", `{"status":500}`); code != 400 {
 		t.Errorf("a non-array was accepted: %d %q", code, out)
 	}
 
 	code, out = do("POST", "/_demo/command", "reset")
-	if code != 200 || out != "demo: cleared 2 queued faults\n" {
+	if code != 200 || out != "demo: cleared 3 queued faults\n" {
 		t.Fatalf("command: %d %q", code, out)
 	}
 	code, out = do("POST", "/_demo/command", "overload zero")
