@@ -2,7 +2,6 @@ package history
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 )
 
@@ -53,13 +52,7 @@ func TestSessionModel(t *testing.T) {
 // A database of an earlier schema gains both: none of its sessions was used in the chat screen
 // that anyone knows of, none has a stored model, and each can be given one.
 func TestChoicesOnAMigratedDatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v1.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openV1(t)
 	sessions := mustSessions(t, db)
 	for _, s := range sessions {
 		if s.Profile != "" || s.Model != "" {

@@ -308,13 +308,7 @@ func TestSetTitle(t *testing.T) {
 
 // The migration indexes what an older database already holds.
 func TestSearchFindsMigratedMessages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v1.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openV1(t)
 	if hits, err := db.Search("retries", 10); err != nil || len(hits) == 0 {
 		t.Errorf("hits %+v, %v", hits, err)
 	}
