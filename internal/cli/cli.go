@@ -89,7 +89,7 @@ var subcommands = map[string]subcommand{
 // follow parley's own flags; a word a few letters from one is taken for a mistyped command,
 // and sent nowhere.
 func dispatch(ctx context.Context, args []string, ios *IO) (int, error) {
-	flags, name, rest := splitCommand(args)
+	flags, name, rest, prompted := splitCommand(args)
 	sub, ok := subcommands[name]
 	switch {
 	case name == "help" && (len(rest) > 1 || len(rest) == 1 && !isCommand(rest[0])):
@@ -101,7 +101,7 @@ func dispatch(ctx context.Context, args []string, ios *IO) (int, error) {
 		}
 		return sub.run(ctx, append(own, rest...), ios)
 	}
-	if near, typo := chat.Nearest(name, slices.Sorted(maps.Keys(subcommands))); typo && !ok && !slices.ContainsFunc(flags, isPromptFlag) {
+	if near, typo := chat.Nearest(name, slices.Sorted(maps.Keys(subcommands))); typo && !ok && !prompted {
 		prompt := strings.Join(append([]string{name}, rest...), " ")
 		return chat.ExitUsage, usagef("unknown command %q — did you mean %s? (parley -p %s sends it as a prompt)", name, near, shellQuote(prompt))
 	}
@@ -109,28 +109,30 @@ func dispatch(ctx context.Context, args []string, ios *IO) (int, error) {
 }
 
 // splitCommand splits args into parley's flags before the first word, the word (empty when
-// there is none, or -- stands before it), and what follows it. An unknown flag ends the flags:
-// converse says what is wrong with it.
-func splitCommand(args []string) (flags []string, word string, rest []string) {
+// there is none, or -- stands before it), and what follows it; prompted says -p is among the
+// flags, so the words are no command. An unknown flag ends the flags: converse says what is
+// wrong with it.
+func splitCommand(args []string) (flags []string, word string, rest []string, prompted bool) {
 	fs := flagSet(new(options))
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return args[:i], "", nil
+			return args[:i], "", nil, prompted
 		case a == "-" || !strings.HasPrefix(a, "-"):
-			return args[:i], a, args[i+1:]
+			return args[:i], a, args[i+1:], prompted
 		}
 		name, _, valued := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := fs.Lookup(name)
 		if f == nil {
-			return args, "", nil
+			return args, "", nil, prompted
 		}
+		prompted = prompted || name == "p"
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !valued && (!ok || !b.IsBoolFlag()) {
 			i++ // the flag's value
 		}
 	}
-	return args, "", nil
+	return args, "", nil, prompted
 }
 
 // adopt returns parley's flags given before the subcommand name as the subcommand's own, and
@@ -165,12 +167,6 @@ func dashed(name string) string {
 func isCommand(word string) bool {
 	_, ok := subcommands[word]
 	return ok
-}
-
-// isPromptFlag reports whether arg is -p: the words after it are then no command.
-func isPromptFlag(arg string) bool {
-	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
-	return name == "p"
 }
 
 // shellQuote quotes s for a POSIX shell, in double quotes when nothing in it is special there.

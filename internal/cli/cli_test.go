@@ -73,6 +73,7 @@ func TestAMistypedSubcommandIsNotSent(t *testing.T) {
 	}{
 		{[]string{"serach", "quokka"}, `unknown command "serach" — did you mean search? (parley -p "serach quokka" sends it as a prompt)`},
 		{[]string{"sesions"}, `unknown command "sesions" — did you mean sessions? (parley -p "sesions" sends it as a prompt)`},
+		{[]string{"--role", "p", "serach"}, `unknown command "serach" — did you mean search? (parley -p "serach" sends it as a prompt)`}, // p is a value, not -p
 		{[]string{"exprot", "it's", "$HOME"}, `unknown command "exprot" — did you mean export? (parley -p 'exprot it'\''s $HOME' sends it as a prompt)`},
 	} {
 		want := "parley: " + c.want + "\n"
