@@ -135,7 +135,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 
 	res := result{url: capt.url}
 	split := thinkSplitter{holdBare: c.ep.inlineThinker()}
+	echo := echoOf(msgs)
 	emit := func(kind chat.EventKind, text string) {
+		if kind == chat.EventDelta {
+			text = echo.take(text)
+		}
 		if text != "" {
 			res.outputRunes += utf8.RuneCountInString(text)
 			out <- chat.Event{Kind: kind, Text: text}
@@ -177,6 +181,7 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		rs, a := split.end(r.failure != nil || ctx.Err() != nil)
 		emit(chat.EventReasoning, rs)
 		emit(chat.EventDelta, a)
+		emit(chat.EventDelta, echo.flush())
 		return r
 	}
 	inStream := func(kind retry.NetKind, body []byte, err error) result {

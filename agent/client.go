@@ -10,6 +10,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,10 @@ type Client struct {
 	// log is where attempts and endpoint-store trouble are logged (WithLogger); never the
 	// terminal.
 	log *slog.Logger
+	// http sends what is not a chat completion (what the server says of its model); facts
+	// keeps, per model, what it said. Copies made by WithModel share both.
+	http  *http.Client
+	facts *factsCache
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -63,14 +68,16 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	}
 	cfg := openai.DefaultConfig(ep.APIKey)
 	cfg.BaseURL = ep.BaseURL
-	cfg.HTTPClient = &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers},
+	httpc := &http.Client{Transport: &recordingTransport{base: base, headers: ep.Headers},
 		// A redirect would turn the POST into an empty GET, sent with the key: the 3xx is the
 		// answer, and the fix names where it points (nameTheFix).
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cfg.HTTPClient = httpc
 	// Keep-alive comments are not errors; the first-delta deadline is what ends a silent stream.
 	cfg.EmptyMessagesLimit = math.MaxUint32
 	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
-		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget(), log: slog.New(slog.DiscardHandler)}
+		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget(), log: slog.New(slog.DiscardHandler),
+		http: httpc, facts: &factsCache{byModel: map[string]ModelFacts{}}}
 }
 
 // WithLogger returns a client that logs its attempts to l, which a caller gives its own so
@@ -126,11 +133,20 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		}}
 		return
 	}
-	// msgs is what is sent: all, or all without its oldest turns once compacted.
-	msgs, omitted := all, 0
-	if c.ep.ContextTokens > 0 {
-		if msgs, omitted = Compact(all, preSendTarget(c.ep.ContextTokens)); omitted > 0 {
-			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
+	all = c.continuation(ctx, all)
+	all, unseen, refused := c.seeable(ctx, all)
+	if refused != nil {
+		out <- chat.Event{Kind: chat.EventFailed, Class: *refused, MaxAttempts: maxAttempts}
+		return
+	}
+	if unseen > 0 {
+		out <- chat.Event{Kind: chat.EventCompacted, OmittedImages: unseen, ImagesUnseen: true}
+	}
+	// msgs is what is sent: all, or all without its oldest images and turns once compacted.
+	msgs, omitted, images := all, 0, 0
+	if window := c.window(ctx, all); window > 0 {
+		if msgs, omitted, images = compactAll(all, PreSendTarget(window)); omitted+images > 0 {
+			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 		}
 	}
 	if cls, saidAt, held := c.heldBack(msgs); held {
@@ -182,14 +198,17 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			continue
 		}
 		cls := c.redacted(c.classifier.Classify(*res.failure))
+		if refusesImages(cls, msgs) {
+			cls.Message = strings.TrimRight(cls.Message, ". ") + ": " + noVisionFix
+		}
 		if cls.Class == chat.ContextOverflow && !res.gotOutput && !rerun {
 			limit, requested := parseOverflow(res.failure.Body, cls.Message)
-			kept, n := Compact(all, compactTarget(msgs, limit, requested))
+			kept, n, ni := compactAll(all, compactTarget(msgs, limit, requested))
 			c.log.Info("context overflow", "limit", limit, "requested", requested, "estimate", EstimateTokens(msgs),
-				"omitted", n, "omitted_before", omitted)
-			if n > omitted {
-				msgs, omitted, rerun = kept, n, true
-				out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted}
+				"omitted", n, "omitted_before", omitted, "images", ni)
+			if n > omitted || ni > images {
+				msgs, omitted, images, rerun = kept, n, ni, true
+				out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 				attempt, retrying = 0, false // a new request, with Tier 1 attempts of its own
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -32,17 +33,59 @@ func runeTokens(n int) int {
 }
 
 // EstimateTokens estimates the prompt tokens of a request carrying msgs: EstimateText of
-// each message's content plus 4 tokens a message, plus 3 for the start of the reply. No
-// messages cost nothing.
+// each message's content plus 4 tokens a message and its images' (imageTokens), plus 3 for
+// the start of the reply. No messages cost nothing.
 func EstimateTokens(msgs []chat.Message) int {
 	if len(msgs) == 0 {
 		return 0
 	}
 	n := replyPriming
 	for _, m := range msgs {
-		n += EstimateText(m.Content) + messageOverhead
+		n += messageTokens(m)
 	}
 	return n
+}
+
+// messageTokens estimates what one message adds to a request.
+func messageTokens(m chat.Message) int {
+	n := EstimateText(m.Content) + messageOverhead
+	for _, im := range m.Images {
+		n += imageTokens(im)
+	}
+	return n
+}
+
+// imageTokens estimates an image as OpenAI counts one at high detail: scaled to fit 2048×2048,
+// then its shorter side to 768, 170 tokens for each 512-pixel tile it covers and 85 besides.
+// Other providers count differently, but in the same range.
+func imageTokens(im chat.Image) int {
+	w, h := float64(max(im.Width, 1)), float64(max(im.Height, 1))
+	if s := 2048 / max(w, h); s < 1 {
+		w, h = w*s, h*s
+	}
+	if s := 768 / min(w, h); s < 1 {
+		w, h = w*s, h*s
+	}
+	tiles := math.Ceil(w/512) * math.Ceil(h/512)
+	return 85 + 170*int(tiles)
+}
+
+// dropImages leaves out the images of earlier messages, oldest first, until msgs' estimate is
+// at most target: an image weighs more than most turns' text, and an old one matters less
+// than the words around it. The last message's images are kept. It returns the messages and
+// how many images were left out; msgs itself is not changed.
+func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
+	total := EstimateTokens(msgs)
+	upTo := 0
+	for ; upTo < len(msgs)-1 && total > target; upTo++ {
+		for _, im := range msgs[upTo].Images {
+			total -= imageTokens(im)
+		}
+	}
+	if upTo == 0 {
+		return msgs, 0
+	}
+	return withoutImages(msgs, upTo)
 }
 
 // promptShare is the part of a model's context window that compaction lets the prompt fill;
@@ -50,27 +93,12 @@ func EstimateTokens(msgs []chat.Message) int {
 const promptShare = 0.75
 
 // Compact leaves out the oldest turns of msgs until their estimate (EstimateTokens) is at most
-// target. A turn is an operator message with the replies after it; system messages and the
-// last message (the anchor being answered) are never left out. When even that is not enough,
-// every turn but the anchor's is left out. It returns the messages kept, in order, and how
-// many were left out; msgs itself is not changed.
+// target. A turn is an operator message with the replies after it; system messages, pinned
+// messages and the last message (the anchor being answered) are never left out. When even
+// that is not enough, every turn but the anchor's is left out. It returns the messages kept,
+// in order, and how many were left out; msgs itself is not changed.
 func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int) {
-	total := EstimateTokens(msgs)
-	drop := make([]bool, len(msgs))
-	for i := 0; i < len(msgs)-1 && total > target; {
-		if msgs[i].Role == chat.RoleSystem {
-			i++
-			continue
-		}
-		// Leave out message i and the replies that follow it, up to the next operator
-		// message, system message or the anchor.
-		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
-			drop[i] = true
-			omitted++
-			total -= EstimateText(msgs[i].Content) + messageOverhead
-			first = false
-		}
-	}
+	drop, omitted := LeaveOut(msgs, target)
 	if omitted == 0 {
 		return msgs, 0
 	}
@@ -81,6 +109,45 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 		}
 	}
 	return kept, omitted
+}
+
+// LeaveOut says which of msgs Compact leaves out to reach target, by index, and how many: what
+// a screen shows before the send that will leave them out.
+func LeaveOut(msgs []chat.Message, target int) (drop []bool, omitted int) {
+	total := EstimateTokens(msgs)
+	drop = make([]bool, len(msgs))
+	for i := 0; i < len(msgs)-1 && total > target; {
+		if msgs[i].Role == chat.RoleSystem {
+			i++
+			continue
+		}
+		// Leave out message i and the replies that follow it, up to the next operator
+		// message, system message or the anchor; a pinned one stays.
+		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
+			if !msgs[i].Pinned {
+				drop[i] = true
+				omitted++
+				total -= messageTokens(msgs[i])
+			}
+			first = false
+		}
+	}
+	return drop, omitted
+}
+
+// PreSendTarget is the estimate a conversation may reach before it is sent to a model whose
+// context window is window: the rest is left for the reply.
+func PreSendTarget(window int) int {
+	return int(float64(window) * promptShare)
+}
+
+// compactAll leaves out what msgs must lose to be estimated at most target: the images of
+// earlier messages first (dropImages), then the oldest turns (Compact). It returns the messages
+// kept and how many messages and images were left out.
+func compactAll(msgs []chat.Message, target int) (kept []chat.Message, messages, images int) {
+	kept, images = dropImages(msgs, target)
+	kept, messages = Compact(kept, target)
+	return kept, messages, images
 }
 
 // compactTarget is the estimate the messages kept after an overflow may reach. When the error
@@ -97,12 +164,6 @@ func compactTarget(sent []chat.Message, limit, requested int) int {
 		b *= float64(est) / float64(requested)
 	}
 	return int(b)
-}
-
-// preSendTarget is the estimate a prompt may reach for a model whose context window is
-// contextTokens, leaving room for the reply.
-func preSendTarget(contextTokens int) int {
-	return int(float64(contextTokens) * promptShare)
 }
 
 // overflowPatterns read the context window (limit) and the endpoint's count of the request
@@ -188,11 +249,27 @@ func llamaCounts(body []byte) (nCtx, nPrompt int) {
 	return nCtx, nPrompt
 }
 
-// OmittedNote is the note that says n messages were left out of a request, as the transcript
-// and print mode show it.
-func OmittedNote(n int) string {
-	if n == 1 {
-		return "1 earlier message left out to fit the model's context"
+// OmittedNote is the note that says what an EventCompacted left out of the request, as the
+// transcript and print mode show it.
+func OmittedNote(ev chat.Event) string {
+	var parts []string
+	if ev.OmittedImages > 0 {
+		parts = append(parts, counted(ev.OmittedImages, "earlier image"))
 	}
-	return fmt.Sprintf("%d earlier messages left out to fit the model's context", n)
+	if ev.Omitted > 0 {
+		parts = append(parts, counted(ev.Omitted, "earlier message"))
+	}
+	why := "to fit the model's context"
+	if ev.ImagesUnseen {
+		why = "because this model takes no images"
+	}
+	return strings.Join(parts, " and ") + " left out " + why
+}
+
+// counted is n of what, plural when it must be.
+func counted(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

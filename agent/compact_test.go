@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -120,17 +121,17 @@ func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
 	full := EstimateTokens(msgs)
 	for target := 0; target <= full+10; target += 37 {
 		kept, omitted := Compact(msgs, target)
-		if !slices.Equal(msgs, orig) {
+		if !reflect.DeepEqual(msgs, orig) {
 			t.Fatal("Compact changed its input")
 		}
 		if omitted != len(msgs)-len(kept) || omitted%2 != 0 {
 			t.Fatalf("target %d: omitted %d of %d, kept %d: whole turns go, and are counted", target, omitted, len(msgs), len(kept))
 		}
-		if kept[0] != msgs[0] || kept[len(kept)-1] != msgs[len(msgs)-1] {
+		if !reflect.DeepEqual(kept[0], msgs[0]) || !reflect.DeepEqual(kept[len(kept)-1], msgs[len(msgs)-1]) {
 			t.Fatalf("target %d: the system prompt or the anchor was left out: %v", target, kept)
 		}
 		// What is kept is the newest part of the conversation, in order.
-		if !slices.Equal(kept[1:], msgs[1+omitted:]) {
+		if !reflect.DeepEqual(kept[1:], msgs[1+omitted:]) {
 			t.Fatalf("target %d: kept %d messages that are not the newest", target, len(kept))
 		}
 		fits := EstimateTokens(kept) <= target
@@ -384,10 +385,16 @@ func TestReportedUsageIsNotEstimated(t *testing.T) {
 }
 
 func TestOmittedNote(t *testing.T) {
-	if got := OmittedNote(12); got != "12 earlier messages left out to fit the model's context" {
+	if got := OmittedNote(chat.Event{Omitted: 12}); got != "12 earlier messages left out to fit the model's context" {
 		t.Error(got)
 	}
-	if got := OmittedNote(1); got != "1 earlier message left out to fit the model's context" {
+	if got := OmittedNote(chat.Event{Omitted: 1}); got != "1 earlier message left out to fit the model's context" {
+		t.Error(got)
+	}
+	if got := OmittedNote(chat.Event{Omitted: 4, OmittedImages: 1}); got != "1 earlier image and 4 earlier messages left out to fit the model's context" {
+		t.Error(got)
+	}
+	if got := OmittedNote(chat.Event{OmittedImages: 2, ImagesUnseen: true}); got != "2 earlier images left out because this model takes no images" {
 		t.Error(got)
 	}
 }
@@ -409,4 +416,18 @@ func overflowing(t *testing.T, window int, form demo.Overflow) (*demo.Server, *C
 	t.Helper()
 	srv := demotest.Start(t, demo.Options{ContextTokens: window, Overflow: form})
 	return srv, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
+}
+
+// A pinned message is never left out, however far back it is; the rest of its turn may be.
+func TestCompactKeepsPinnedMessages(t *testing.T) {
+	msgs := conversation(10)
+	msgs[1].Pinned = true // the first operator message: "always answer in French"
+	kept, omitted := Compact(msgs, EstimateTokens(msgs)/3)
+	if omitted == 0 || !reflect.DeepEqual(kept[1], msgs[1]) {
+		t.Fatalf("omitted %d; kept %+v", omitted, kept[:2])
+	}
+	drop, n := LeaveOut(msgs, EstimateTokens(msgs)/3)
+	if n != omitted || drop[1] || !drop[2] {
+		t.Errorf("LeaveOut %v (%d) does not say what Compact leaves out (%d)", drop, n, omitted)
+	}
 }

@@ -46,6 +46,13 @@ type Endpoint struct {
 	// ContextTokens, when positive, is the model's context window: a conversation whose
 	// estimate passes three quarters of it is compacted before it is sent.
 	ContextTokens int
+	// Vision says whether the model takes images, over what the server says; nil leaves it to
+	// the server (Facts).
+	Vision *bool
+	// Prefill says whether the server continues a final assistant message as its own text (a
+	// cut reply is then continued through it), over what the server says; nil leaves it to
+	// the server (Facts: llama-server does).
+	Prefill *bool
 }
 
 // Profile is the profile or preset the endpoint came from, "" when flags or the environment

@@ -38,15 +38,32 @@ func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatComplet
 	return req
 }
 
-// toOpenAI converts msgs for the request. Stored thinking goes back only to an endpoint whose
-// profile asks for it: most reject it, or are only confused by it.
+// toOpenAI converts msgs for the request. A message with images is sent as content parts: its
+// text, then each image as an image_url holding a data URI. Stored thinking goes back only to
+// an endpoint whose profile asks for it: most reject it, or are only confused by it.
 func (c *Client) toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		out[i] = openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
+		if len(m.Images) > 0 {
+			out[i].Content, out[i].MultiContent = "", contentParts(m)
+		}
 		if c.ep.SendReasoning {
 			out[i].ReasoningContent = m.Reasoning
 		}
 	}
 	return out
+}
+
+// contentParts are m's text and images as OpenAI content parts.
+func contentParts(m chat.Message) []openai.ChatMessagePart {
+	var parts []openai.ChatMessagePart
+	if m.Content != "" {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: m.Content})
+	}
+	for _, im := range m.Images {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
+			ImageURL: &openai.ChatMessageImageURL{URL: im.DataURI()}})
+	}
+	return parts
 }

@@ -18,7 +18,7 @@ const editChain = `WITH RECURSIVE chain (id) AS (
 // Edit sends content in place of the live operator message operatorID, in one transaction:
 // that message and every live message of its session after it (system prompts aside) are
 // superseded, and content is stored as a new operator message that names the one it replaces,
-// with a queued run and its empty reply. Nothing stored is changed: the old turn stays
+// carrying its images, with a queued run and its empty reply. Nothing stored is changed: the old turn stays
 // readable as a version (Versions). The new message is checkpointed like a posted one.
 func (db *DB) Edit(operatorID int64, content, model string, queued bool) (Receipt, error) {
 	if strings.TrimSpace(content) == "" {
@@ -30,11 +30,15 @@ func (db *DB) Edit(operatorID int64, content, model string, queued bool) (Receip
 		if r.SessionID, err = liveAnchorSession(tx, operatorID); err != nil {
 			return err
 		}
+		kept, err := imagesOf(tx, r.SessionID, operatorID, operatorID, false)
+		if err != nil {
+			return err
+		}
 		if r.Superseded, err = liveFrom(tx, r.SessionID, operatorID); err != nil {
 			return err
 		}
 		now := nanos(time.Now())
-		if err := db.newTurn(tx, &r, content, operatorID, model, now); err != nil {
+		if err := db.newTurn(tx, &r, content, kept[operatorID], operatorID, model, now); err != nil {
 			return err
 		}
 		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)

@@ -44,6 +44,14 @@ type Message struct {
 	// EditOf is, for an operator message sent as an edit (Edit), the one it replaced; 0
 	// otherwise.
 	EditOf int64
+	// Images are an operator message's images: what they are, without their bytes
+	// (ImageData reads those).
+	Images []chat.Image
+	// Pinned is set when the operator pinned the message: compaction never leaves it out.
+	Pinned bool
+	// Seam is, for a reply that continues a cut one (Continue), the byte of Content where the
+	// continuation begins; 0 otherwise.
+	Seam int
 }
 
 // Receipt is what posting or regenerating returns.
@@ -64,17 +72,20 @@ type Receipt struct {
 	// Pending is set by Retry: the reply is hidden until its first text takes the place of
 	// the live one.
 	Pending bool
+	// Prefix is set by Continue: the text the new reply begins with, which the request sends
+	// as the assistant's turn for the model to go on from.
+	Prefix string
 }
 
-// ErrEmptyMessage means an operator message had nothing but white space.
+// ErrEmptyMessage means an operator message had nothing but white space, and no image.
 var ErrEmptyMessage = errors.New("empty message")
 
-// Post stores an operator message in the session, with a queued run to answer it and the run's
-// empty reply, in one transaction that is committed before Post returns: once it has, nothing
-// the operator typed can be lost. With no session id it creates the session in the same
-// transaction: a conversation is stored when its first message is.
-func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, error) {
-	if strings.TrimSpace(content) == "" {
+// Post stores an operator message in the session, with the images it carries, a queued run to
+// answer it and the run's empty reply, in one transaction that is committed before Post
+// returns: once it has, nothing the operator typed can be lost. With no session id it creates
+// the session in the same transaction: a conversation is stored when its first message is.
+func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+	if strings.TrimSpace(content) == "" && len(images) == 0 {
 		return Receipt{}, ErrEmptyMessage
 	}
 	r := Receipt{SessionID: sessionID, Queued: queued}
@@ -88,14 +99,14 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 		}
 		res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,
 			title = CASE title WHEN '' THEN ?3 ELSE title END WHERE id = ?1`,
-			r.SessionID, now, title(content))
+			r.SessionID, now, title(titleText(content, images)))
 		if err != nil {
 			return err
 		}
 		if err := sessionFound(res, r.SessionID); err != nil {
 			return err
 		}
-		return db.newTurn(tx, &r, content, 0, model, now)
+		return db.newTurn(tx, &r, content, images, 0, model, now)
 	})
 	if err != nil {
 		return Receipt{}, err
@@ -104,15 +115,18 @@ func (db *DB) Post(sessionID, content, model string, queued bool) (Receipt, erro
 	return r, nil
 }
 
-// newTurn stores content as an operator message of r's session (an edit of editOf, when not
-// 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
-func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, editOf int64, model string, now int64) error {
+// newTurn stores content, with images, as an operator message of r's session (an edit of
+// editOf, when not 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
+func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, images []chat.Image, editOf int64, model string, now int64) error {
 	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, edit_of, created_at) VALUES (?, 'user', ?, ?, ?)`,
 		r.SessionID, content, sql.NullInt64{Int64: editOf, Valid: editOf != 0}, now)
 	if err != nil {
 		return err
 	}
 	if r.AnchorID, err = res.LastInsertId(); err != nil {
+		return err
+	}
+	if err := storeImages(tx, r.AnchorID, images); err != nil {
 		return err
 	}
 	r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now)
@@ -250,7 +264,8 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
-	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0)
+	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
+	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
@@ -267,19 +282,27 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return readRows(rows, func(rows *sql.Rows, m *Message) error {
+	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
-			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf); err != nil {
+			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf, &m.Pinned, &m.Seam); err != nil {
 			return err
 		}
 		m.CreatedAt = fromNanos(created)
 		m.Retry = c.classification()
 		return nil
 	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
+	for i := range out {
+		out[i].Images = images[out[i].ID]
+	}
+	return out, err
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
@@ -342,21 +365,20 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 		return nil, nil
 	}
 	rows, err := db.sql.Query(`
-		SELECT m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+notCompacted+`
 			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system'))
 		ORDER BY m.role != 'system', m.id`, sessionID)
 	if err != nil {
 		return nil, err
 	}
-	return readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
-		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
-	})
+	return db.contextRows(rows, sessionID)
 }
 
 // Context returns what a run answering anchorID sends to the model: the system prompt in
@@ -367,7 +389,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
-		SELECT m.role, m.content, m.reasoning FROM messages m
+		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
@@ -375,15 +397,14 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+notCompacted+`
 			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1))
 		ORDER BY m.role != 'system', m.id`, anchorID)
 	if err != nil {
 		return nil, err
 	}
-	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
-		return rows.Scan(&m.Role, &m.Content, &m.Reasoning)
-	})
+	out, err := db.contextRows(rows, "")
 	if err != nil {
 		return nil, err
 	}
@@ -391,4 +412,41 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 		return nil, fmt.Errorf("no live operator message %d: %w", anchorID, ErrNotFound)
 	}
 	return out, nil
+}
+
+// pinned selects whether message m is pinned.
+const pinned = `EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id)`
+
+// notCompacted keeps message m in a context unless /compact left it out: before the session's
+// compaction point, and neither a system prompt nor pinned.
+const notCompacted = `(m.role = 'system' OR ` + pinned + ` OR m.id >= coalesce(
+	(SELECT c.before FROM compactions c WHERE c.session_id = m.session_id), 0))`
+
+// contextRows reads the messages of a context query (id, role, content, reasoning, pinned), of
+// session sessionID ("": the anchor's), with the images of each, bytes and all.
+func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, error) {
+	var ids []int64
+	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
+		var id int64
+		err := rows.Scan(&id, &m.Role, &m.Content, &m.Reasoning, &m.Pinned)
+		ids = append(ids, id)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	if sessionID == "" {
+		if err := db.sql.QueryRow(`SELECT session_id FROM messages WHERE id = ?`, ids[len(ids)-1]).Scan(&sessionID); err != nil {
+			return nil, err
+		}
+	}
+	first, last := ids[0], ids[0]
+	for _, id := range ids {
+		first, last = min(first, id), max(last, id)
+	}
+	images, err := imagesOf(db.sql, sessionID, first, last, true)
+	for i, id := range ids {
+		out[i].Images = images[id]
+	}
+	return out, err
 }

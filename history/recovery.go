@@ -41,12 +41,39 @@ type recoveryRecord struct {
 	Session string `json:"session,omitempty"`
 	Content string `json:"content,omitempty"`
 	Model   string `json:"model,omitempty"`
+	// Images are a post's images, with their bytes.
+	Images []recoveredImage `json:"images,omitempty"`
 	// Reasoning is a text record's thinking (Content its answer).
 	Reasoning string `json:"reasoning,omitempty"`
 	// End is an end record's outcome; Cause why the run could not be stored.
 	End   *recoveredEnd `json:"end,omitempty"`
 	Cause string        `json:"cause,omitempty"`
 	At    time.Time     `json:"at"`
+}
+
+// recoveredImage is an image as a recovery file keeps it: with its bytes, which chat.Image
+// leaves out of JSON.
+type recoveredImage struct {
+	chat.Image
+	Data []byte `json:"data"`
+}
+
+// recoveredImages puts images as a recovery file keeps them, and back.
+func recoveredImages(images []chat.Image) []recoveredImage {
+	var out []recoveredImage
+	for _, im := range images {
+		out = append(out, recoveredImage{im, im.Data})
+	}
+	return out
+}
+
+func (r recoveryRecord) images() []chat.Image {
+	var out []chat.Image
+	for _, im := range r.Images {
+		im.Image.Data = im.Data
+		out = append(out, im.Image)
+	}
+	return out
 }
 
 // recoveredEnd is a Finish as a recovery file keeps it.
@@ -179,10 +206,10 @@ func (db *DB) foldRecovery() error {
 						}
 					}
 					if _, err := tx.Exec(`UPDATE sessions SET updated_at = ?2, title = CASE title WHEN '' THEN ?3 ELSE title END
-						WHERE id = ?1`, r.SessionID, now, title(rec.Content)); err != nil {
+						WHERE id = ?1`, r.SessionID, now, title(titleText(rec.Content, rec.images()))); err != nil {
 						return err
 					}
-					if err := db.newTurn(tx, &r, rec.Content, 0, rec.Model, now); err != nil {
+					if err := db.newTurn(tx, &r, rec.Content, rec.images(), 0, rec.Model, now); err != nil {
 						return err
 					}
 					if _, err := tx.Exec(`UPDATE runs SET status = 'running', started_at = ? WHERE id = ?`, now, r.RunID); err != nil {
@@ -279,7 +306,7 @@ func rewriteRecovery(path string, recs []recoveryRecord) error {
 // cause) in the recovery file, synced, with a run to answer it: the message may then be sent,
 // and its reply is kept too (Record, with the receipt's RunID, below 0). Open folds both into
 // the database when it can. It fails when the recovery file cannot be written either.
-func (db *DB) PostToRecovery(sessionID, content, model string, cause error) (Receipt, error) {
+func (db *DB) PostToRecovery(sessionID, content, model string, cause error, images ...chat.Image) (Receipt, error) {
 	var b [7]byte
 	rand.Read(b[:])
 	var n int64
@@ -288,7 +315,7 @@ func (db *DB) PostToRecovery(sessionID, content, model string, cause error) (Rec
 	}
 	r := Receipt{SessionID: sessionID, RunID: -(n + 1)}
 	rec := recoveryRecord{DB: db.path, Owner: db.token, Kind: "post", Ref: refOf(r.RunID), Session: sessionID,
-		Content: content, Model: model, Cause: db.storageError(cause).Error(), At: time.Now()}
+		Content: content, Images: recoveredImages(images), Model: model, Cause: db.storageError(cause).Error(), At: time.Now()}
 	if _, err := db.recovery.append(rec); err != nil {
 		return Receipt{}, fmt.Errorf("%w; and the recovery file could not be written either: %v", db.storageError(cause), err)
 	}

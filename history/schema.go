@@ -194,6 +194,51 @@ CREATE TABLE endpoint_limits (
 ALTER TABLE drafts ADD COLUMN files TEXT NOT NULL DEFAULT '';
 `,
 	`
+-- Images are stored once per content, by SHA-256, however many messages carry them.
+CREATE TABLE images (
+	hash   TEXT PRIMARY KEY,
+	mime   TEXT NOT NULL,
+	width  INTEGER NOT NULL,
+	height INTEGER NOT NULL,
+	data   BLOB NOT NULL
+);
+-- The images an operator message carries, in the order attached, with the name each was
+-- attached as. Like the message, they never change.
+CREATE TABLE message_images (
+	message_id INTEGER NOT NULL REFERENCES messages (id),
+	position   INTEGER NOT NULL,
+	hash       TEXT NOT NULL REFERENCES images (hash),
+	name       TEXT NOT NULL,
+	PRIMARY KEY (message_id, position)
+);
+`,
+	`
+-- A reply continued from where its run stopped: the new version's run names the run it
+-- continues, and seam is the byte in its reply where the continuation begins.
+ALTER TABLE runs ADD COLUMN continues INTEGER REFERENCES runs (id);
+ALTER TABLE runs ADD COLUMN seam INTEGER NOT NULL DEFAULT 0;
+-- A session made by forking another: the origin, and the origin's message it was forked at
+-- (the origin may since have been deleted).
+CREATE TABLE forks (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+	origin     TEXT NOT NULL,
+	at_message INTEGER NOT NULL,
+	created_at INTEGER NOT NULL
+);
+-- Messages the operator pinned, which compaction never leaves out. Messages never change, so
+-- a pin is a row of its own.
+CREATE TABLE pins (
+	message_id INTEGER PRIMARY KEY REFERENCES messages (id),
+	created_at INTEGER NOT NULL
+);
+-- /compact: the messages of a session before this one, pinned ones aside, are left out of
+-- every later request.
+CREATE TABLE compactions (
+	session_id TEXT PRIMARY KEY REFERENCES sessions (id),
+	before     INTEGER NOT NULL
+);
+`,
+	`
 -- When the chat screen last sent in a session, NULL if it never did (or not since this was
 -- kept): -c there continues the latest of them, not the latest session print mode wrote to.
 ALTER TABLE sessions ADD COLUMN last_interactive_at INTEGER;

@@ -136,6 +136,10 @@ func deleteSession(tx *sql.Tx, id string) error {
 				OR message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
 		`DELETE FROM restores WHERE reply_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
 		`DELETE FROM drafts WHERE session_id = ?1`,
+		`DELETE FROM message_images WHERE message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM pins WHERE message_id IN (SELECT id FROM messages WHERE session_id = ?1)`,
+		`DELETE FROM forks WHERE session_id = ?1`,
+		`DELETE FROM compactions WHERE session_id = ?1`,
 		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
 		`DELETE FROM runs WHERE session_id = ?1`,
 		`DELETE FROM messages WHERE session_id = ?1`,
@@ -145,7 +149,9 @@ func deleteSession(tx *sql.Tx, id string) error {
 			return err
 		}
 	}
-	return nil
+	// An image no other message carries goes with the session.
+	_, err = tx.Exec(`DELETE FROM images WHERE hash NOT IN (SELECT hash FROM message_images)`)
+	return err
 }
 
 // SetTitle renames a session. A blank title is refused: the session list needs one.

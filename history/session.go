@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"parley/internal/chat"
 )
 
 // Session is one conversation.
@@ -207,6 +209,15 @@ func (db *DB) Sessions() ([]Session, error) {
 
 // title makes a session title from an operator message: its first non-blank line, trimmed, cut
 // to 60 runes.
+// titleText is what titles a session whose first message is content with images: the text,
+// or, for images alone, the first image's chip name.
+func titleText(content string, images []chat.Image) string {
+	if strings.TrimSpace(content) == "" && len(images) > 0 {
+		return "▣ " + images[0].Name
+	}
+	return content
+}
+
 func title(content string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
 	line = strings.TrimSpace(line)

@@ -242,7 +242,7 @@ var (
 		`\b(?:models?|deployments?)\b.{0,80}?\b(?:not[ _]found|does not exist|doesn't exist|not exist)`)
 	// unsupported is a request this server or model cannot serve whatever is retried: an image
 	// to a model without vision, a model the server's version or build cannot run.
-	unsupported = re(`image input is not supported`, `\brequired for image input`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:images?|vision|image[_ ]url|multi-?modal)`,
+	unsupported = re(`image input is not supported`, `\brequired for image input`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:the )?(?:images?|vision|image[_ ]url|multi-?modal)`,
 		`image[_ ]url is only supported`, `(?:images?|vision|multi-?modal)(?: input)?(?: is| are)? not supported`,
 		`unknown model architecture`, `unsupported model (?:architecture|type|format)`,
 		`not supported by (?:this|your|the current|the installed) (?:version|build|server|runtime)`,

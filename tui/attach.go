@@ -36,7 +36,7 @@ func (m *Model) fileCommand(path string) tea.Cmd {
 		}
 		return nil
 	}
-	limit := m.start.maxAttach
+	limit := m.start.attachLimits
 	return func() tea.Msg {
 		f, err := attach.Read(expandHome(path), limit)
 		f.Path = path

@@ -47,8 +47,9 @@ type Options struct {
 	SystemExplicit bool
 	// Roles are the roles /role chooses from, by name.
 	Roles map[string]Role
-	// MaxAttachmentBytes is the largest file /file attaches; 0: attach.DefaultMaxBytes.
-	MaxAttachmentBytes int64
+	// AttachLimits are the largest text file and image /file attaches; zero:
+	// attach.DefaultLimits.
+	AttachLimits attach.Limits
 	// ChooseModel, when set, are the endpoint's models, none of them named: the screen opens
 	// on the list to choose one. ModelProblem, when set, says why no model could be found:
 	// the screen opens saying so. Either way nothing is sent until a model is chosen.

@@ -39,8 +39,8 @@ type startup struct {
 	system   history.SystemPrompt
 	explicit bool
 	roles    map[string]Role
-	// maxAttach is the largest file /file attaches.
-	maxAttach int64
+	// attachLimits are the largest text file and image /file attaches.
+	attachLimits attach.Limits
 	// send is sent once the first session is open, then cleared.
 	send string
 	// chooseModel and modelProblem say, when nothing named a model, what the endpoint
@@ -63,10 +63,10 @@ type nextMessage struct {
 }
 
 func newStartup(o Options) (startup, nextMessage) {
-	s := startup{system: o.System, explicit: o.SystemExplicit, roles: o.Roles, maxAttach: o.MaxAttachmentBytes, send: o.Send,
+	s := startup{system: o.System, explicit: o.SystemExplicit, roles: o.Roles, attachLimits: o.AttachLimits, send: o.Send,
 		chooseModel: o.ChooseModel, modelProblem: o.ModelProblem}
-	if s.maxAttach <= 0 {
-		s.maxAttach = attach.DefaultMaxBytes
+	if s.attachLimits == (attach.Limits{}) {
+		s.attachLimits = attach.DefaultLimits
 	}
 	return s, nextMessage{system: o.System, files: o.Attachments}
 }

@@ -173,7 +173,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			r.reconnectAt, r.sentAt = time.Time{}, m.now
 		case chat.EventCompacted:
 			// A quiet note, not a retry: the re-run that follows is a new request.
-			m.setNotice(agent.OmittedNote(ev.Omitted), false)
+			m.setNotice(agent.OmittedNote(ev), false)
 		case chat.EventRetrying:
 			r.reconnecting = fmt.Sprintf("%s — reconnecting, attempt %d/%d", sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
 			r.reconnectAt = m.now.Add(ev.Wait)

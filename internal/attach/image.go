@@ -2,8 +2,6 @@ package attach
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"image"
 	"image/draw"
@@ -11,6 +9,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+
+	"parley/internal/chat"
 
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/webp"
@@ -27,30 +27,25 @@ const (
 	MaxImageSide = 2048
 )
 
-// Image is an image read for attaching, ready to send: Data is what goes to the model.
+// Image is an image read for attaching, ready to send.
 type Image struct {
-	// Name is the image's name as the operator gave it (a path), or what it came from
-	// ("clipboard", "stdin").
-	Name string
-	// MIME is Data's type: image/png, image/jpeg, image/webp or image/gif.
-	MIME string
-	Data []byte
-	// Width and Height are Data's size in pixels.
-	Width, Height int
+	chat.Image
 	// ScaledFrom is the size of the image as read, when it was scaled down to be sent; zero
 	// otherwise.
 	ScaledFrom image.Point
 }
 
-// Hash is the image's content hash, by which it is stored once however often it is sent.
-func (im Image) Hash() string {
-	sum := sha256.Sum256(im.Data)
-	return hex.EncodeToString(sum[:])
+// Chip is an image as one line of the transcript: "▣ photo.png · 1024×768 · 212.0 KiB".
+func Chip(im chat.Image) string {
+	return fmt.Sprintf("▣ %s · %d×%d · %s", im.Name, im.Width, im.Height, Size(im.Bytes))
 }
 
-// Chip is the image as one line of the transcript: "▣ photo.png · 1024×768 · 212 KB".
-func (im Image) Chip() string {
-	return fmt.Sprintf("▣ %s · %d×%d · %s", im.Name, im.Width, im.Height, Size(int64(len(im.Data))))
+// Scaled says how an image scaled down to be sent was changed, or "" when it was not.
+func (im Image) Scaled() string {
+	if im.ScaledFrom == (image.Point{}) {
+		return ""
+	}
+	return fmt.Sprintf("%s: scaled down from %d×%d to %d×%d to send", im.Name, im.ScaledFrom.X, im.ScaledFrom.Y, im.Width, im.Height)
 }
 
 // ImageType returns the MIME type of the image b holds, read from its first bytes (never from
@@ -74,23 +69,32 @@ func ImageType(b []byte) (string, bool) {
 // else as JPEG). Bytes that are no image parley sends, or that do not decode, or
 // that weigh more than limit, are refused with an *Error.
 func PrepareImage(name string, b []byte, limit int64) (Image, error) {
+	if _, ok := ImageType(b); ok && int64(len(b)) > limit {
+		return Image{}, imageTooLarge(name, int64(len(b)), limit)
+	}
+	im, err := Inspect(name, b)
+	if err != nil {
+		return Image{}, err
+	}
+	if max(im.Width, im.Height) <= MaxImageSide {
+		return Image{Image: im}, nil
+	}
+	return scaleDown(im)
+}
+
+// Inspect reads what the image bytes b, named name, are: their type, from the bytes, and their
+// size in pixels. Bytes that are no image parley sends, or that do not decode, are refused with
+// an *Error.
+func Inspect(name string, b []byte) (chat.Image, error) {
 	mime, ok := ImageType(b)
 	if !ok {
-		return Image{}, &Error{name, "it is binary, not text or an image parley sends (PNG, JPEG, WebP, GIF)"}
-	}
-	if int64(len(b)) > limit {
-		return Image{}, &Error{name, fmt.Sprintf("%s is over the %s image limit; raise max_image_bytes in config.toml to attach it",
-			Size(int64(len(b))), Size(limit))}
+		return chat.Image{}, &Error{name, binaryReason}
 	}
 	cfg, err := codecs[mime].config(bytes.NewReader(b))
 	if err != nil {
-		return Image{}, &Error{name, "it looks like an image but does not decode: " + err.Error()}
+		return chat.Image{}, &Error{name, "it looks like an image but does not decode: " + err.Error()}
 	}
-	im := Image{Name: name, MIME: mime, Data: b, Width: cfg.Width, Height: cfg.Height}
-	if max(cfg.Width, cfg.Height) <= MaxImageSide {
-		return im, nil
-	}
-	return scaleDown(im)
+	return chat.NewImage(name, mime, b, cfg.Width, cfg.Height), nil
 }
 
 // codecs reads each image type parley takes. GIF's Decode gives the first frame: a model sees
@@ -106,7 +110,7 @@ var codecs = map[string]struct {
 }
 
 // scaleDown scales im so that its longer side is MaxImageSide.
-func scaleDown(im Image) (Image, error) {
+func scaleDown(im chat.Image) (Image, error) {
 	src, err := codecs[im.MIME].decode(bytes.NewReader(im.Data))
 	if err != nil {
 		return Image{}, &Error{im.Name, "it looks like an image but does not decode: " + err.Error()}
@@ -132,8 +136,7 @@ func scaleDown(im Image) (Image, error) {
 	if err != nil {
 		return Image{}, &Error{im.Name, "scaling it down failed: " + err.Error()}
 	}
-	return Image{Name: im.Name, MIME: mime, Data: buf.Bytes(), Width: w, Height: h,
-		ScaledFrom: image.Pt(im.Width, im.Height)}, nil
+	return Image{Image: chat.NewImage(im.Name, mime, buf.Bytes(), w, h), ScaledFrom: image.Pt(im.Width, im.Height)}, nil
 }
 
 // opaque reports whether img has no transparency to keep.

@@ -77,7 +77,7 @@ func TestPrepareImageKeepsASmallOne(t *testing.T) {
 	if !bytes.Equal(im.Data, b) || im.MIME != "image/png" || im.Width != 640 || im.Height != 480 || im.ScaledFrom != (image.Point{}) {
 		t.Errorf("a small image must go as it is: %s %dx%d scaled from %v", im.MIME, im.Width, im.Height, im.ScaledFrom)
 	}
-	if chip := im.Chip(); !strings.HasPrefix(chip, "▣ shot.png · 640×480 · ") {
+	if chip := attach.Chip(im.Image); !strings.HasPrefix(chip, "▣ shot.png · 640×480 · ") {
 		t.Errorf("chip %q", chip)
 	}
 	w, err := attach.PrepareImage("pixel.webp", webpLossless, 1<<20)

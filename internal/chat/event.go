@@ -31,9 +31,10 @@ const (
 	EventFailed
 	// EventCancelled: the run's context was cancelled. Not a failure.
 	EventCancelled
-	// EventCompacted: the oldest turns are left out of the requests that follow, so the
-	// conversation fits the model's context; Omitted counts the messages left out. It comes
-	// before the first request when the endpoint's context size is configured, or between an
+	// EventCompacted: the oldest turns, or the images of earlier messages, are left out of the
+	// requests that follow, so the conversation fits the model's context (or, for images, a
+	// model that cannot see); Omitted and OmittedImages count them. It comes before the first
+	// request when the endpoint's context size is configured or images must go, or between an
 	// overflow and the one re-run it allows.
 	EventCompacted
 	// EventReasoning: thinking text the model produced before (or instead of) its answer,
@@ -72,8 +73,11 @@ type Event struct {
 	// stream, when it did: it may differ from the one asked for (a dated snapshot, a router's
 	// choice).
 	Model string
-	// Omitted is set on EventCompacted: how many messages of the conversation are left out.
-	Omitted int
+	// Omitted is set on EventCompacted: how many messages of the conversation are left out;
+	// OmittedImages how many images of earlier messages, which go before any message does.
+	// ImagesUnseen says the images were left out because the model takes none.
+	Omitted, OmittedImages int
+	ImagesUnseen           bool
 	// SaidAt is set on an EventFailed that sent nothing because the provider had said, at
 	// SaidAt, not to come back before Class.RetryAfterUntil (endpoint memory).
 	SaidAt time.Time
@@ -110,6 +114,10 @@ type Message struct {
 	// Reasoning is the thinking stored with a reply. It is sent back only to an endpoint
 	// whose profile asks for it (Endpoint.SendReasoning).
 	Reasoning string `json:"reasoning,omitempty"`
+	// Images are the images an operator message carries, sent after its text.
+	Images []Image `json:"images,omitempty"`
+	// Pinned is set on a message the operator pinned: compaction never leaves it out.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Send is one request sent to an endpoint, as the retry budget counts them: a first attempt,

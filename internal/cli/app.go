@@ -10,6 +10,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/demo"
@@ -32,8 +33,8 @@ type app struct {
 	// system is the system prompt parley starts with; roles are every role defined.
 	system config.System
 	roles  map[string]config.Role
-	// maxAttach is the largest file that may be attached.
-	maxAttach int64
+	// attach are the largest text file and image that may be attached.
+	attach attach.Limits
 	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
 	needsModel bool
 	cfgPath    string
@@ -64,7 +65,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 		a.close()
 		return nil, history.Session{}, err
 	}
-	a.system, a.roles, a.maxAttach, a.cfgPath = cfg.System, cfg.Roles, cfg.MaxAttachmentBytes, cfg.Paths.Config
+	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {

@@ -39,15 +39,20 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 	defer a.close()
 	// Attachments are read before anything is stored: one that is refused stores and sends
 	// nothing.
-	files, err := readAttachments(o.files, a.maxAttach)
+	files, err := readAttachments(o.files, a.attach)
 	if err == nil && o.piped != "" {
-		err = attach.Check("stdin", []byte(o.piped), a.maxAttach)
+		o.piped, files, err = pipedAttachment(o.piped, files, a.attach)
 	}
 	if err == nil && o.promptPiped {
-		err = attach.Check("stdin", []byte(o.prompt), a.maxAttach)
+		o.prompt, files, err = pipedAttachment(o.prompt, files, a.attach)
 	}
 	if err != nil {
 		return chat.ExitUsage, err
+	}
+	for _, f := range files {
+		if f.Image != nil && f.Image.Scaled() != "" {
+			fmt.Fprintf(ios.ErrOut, "parley: %s\n", f.Image.Scaled())
+		}
 	}
 	if o.printMode {
 		ctx, stop := printmode.WithTimeout(ctx, ios.Clock, o.timeout)
@@ -57,6 +62,7 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 				return code, err
 			}
 		}
+		o.print.Images = attach.Images(files)
 		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, ios), nil
 	}
 	if addr := ios.Getenv("PARLEY_PPROF"); addr != "" {
@@ -67,8 +73,21 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 	return chatScreen(ctx, a, sess, o.prompt, files, ios)
 }
 
+// pipedAttachment checks what stdin held: an image (cat photo.png | parley -p describe) joins
+// files and leaves no text; text is kept as it is.
+func pipedAttachment(piped string, files []attach.File, lim attach.Limits) (string, []attach.File, error) {
+	if _, ok := attach.ImageType([]byte(piped)); !ok {
+		return piped, files, attach.Check("stdin", []byte(piped), lim.Text)
+	}
+	im, err := attach.PrepareImage("stdin", []byte(piped), lim.Image)
+	if err != nil {
+		return "", nil, err
+	}
+	return "", append(files, attach.File{Path: "stdin", Image: &im}), nil
+}
+
 // readAttachments reads the files to attach, stopping at the first that is refused.
-func readAttachments(paths []string, limit int64) ([]attach.File, error) {
+func readAttachments(paths []string, limit attach.Limits) ([]attach.File, error) {
 	var files []attach.File
 	for _, p := range paths {
 		f, err := attach.Read(p, limit)
@@ -102,7 +121,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	a.db.SetInteractive()
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
-		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), MaxAttachmentBytes: a.maxAttach,
+		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
 		Send: question, Attachments: files}
 	if a.demo != nil {
 		o.Demo = a.demo

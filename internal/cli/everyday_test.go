@@ -64,12 +64,16 @@ func TestAttachedFilesAndRefusals(t *testing.T) {
 		t.Fatalf("stored %q: the attachment is part of the operator message", e.Messages[0].Content)
 	}
 
-	png := filepath.Join(u.home, "pic.png")
+	png, elf := filepath.Join(u.home, "pic.png"), filepath.Join(u.home, "a.out")
 	if err := os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(elf, []byte("\x7fELF\x02\x01\x01\x00"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ path, says string }{
-		{png, "it is binary, not text"},
+		{png, "it looks like an image but does not decode"},
+		{elf, "it is binary, not text or an image parley sends"},
 		{filepath.Join(u.home, "gone.txt"), "no such file"},
 		{filepath.Join(u.home, "big.txt"), "2.9 KiB is over the 2.0 KiB limit; raise max_attachment_bytes"},
 	} {

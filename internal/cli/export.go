@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"parley/history"
+	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -32,17 +35,29 @@ type messageJSON struct {
 	SystemRole string `json:"system_role,omitempty"`
 	// EditOf is, for an operator message sent as an edit, the operator message it replaced.
 	EditOf *int64 `json:"edit_of,omitempty"`
+	// Images are an operator message's images, each named by its SHA-256 (its bytes are in
+	// the file of that name that --images writes).
+	Images []imageJSON `json:"images,omitempty"`
 }
 
-// exportSession is `parley export SESSION [--json|--markdown]`: every message of a session,
-// superseded ones too, with its run and classification.
+// imageJSON is one image of a message in `parley export --json`.
+type imageJSON struct {
+	chat.Image
+	// File is where --images wrote it; empty without --images.
+	File string `json:"file,omitempty"`
+}
+
+// exportSession is `parley export SESSION [--json|--markdown] [--images DIR]`: every message
+// of a session, superseded ones too, with its run and classification, and with --images the
+// images, written to DIR.
 func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	fs := quietFlags("export")
 	jsonOut := fs.Bool("json", false, "")
 	markdown := fs.Bool("markdown", false, "")
+	imagesDir := fs.String("images", "", "")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil || len(pos) != 1 || (*jsonOut && *markdown) {
-		return chat.ExitUsage, usagef("usage: parley export SESSION [--json|--markdown]")
+		return chat.ExitUsage, usagef("usage: parley export SESSION [--json|--markdown] [--images DIR]")
 	}
 	db, sess, err := openSession(ios, pos[0])
 	if err != nil {
@@ -53,6 +68,12 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	if err != nil {
 		return chat.ExitFailed, err
 	}
+	files := map[string]string{} // an image's hash → the file --images wrote it to
+	if *imagesDir != "" {
+		if files, err = writeImages(db, msgs, *imagesDir); err != nil {
+			return chat.ExitFailed, err
+		}
+	}
 	if *markdown {
 		out := ios.Out
 		if ios.OutTerminal {
@@ -60,7 +81,7 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 			// mode neutralises it on a terminal.
 			out = &neutralised{w: out}
 		}
-		writeMarkdown(out, sess, msgs)
+		writeMarkdown(out, sess, msgs, files)
 		return chat.ExitOK, nil
 	}
 	out := struct {
@@ -82,6 +103,9 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		if m.RunID != 0 {
 			mj.RunID, mj.AnchorID = &m.RunID, &m.AnchorID
 		}
+		for _, im := range m.Images {
+			mj.Images = append(mj.Images, imageJSON{im, files[im.Hash]})
+		}
 		out.Messages = append(out.Messages, mj)
 	}
 	return chat.ExitOK, chat.WriteJSON(ios.Out, out)
@@ -101,8 +125,38 @@ func (n *neutralised) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeMarkdown prints a session for reading: live messages, with superseded ones marked.
-func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
+// writeImages writes every image of msgs to dir, once each, as <hash>.<type> (the same bytes
+// as sent), and returns the file of each image by hash. dir is made when missing; a file that
+// is there already is left as it is, since its name is its content.
+func writeImages(db *history.DB, msgs []history.Message, dir string) (map[string]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot write the images to %s: %v", dir, err)
+	}
+	files := map[string]string{}
+	for _, m := range msgs {
+		for _, im := range m.Images {
+			if files[im.Hash] != "" {
+				continue
+			}
+			path := filepath.Join(dir, im.Hash[:16]+"."+strings.TrimPrefix(im.MIME, "image/"))
+			if _, err := os.Stat(path); err != nil {
+				data, err := db.ImageData(im.Hash)
+				if err != nil {
+					return nil, err
+				}
+				if err := os.WriteFile(path, data, 0o600); err != nil {
+					return nil, fmt.Errorf("cannot write the images to %s: %v", dir, err)
+				}
+			}
+			files[im.Hash] = path
+		}
+	}
+	return files, nil
+}
+
+// writeMarkdown prints a session for reading: live messages, with superseded ones marked, and
+// a line per image (linked to its file when --images wrote one).
+func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message, files map[string]string) {
 	title := sess.Title
 	if title == "" {
 		title = "Session " + sess.ID
@@ -129,6 +183,13 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message) {
 			fmt.Fprintf(w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(m.Reasoning))
 		}
 		fmt.Fprintf(w, "%s\n", strings.TrimRight(m.Content, "\n"))
+		for _, im := range m.Images {
+			if f := files[im.Hash]; f != "" {
+				fmt.Fprintf(w, "\n![%s](%s)\n", attach.Chip(im), f)
+			} else {
+				fmt.Fprintf(w, "\n_%s (sha256 %s; export --images DIR writes it)_\n", attach.Chip(im), im.Hash[:16])
+			}
+		}
 		if note := chat.FinishNote(m.FinishReason, m.Content); note != "" && m.Status == chat.StatusSucceeded {
 			fmt.Fprintf(w, "\n_%s_\n", note)
 		}

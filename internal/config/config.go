@@ -65,8 +65,8 @@ type Resolved struct {
 	System System
 	// Roles are every role defined, for choosing another while parley runs.
 	Roles map[string]Role
-	// MaxAttachmentBytes is the largest file that may be attached.
-	MaxAttachmentBytes int64
+	// Attach are the largest text file and image that may be attached.
+	Attach attach.Limits
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -121,9 +121,12 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		MaxAttachmentBytes: f.MaxAttachmentBytes}
-	if r.MaxAttachmentBytes == 0 {
-		r.MaxAttachmentBytes = attach.DefaultMaxBytes
+		Attach: attach.DefaultLimits}
+	if f.MaxAttachmentBytes > 0 {
+		r.Attach.Text = f.MaxAttachmentBytes
+	}
+	if f.MaxImageBytes > 0 {
+		r.Attach.Image = f.MaxImageBytes
 	}
 	switch {
 	case fl.System != "":

@@ -93,7 +93,13 @@ var (
 	timeouts = func(r config.Resolved) any {
 		return [3]time.Duration{r.Endpoint.ConnectTimeout, r.Endpoint.HeaderTimeout, r.Endpoint.FirstDeltaTimeout}
 	}
-	limits    = func(r config.Resolved) any { return r.Limits }
+	limits = func(r config.Resolved) any { return r.Limits }
+	vision = func(r config.Resolved) any {
+		if r.Endpoint.Vision == nil {
+			return "unset"
+		}
+		return *r.Endpoint.Vision
+	}
 	reasoning = func(r config.Resolved) any {
 		e := r.Endpoint
 		on := "unset"
@@ -203,6 +209,8 @@ func TestPrecedence(t *testing.T) {
 			config.Flags{Profile: "p"}, nil, reasoning, []any{"off", false, 0, "", time.Duration(0), 3 * time.Second}},
 		{"sampling: default unset", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, sampling, []any{"unset", "unset"}},
 		{"sampling: profile's, 0 kept", "[profiles.p]\npreset = \"ollama\"\ntemperature = 0.0\ntop_p = 0.9\n", config.Flags{Profile: "p"}, nil, sampling, []any{0.0, 0.9}},
+		{"vision: unset, the server says", "[profiles.p]\npreset = \"ollama\"\n", config.Flags{Profile: "p"}, nil, vision, "unset"},
+		{"vision: the profile's", "[profiles.p]\npreset = \"ollama\"\nvision = false\n", config.Flags{Profile: "p"}, nil, vision, false},
 		{"fallback: none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, fallback, "none"},
 		{"fallback: a profile", "[profiles.p]\npreset = \"ollama\"\nfallback = \"q\"\n[profiles.q]\nbase_url = \"http://127.0.0.1:7/v1\"\nmodel = \"small\"\n",
 			config.Flags{Profile: "p"}, nil, fallback, "q http://127.0.0.1:7/v1 small"},

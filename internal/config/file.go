@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/retry"
 )
@@ -26,8 +27,10 @@ type file struct {
 	Limits limits `toml:"limits"`
 	// Roles are named system prompts, beside those of the role files.
 	Roles map[string]roleTable `toml:"roles"`
-	// MaxAttachmentBytes is the largest file parley attaches; 0: DefaultMaxAttachmentBytes.
+	// MaxAttachmentBytes is the largest text file parley attaches, MaxImageBytes the largest
+	// image; 0: attach.DefaultLimits.
 	MaxAttachmentBytes int64 `toml:"max_attachment_bytes"`
+	MaxImageBytes      int64 `toml:"max_image_bytes"`
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`
@@ -91,6 +94,8 @@ type profile struct {
 	PriceOutput *float64 `toml:"price_output"`
 	// ContextTokens is the model's context window; set, parley compacts before sending.
 	ContextTokens int `toml:"context_tokens"`
+	// Vision says whether the model takes images, over what the server says of it.
+	Vision *bool `toml:"vision"`
 	// A profile's own spend limits override those of the [limits] table.
 	limits
 }
@@ -145,7 +150,10 @@ func load(path string) (file, error) {
 		return f, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, key.String())
 	}
 	if f.MaxAttachmentBytes < 0 {
-		return f, fmt.Errorf("config %s: max_attachment_bytes is %d; use a size in bytes above 0 (leave it out for 262144)", path, f.MaxAttachmentBytes)
+		return f, fmt.Errorf("config %s: max_attachment_bytes is %d; use a size in bytes above 0 (leave it out for %d)", path, f.MaxAttachmentBytes, attach.DefaultLimits.Text)
+	}
+	if f.MaxImageBytes < 0 {
+		return f, fmt.Errorf("config %s: max_image_bytes is %d; use a size in bytes above 0 (leave it out for %d)", path, f.MaxImageBytes, attach.DefaultLimits.Image)
 	}
 	if err := f.Limits.check(); err != nil {
 		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)

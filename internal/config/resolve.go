@@ -108,6 +108,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		ReasoningEffort:   p.ReasoningEffort,
 		Temperature:       p.Temperature,
 		TopP:              p.TopP,
+		Vision:            p.Vision,
 	}
 	// A key variable someone named must be set; the default one may be missing only for a
 	// server on this machine, which is called without a key.
@@ -159,6 +160,7 @@ func merge(p, over profile) profile {
 	override(&p.SendReasoning, over.SendReasoning)
 	override(&p.Temperature, over.Temperature)
 	override(&p.TopP, over.TopP)
+	override(&p.Vision, over.Vision)
 	override(&p.ReasoningEffort, over.ReasoningEffort)
 	override(&p.Fallback, over.Fallback)
 	override(&p.Role, over.Role)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/internal/attach"
 	"parley/internal/config"
 )
 
@@ -64,8 +65,8 @@ func TestRoles(t *testing.T) {
 			}
 			return len(names)
 		}, 3},
-		{"attachments: 256 KiB by default", profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(262144)},
-		{"attachments: config's limit", "max_attachment_bytes = 1000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.MaxAttachmentBytes }, int64(1000)},
+		{"attachments: 256 KiB and 20 MiB by default", profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.Attach }, attach.Limits{Text: 262144, Image: 20 << 20}},
+		{"attachments: config's limits", "max_attachment_bytes = 1000\nmax_image_bytes = 5000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.Attach }, attach.Limits{Text: 1000, Image: 5000}},
 	}
 	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
 		return resolveRoles(t, row.cfg, files, row.fl, row.env...)

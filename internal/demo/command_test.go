@@ -195,7 +195,7 @@ func TestControlEndpoints(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Count != 1 || len(got.Requests) != 1 || len(got.Requests[0].Messages) != len(conversation) || got.Requests[0].Messages[3] != conversation[3] {
+	if got.Count != 1 || len(got.Requests) != 1 || len(got.Requests[0].Messages) != len(conversation) || !reflect.DeepEqual(got.Requests[0].Messages[3], conversation[3]) {
 		t.Fatalf("requests %+v", got)
 	}
 	if _, err := time.Parse(time.RFC3339Nano, got.Requests[0].Time); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -379,7 +380,7 @@ func TestReceivedRecordsEveryRequest(t *testing.T) {
 			t.Fatalf("request %d: messages %+v", i, r.Messages)
 		}
 		for j := range want {
-			if r.Messages[j] != want[j] {
+			if !reflect.DeepEqual(r.Messages[j], want[j]) {
 				t.Errorf("request %d message %d: %+v, want %+v", i, j, r.Messages[j], want[j])
 			}
 		}

@@ -18,10 +18,19 @@ func canned(name string) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// Reply returns the demo's reply to a conversation. It answers the last user message where it
-// can (greetings, parley's keys, retries, the /demo commands, code) and otherwise gives a
-// generic reply that says it is the offline demo. The same messages always get the same reply.
+// Reply returns the demo's reply to a conversation. It says what images the last message
+// carried, answers its text where it can (greetings, parley's keys, retries, the /demo
+// commands, code) and otherwise gives a generic reply that says it is the offline demo. The
+// same messages always get the same reply.
 func Reply(msgs []Message) string {
+	if n := len(msgs); n > 0 && len(msgs[n-1].Images) > 0 {
+		last := msgs[n-1]
+		rest := msgs[: n-1 : n-1]
+		if strings.TrimSpace(last.Content) == "" {
+			return describeImages(last.Images)
+		}
+		return describeImages(last.Images) + "\n\n" + Reply(append(rest, Message{Role: last.Role, Content: last.Content}))
+	}
 	q := lastUser(msgs)
 	lower := strings.ToLower(q)
 	words := map[string]bool{}

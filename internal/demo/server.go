@@ -47,6 +47,10 @@ type Options struct {
 	// ServedModel, when set, is the model every reply names, whatever was asked: a provider
 	// answering with a dated snapshot, or a router with the model it chose.
 	ServedModel string
+	// NoVision makes the demo a model without vision as llama-server serves one without a
+	// projector: GET /props says vision is false, and a request with images gets the 500 in
+	// its words. Otherwise the demo takes images and says what arrived.
+	NoVision bool
 	// Clock paces chunks and times delays and stalls. Default chat.SystemClock.
 	Clock chat.Clock
 	// ContextTokens, when positive, is a context budget: a prompt of more tokens than this
@@ -57,10 +61,11 @@ type Options struct {
 	Overflow Overflow
 }
 
-// Message is one chat message of a received request.
+// Message is one chat message of a received request: its text, and the images it carried.
 type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
+	Role    string  `json:"role"`
+	Content string  `json:"content"`
+	Images  []Image `json:"images,omitempty"`
 }
 
 // Request is a chat completion request as the server received it.
@@ -116,6 +121,7 @@ func Start(opts Options) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
 	mux.HandleFunc("GET /v1/models", s.serveModels)
+	mux.HandleFunc("GET /props", s.serveProps)
 	mux.HandleFunc("GET /_demo/requests", s.serveRequests)
 	mux.HandleFunc("POST /_demo/faults", s.serveFaults)
 	mux.HandleFunc("POST /_demo/command", s.serveCommand)
@@ -252,6 +258,10 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	if f.normal() && decodeErr == nil {
 		if o, over := s.overflow(req.Messages); over {
 			f = o
+		}
+		if s.opts.NoVision && hasImages(req.Messages) {
+			refuseImages(w)
+			return
 		}
 	}
 	if f.Delay > 0 && !s.wait(r.Context(), f.Delay) {

@@ -136,7 +136,7 @@ func TestStreamWireFormat(t *testing.T) {
 
 func TestStreamWithoutUsage(t *testing.T) {
 	s, c := start(t, Options{})
-	resp := postChat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
+	resp := postChat(t, s, c, chatBody(t, true, false, Message{Role: "user", Content: "hi"}))
 	events, err := readEvents(resp.Body)
 	if err != io.EOF {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestPacedChunksAreFlushedOneByOne(t *testing.T) {
 	const pace = 25 * time.Millisecond
 	clock := chattest.New(chattest.Start)
 	s, c := start(t, Options{Pace: pace, Clock: clock, Tokens: 4})
-	resp := postChat(t, s, c, chatBody(t, true, false, Message{"user", "hi"}))
+	resp := postChat(t, s, c, chatBody(t, true, false, Message{Role: "user", Content: "hi"}))
 	br := bufio.NewReader(resp.Body)
 	for range 3 { // role chunk, keep-alive, empty choices: sent before any wait
 		if _, err := readEvent(br); err != nil {
@@ -276,7 +276,7 @@ func TestTokensStreamsExactlyNChunks(t *testing.T) {
 	for i := range texts {
 		s, c := start(t, Options{Tokens: n})
 		// The question does not matter in this mode.
-		resp := postChat(t, s, c, chatBody(t, true, true, Message{"user", strings.Repeat("q", i+1)}))
+		resp := postChat(t, s, c, chatBody(t, true, true, Message{Role: "user", Content: strings.Repeat("q", i+1)}))
 		events, err := readEvents(resp.Body)
 		if err != io.EOF {
 			t.Fatal(err)

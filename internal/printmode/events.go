@@ -124,7 +124,7 @@ func (s *stream) handle(ev chat.Event) {
 	case chat.EventCompacted:
 		s.clearStatus()
 		s.res.OmittedMessages = ev.Omitted
-		fmt.Fprintf(s.v.stderr, "parley: %s\n", agent.OmittedNote(ev.Omitted))
+		fmt.Fprintf(s.v.stderr, "parley: %s\n", agent.OmittedNote(ev))
 	case chat.EventRetrying:
 		s.stopStatus()
 		s.endThinking()

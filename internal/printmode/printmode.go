@@ -33,8 +33,10 @@ type Options struct {
 	// (--role, --system), so that it applies to a session that has messages too.
 	System         history.SystemPrompt
 	SystemExplicit bool
-	// Prompt is the operator message: the prompt, piped text and attachments composed.
+	// Prompt is the operator message: the prompt, piped text and attachments composed;
+	// Images are the images it carries.
 	Prompt string
+	Images []chat.Image
 	// Stdout takes the reply, Stderr parley's notes; each Terminal field says whether its
 	// stream is a terminal, where control sequences are neutralised and waits redrawn.
 	Stdout, Stderr                 io.Writer
@@ -163,7 +165,7 @@ func (p *printer) post() error {
 		}
 	}
 	model := p.client.Endpoint().Model
-	rcpt, err := o.DB.Post(sess.ID, o.Prompt, model, false)
+	rcpt, err := o.DB.Post(sess.ID, o.Prompt, model, false, o.Images...)
 	switch fault := history.FaultOf(err); {
 	case err == nil:
 	case fault.Transient():
@@ -172,7 +174,7 @@ func (p *printer) post() error {
 		// The database cannot take it (full, read-only, damaged): the message is kept, synced,
 		// in the recovery file instead, and sent; the reply is kept with it.
 		cause := err
-		if rcpt, err = o.DB.PostToRecovery(sess.ID, o.Prompt, model, cause); err != nil {
+		if rcpt, err = o.DB.PostToRecovery(sess.ID, o.Prompt, model, cause, o.Images...); err != nil {
 			return fmt.Errorf("cannot store the message: %v", err)
 		}
 		p.say("the message could not be stored (%v); it is kept in the recovery file and sent anyway", cause)
@@ -245,7 +247,7 @@ func (p *printer) context() ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt}), nil
+	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt, Images: p.o.Images}), nil
 }
 
 func (p *printer) view() view {
