@@ -11,7 +11,8 @@ const (
 
 // Endpoint is a resolved OpenAI-compatible endpoint: where to send, with what model and key.
 type Endpoint struct {
-	// Name is the profile or preset the endpoint came from, or "demo".
+	// Name is the profile or preset the endpoint came from, "custom" when flags or the
+	// environment alone gave its URL, or "demo".
 	Name    string
 	BaseURL string
 	Model   string
@@ -52,4 +53,13 @@ type Endpoint struct {
 	// cut reply is then continued through it), over what the server says; nil leaves it to
 	// the server (Facts: llama-server does).
 	Prefill *bool
+}
+
+// Profile is the profile or preset the endpoint came from, "" when flags or the environment
+// alone gave its URL: what names it in config.toml and in --profile.
+func (e Endpoint) Profile() string {
+	if e.Name == "custom" {
+		return ""
+	}
+	return e.Name
 }

@@ -45,8 +45,8 @@ func (c *Client) paced(msgs []chat.Message) (cls chat.Classification, saidAt tim
 	if r.Requests != 0 || !r.RequestsReset.After(now) {
 		left = chat.FormatTokens(r.Tokens) + " tokens"
 	}
-	who := c.ep.Name
-	if who == "" || who == "custom" { // a profile's or a preset's name says who; flags say none
+	who := c.ep.Profile()
+	if who == "" { // a profile's or a preset's name says who; flags say none
 		who = "the endpoint"
 	}
 	return chat.Classification{

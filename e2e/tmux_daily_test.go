@@ -160,3 +160,30 @@ func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
 	}
 	p.waitScreen("what are the keys?")
 }
+
+// -c in the chat screen continues the session the screen last sent in, not the one print mode
+// wrote to since; print mode's -c continues the latest of any kind.
+func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 30, nil)
+	p.send("quokkas in the chat screen")
+	p.waitReplies(1)
+	p.send("/quit")
+	p.waitScreenNot("parley ·")
+	p.tmux("kill-session", "-t", "parley")
+	p.parley("-p", "wombats in print mode", "--base-url", p.srv.URL(), "--model", p.model)
+
+	p.start(100, 30, nil, "-c")
+	p.key("Home")
+	if s := p.waitScreen("quokkas in the chat screen"); strings.Contains(s, "wombats") {
+		t.Fatalf("-c opened the print-mode session:\n%s", s)
+	}
+	p.send("/quit")
+	if got := p.srv.Received()[1].Messages[0].Content; got != "wombats in print mode" {
+		t.Fatalf("print mode sent %q in a session of its own", got)
+	}
+	p.parley("-p", "and in print mode?", "-c", "--base-url", p.srv.URL(), "--model", p.model)
+	if got := p.srv.Received()[2].Messages; len(got) != 3 || got[0].Content != "wombats in print mode" {
+		t.Fatalf("print mode's -c sent %+v; want the print-mode session continued", got)
+	}
+}

@@ -73,8 +73,8 @@ type Fork struct {
 
 // Fork makes a new session holding the live conversation of sessionID up to and including its
 // message through, in one transaction: every message as it was (system prompts, images, and
-// each reply with its run's model, usage and outcome), titled as the origin is and linked to it
-// (ForkOf). The origin is not changed.
+// each reply with its run's model, usage and outcome), titled as the origin is, on its profile
+// and model, and linked to it (ForkOf). The origin is not changed.
 func (db *DB) Fork(sessionID string, through int64) (Session, error) {
 	var id string
 	err := db.write(func(tx *sql.Tx) error {
@@ -91,8 +91,9 @@ func (db *DB) Fork(sessionID string, through int64) (Session, error) {
 		if id, err = insertSession(tx, now); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`UPDATE sessions SET title = (SELECT title FROM sessions WHERE id = ?2), updated_at = ?3 WHERE id = ?1`,
-			id, sessionID, now); err != nil {
+		// The fork goes on where the origin was: its title, and the profile and model it runs on.
+		if _, err := tx.Exec(`UPDATE sessions SET (title, profile, model) = (SELECT title, profile, model FROM sessions WHERE id = ?2),
+			updated_at = ?3 WHERE id = ?1`, id, sessionID, now); err != nil {
 			return err
 		}
 		if err := copyConversation(tx, sessionID, id, through); err != nil {

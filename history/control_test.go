@@ -64,11 +64,14 @@ func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 	if err := db.SetPinned(replies[0].AnchorID, true); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.SetSessionModel(s.ID, "work", "gpt-4o"); err != nil {
+		t.Fatal(err)
+	}
 	fork, err := db.Fork(s.ID, replies[2].ReplyID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fork.ID == s.ID || fork.Title != "question 1" || fork.Messages != 6 {
+	if fork.ID == s.ID || fork.Title != "question 1" || fork.Messages != 6 || fork.Profile != "work" || fork.Model != "gpt-4o" {
 		t.Fatalf("fork %+v", fork)
 	}
 	msgs, err := db.Transcript(fork.ID)

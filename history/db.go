@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,22 +37,13 @@ var (
 	ErrNotDatabase = errors.New("not an SQLite database")
 	// ErrNotFound means the session, message or run asked for does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrAmbiguous means a session id prefix matches more than one session. It is also an
-	// ErrNotFound: no single session was found.
-	ErrAmbiguous error = prefixError("matches more than one session; give more of the id")
-	// ErrTooShort means a session id matches no session exactly and is shorter than
-	// MinPrefix, so it is not taken as a prefix. It is also an ErrNotFound.
-	ErrTooShort error = prefixError(fmt.Sprintf("is too short a session id prefix; give at least %d characters", MinPrefix))
+	// ErrAmbiguous means a session id prefix matches more than one session: an
+	// *AmbiguousError says how many, and is also an ErrNotFound.
+	ErrAmbiguous = errors.New("matches more than one session")
 	// ErrTransition means a run was asked to change state in a way its life cycle forbids, or
 	// by a handle that does not own it.
 	ErrTransition = errors.New("run state change not allowed")
 )
-
-// prefixError is the type of ErrAmbiguous and ErrTooShort, which also match ErrNotFound.
-type prefixError string
-
-func (e prefixError) Error() string      { return string(e) }
-func (prefixError) Is(target error) bool { return target == ErrNotFound }
 
 // sqliteHeader opens every SQLite database file.
 var sqliteHeader = []byte("SQLite format 3\x00")
@@ -80,6 +72,8 @@ type DB struct {
 	unsaved  sync.Map
 	// log is where storage trouble that does not stop a run is logged (SetLogger).
 	log *slog.Logger
+	// interactive is set on the chat screen's handle (SetInteractive).
+	interactive atomic.Bool
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is

@@ -251,7 +251,12 @@ func (db *DB) newRun(tx *sql.Tx, sessionID string, anchorID int64, model string,
 	if err != nil {
 		return 0, 0, err
 	}
-	runID, err = res.LastInsertId()
+	if runID, err = res.LastInsertId(); err != nil {
+		return 0, 0, err
+	}
+	if db.interactive.Load() {
+		_, err = tx.Exec(`UPDATE sessions SET last_interactive_at = ? WHERE id = ?`, now, sessionID)
+	}
 	return runID, replyID, err
 }
 

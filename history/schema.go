@@ -244,4 +244,15 @@ CREATE TABLE compactions (
 	before     INTEGER NOT NULL
 );
 `,
+	`
+-- When the chat screen last sent in a session, NULL if it never did (or not since this was
+-- kept): -c there continues the latest of them, not the latest session print mode wrote to.
+ALTER TABLE sessions ADD COLUMN last_interactive_at INTEGER;
+CREATE INDEX sessions_interactive ON sessions (last_interactive_at) WHERE last_interactive_at IS NOT NULL;
+
+-- The profile and model a session last ran on, as chosen ('' when none was stored): -c and
+-- --session continue it there.
+ALTER TABLE sessions ADD COLUMN profile TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN model TEXT NOT NULL DEFAULT '';
+`,
 }

@@ -24,22 +24,23 @@ type Session struct {
 	UpdatedAt time.Time
 	// Messages counts the live (not superseded) messages.
 	Messages int
+	// Profile and Model are what the session last ran on (SetSessionModel), empty when
+	// nothing was stored.
+	Profile, Model string
 }
-
-// MinPrefix is the shortest session id prefix Session accepts.
-const MinPrefix = 4
 
 // titleRunes is the longest a session title gets.
 const titleRunes = 60
 
 const sessionColumns = `s.id, s.title, s.created_at, s.updated_at,
 	(SELECT count(*) FROM messages m WHERE m.session_id = s.id
-		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id))`
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)),
+	s.profile, s.model`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated sql.NullInt64
-	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages); err != nil {
+	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Profile, &s.Model); err != nil {
 		return Session{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)
@@ -95,34 +96,62 @@ func sessionFound(res sql.Result, id string) error {
 	return err
 }
 
-// Session returns the session whose id is id, or whose id alone starts with id when id has at
-// least MinPrefix characters. It returns ErrNotFound when none matches, ErrTooShort for a
-// shorter id that matches none exactly, and ErrAmbiguous when several match (both are also
-// ErrNotFound).
+// Session returns the session whose id is id, or the one session whose id starts with id, of
+// any length. It returns ErrNotFound when none matches, and an *AmbiguousError when several
+// do.
 func (db *DB) Session(id string) (Session, error) {
+	if id == "" {
+		return Session{}, fmt.Errorf("no session id: %w", ErrNotFound)
+	}
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return s, err
 	}
-	if len(id) < MinPrefix {
-		return Session{}, fmt.Errorf("session %q %w", id, ErrTooShort)
-	}
-	rows, err := db.sql.Query(`SELECT `+sessionColumns+` FROM sessions s
-		WHERE substr(s.id, 1, length(?1)) = ?1 LIMIT 2`, id)
+	rows, err := db.sql.Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
 	if err != nil {
 		return Session{}, err
 	}
-	found, err := readRows(rows, scanSessionRow)
+	ids, err := readRows(rows, func(rows *sql.Rows, id *string) error { return rows.Scan(id) })
 	if err != nil {
 		return Session{}, err
 	}
-	switch len(found) {
+	switch len(ids) {
 	case 0:
 		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	case 1:
-		return found[0], nil
+		return db.Session(ids[0])
 	}
-	return Session{}, fmt.Errorf("session id prefix %q %w", id, ErrAmbiguous)
+	// Sorted, the ids that share the longest start are neighbours.
+	need := 0
+	for i := 1; i < len(ids); i++ {
+		need = max(need, commonPrefix(ids[i-1], ids[i])+1)
+	}
+	return Session{}, &AmbiguousError{Prefix: id, Matches: len(ids), Need: need}
+}
+
+// AmbiguousError is the error of a session id prefix that several sessions' ids start with.
+// It is an ErrAmbiguous and an ErrNotFound: no one session was found.
+type AmbiguousError struct {
+	Prefix string
+	// Matches counts the sessions found; Need is how many characters of an id tell them apart.
+	Matches, Need int
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("session id %q matches %d sessions: give at least %d characters", e.Prefix, e.Matches, e.Need)
+}
+
+func (e *AmbiguousError) Is(target error) bool {
+	return target == ErrAmbiguous || target == ErrNotFound
+}
+
+// commonPrefix is the length of the longest start a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // hasMessages keeps the sessions something was said in: a session opened and left without a
@@ -138,6 +167,34 @@ func (db *DB) LatestSession() (Session, error) {
 		return Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
 	}
 	return s, err
+}
+
+// LatestInteractive returns the session the chat screen last sent in (see SetInteractive) that
+// has messages, or ErrNotFound when there is none: a database older than that record has none.
+func (db *DB) LatestInteractive() (Session, error) {
+	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
+		WHERE s.last_interactive_at IS NOT NULL AND ` + hasMessages + `
+		ORDER BY s.last_interactive_at DESC, s.rowid DESC LIMIT 1`))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, fmt.Errorf("no session used in the chat screen yet: %w", ErrNotFound)
+	}
+	return s, err
+}
+
+// SetInteractive makes this the chat screen's handle: every run stored through it (a message
+// sent, edited, regenerated or retried) marks its session used interactively, in the same
+// transaction, for LatestInteractive. Call it before the screen writes.
+func (db *DB) SetInteractive() { db.interactive.Store(true) }
+
+// SetSessionModel stores the profile and model session id runs on, for -c and --session to
+// continue it there: print mode sets them with each message, the chat screen as /model
+// chooses.
+func (db *DB) SetSessionModel(id, profile, model string) error {
+	res, err := db.sql.Exec(`UPDATE sessions SET profile = ?, model = ? WHERE id = ?`, profile, model, id)
+	if err != nil {
+		return err
+	}
+	return sessionFound(res, id)
 }
 
 // Sessions returns every session that has messages, the most recently updated first.

@@ -44,28 +44,34 @@ func TestSessionPrefixLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A prefix of any length finds the one session it starts; of several, it says how many,
+	// and how much of an id tells them apart.
 	for _, c := range []struct {
 		query, want string
 		err         error
+		matches     int
 	}{
-		{"abcd1234", "abcd1234", nil},
-		{"abcd5", "abcd5678", nil},
-		{"abce", "abce0000", nil},
-		{"0123", "0123abcd", nil},
-		{"abcd", "", ErrAmbiguous},
-		{"abcd", "", ErrNotFound},  // callers that only ask "found?" get no for an ambiguous prefix
-		{"abc", "", ErrTooShort},   // unique, but shorter than 4
-		{"abc", "", ErrNotFound},   // which is not found either
-		{"abcd9", "", ErrNotFound}, // no such session
-		{"bcd1", "", ErrNotFound},  // a prefix, not a substring
-		{"abcd1234ff", "", ErrNotFound},
-		{"ab%d", "", ErrNotFound},
-		{"____", "", ErrNotFound},
-		{"", "", ErrTooShort},
+		{"abcd1234", "abcd1234", nil, 0},
+		{"abcd5", "abcd5678", nil, 0},
+		{"abce", "abce0000", nil, 0},
+		{"0123", "0123abcd", nil, 0},
+		{"0", "0123abcd", nil, 0},
+		{"abcd", "", ErrAmbiguous, 2},
+		{"abcd", "", ErrNotFound, 2}, // callers that only ask "found?" get no for an ambiguous prefix
+		{"abc", "", ErrAmbiguous, 3},
+		{"a", "", ErrAmbiguous, 3},
+		{"abcd9", "", ErrNotFound, 0}, // no such session
+		{"bcd1", "", ErrNotFound, 0},  // a prefix, not a substring
+		{"abcd1234ff", "", ErrNotFound, 0},
+		{"ab%d", "", ErrNotFound, 0},
+		{"____", "", ErrNotFound, 0},
+		{"_", "", ErrNotFound, 0},
+		{"", "", ErrNotFound, 0},
 	} {
 		s, err := db.Session(c.query)
-		if errors.Is(err, ErrAmbiguous) != (c.query == "abcd") {
-			t.Errorf("Session(%q): %v; ambiguous only for abcd", c.query, err)
+		var amb *AmbiguousError
+		if errors.As(err, &amb) != (c.matches > 0) || amb != nil && (amb.Matches != c.matches || amb.Need != 5) {
+			t.Errorf("Session(%q): %v; want %d matches, told apart by 5 characters", c.query, err, c.matches)
 		}
 		if c.err != nil {
 			if !errors.Is(err, c.err) {
@@ -189,6 +195,13 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 	if hits, _ := db.Search(`"standing" sleep(`, 10); len(hits) != 1 || hits[0].Role != chat.RoleAssistant {
 		t.Errorf("words that look like query syntax are words: %+v", hits)
 	}
+	// The count is of the same messages, however many a search returns.
+	if n, err := db.CountMatches("zebra"); n != 2 || err != nil {
+		t.Errorf("CountMatches(zebra) = %d, %v; want 2", n, err)
+	}
+	if n, err := db.CountMatches("  "); n != 0 || err != nil {
+		t.Errorf("CountMatches of no words = %d, %v", n, err)
+	}
 
 	// A regenerated reply leaves the results with the version it superseded.
 	if _, err := db.Regenerate(r.AnchorID, "m", false); err != nil {
@@ -196,6 +209,9 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 	}
 	if hits, _ := db.Search("naps", 10); len(hits) != 0 {
 		t.Errorf("superseded reply still found: %+v", hits)
+	}
+	if n, _ := db.CountMatches("naps"); n != 0 {
+		t.Errorf("superseded reply still counted: %d", n)
 	}
 
 	if err := db.DeleteSession(old.ID); err != nil {
@@ -228,6 +244,41 @@ func TestDeleteSessionRules(t *testing.T) {
 	}
 }
 
+// A session whose every run ended without sending goes, whole, operator messages included; one
+// that sent a request, or has a run still to end, stays.
+func TestDiscardUnsent(t *testing.T) {
+	db := openTemp(t)
+	unsent := func() Receipt {
+		r, err := db.Post("", "no key", "m", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noKey := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
+		if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusFailed, Retry: noKey}); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	gone := unsent()
+	if ok, err := db.DiscardUnsent(gone.SessionID); !ok || err != nil {
+		t.Fatalf("DiscardUnsent = %v, %v", ok, err)
+	}
+	if _, err := db.Session(gone.SessionID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the discarded session is still there: %v", err)
+	}
+	sent := unsent()
+	answer(t, db, post(t, db, sent.SessionID, "with a key"), "Hello.")
+	queued := post(t, db, "", "not yet sent")
+	for _, id := range []string{sent.SessionID, queued.SessionID} {
+		if ok, err := db.DiscardUnsent(id); ok || err != nil {
+			t.Errorf("DiscardUnsent(%s) = %v, %v; want it kept", id, ok, err)
+		}
+		if _, err := db.Session(id); err != nil {
+			t.Errorf("session %s: %v", id, err)
+		}
+	}
+}
+
 func TestPostWithoutSessionCreatesIt(t *testing.T) {
 	db := openTemp(t)
 	r, err := db.Post("", "first words", "m", false)
@@ -257,13 +308,7 @@ func TestSetTitle(t *testing.T) {
 
 // The migration indexes what an older database already holds.
 func TestSearchFindsMigratedMessages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v1.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openV1(t)
 	if hits, err := db.Search("retries", 10); err != nil || len(hits) == 0 {
 		t.Errorf("hits %+v, %v", hits, err)
 	}

@@ -45,6 +45,7 @@ func (m *Model) postNext() tea.Cmd {
 	m.outbox = m.outbox[1:]
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
+	ep := m.client.Endpoint()
 	return func() tea.Msg {
 		if sessionID == "" && system.Text != "" {
 			// A new session is stored with its first message; its prompt goes before it.
@@ -61,6 +62,11 @@ func (m *Model) postNext() tea.Cmd {
 		rcpt, err := db.Post(sessionID, text, modelName, queued)
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, text: text, err: err}
+		}
+		if !ep.Demo {
+			// The session goes on with what it runs on now, after -c too (a failure to note
+			// it loses nothing: the message is stored).
+			db.SetSessionModel(rcpt.SessionID, ep.Profile(), modelName)
 		}
 		s, err := db.Session(rcpt.SessionID)
 		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}

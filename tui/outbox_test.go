@@ -8,6 +8,7 @@ import (
 	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 )
 
 // A message whose store failed is never dropped: it comes back into the input with everything
@@ -62,5 +63,20 @@ func TestAReplyNotStoredSaysSo(t *testing.T) {
 	m.setNotice("", false) // the next message takes the notice away; the line under the reply stays
 	if !strings.Contains(plain(m), "not saved: the disk is full") {
 		t.Fatalf("the line under the reply went:\n%s", plain(m))
+	}
+}
+
+// A message sent notes what the session runs on, so that -c goes on with it; the demo's runs
+// note nothing (the demo is no profile to come back to).
+func TestASentMessageNotesWhatTheSessionRunsOn(t *testing.T) {
+	db := historytest.Open(t)
+	o := Options{DB: db, Client: offlineClient().WithModel("qwen3-coder"), Clock: chattest.New(clockStart)}
+	m, _ := openModel(t, o, 80, 24)
+	m = typeText(m, "hello")
+	m, post := step(m, press("enter"))
+	m, _ = step(m, execCmd(post, 5*time.Second)[0])
+	s, err := db.Session(m.session.ID)
+	if err != nil || s.Model != "qwen3-coder" || s.Profile != offlineClient().Endpoint().Profile() {
+		t.Fatalf("session %+v, %v", s, err)
 	}
 }

@@ -151,6 +151,27 @@ func FinishNote(finishReason, answer string) string {
 	return "stopped at the token limit"
 }
 
+// ThoughtOut is the failure of a reply that ended at the token limit while the model still
+// thought: the endpoint ended it as a success, but there is no answer, and the same request
+// would end the same way. Its message names the fix in config.toml, for profile ("" when
+// flags alone chose the endpoint), whose max_tokens was sent as maxTokens (0: none, the
+// endpoint's own limit applied).
+func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Classification, bool) {
+	if finishReason != "length" || strings.TrimSpace(answer) != "" {
+		return Classification{}, false
+	}
+	where := "a profile"
+	if profile != "" {
+		where = "[profiles." + profile + "]"
+	}
+	fix := fmt.Sprintf("set max_tokens in %s of config.toml above the endpoint's own limit", where)
+	if maxTokens > 0 {
+		fix = fmt.Sprintf("raise max_tokens (%d) in %s of config.toml", maxTokens, where)
+	}
+	return Classification{Class: EmptyResponse, Label: Label(EmptyResponse),
+		Message: FinishNote(finishReason, answer) + ": " + fix + ", or lower its reasoning_effort"}, true
+}
+
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
 // for, which parley does not run, and stream lines that could not be read.
 func RunNotes(ev Event) []string {

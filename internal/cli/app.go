@@ -43,28 +43,43 @@ type app struct {
 	cfgPath    string
 }
 
-// openApp resolves the configuration and opens the history database, with the endpoint
-// clients timed by ios's clock. Every error is the user's to fix, and nothing existing is
-// overwritten on the way.
-func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
+// openApp opens the history database and the session o asks for (app.session), then resolves
+// the configuration, a continued session on the profile and model it last ran on, with the
+// endpoint clients timed by ios's clock. Every error is the user's to fix, and nothing
+// existing is overwritten on the way.
+func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, error) {
+	paths, err := config.ResolvePaths(ios.Getenv)
+	if err != nil {
+		return nil, history.Session{}, err
+	}
+	a := &app{}
+	if a.db, err = history.Open(paths.DB); err != nil {
+		return nil, history.Session{}, err
+	}
+	sess, err := a.session(o.cont, o.sessionID, !o.printMode)
+	if err != nil {
+		a.close()
+		return nil, history.Session{}, err
+	}
+	fl := o.Flags
+	fl.Continued = config.Continued{Session: sess.ID, Profile: sess.Profile, Model: sess.Model}
 	cfg, err := config.Resolve(fl, ios.Getenv)
 	if err != nil {
-		return nil, err
+		a.close()
+		return nil, history.Session{}, err
 	}
-	a := &app{system: cfg.System, roles: cfg.Roles, attach: cfg.Attach, readingWidth: cfg.ReadingWidth, mouse: cfg.Mouse, cfgPath: cfg.Paths.Config}
+	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
+	a.readingWidth, a.mouse = cfg.ReadingWidth, cfg.Mouse
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {
 		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace, Clock: ios.Clock}); err != nil {
-			return nil, fmt.Errorf("cannot start the demo endpoint: %v", err)
+			a.close()
+			return nil, history.Session{}, fmt.Errorf("cannot start the demo endpoint: %v", err)
 		}
 		ep.BaseURL = a.demo.URL()
 	}
 	a.log, a.logFile = openLog(cfg.Paths.Log)
-	if a.db, err = history.Open(cfg.Paths.DB); err != nil {
-		a.close()
-		return nil, err
-	}
 	a.db.SetLogger(a.log)
 	// Every client shares endpoint memory and the retry budget with every parley, through
 	// the history database.
@@ -77,7 +92,7 @@ func openApp(ctx context.Context, fl config.Flags, ios *IO) (*app, error) {
 	}
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
 	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
-	return a, nil
+	return a, sess, nil
 }
 
 func (a *app) close() {
@@ -92,20 +107,27 @@ func (a *app) close() {
 	}
 }
 
-// session opens the session parley was asked for: the latest with -c, the one named with
-// --session, else a new one. A new session has no id: it is stored with its first message, so
-// opening parley and leaving without a word stores nothing.
-func (a *app) session(cont bool, id string) (history.Session, error) {
+// session opens the session parley was asked for: with -c the latest, in the chat screen
+// (interactive) the latest the screen sent in (of any kind, in a history that knows of none);
+// the one named with --session; else a new one. A new session has no id: it is stored with
+// its first message, so opening parley and leaving without a word stores nothing.
+func (a *app) session(cont bool, id string, interactive bool) (history.Session, error) {
 	switch {
 	case id != "":
 		return findSession(a.db, id)
-	case cont:
-		s, err := a.db.LatestSession()
-		if errors.Is(err, history.ErrNotFound) {
-			return history.Session{}, nil
-		}
-		return s, err
-	default:
+	case !cont:
 		return history.Session{}, nil
 	}
+	var s history.Session
+	err := history.ErrNotFound
+	if interactive {
+		s, err = a.db.LatestInteractive()
+	}
+	if errors.Is(err, history.ErrNotFound) {
+		s, err = a.db.LatestSession()
+	}
+	if errors.Is(err, history.ErrNotFound) {
+		return history.Session{}, nil
+	}
+	return s, err
 }

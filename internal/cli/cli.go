@@ -6,7 +6,11 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"syscall"
 
 	"parley/internal/chat"
@@ -61,23 +65,114 @@ func interrupted(ctx context.Context) int {
 // to say on stderr.
 type command func(ctx context.Context, args []string, ios *IO) (int, error)
 
-// subcommands are parley's commands besides print mode and the chat screen, by name.
-var subcommands = map[string]command{
-	"sessions":    listSessions,
-	"export":      exportSession,
-	"demo-server": serveDemo,
-	"classify":    classifyFailure,
-	"search":      search,
-	"roles":       listRoles,
-	"version":     printVersion,
+// subcommand is one of parley's commands besides print mode and the chat screen.
+type subcommand struct {
+	run command
+	// shared are the flags it has that parley has too: given before its name
+	// (parley --json sessions), they are its own.
+	shared []string
 }
 
-// dispatch runs a subcommand, or else print mode or the chat screen.
+// subcommands are parley's commands besides print mode and the chat screen, by name.
+var subcommands = map[string]subcommand{
+	"sessions":    {listSessions, []string{"json"}},
+	"export":      {exportSession, []string{"json"}},
+	"demo-server": {run: serveDemo},
+	"classify":    {classifyFailure, []string{"json"}},
+	"search":      {search, []string{"json"}},
+	"roles":       {listRoles, []string{"json"}},
+	"version":     {run: printVersion},
+	"help":        {run: printHelp},
+}
+
+// dispatch runs a subcommand, or else print mode or the chat screen. A subcommand's name may
+// follow parley's own flags; a word a few letters from one is taken for a mistyped command,
+// and sent nowhere.
 func dispatch(ctx context.Context, args []string, ios *IO) (int, error) {
-	if len(args) > 0 {
-		if sub, ok := subcommands[args[0]]; ok {
-			return sub(ctx, args[1:], ios)
+	flags, name, rest, prompted := splitCommand(args)
+	sub, ok := subcommands[name]
+	switch {
+	case name == "help" && (len(rest) > 1 || len(rest) == 1 && !isCommand(rest[0])):
+		// A question that begins with the word: parley help me write a haiku.
+	case ok:
+		own, err := sub.adopt(name, flags)
+		if err != nil {
+			return chat.ExitUsage, err
 		}
+		return sub.run(ctx, append(own, rest...), ios)
+	}
+	if near, typo := chat.Nearest(name, slices.Sorted(maps.Keys(subcommands))); typo && !ok && !prompted {
+		prompt := strings.Join(append([]string{name}, rest...), " ")
+		return chat.ExitUsage, usagef("unknown command %q — did you mean %s? (parley -p %s sends it as a prompt)", name, near, shellQuote(prompt))
 	}
 	return converse(ctx, args, ios)
+}
+
+// splitCommand splits args into parley's flags before the first word, the word (empty when
+// there is none, or -- stands before it), and what follows it; prompted says -p is among the
+// flags, so the words are no command. An unknown flag ends the flags: converse says what is
+// wrong with it.
+func splitCommand(args []string) (flags []string, word string, rest []string, prompted bool) {
+	fs := flagSet(new(options))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return args[:i], "", nil, prompted
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			return args[:i], a, args[i+1:], prompted
+		}
+		name, _, valued := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return args, "", nil, prompted
+		}
+		prompted = prompted || name == "p"
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !valued && (!ok || !b.IsBoolFlag()) {
+			i++ // the flag's value
+		}
+	}
+	return args, "", nil, prompted
+}
+
+// adopt returns parley's flags given before the subcommand name as the subcommand's own, and
+// refuses, with a usage error naming it, one the subcommand has no use for.
+func (sub subcommand) adopt(name string, flags []string) ([]string, error) {
+	fs := flagSet(new(options))
+	if err := fs.Parse(flags); err != nil {
+		return nil, flagError(err)
+	}
+	var own []string
+	var refused error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case slices.Contains(sub.shared, f.Name):
+			own = append(own, "--"+f.Name+"="+f.Value.String())
+		case refused == nil:
+			refused = usagef("%s is not an option of parley %s: leave it out (parley help lists each command's)", dashed(f.Name), name)
+		}
+	})
+	return own, refused
+}
+
+// dashed is a flag's name as parley -h writes it: -c and -p, --profile.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// isCommand reports whether word is the name of a subcommand.
+func isCommand(word string) bool {
+	_, ok := subcommands[word]
+	return ok
+}
+
+// shellQuote quotes s for a POSIX shell, in double quotes when nothing in it is special there.
+func shellQuote(s string) string {
+	if !strings.ContainsAny(s, "\"$`!\\'") {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

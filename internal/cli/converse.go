@@ -32,12 +32,13 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 		fmt.Fprintln(ios.Out, versionLine())
 		return chat.ExitOK, nil
 	}
-	a, err := openApp(ctx, o.Flags, ios)
+	a, sess, err := openApp(ctx, o, ios)
 	if err != nil {
 		return chat.ExitUsage, err
 	}
 	defer a.close()
-	// Attachments are read before a session is opened: one that is refused sends nothing.
+	// Attachments are read before anything is stored: one that is refused stores and sends
+	// nothing.
 	files, err := readAttachments(o.files, a.attach)
 	if err == nil && o.piped != "" {
 		o.piped, files, err = pipedAttachment(o.piped, files, a.attach)
@@ -53,11 +54,9 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 			fmt.Fprintf(ios.ErrOut, "parley: %s\n", f.Image.Scaled())
 		}
 	}
-	sess, err := a.session(o.cont, o.sessionID)
-	if err != nil {
-		return chat.ExitUsage, err
-	}
 	if o.printMode {
+		ctx, stop := printmode.WithTimeout(ctx, ios.Clock, o.timeout)
+		defer stop()
 		if a.needsModel {
 			if code, err := a.modelForPrint(ctx, ios, o.print.Wait, o.print.JSON); code != chat.ExitOK || err != nil {
 				return code, err
@@ -118,6 +117,8 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	if a.needsModel {
 		choose, problem = a.modelForScreen(ctx, ios)
 	}
+	// Each session the screen sends in is marked for its -c (history.LatestInteractive).
+	a.db.SetInteractive()
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,

@@ -54,6 +54,8 @@ func (a *app) modelForPrint(ctx context.Context, ios *IO, wait time.Duration, js
 	models, err := a.askModels(ctx, wait, ios)
 	var le *agent.ListError
 	switch {
+	case err != nil && printmode.TimedOut(ctx) != nil:
+		return printmode.FailBeforeRun(ios.Out, ios.ErrOut, jsonOut, *printmode.TimedOut(ctx), ios.Clock.Now()), nil
 	case errors.As(err, &le):
 		return printmode.FailBeforeRun(ios.Out, ios.ErrOut, jsonOut, le.Class, ios.Clock.Now()), nil
 	case err != nil:

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,8 @@ type options struct {
 	// cont is -c; sessionID is --session.
 	cont      bool
 	sessionID string
+	// timeout is --timeout, the longest print mode may take in all; 0 sets none.
+	timeout time.Duration
 }
 
 // printModeUsage begins the usage of every flag that only print mode takes: what marks a flag
@@ -52,6 +55,14 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.print.Force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
 	fs.Var(&waitFlag{&o.print.Wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
 	fs.BoolVar(&o.print.UseFallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
+	fs.Func("timeout", printModeUsage+"stop after `DURATION` in all, requests, retries and --wait's waits, keeping what came (exit 3)", func(s string) error {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return errors.New("want a time such as 30s or 5m")
+		}
+		o.timeout = d
+		return nil
+	})
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
@@ -98,9 +109,7 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
 		}
-		// --wait takes an optional value, so the flag package calls it a boolean in its errors.
-		msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
-		return o, usagef("%s (see parley -h)", strings.Replace(msg, " for -wait:", " for --wait:", 1))
+		return o, flagError(err)
 	}
 	if o.version {
 		return o, nil
@@ -145,6 +154,17 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 	}
 	return o, nil
 }
+
+// flagError is the usage error for a mistake the flag package found in parley's flags.
+func flagError(err error) error {
+	// --wait takes an optional value, so the flag package calls it a boolean in its errors.
+	msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
+	return usagef("%s (see parley -h)", longFlag.ReplaceAllString(msg, " for --$1:"))
+}
+
+// longFlag is a flag of more than one letter as the flag package names it in an error
+// ("for flag -timeout:"), with one dash where parley -h writes two.
+var longFlag = regexp.MustCompile(` for (?:flag )?-(\w\w[\w-]*):`)
 
 // defaultWait is how long --wait without a value waits in all.
 const defaultWait = 30 * time.Minute

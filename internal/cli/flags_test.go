@@ -67,6 +67,7 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
+	values := map[string]string{"timeout": "1m"}
 	n := 0
 	flagSet(new(options)).VisitAll(func(f *flag.Flag) {
 		if f.Name == "p" || !strings.HasPrefix(f.Usage, printModeUsage) {
@@ -75,7 +76,11 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 		n++
 		arg := "--" + f.Name
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-			t.Fatalf("--%s takes a value: give this test one for it", f.Name)
+			v, ok := values[f.Name]
+			if !ok {
+				t.Fatalf("--%s takes a value: give this test one for it", f.Name)
+			}
+			arg += "=" + v
 		}
 		want := "parley: --" + f.Name + " is for print mode: add -p PROMPT\n"
 		if r := u.onTerminal(arg); r.code != 2 || r.stderr != want {
@@ -86,7 +91,7 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 			t.Errorf("-p hi %s: exit %d, stderr %q", arg, r.code, r.stderr)
 		}
 	})
-	if n < 5 {
-		t.Fatalf("%d print-only flags; want --json, --show-reasoning, --force, --wait and --fallback at least", n)
+	if n < 6 {
+		t.Fatalf("%d print-only flags; want --json, --show-reasoning, --force, --wait, --fallback and --timeout at least", n)
 	}
 }

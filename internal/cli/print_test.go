@@ -3,6 +3,7 @@ package cli
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,5 +211,108 @@ func TestTheModelThatAnsweredIsNamed(t *testing.T) {
 	e := decode[struct{ Messages []struct{ Model string } }](t, u.run("export", out.SessionID, "--json").stdout)
 	if m := e.Messages[len(e.Messages)-1]; m.Model != "gpt-4o-mini-2024-07-18" {
 		t.Errorf("the stored reply names %q", m.Model)
+	}
+}
+
+// A reply to a pipe or a file ends its last line, as a terminal's does, whether the model
+// ended it or not; --json prints the reply as it came.
+func TestPrintModeEndsTheLastLine(t *testing.T) {
+	t.Parallel()
+	const endsLine = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"one line\n"}}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.Fault{}, demo.Fault{Stream: endsLine}, demo.Fault{})
+	u := newUser(t)
+	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	r := u.run(append(ep, "-p", "hello")...)
+	if text := strings.TrimSuffix(r.stdout, "\n"); r.code != 0 || r.stdout != text+"\n" || strings.HasSuffix(text, "\n") || text == "" {
+		t.Errorf("exit %d, stdout ends %q: want the reply and one line break", r.code, r.stdout[max(0, len(r.stdout)-20):])
+	}
+	if r := u.run(append(ep, "-p", "hello")...); r.stdout != "one line\n" {
+		t.Errorf("a reply that ends its line: %q", r.stdout)
+	}
+	r = u.run(append(ep, "-p", "hello", "--json")...)
+	if out := decode[printJSON](t, r.stdout); strings.HasSuffix(out.Text, "\n") || !strings.HasSuffix(r.stdout, "}\n") {
+		t.Errorf("--json: text %q, stdout ends %q", out.Text, r.stdout[len(r.stdout)-5:])
+	}
+}
+
+// A run that sent nothing (no key, a provider's wait remembered, a spend limit) leaves no new
+// session behind: nobody's conversation started. A session it continued keeps what it had, and
+// the message, which is never taken back.
+func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
+	for range 2 {
+		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)
+		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 ||
+			!strings.HasSuffix(r.stderr, "PARLEY_TEST_UNSET_KEY is not set: export PARLEY_TEST_UNSET_KEY=… or name another variable with --api-key-env (not retryable)\n") {
+			t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+		}
+	}
+	if r := u.run("sessions"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("sessions after two runs without a key: %q", r.stdout)
+	}
+
+	// Held back by the provider's wait: nothing sent, no session; the one that heard it stays.
+	srv.Push(rateLimited3000())
+	u.instantClock()
+	ep := []string{"--base-url", srv.URL(), "--model", "gpt-4o"}
+	first := decode[printJSON](t, u.run(append([]string{"-p", "hello", "--json"}, ep...)...).stdout)
+	if r := u.run(append([]string{"-p", "hello again"}, ep...)...); r.code != 3 || srv.Requests() != 1 {
+		t.Fatalf("held: exit %d after %d requests", r.code, srv.Requests())
+	}
+	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 || s[0].ID != first.SessionID {
+		t.Fatalf("sessions %+v; want only %s", s, first.SessionID)
+	}
+	// Continued, the session keeps the message and its run.
+	if r := u.run(append([]string{"-p", "and now?", "-c"}, ep...)...); r.code != 3 {
+		t.Fatalf("held, continuing: exit %d", r.code)
+	}
+	if e := decode[exportJSON](t, u.run("export", first.SessionID, "--json").stdout); len(e.Messages) != 4 || e.Messages[2].Content != "and now?" {
+		t.Fatalf("the session continued holds %+v", e.Messages)
+	}
+}
+
+// A session keeps the profile and model it last ran on: -c goes on with them, whatever the
+// configured default; --model goes on its profile, --profile moves it.
+func TestASessionKeepsItsProfileAndModel(t *testing.T) {
+	t.Parallel()
+	a, b := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	u.writeConfig(fmt.Sprintf("profile = \"a\"\n[profiles.a]\nbase_url = %q\nmodel = \"ma\"\n[profiles.b]\nbase_url = %q\nmodel = \"mb\"\n", a.URL(), b.URL()))
+	sent := func(srv *demo.Server) string {
+		t.Helper()
+		var body struct{ Model string }
+		if err := json.Unmarshal(srv.Received()[len(srv.Received())-1].Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		return body.Model
+	}
+	for _, c := range []struct {
+		args  []string
+		srv   *demo.Server
+		model string
+	}{
+		{[]string{"-p", "hi", "--profile", "b", "--model", "mb-large"}, b, "mb-large"},
+		{[]string{"-p", "and then?", "-c"}, b, "mb-large"},
+		{[]string{"-p", "shorter", "-c", "--model", "mb-small"}, b, "mb-small"},
+		{[]string{"-p", "once more", "-c"}, b, "mb-small"},
+		{[]string{"-p", "elsewhere", "-c", "--profile", "a"}, a, "ma"},
+		{[]string{"-p", "and back?", "-c"}, a, "ma"},
+	} {
+		before := c.srv.Requests()
+		if r := u.run(c.args...); r.code != 0 || c.srv.Requests() != before+1 || sent(c.srv) != c.model {
+			t.Fatalf("%v: exit %d, %d requests there, model %q; want %q (stderr %q)", c.args, r.code, c.srv.Requests()-before, sent(c.srv), c.model, r.stderr)
+		}
+	}
+	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 {
+		t.Fatalf("sessions %+v; want one", s)
+	}
+	// A new session starts on the default.
+	if r := u.run("-p", "new"); r.code != 0 || sent(a) != "ma" {
+		t.Errorf("a new session: exit %d, model %q", r.code, sent(a))
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,7 +27,8 @@ type searchJSON struct {
 
 // search is `parley search WORDS [--json] [--limit N]`: the live messages of every session
 // that hold all the words (the last may be the start of a word), best first, each with its
-// session, time and an excerpt whose matches are bold on a terminal.
+// session, time and an excerpt whose matches are bold on a terminal. As grep does, it exits 1
+// when nothing matches; when --limit left matches out, stderr says how many.
 func search(ctx context.Context, args []string, ios *IO) (int, error) {
 	fs := quietFlags("search")
 	jsonOut := fs.Bool("json", false, "")
@@ -40,18 +42,39 @@ func search(ctx context.Context, args []string, ios *IO) (int, error) {
 		return chat.ExitUsage, err
 	}
 	defer db.Close()
-	hits, err := db.Search(strings.Join(words, " "), *limit)
+	query := strings.Join(words, " ")
+	hits, err := db.Search(query, *limit)
 	if err != nil {
 		return chat.ExitFailed, err
 	}
-	if *jsonOut {
+	if err := printHits(ios, hits, *jsonOut); err != nil {
+		return chat.ExitFailed, err
+	}
+	switch len(hits) {
+	case 0:
+		return chat.ExitFailed, errors.New("no matches")
+	case *limit:
+		all, err := db.CountMatches(query)
+		if err != nil {
+			return chat.ExitFailed, err
+		}
+		if all > len(hits) {
+			fmt.Fprintf(ios.ErrOut, "… %d more — --limit %d to see them\n", all-len(hits), all)
+		}
+	}
+	return chat.ExitOK, nil
+}
+
+// printHits writes the hits of a search: as JSON, or one a line, matches bold on a terminal.
+func printHits(ios *IO, hits []history.Hit, jsonOut bool) error {
+	if jsonOut {
 		out := make([]searchJSON, 0, len(hits))
 		for _, h := range hits {
 			excerpt, matches := unmark(h.Excerpt)
 			out = append(out, searchJSON{SessionID: h.SessionID, Title: h.Title, MessageID: h.MessageID, Role: h.Role,
 				CreatedAt: h.CreatedAt, Excerpt: excerpt, Matches: matches})
 		}
-		return chat.ExitOK, chat.WriteJSON(ios.Out, out)
+		return chat.WriteJSON(ios.Out, out)
 	}
 	bold := ios.OutTerminal
 	for _, h := range hits {
@@ -64,7 +87,7 @@ func search(ctx context.Context, args []string, ios *IO) (int, error) {
 		}
 		fmt.Fprintf(ios.Out, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
 	}
-	return chat.ExitOK, nil
+	return nil
 }
 
 // oneLine puts an excerpt's line breaks and tabs as spaces.

@@ -147,15 +147,14 @@ func titleSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	return chat.ExitOK, nil
 }
 
-// findSession finds the session id (or a prefix of it), with the fix when there is none: every
-// command that takes a session id says the same of one it cannot use.
+// findSession finds the session id (or a prefix of it, of any length), with the fix when there
+// is none: every command that takes a session id says the same of one it cannot use.
 func findSession(db *history.DB, id string) (history.Session, error) {
 	s, err := db.Session(id)
+	var amb *history.AmbiguousError
 	switch {
-	case errors.Is(err, history.ErrAmbiguous):
-		return s, usagef("session id %q matches more than one session: give more of it", id)
-	case errors.Is(err, history.ErrTooShort):
-		return s, usagef("session id %q matches no session: give at least %d characters of one (parley sessions lists them)", id, history.MinPrefix)
+	case errors.As(err, &amb):
+		return s, usagef("%v", amb)
 	case errors.Is(err, history.ErrNotFound):
 		return s, usagef("no session %q: list them with parley sessions", id)
 	}

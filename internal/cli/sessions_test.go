@@ -57,8 +57,8 @@ func TestSearchRenameAndRemoveSessions(t *testing.T) {
 	if r := u.run("sessions", "rm", old.SessionID); r.code != 0 || !strings.Contains(r.stdout, "deleted "+old.SessionID) {
 		t.Fatalf("rm: exit %d %q %q", r.code, r.stdout, r.stderr)
 	}
-	if r := u.run("search", "quokka"); r.code != 0 || r.stdout != "" {
-		t.Fatalf("a deleted session is still found: %q", r.stdout)
+	if r := u.run("search", "quokka"); r.code != 1 || r.stdout != "" {
+		t.Fatalf("a deleted session is still found: exit %d, %q", r.code, r.stdout)
 	}
 	if s := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout); len(s) != 2 {
 		t.Fatalf("sessions after rm: %+v", s)
@@ -66,12 +66,12 @@ func TestSearchRenameAndRemoveSessions(t *testing.T) {
 }
 
 // Every command that takes a session id says the same of one it cannot use: a prefix of two
-// sessions, a prefix too short, an id of none.
+// sessions, with how much of an id tells them apart, or an id of none. A prefix of any length
+// that only one session starts with finds it.
 func TestSessionIDsAreFoundAlikeByEveryCommand(t *testing.T) {
 	t.Parallel()
 	u := newUser(t)
-	srv := demotest.Start(t, demo.Options{})
-	u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m") // creates the database
+	u.run("sessions") // creates the database
 	db, err := sql.Open("sqlite", filepath.Join(u.home, "history.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +83,8 @@ func TestSessionIDsAreFoundAlikeByEveryCommand(t *testing.T) {
 	}
 	db.Close()
 	want := map[string]string{
-		"abcd":     `session id "abcd" matches more than one session: give more of it`,
-		"012":      `session id "012" matches no session: give at least 4 characters of one (parley sessions lists them)`,
+		"abcd":     `session id "abcd" matches 2 sessions: give at least 5 characters`,
+		"a":        `session id "a" matches 2 sessions: give at least 5 characters`,
 		"ffffffff": `no session "ffffffff": list them with parley sessions`,
 	}
 	for id, msg := range want {
@@ -95,7 +95,7 @@ func TestSessionIDsAreFoundAlikeByEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	if r := u.run("export", "0123"); r.code != 0 {
-		t.Errorf("a unique prefix of 4: exit %d %s", r.code, r.stderr)
+	if r := u.run("export", "0"); r.code != 0 {
+		t.Errorf("a unique prefix of 1: exit %d %s", r.code, r.stderr)
 	}
 }

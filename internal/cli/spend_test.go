@@ -116,9 +116,9 @@ func TestPrintModeSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
 	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "spend_limit_exceeded" || out.Retry.Retryable || out.Attempts != 0 {
 		t.Fatalf("exit %d after %d requests, %+v", r.code, srv.Requests(), out)
 	}
-	e := decode[exportJSON](t, u.run("export", out.SessionID, "--json").stdout)
-	if len(e.Messages) != 2 || e.Messages[1].Status != "failed" || e.Messages[1].Retry == nil || e.Messages[1].Retry.RetryClass != "spend_limit_exceeded" {
-		t.Fatalf("stored %+v, want the message and a failed run classified spend_limit_exceeded", e.Messages)
+	// Nothing was sent: the new session is not kept.
+	if out.SessionID != "" || u.run("sessions").stdout != "" {
+		t.Fatalf("session %q kept: %s", out.SessionID, u.run("sessions").stdout)
 	}
 }
 

@@ -118,24 +118,47 @@ func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
 	}
 }
 
-// A reply cut at the token limit says so; with no answer, that the thinking used it up.
+// A reply cut at the token limit says so.
 func TestPrintModeLengthSaysSo(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{Finish: "length", MaxAnswer: 16}, demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"})
+	srv.Push(demo.Fault{Finish: "length", MaxAnswer: 16})
 	u := profileUser(t, srv, "deepseek-reasoner", "max_tokens = 64")
 	r := u.run("-p", "long answer please", "--json")
 	if res := decode[reasoningJSON](t, r.stdout); r.code != 0 || res.FinishReason != "length" ||
 		!strings.Contains(r.stderr, "stopped at the token limit\n") {
 		t.Errorf("exit %d, %+v, stderr %q", r.code, res, r.stderr)
 	}
-	r = u.run("-p", "think hard", "--json")
-	if res := decode[reasoningJSON](t, r.stdout); res.Text != "" || res.Reasoning == "" ||
-		!strings.Contains(r.stderr, "stopped at the token limit while thinking — no answer") {
-		t.Errorf("exit %d, %+v, stderr %q", r.code, res, r.stderr)
-	}
 	if body := string(srv.Received()[0].Body); !strings.Contains(body, `"max_tokens":64`) {
 		t.Errorf("max_tokens not sent: %s", body)
+	}
+}
+
+// A reply whose thinking used up the token limit has no answer: print mode fails it (exit 1:
+// the same request would stop the same way) naming the fix, though the run is stored as it
+// ended, succeeded.
+func TestPrintModeThinkingThatUsesUpTheLimitFails(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
+	thinkOnly := demo.Fault{Think: demo.ThinkReasoningContent, ThinkOnly: true, Finish: "length"}
+	srv.Push(thinkOnly, thinkOnly)
+	u := profileUser(t, srv, "deepseek-reasoner", "max_tokens = 64")
+	const fix = "stopped at the token limit while thinking — no answer: raise max_tokens (64) in [profiles.local] of config.toml, or lower its reasoning_effort"
+	r := u.run("-p", "think hard", "--json")
+	res := decode[reasoningJSON](t, r.stdout)
+	if r.code != 1 || res.Status != "failed" || res.Text != "" || res.Reasoning == "" || res.FinishReason != "length" ||
+		res.Error == nil || *res.Error != "Empty response — "+fix || res.Retry == nil || res.Retry.Retryable || res.Retry.RetryClass != "empty_response" {
+		t.Errorf("exit %d, %+v %+v", r.code, res, res.Retry)
+	}
+	if want := "parley: Empty response — " + fix + " (not retryable, run 1)\n"; !strings.HasSuffix(r.stderr, want) {
+		t.Errorf("stderr %q; want it to end %q", r.stderr, want)
+	}
+	e := decode[exportJSON](t, u.run("export", res.SessionID, "--json").stdout)
+	if reply := e.Messages[1]; reply.Status != "succeeded" {
+		t.Errorf("stored as %s; the run ended as the endpoint ended it", reply.Status)
+	}
+	if r := u.run("-p", "think hard"); r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, fix) {
+		t.Errorf("without --json: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 

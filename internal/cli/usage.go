@@ -1,9 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+
+	"parley/internal/chat"
 )
+
+// printHelp is `parley help [COMMAND]`: the usage.
+func printHelp(ctx context.Context, _ []string, ios *IO) (int, error) {
+	printUsage(ios.Out)
+	return chat.ExitOK, nil
+}
 
 // printUsage is parley -h: the commands, the flags and the exit statuses.
 func printUsage(w io.Writer) {
@@ -18,11 +27,15 @@ usage:
   parley sessions [--json]        list sessions
   parley sessions rm ID…          delete sessions
   parley sessions title ID TEXT   rename a session
-  parley search WORDS [--json]    find past messages
+  parley search WORDS [--json]    find past messages (--limit N; exit 1 when none)
   parley export ID [--json|--markdown]
   parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
   parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
   parley version                  print the version
+  parley help                     print this
+
+parley's flags may stand before a command (parley --json sessions); a word a letter or two from
+a command's name is refused as a typo, not sent: parley -p "…" sends any words as a prompt.
 
 flags:
 `)
@@ -30,7 +43,8 @@ flags:
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
-exit status: 0 succeeded, 1 failed (not retryable), 2 usage or configuration error,
-3 failed (retryable), 130 interrupted
+exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit),
+2 usage or configuration error, 3 failed (retryable; also --timeout passed), 4 the reply was not
+stored, 130 interrupted, 141 stdout closed; parley search exits 1 when nothing matches
 `)
 }

@@ -25,6 +25,24 @@ type Flags struct {
 	// --max-tokens-session. Zero sets no limit.
 	MaxSpend         float64
 	MaxTokensSession int
+	// Continued is the session -c or --session continues, with the profile and model it last
+	// ran on, if stored.
+	Continued Continued
+}
+
+// Continued is a session being continued, and the profile and model it last ran on (empty
+// when none was stored). Its profile stands where config.toml's default profile does, and its
+// model over the environment's, unless --profile, --base-url or --demo chooses the endpoint;
+// --model, or --role's model, goes on its profile instead of its model. A profile's default
+// role, which starts new sessions, changes nothing here.
+type Continued struct {
+	Session, Profile, Model string
+}
+
+// continues reports whether fl runs on the continued session's profile: one is stored, and
+// no flag chooses another endpoint.
+func (fl Flags) continues() bool {
+	return fl.Continued.Profile != "" && fl.Profile == "" && fl.BaseURL == "" && !fl.Demo
 }
 
 // Resolved is the configuration parley runs with.
@@ -94,7 +112,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	}
 	if r, ok := roles[p.Role]; role == nil && ok {
 		role = &r
-		if fl.Model == "" && r.Model != "" {
+		if fl.Model == "" && r.Model != "" && !fl.continues() {
 			fl.Model = r.Model
 			if ep, p, err = resolveEndpoint(f, paths.Config, fl, getenv); err != nil {
 				return Resolved{}, err

@@ -230,6 +230,36 @@ func TestPrecedence(t *testing.T) {
 	})
 }
 
+// A session continued runs on the profile and model it last ran on: its profile stands where
+// the file's default does, its model over the environment's; a flag that chooses the endpoint
+// (--profile, --base-url, --demo) leaves both, and a flag's or a role's model goes on its
+// profile.
+func TestAContinuedSessionKeepsItsProfileAndModel(t *testing.T) {
+	const cfg = "profile = \"p\"\n[profiles.p]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"pm\"\n" +
+		"[profiles.q]\nbase_url = \"http://127.0.0.1:2/v1\"\nmodel = \"qm\"\nrole = \"terse\"\n" +
+		"[roles.terse]\nsystem = \"Be brief.\"\nmodel = \"tm\"\n[roles.big]\nsystem = \"Think.\"\nmodel = \"bm\"\n"
+	on := config.Continued{Session: "3fa2c1d0", Profile: "q", Model: "sm"}
+	where := func(r config.Resolved) any { return r.Endpoint.Name + " " + r.Endpoint.Model }
+	rows := []resolvedRow{
+		{"its profile and model", cfg, config.Flags{Continued: on}, nil, where, "q sm"},
+		{"its model over the environment's", cfg, config.Flags{Continued: on}, []string{"PARLEY_MODEL=em"}, where, "q sm"},
+		{"a preset it ran on", cfg, config.Flags{Continued: config.Continued{Session: "3fa2c1d0", Profile: "groq", Model: "gm"}}, nil, where, "groq gm"},
+		{"--model on its profile", cfg, config.Flags{Continued: on, Model: "fm"}, nil, where, "q fm"},
+		{"a role's model on its profile", cfg, config.Flags{Continued: on, Role: "big"}, nil, where, "q bm"},
+		{"--profile instead", cfg, config.Flags{Continued: on, Profile: "p"}, nil, where, "p pm"},
+		{"--base-url instead", cfg, config.Flags{Continued: on, BaseURL: loopback, Model: "m"}, nil, where, "p m"}, // the default profile, under the flags
+		{"--demo instead", cfg, config.Flags{Continued: on, Demo: true}, nil, where, "demo parley-demo"},
+		{"none stored: as a new session", cfg, config.Flags{Continued: config.Continued{Session: "3fa2c1d0"}}, nil, where, "p pm"},
+	}
+	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
+		return resolve(t, row.cfg, row.fl, row.env...)
+	})
+	_, path, err := resolve(t, cfg, config.Flags{Continued: config.Continued{Session: "3fa2c1d0", Profile: "gone", Model: "x"}})
+	if want := `session 3fa2c1d0 ran on profile "gone", which ` + path + ` no longer defines: pass --profile NAME to continue it on another`; err == nil || err.Error() != want {
+		t.Errorf("a profile gone: %v\nwant %s", err, want)
+	}
+}
+
 // Every configuration parley refuses, with the one line that says so; the file is left as
 // it was. CONFIG stands for the file's path.
 func TestValidation(t *testing.T) {
@@ -247,6 +277,16 @@ func TestValidation(t *testing.T) {
 		{"unknown key", "x = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "x"` + fix},
 		{"unknown key in a profile", "[profiles.x]\nfoo = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "profiles.x.foo"` + fix},
 		{"unknown key in [limits]", "[limits]\nmax_spend = 1\n", config.Flags{}, nil, `config CONFIG: unknown key "limits.max_spend"` + fix},
+		{"mistyped key in a profile", "[profiles.a]\nmodle = \"m\"\n", config.Flags{}, nil,
+			`config CONFIG: unknown key "profiles.a.modle" — did you mean model? Fix the file (it was not changed)`},
+		{"mistyped key in [limits]", "[limits]\nmax_spend_dya = 1\n", config.Flags{}, nil,
+			`config CONFIG: unknown key "limits.max_spend_dya" — did you mean max_spend_day? Fix the file (it was not changed)`},
+		{"mistyped key in a role", "[roles.poet]\nsytem = \"x\"\n", config.Flags{}, nil,
+			`config CONFIG: unknown key "roles.poet.sytem" — did you mean system? Fix the file (it was not changed)`},
+		{"mistyped key in a rule", "[[classify]]\nname = \"r\"\nstatsu = 500\n", config.Flags{}, nil,
+			`config CONFIG: unknown key "classify.statsu" — did you mean status? Fix the file (it was not changed)`},
+		{"mistyped top-level key", "profil = \"a\"\n", config.Flags{}, nil,
+			`config CONFIG: unknown key "profil" — did you mean profile? Fix the file (it was not changed)`},
 		{"bad duration", "[profiles.a]\nconnect_timeout = \"soon\"\n", config.Flags{}, nil, `config CONFIG line 2: "soon" is not a duration like 30s or 2m` + fix},
 		{"wrong type", "[profiles.a]\nmodel = 5\n", config.Flags{}, nil,
 			`config CONFIG: toml: line 2 (last key "profiles.a.model"): incompatible types: TOML value has type int64; destination has type string` + fix},

@@ -3,13 +3,18 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"parley/internal/attach"
+	"parley/internal/chat"
 	"parley/retry"
 )
 
@@ -142,7 +147,11 @@ func load(path string) (file, error) {
 		return f, fmt.Errorf("config %s: %v; fix the file (it was not changed)", path, err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return f, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, undecoded[0].String())
+		key := undecoded[0]
+		if near, ok := chat.Nearest(key[len(key)-1], keysAt(reflect.TypeFor[file](), key[:len(key)-1])); ok {
+			return f, fmt.Errorf("config %s: unknown key %q — did you mean %s? Fix the file (it was not changed)", path, key.String(), near)
+		}
+		return f, fmt.Errorf("config %s: unknown key %q; fix the file (it was not changed)", path, key.String())
 	}
 	if f.MaxAttachmentBytes < 0 {
 		return f, fmt.Errorf("config %s: max_attachment_bytes is %d; use a size in bytes above 0 (leave it out for %d)", path, f.MaxAttachmentBytes, attach.DefaultLimits.Text)
@@ -237,4 +246,36 @@ func (l limits) over(o limits) limits {
 	override(&l.MaxTokensSession, o.MaxTokensSession)
 	override(&l.MaxTokensDay, o.MaxTokensDay)
 	return l
+}
+
+// keysAt returns the keys the table at path may hold (path is a key without its last part,
+// such as profiles.work), read from the toml tags of t, the type config.toml decodes into:
+// what an unknown key there may be a mistyping of.
+func keysAt(t reflect.Type, path []string) []string {
+	for {
+		for t.Kind() == reflect.Slice { // an array of tables: [[classify]]
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Map && len(path) > 0 { // path[0] names a profile or a role
+			t, path = t.Elem(), path[1:]
+			continue
+		}
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		for _, f := range reflect.VisibleFields(t) { // a profile's limits are its own keys
+			if tag, _, _ := strings.Cut(f.Tag.Get("toml"), ","); tag != "" {
+				fields[tag] = f.Type
+			}
+		}
+		if len(path) == 0 {
+			return slices.Sorted(maps.Keys(fields))
+		}
+		next, ok := fields[path[0]]
+		if !ok {
+			return nil
+		}
+		t, path = next, path[1:]
+	}
 }

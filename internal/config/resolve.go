@@ -23,7 +23,15 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 	// default profile sits under the environment; a profile named by --profile is a flag, so
 	// it sits over it.
 	var layers []profile
-	name := ""
+	name, sessionModel := "", ""
+	if fl.continues() {
+		c := fl.Continued
+		if !f.defines(c.Profile) {
+			return agent.Endpoint{}, profile{}, fmt.Errorf("session %s ran on profile %q, which %s no longer defines: pass --profile NAME to continue it on another",
+				c.Session, c.Profile, cfgPath)
+		}
+		f.Profile, sessionModel = c.Profile, c.Model
+	}
 	pick := func(n, source string) error {
 		if p, ok := f.Profiles[n]; ok {
 			if p.Preset != "" {
@@ -55,7 +63,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		}
 	}
 	env := profile{BaseURL: getenv("OPENAI_BASE_URL"), Model: getenv("PARLEY_MODEL")}
-	layers = append(layers, env)
+	layers = append(layers, env, profile{Model: sessionModel})
 	if fl.Profile != "" {
 		if err := pick(fl.Profile, "--profile"); err != nil {
 			return agent.Endpoint{}, profile{}, err

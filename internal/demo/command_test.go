@@ -46,7 +46,7 @@ func TestCommand(t *testing.T) {
 	}{
 		{"overload", []string{"HTTP 503 overloaded", "HTTP 503 overloaded", "HTTP 503 overloaded"}, "next 3 requests"},
 		{"overload 2", []string{"HTTP 503 overloaded", "HTTP 503 overloaded"}, "next 2 requests"},
-		{"/demo overload 1", []string{"HTTP 503 overloaded"}, "next 1 requests"},
+		{"/demo overload 1", []string{"HTTP 503 overloaded"}, "demo: the next request gets 503 overloaded"},
 		{"ratelimit 50m", []string{"HTTP 429 rate_limit_exceeded"}, "retry after 50m0s"},
 		{"  ratelimit   20s ", []string{"HTTP 429 rate_limit_exceeded"}, "retry after 20s"},
 		{"quota", []string{"HTTP 429 insufficient_quota"}, "insufficient_quota"},
@@ -55,6 +55,7 @@ func TestCommand(t *testing.T) {
 		{"error", []string{"raw stream"}, "error event"},
 		{"cut", []string{"cut after 20 chunks"}, "after 20 chunks"},
 		{"cut 7", []string{"cut after 7 chunks"}, "after 7 chunks"},
+		{"cut 1", []string{"cut after 1 chunk"}, "demo: the next reply breaks off after 1 chunk"},
 		{"stall", []string{"stall"}, "stalls"},
 		{"help", nil, "usage: /demo overload"},
 		{"", nil, "usage: /demo overload"},
@@ -118,10 +119,10 @@ func TestCommandResetAndStatus(t *testing.T) {
 	s.Command("overload 2")
 	s.Push(Fault{Delay: time.Second, CutAfter: 4})
 	out, _ := s.Command("status")
-	if want := "demo: 3 queued: HTTP 503 overloaded, HTTP 503 overloaded, delay 1s, cut after 4 chunks · 1 requests so far"; out != want {
+	if want := "demo: 3 queued: HTTP 503 overloaded, HTTP 503 overloaded, delay 1s, cut after 4 chunks · 1 request so far"; out != want {
 		t.Errorf("status %q\nwant   %q", out, want)
 	}
-	if out, _ := s.Command("reset"); !strings.Contains(out, "cleared 3") {
+	if out, _ := s.Command("reset"); out != "demo: cleared 3 queued faults" {
 		t.Errorf("reset: %q", out)
 	}
 	if q := queued(s); len(q) != 0 {
@@ -161,12 +162,15 @@ func TestControlEndpoints(t *testing.T) {
 	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 418 || string(b) != "teapot" {
 		t.Fatalf("pushed fault: %d %q", resp.StatusCode, b)
 	}
+	if code, out := do("POST", "/_demo/faults", `[{"reset":true}]`); code != 200 || out != "queued 1 fault\n" {
+		t.Errorf("one fault: %d %q", code, out)
+	}
 	if code, out := do("POST", "/_demo/faults", `{"status":500}`); code != 400 {
 		t.Errorf("a non-array was accepted: %d %q", code, out)
 	}
 
 	code, out = do("POST", "/_demo/command", "reset")
-	if code != 200 || out != "demo: cleared 2 queued faults\n" {
+	if code != 200 || out != "demo: cleared 3 queued faults\n" {
 		t.Fatalf("command: %d %q", code, out)
 	}
 	code, out = do("POST", "/_demo/command", "overload zero")

@@ -96,16 +96,16 @@ func (f Fault) replyString() string {
 		parts = append(parts, "no answer")
 	}
 	if f.MaxAnswer > 0 {
-		parts = append(parts, fmt.Sprintf("answer of %d chunks", f.MaxAnswer))
+		parts = append(parts, "answer of "+counted(f.MaxAnswer, "chunk"))
 	}
 	if f.Finish != "" {
 		parts = append(parts, "finish "+f.Finish)
 	}
 	switch {
 	case f.StallAfter > 0:
-		parts = append(parts, fmt.Sprintf("stall after %d chunks", f.StallAfter))
+		parts = append(parts, "stall after "+counted(f.StallAfter, "chunk"))
 	case f.CutAfter > 0:
-		parts = append(parts, fmt.Sprintf("cut after %d chunks", f.CutAfter))
+		parts = append(parts, "cut after "+counted(f.CutAfter, "chunk"))
 	}
 	if len(parts) == 0 {
 		return "normal reply"
@@ -285,6 +285,9 @@ func (s *Server) Command(args string) (string, error) {
 		for range n {
 			s.Push(Overloaded())
 		}
+		if n == 1 {
+			return "demo: the next request gets 503 overloaded", nil
+		}
 		return fmt.Sprintf("demo: the next %d requests get 503 overloaded", n), nil
 	case "ratelimit":
 		if len(rest) != 1 {
@@ -312,7 +315,7 @@ func (s *Server) Command(args string) (string, error) {
 			return bad("N must be a whole number from 1 to %d", maxCount)
 		}
 		s.Push(Fault{CutAfter: n})
-		return fmt.Sprintf("demo: the next reply breaks off after %d chunks", n), nil
+		return "demo: the next reply breaks off after " + counted(n, "chunk"), nil
 	case "stall":
 		return single(Fault{Stall: true}, "demo: the next request stalls, sending only keep-alives, until cancelled")
 	case "stallafter":
@@ -321,7 +324,7 @@ func (s *Server) Command(args string) (string, error) {
 			return bad("N must be a whole number from 1 to %d", maxCount)
 		}
 		s.Push(Fault{StallAfter: n})
-		return fmt.Sprintf("demo: the next reply goes silent after %d chunks, not even keep-alives, until cancelled", n), nil
+		return "demo: the next reply goes silent after " + counted(n, "chunk") + ", not even keep-alives, until cancelled", nil
 	case "think", "thinkonly":
 		return s.thinkCommand(name, rest, bad)
 	case "length":
@@ -335,7 +338,7 @@ func (s *Server) Command(args string) (string, error) {
 		n := len(s.faults)
 		s.faults = nil
 		s.mu.Unlock()
-		return fmt.Sprintf("demo: cleared %d queued faults", n), nil
+		return "demo: cleared " + counted(n, "queued fault"), nil
 	case "status":
 		if len(rest) > 0 {
 			return bad("takes no arguments")
@@ -368,5 +371,13 @@ func (s *Server) status() string {
 		}
 		queue = fmt.Sprintf("%d queued: %s", len(s.faults), strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("demo: %s · %d requests so far", queue, len(s.received))
+	return fmt.Sprintf("demo: %s · %s so far", queue, counted(len(s.received), "request"))
+}
+
+// counted is n of noun, plural unless one: "1 request", "3 requests".
+func counted(n int, noun string) string {
+	if n != 1 {
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }

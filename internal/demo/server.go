@@ -319,7 +319,7 @@ func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.Push(faults...)
-	fmt.Fprintf(w, "queued %d faults\n", len(faults))
+	fmt.Fprintf(w, "queued %s\n", counted(len(faults), "fault"))
 }
 
 func (s *Server) serveCommand(w http.ResponseWriter, r *http.Request) {

@@ -22,8 +22,14 @@ type view struct {
 	// thinking to stderr.
 	jsonOut, showReasoning bool
 	// stdoutTerminal and stderrTerminal neutralise control sequences on a terminal, and on a
-	// terminal stderr shows the time waited for the first word.
+	// terminal stderr counts the wait for the first word, and the thinking not shown.
 	stdoutTerminal, stderrTerminal bool
+	// clock times those counts; nil is the real clock.
+	clock chat.Clock
+	// maxTokens and profile are the endpoint's, for the fix of a reply that thought until the
+	// token limit (chat.ThoughtOut).
+	maxTokens int
+	profile   string
 }
 
 // printEvents streams a run's events as print mode shows them: the answer to stdout (unless
@@ -32,7 +38,7 @@ type view struct {
 // says of the run and the exit status, both from chat.Decide.
 func printEvents(events <-chan chat.Event, v view) (runOutput, int) {
 	s := newStream(v)
-	defer s.stopWaiting()
+	defer s.stopStatus()
 	var last chat.Event
 	ended := false
 	for {
@@ -58,10 +64,12 @@ type stream struct {
 	// costs one write per batch rather than per delta.
 	out   *bufio.Writer
 	flush <-chan time.Time
-	// tick redraws the wait for the first word each second, on a terminal, from sent;
-	// statusShown says the line is on screen.
-	tick        *time.Ticker
-	sent        time.Time
+	// status, on a terminal stderr, counts what the run waits for (waitingLine, thinkingLine)
+	// from since, redrawn on each tick, a second apart; nil tick counts nothing. statusShown
+	// says the line is on screen.
+	status      string
+	since       time.Time
+	tick        <-chan time.Time
 	statusShown bool
 	// thinkingOpen is set while thinking written to stderr has not ended its line: anything
 	// else said there starts on a line of its own.
@@ -70,7 +78,16 @@ type stream struct {
 	notes []string
 }
 
+// The lines that count what a run waits for, with the time so far.
+const (
+	waitingLine  = "waiting for the reply · %s · ctrl+c cancels"
+	thinkingLine = "thinking… %s · ctrl+c cancels"
+)
+
 func newStream(v view) *stream {
+	if v.clock == nil {
+		v.clock = chat.SystemClock{}
+	}
 	s := &stream{v: v, out: bufio.NewWriterSize(v.stdout, 32<<10)}
 	if v.stdoutTerminal {
 		s.san = new(sanitize.Stream)
@@ -85,19 +102,16 @@ func newStream(v view) *stream {
 // is false once the events have ended.
 func (s *stream) next(events <-chan chat.Event) (ev chat.Event, ok bool) {
 	for {
-		var tick <-chan time.Time
-		if s.tick != nil {
-			tick = s.tick.C
-		}
 		select {
 		case ev, ok = <-events:
 			return ev, ok
 		case <-s.flush:
 			s.flush = nil
 			s.out.Flush()
-		case now := <-tick:
-			fmt.Fprintf(s.v.stderr, "\r\x1b[Kwaiting for the reply · %s · ctrl+c cancels", chat.FormatElapsed(now.Sub(s.sent)))
+		case now := <-s.tick:
+			fmt.Fprintf(s.v.stderr, "\r\x1b[K"+s.status, chat.FormatElapsed(now.Sub(s.since)))
 			s.statusShown = true
+			s.tick = s.v.clock.After(time.Second)
 		}
 	}
 }
@@ -112,14 +126,13 @@ func (s *stream) handle(ev chat.Event) {
 		s.res.OmittedMessages = ev.Omitted
 		fmt.Fprintf(s.v.stderr, "parley: %s\n", agent.OmittedNote(ev))
 	case chat.EventRetrying:
-		s.stopWaiting()
+		s.stopStatus()
 		s.endThinking()
 		s.retrying(ev)
 	case chat.EventReasoning:
-		s.stopWaiting()
 		s.reasoning(ev.Text)
 	case chat.EventDelta:
-		s.stopWaiting()
+		s.stopStatus()
 		s.delta(ev.Text)
 	case chat.EventUsage:
 		s.res.Usage.Add(ev.Usage)
@@ -133,14 +146,23 @@ func (s *stream) handle(ev chat.Event) {
 	}
 }
 
-// started counts a request, and on a terminal starts showing the wait for its first word.
+// started counts a request, and on a terminal starts counting the wait for its first word.
 func (s *stream) started() {
 	s.res.Attempts++
-	if s.v.stderrTerminal && !s.res.gotOutput {
-		s.sent = time.Now()
-		if s.tick == nil {
-			s.tick = time.NewTicker(time.Second)
-		}
+	if !s.res.gotOutput {
+		s.count(waitingLine)
+	}
+}
+
+// count starts counting, on a terminal stderr, what line says the run waits for, from now:
+// the line shows at the next tick, each second, that of a count before it or a new one.
+func (s *stream) count(line string) {
+	if !s.v.stderrTerminal {
+		return
+	}
+	s.status, s.since = line, s.v.clock.Now()
+	if s.tick == nil {
+		s.tick = s.v.clock.After(time.Second)
 	}
 }
 
@@ -161,8 +183,13 @@ func (s *stream) reasoning(text string) {
 	s.res.gotOutput = true
 	s.thinking.WriteString(text)
 	if !s.v.showReasoning {
+		if s.status != thinkingLine {
+			s.clearStatus()
+			s.count(thinkingLine)
+		}
 		return
 	}
+	s.stopStatus()
 	s.out.Flush()
 	s.thinkingOpen = !strings.HasSuffix(text, "\n")
 	if s.thinkSan == nil {
@@ -197,7 +224,7 @@ func (s *stream) delta(text string) {
 	}
 }
 
-// clearStatus takes the wait for the first word off the screen.
+// clearStatus takes the counting line off the screen; it shows again at the next tick.
 func (s *stream) clearStatus() {
 	if s.statusShown {
 		fmt.Fprint(s.v.stderr, "\r\x1b[K")
@@ -205,24 +232,27 @@ func (s *stream) clearStatus() {
 	}
 }
 
-// stopWaiting ends the wait for the first word: output, a Tier 1 wait or the end came.
-func (s *stream) stopWaiting() {
-	if s.tick != nil {
-		s.tick.Stop()
-		s.tick = nil
-	}
+// stopStatus ends the count: the answer, a Tier 1 wait or the end came.
+func (s *stream) stopStatus() {
+	s.status, s.tick = "", nil
 	s.clearStatus()
 }
 
 // end finishes the output of a run that ended with o, and returns what it printed and the
 // exit status.
 func (s *stream) end(o chat.Outcome) (runOutput, int) {
-	s.stopWaiting()
+	s.stopStatus()
 	s.out.Flush()
 	s.endThinking()
 	res := s.res
 	res.Text, res.Reasoning = s.answer.String(), s.thinking.String()
-	if !s.v.jsonOut && s.v.stdoutTerminal && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+	if c, ok := chat.ThoughtOut(res.FinishReason, res.Text, s.v.maxTokens, s.v.profile); ok && o.Status == chat.StatusSucceeded {
+		// Stored as the endpoint ended it; reported as what it is to the script waiting for it.
+		o = chat.Outcome{Status: chat.StatusFailed, Retry: &c}
+	}
+	if !s.v.jsonOut && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+		// A reply ends its last line, as llm and mods end theirs: a shell prompt, or what a
+		// script appends, starts on a line of its own.
 		fmt.Fprintln(s.v.stdout)
 	}
 	res.Status, res.Retry = o.Status, o.Retry
@@ -232,11 +262,7 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 	}
 	switch o.Status {
 	case chat.StatusFailed:
-		msg := sanitize.String(o.Retry.Label)
-		if o.Retry.Message != "" {
-			msg += " — " + sanitize.String(o.Retry.Message)
-		}
-		res.Error = &msg
+		res.Error = errorLine(*o.Retry)
 	case chat.StatusSucceeded:
 		if note := chat.FinishNote(res.FinishReason, res.Text); note != "" && res.FinishReason != "tool_calls" {
 			fmt.Fprintf(s.v.stderr, "parley: %s\n", note)

@@ -97,6 +97,11 @@ func Run(ctx context.Context, o Options) int {
 		p.say("%v", err)
 		return chat.ExitFailed
 	}
+	if c := TimedOut(ctx); c != nil {
+		// Whatever --timeout stopped, a run or a wait: sending again, with more time, can help.
+		res.Status, res.Retry, res.Error, code = chat.StatusFailed, c, errorLine(*c), chat.ExitRetryable
+	}
+	p.discardUnsent()
 	code = p.report(res, code)
 	if errors.Is(context.Cause(ctx), errStdoutClosed) {
 		return chat.ExitStdoutClosed
@@ -175,6 +180,13 @@ func (p *printer) post() error {
 		p.say("the message could not be stored (%v); it is kept in the recovery file and sent anyway", cause)
 	}
 	p.rcpt = rcpt
+	// The session runs on this profile and model when continued (-c, --session); the
+	// fallback, a stand-in, is not remembered. A profile of none (flags, the demo) is not.
+	if ep := p.client.Endpoint(); ep.Profile() != "" && !ep.Demo && rcpt.RunID > 0 {
+		if err := o.DB.SetSessionModel(rcpt.SessionID, ep.Profile(), ep.Model); err != nil {
+			p.say("cannot store the session's model: %v", err)
+		}
+	}
 	return nil
 }
 
@@ -239,9 +251,9 @@ func (p *printer) context() ([]chat.Message, error) {
 }
 
 func (p *printer) view() view {
-	o := p.o
+	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
-		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal}
+		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile()}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
@@ -292,6 +304,21 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
 }
 
+// discardUnsent deletes the session this invocation created when none of its runs sent a
+// request (no key, a provider's wait, a spend limit): nobody's conversation started. A session
+// it continued keeps what it had, and the message, which is never taken back.
+func (p *printer) discardUnsent() {
+	if p.o.Session.ID != "" || p.total.Attempts > 0 || p.rcpt.RunID <= 0 {
+		return
+	}
+	switch discarded, err := p.o.DB.DiscardUnsent(p.rcpt.SessionID); {
+	case err != nil:
+		p.say("the session %s, in which nothing was sent, is kept: %v", p.rcpt.SessionID, err)
+	case discarded:
+		p.rcpt = history.Receipt{}
+	}
+}
+
 // report completes the last run's output with the whole invocation's, says why it failed,
 // prints the JSON object when asked, and returns the exit status.
 func (p *printer) report(res runOutput, code int) int {
@@ -305,7 +332,11 @@ func (p *printer) report(res runOutput, code int) int {
 	}
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
 	if res.Error != nil && code != chat.ExitInterrupted {
-		p.say("%s (%s, run %d)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), p.rcpt.RunID)
+		run := ""
+		if p.rcpt.RunID != 0 {
+			run = fmt.Sprintf(", run %d", p.rcpt.RunID)
+		}
+		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), run)
 	}
 	if p.o.JSON {
 		chat.WriteJSON(p.o.Stdout, res.result)
@@ -317,13 +348,10 @@ func (p *printer) report(res runOutput, code int) int {
 // its models): the line on stderr, the --json object when jsonOut, and the exit status the
 // failure's classification gives.
 func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification, now time.Time) int {
-	msg := sanitize.String(c.Label)
-	if c.Message != "" {
-		msg += " — " + sanitize.String(c.Message)
-	}
-	fmt.Fprintf(stderr, "parley: %s (%s)\n", msg, chat.FormatRetry(c, now))
+	msg := errorLine(c)
+	fmt.Fprintf(stderr, "parley: %s (%s)\n", *msg, chat.FormatRetry(c, now))
 	if jsonOut {
-		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: &msg, Retry: &c, Stored: true})
+		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: msg, Retry: &c, Stored: true})
 	}
 	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
 }

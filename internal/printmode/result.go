@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // result is print mode's --json object.
@@ -59,4 +60,14 @@ func exitStatus(o chat.Outcome) int {
 		return chat.ExitRetryable
 	}
 	return chat.ExitFailed
+}
+
+// errorLine is the --json error, and the stderr line, of a failure: its label and message,
+// neutralised.
+func errorLine(c chat.Classification) *string {
+	msg := sanitize.String(c.Label)
+	if c.Message != "" {
+		msg += " — " + sanitize.String(c.Message)
+	}
+	return &msg
 }

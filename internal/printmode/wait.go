@@ -2,8 +2,11 @@ package printmode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -42,4 +45,48 @@ func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.
 		case <-clock.After(next):
 		}
 	}
+}
+
+// WithTimeout returns ctx ended once d has passed on clock, with the function that releases
+// it: --timeout, which bounds all of print mode (asking for the model, every run, --wait's
+// waits). d ≤ 0 sets no limit. A run the limit stopped is stored as cancelled, as far as it
+// got, and reported as a retryable timeout (TimedOut).
+func WithTimeout(ctx context.Context, clock chat.Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	if d > 0 {
+		go func() {
+			select {
+			case <-clock.After(d):
+				cancel(timeoutError{d})
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, func() { cancel(nil) }
+}
+
+// timeoutError is why WithTimeout's context ends.
+type timeoutError struct{ after time.Duration }
+
+func (e timeoutError) Error() string { return "stopped after --timeout " + typed(e.after) }
+
+// TimedOut is the failure of print mode when --timeout ended ctx (WithTimeout), nil otherwise.
+func TimedOut(ctx context.Context) *chat.Classification {
+	var e timeoutError
+	if !errors.As(context.Cause(ctx), &e) {
+		return nil
+	}
+	return &chat.Classification{Retryable: true, Class: chat.Timeout, Label: chat.Label(chat.Timeout), Message: e.Error()}
+}
+
+// typed writes d as it is typed: 30s, 5m, 2h, 1m30s (not 5m0s).
+func typed(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
