@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"parley/internal/chat"
 )
 
 // Draft returns what was typed in session sessionID and not sent ("" for a new session that
@@ -32,6 +34,9 @@ func (db *DB) SetDraft(sessionID, text string) error {
 type DraftFile struct {
 	Path string `json:"path"`
 	Text string `json:"text"`
+	// Image is set for an image, with its bytes in Data (chat.Image leaves them out of JSON).
+	Image *chat.Image `json:"image,omitempty"`
+	Data  []byte      `json:"data,omitempty"`
 }
 
 // DraftFiles returns the files attached to the draft of session sessionID.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"parley/internal/chat"
 )
 
 // editChain selects the ids of the operator messages that are edits of one another: the
@@ -18,9 +20,9 @@ const editChain = `WITH RECURSIVE chain (id) AS (
 // Edit sends content in place of the live operator message operatorID, in one transaction:
 // that message and every live message of its session after it (system prompts aside) are
 // superseded, and content is stored as a new operator message that names the one it replaces,
-// carrying its images, with a queued run and its empty reply. Nothing stored is changed: the old turn stays
+// carrying its images and then more, with a queued run and its empty reply. Nothing stored is changed: the old turn stays
 // readable as a version (Versions). The new message is checkpointed like a posted one.
-func (db *DB) Edit(operatorID int64, content, model string, queued bool) (Receipt, error) {
+func (db *DB) Edit(operatorID int64, content, model string, queued bool, more ...chat.Image) (Receipt, error) {
 	if strings.TrimSpace(content) == "" {
 		return Receipt{}, ErrEmptyMessage
 	}
@@ -38,7 +40,7 @@ func (db *DB) Edit(operatorID int64, content, model string, queued bool) (Receip
 			return err
 		}
 		now := nanos(time.Now())
-		if err := db.newTurn(tx, &r, content, kept[operatorID], operatorID, model, now); err != nil {
+		if err := db.newTurn(tx, &r, content, append(kept[operatorID], more...), operatorID, model, now); err != nil {
 			return err
 		}
 		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)

@@ -1,7 +1,12 @@
 package tui
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +16,7 @@ import (
 	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/sanitize"
+	"parley/tui/clipboard"
 )
 
 // This file owns attachments on the chat screen: /file reads a text file for the next
@@ -28,7 +34,7 @@ type attachedMsg struct {
 func (m *Model) fileCommand(path string) tea.Cmd {
 	if path == "" {
 		if len(m.next.files) == 0 {
-			m.setNotice("nothing attached; /file PATH attaches a text file to the next message", false)
+			m.setNotice("nothing attached; /file PATH attaches a text file or an image to the next message", false)
 		} else {
 			m.next.files = nil
 			m.setNotice("attachments dropped", false)
@@ -42,6 +48,60 @@ func (m *Model) fileCommand(path string) tea.Cmd {
 		f.Path = path
 		return attachedMsg{file: f, err: err}
 	}
+}
+
+// readClipboardImage reads the image on the system clipboard; a variable so tests give one.
+var readClipboardImage = func(ctx context.Context) ([]byte, error) {
+	return clipboard.Image(ctx, os.Getenv, exec.LookPath)
+}
+
+// pasteImage attaches the image on the system clipboard to the next message (ctrl+v), as
+// /file attaches one from a file.
+func (m *Model) pasteImage() tea.Cmd {
+	limit := m.start.attachLimits.Image
+	return func() tea.Msg {
+		b, err := readClipboardImage(context.Background())
+		if err != nil {
+			return attachedMsg{err: fmt.Errorf("nothing attached: %w", err)}
+		}
+		im, err := attach.PrepareImage("clipboard", b, limit)
+		return attachedMsg{file: attach.File{Path: "clipboard", Image: &im}, err: err}
+	}
+}
+
+// droppedImage is the image file a paste names, when the paste is nothing but a path to one:
+// what a terminal pastes when a file is dropped on it (quoted, with escaped spaces, or as a
+// file:// URL). ok is false for anything else, which is pasted as text.
+func droppedImage(paste string) (path string, ok bool) {
+	p := strings.TrimSpace(paste)
+	if p == "" || strings.ContainsAny(p, "\n\r") {
+		return "", false
+	}
+	if len(p) > 1 && (p[0] == '\'' || p[0] == '"') && p[len(p)-1] == p[0] {
+		p = p[1 : len(p)-1]
+	}
+	if rest, ok := strings.CutPrefix(p, "file://"); ok {
+		if u, err := url.PathUnescape(rest); err == nil {
+			p = u
+		}
+	} else {
+		p = strings.ReplaceAll(p, "\\ ", " ")
+	}
+	p = expandHome(p)
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	head := make([]byte, 12)
+	n, _ := io.ReadFull(f, head)
+	if _, isImage := attach.ImageType(head[:n]); !isImage {
+		return "", false
+	}
+	return p, true
 }
 
 // expandHome puts the home directory in place of a leading ~/, as a shell would.
@@ -61,7 +121,11 @@ func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 		return nil
 	}
 	m.next.files = append(m.next.files, msg.file)
-	m.setNotice("attached "+sanitize.String(msg.file.Path)+" to the next message", false)
+	note := "attached " + sanitize.String(msg.file.Path) + " to the next message"
+	if im := msg.file.Image; im != nil && im.Scaled() != "" {
+		note += " (" + sanitize.String(im.Scaled()) + ")"
+	}
+	m.setNotice(note, false)
 	return m.storeDraftFiles()
 }
 
@@ -84,6 +148,10 @@ func toDraftFiles(files []attach.File) []history.DraftFile {
 	out := make([]history.DraftFile, len(files))
 	for i, f := range files {
 		out[i] = history.DraftFile{Path: f.Path, Text: f.Text}
+		if f.Image != nil {
+			im := f.Image.Image
+			out[i].Image, out[i].Data = &im, im.Data
+		}
 	}
 	return out
 }
@@ -91,7 +159,13 @@ func toDraftFiles(files []attach.File) []history.DraftFile {
 func fromDraftFiles(files []history.DraftFile) []attach.File {
 	var out []attach.File
 	for _, f := range files {
-		out = append(out, attach.File{Path: f.Path, Text: f.Text})
+		file := attach.File{Path: f.Path, Text: f.Text}
+		if f.Image != nil {
+			im := *f.Image
+			im.Data = f.Data
+			file.Image = &attach.Image{Image: im}
+		}
+		out = append(out, file)
 	}
 	return out
 }
@@ -105,7 +179,11 @@ func (m *Model) nextView() string {
 		parts = append(parts, st.Warn.Render("editing your message · "+m.keys.Chat.Cancel.Help().Key+" abandons"))
 	}
 	for _, f := range m.next.files {
-		parts = append(parts, st.HeaderState.Render(" "+sanitize.String(f.Path)+" · "+attach.Size(int64(len(f.Text)))+" "))
+		chip := " " + sanitize.String(f.Path) + " · " + attach.Size(int64(len(f.Text))) + " "
+		if f.Image != nil {
+			chip = " " + sanitize.String(attach.Chip(f.Image.Image)) + " "
+		}
+		parts = append(parts, st.HeaderState.Render(chip))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 
+	"parley/internal/attach"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -160,6 +162,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.submit(pending)
 	case key.Matches(msg, in.Editor):
 		return m.openEditor()
+	case key.Matches(msg, in.Image):
+		return m.pasteImage()
 	case key.Matches(msg, in.Older):
 		m.recallStep(1)
 		return nil
@@ -193,8 +197,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 // typed stays in the input when a command fails or asks to be confirmed.
 func (m *Model) submit(pending confirm) tea.Cmd {
 	text := m.input.Value()
-	if strings.TrimSpace(text) == "" {
-		return nil
+	if strings.TrimSpace(text) == "" && len(attach.Images(m.next.files)) == 0 {
+		return nil // an image alone is a message; nothing at all is none
 	}
 	m.notice = ""
 	if c, args, ok := findSlash(text); ok {

@@ -46,7 +46,7 @@ func TestCopyCodeCopiesOneBlock(t *testing.T) {
 	if !strings.Contains(plain(m), "code block 1 of 2 (Y again: the next) sent as OSC 52") {
 		t.Fatalf("no notice:\n%s", plain(m))
 	}
-	m, cmd = step(m, tea.KeyPressMsg{Code: 'y', ShiftedCode: 'Y', Text: "Y", Mod: tea.ModShift})
+	_, cmd = step(m, tea.KeyPressMsg{Code: 'y', ShiftedCode: 'Y', Text: "Y", Mod: tea.ModShift})
 	if got := clipText(cmd); got != "echo hi\n" {
 		t.Fatalf("Y again copied %q", got)
 	}

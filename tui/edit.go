@@ -18,6 +18,7 @@ import (
 type editedMsg struct {
 	sessionGen int
 	text       string
+	images     []chat.Image
 	modelName  string
 	rcpt       history.Receipt
 	system     history.Message // the system prompt stored before it, ID 0 when none was
@@ -27,6 +28,7 @@ type editedMsg struct {
 // sendInput sends text typed in the input with the files attached to it: as an edit when
 // one is open, else as a new message.
 func (m *Model) sendInput(text string) tea.Cmd {
+	images := attach.Images(m.next.files)
 	text = attach.Compose(text, "", m.next.files)
 	var files tea.Cmd
 	if len(m.next.files) > 0 {
@@ -35,9 +37,9 @@ func (m *Model) sendInput(text string) tea.Cmd {
 	}
 	if edit := m.next.edit; edit != 0 {
 		m.next.edit, m.next.beforeEdit = 0, ""
-		return tea.Batch(m.sendEdit(edit, text), files)
+		return tea.Batch(m.sendEdit(edit, text, images), files)
 	}
-	return tea.Batch(m.send(text), files)
+	return tea.Batch(m.send(text, images), files)
 }
 
 // startEdit puts operator message id's text in the input, to be sent in its place (e).
@@ -70,7 +72,7 @@ func (m *Model) abandonEdit() {
 // sendEdit stores text as an edit of operator message id, after the system prompt of the
 // next messages, and starts or queues its run. Like a posted message it holds back others
 // until it is stored.
-func (m *Model) sendEdit(id int64, text string) tea.Cmd {
+func (m *Model) sendEdit(id int64, text string, images []chat.Image) tea.Cmd {
 	if m.posting {
 		m.input.SetValue(text)
 		m.next.edit = id
@@ -85,8 +87,13 @@ func (m *Model) sendEdit(id int64, text string) tea.Cmd {
 		if err != nil {
 			return editedMsg{sessionGen: sessionGen, text: text, err: err}
 		}
-		rcpt, err := db.Edit(id, text, modelName, queued)
-		return editedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, err: err}
+		rcpt, err := db.Edit(id, text, modelName, queued, images...)
+		if err != nil {
+			return editedMsg{sessionGen: sessionGen, text: text, err: err}
+		}
+		// The edit carries the images of the message it replaces: read back to show them.
+		sent, err := db.Message(rcpt.AnchorID)
+		return editedMsg{sessionGen: sessionGen, text: text, images: sent.Images, modelName: modelName, rcpt: rcpt, system: sys, err: err}
 	}
 }
 
@@ -113,7 +120,8 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text})
+	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text,
+		Images: msg.images})
 	m.appendQueuedReply(rcpt, msg.modelName)
 	m.transcript.GotoBottom()
 	var start tea.Cmd

@@ -89,7 +89,7 @@ func streamingModel(t testing.TB, msgs []history.Message, w, h int) Model {
 	t.Helper()
 	m := loadedModel(t, msgs, w, h)
 	next := int64(len(msgs) + 1)
-	m, _ = step(m, postedMsg{text: "and now?", modelName: "test-model", session: m.session,
+	m, _ = step(m, postedMsg{out: outgoing{text: "and now?"}, modelName: "test-model", session: m.session,
 		rcpt: history.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
 	if m.active == nil {
 		t.Fatal("no run started")

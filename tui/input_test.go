@@ -78,7 +78,7 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 	if !m.input.Empty() {
 		t.Fatal("enter did not send")
 	}
-	m, _ = step(m, postedMsg{text: "see: " + big + " thanks", modelName: "test-model", session: m.session,
+	m, _ = step(m, postedMsg{out: outgoing{text: "see: " + big + " thanks"}, modelName: "test-model", session: m.session,
 		rcpt: history.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2, Queued: true}})
 	m.transcript.GotoTop()
 	if s := plain(m); !strings.Contains(s, "see: [pasted 1,300 lines] thanks") || strings.Contains(s, "line 0001") {

@@ -48,6 +48,7 @@ type InputKeys struct {
 	Newline key.Binding // handled by the input box, which is given this binding
 	Quit    key.Binding // on an empty input
 	Editor  key.Binding // opens the input in $VISUAL or $EDITOR
+	Image   key.Binding // attaches the image on the system clipboard
 	Older   key.Binding // on an empty input, or one showing an earlier message: the one before it; ↑ too while showing one
 	Newer   key.Binding // while showing an earlier message: the one after it
 	// ScrollUp and ScrollDown scroll the transcript on an empty input: a terminal's wheel
@@ -114,6 +115,7 @@ func DefaultKeyMap() KeyMap {
 			Newline:    bind("newline", "shift+enter", "alt+enter", "ctrl+j"),
 			Quit:       bind("quit", "ctrl+d"),
 			Editor:     bind("$EDITOR", "ctrl+x"),
+			Image:      bind("paste an image", "ctrl+v"),
 			Older:      bind("earlier message", "ctrl+p"),
 			Newer:      bind("later message", "ctrl+n"),
 			ScrollUp:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
@@ -184,7 +186,7 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
 	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown),
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown),
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.CopyCode, t.FocusInput}},

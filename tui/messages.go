@@ -34,7 +34,7 @@ type olderLoadedMsg struct {
 // was not stored.
 type postedMsg struct {
 	sessionGen int
-	text       string
+	out        outgoing
 	modelName  string
 	rcpt       history.Receipt
 	system     history.Message // the system prompt stored before it, ID 0 when none was

@@ -131,7 +131,7 @@ type Model struct {
 	// outbox holds messages typed while an earlier one is being stored; posting one at a
 	// time keeps them in the order they were typed. posting is set while a message or a
 	// regeneration is being stored: the two never race in the database.
-	outbox  []string
+	outbox  []outgoing
 	posting bool
 	// framePending is set while a frameMsg is on its way; lastFrame is when the streaming
 	// reply was last rendered, by the clock.

@@ -56,7 +56,7 @@ func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("enter"))
 	if m.posting || len(m.outbox) > 0 || cmd != nil || m.input.Value() != "what is tcp" || !strings.Contains(m.notice, "choose a model first") {
-		t.Fatalf("sent without a model: posting %v, outbox %q, input %q, notice %q", m.posting, m.outbox, m.input.Value(), m.notice)
+		t.Fatalf("sent without a model: posting %v, outbox %v, input %q, notice %q", m.posting, m.outbox, m.input.Value(), m.notice)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
+	"parley/internal/attach"
 	"parley/internal/chat"
 )
 
@@ -13,12 +14,19 @@ import (
 // of stored runs waiting for the active one, and storing queued runs as cancelled when they
 // will never be sent (on quit, on leaving a session, when a regeneration supersedes them).
 
-// send stores text as an operator message and starts or queues its run. Messages are stored
-// one at a time, in the order typed. A new message disarms Tier 2: the operator moved on.
-func (m *Model) send(text string) tea.Cmd {
+// outgoing is a message typed and not stored yet: its text and the images attached to it.
+type outgoing struct {
+	text   string
+	images []chat.Image
+}
+
+// send stores text, with images, as an operator message and starts or queues its run.
+// Messages are stored one at a time, in the order typed. A new message disarms Tier 2: the
+// operator moved on.
+func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	m.tier2.Disarm()
 	m.held = false // sending goes on: what was held goes first, in the order typed
-	m.outbox = append(m.outbox, text)
+	m.outbox = append(m.outbox, outgoing{text, images})
 	return m.postNext()
 }
 
@@ -41,8 +49,9 @@ func (m *Model) postNext() tea.Cmd {
 	if m.posting || len(m.outbox) == 0 {
 		return nil
 	}
-	text := m.outbox[0]
+	next := m.outbox[0]
 	m.outbox = m.outbox[1:]
+	text := next.text
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
 	ep := m.client.Endpoint()
@@ -51,17 +60,17 @@ func (m *Model) postNext() tea.Cmd {
 			// A new session is stored with its first message; its prompt goes before it.
 			s, err := db.CreateSession()
 			if err != nil {
-				return postedMsg{sessionGen: sessionGen, text: text, err: err}
+				return postedMsg{sessionGen: sessionGen, out: next, err: err}
 			}
 			sessionID = s.ID
 		}
 		sys, err := postSystem(db, sessionID, system)
 		if err != nil {
-			return postedMsg{sessionGen: sessionGen, text: text, err: err}
+			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
-		rcpt, err := db.Post(sessionID, text, modelName, queued)
+		rcpt, err := db.Post(sessionID, text, modelName, queued, next.images...)
 		if err != nil {
-			return postedMsg{sessionGen: sessionGen, text: text, err: err}
+			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
 		if !ep.Demo {
 			// The session goes on with what it runs on now, after -c too (a failure to note
@@ -69,7 +78,7 @@ func (m *Model) postNext() tea.Cmd {
 			db.SetSessionModel(rcpt.SessionID, ep.Profile(), modelName)
 		}
 		s, err := db.Session(rcpt.SessionID)
-		return postedMsg{sessionGen: sessionGen, text: text, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}
+		return postedMsg{sessionGen: sessionGen, out: next, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}
 	}
 }
 
@@ -83,7 +92,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.rcpt.RunID == 0 {
 		// Not stored: the words come back, with what still waited behind them, before
 		// whatever was typed meanwhile. Nothing more is tried until the operator sends again.
-		m.giveBack(append([]string{msg.text}, m.outbox...))
+		m.giveBack(append([]outgoing{msg.out}, m.outbox...))
 		m.outbox = nil
 		m.setNotice("not sent: could not store the message ("+msg.err.Error()+") — it is back in the input; "+
 			m.keys.Input.Send.Help().Key+" sends it again", true)
@@ -103,7 +112,8 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text})
+	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.out.text,
+		Images: msg.out.images})
 	m.appendQueuedReply(msg.rcpt, msg.modelName)
 	m.transcript.GotoBottom()
 	var cmd tea.Cmd
@@ -118,9 +128,17 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	return tea.Batch(cmd, m.postNext(), drafts)
 }
 
-// giveBack puts texts that were not sent back into the input, in order, before what the input
-// holds: joined with blank lines, never replacing anything.
-func (m *Model) giveBack(texts []string) {
+// giveBack puts messages that were not sent back into the input, in order, before what the
+// input holds: their texts joined with blank lines, never replacing anything, and their images
+// attached to the next message again.
+func (m *Model) giveBack(outs []outgoing) {
+	var texts []string
+	for _, o := range outs {
+		texts = append(texts, o.text)
+		for _, im := range o.images {
+			m.next.files = append(m.next.files, attach.File{Path: im.Name, Image: &attach.Image{Image: im}})
+		}
+	}
 	if !m.input.Empty() {
 		texts = append(texts, m.input.Value())
 	}

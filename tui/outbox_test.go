@@ -28,7 +28,7 @@ func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
 	m, _ = step(m, press("enter"))
 	m = typeText(m, "typed while it waited")
 	if len(m.outbox) != 2 || !m.posting {
-		t.Fatalf("outbox %q, posting %v: want two messages behind the one being stored", m.outbox, m.posting)
+		t.Fatalf("outbox %v, posting %v: want two messages behind the one being stored", m.outbox, m.posting)
 	}
 	msgs := execCmd(post, 5*time.Second)
 	if len(msgs) != 1 {
@@ -39,7 +39,7 @@ func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
 		t.Fatalf("input %q, want %q", m.input.Value(), want)
 	}
 	if cmd != nil || m.posting || len(m.outbox) != 0 {
-		t.Fatalf("something more was sent: posting %v, outbox %q", m.posting, m.outbox)
+		t.Fatalf("something more was sent: posting %v, outbox %v", m.posting, m.outbox)
 	}
 	if s := plain(m); !strings.Contains(s, "not sent: could not store the message") || !strings.Contains(s, "it is back in") {
 		t.Fatalf("no notice:\n%s", s)

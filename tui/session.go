@@ -3,7 +3,6 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -79,7 +78,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	m.tier2.Disarm()
 	if len(m.outbox) > 0 && m.input.Empty() {
 		// Typed for the session being left and not stored yet: give it back, unsent.
-		m.input.SetValue(strings.Join(m.outbox, "\n\n"))
+		m.giveBack(m.outbox)
 	}
 	m.outbox = nil
 	// The input belongs to the session being left: it is stored as that session's draft.

@@ -22,7 +22,7 @@ func answeredOffline(t *testing.T) (Model, *chattest.Clock, *history.DB) {
 	db := historytest.Open(t)
 	clock := chattest.New(clockStart)
 	m, _ := openModel(t, Options{DB: db, Client: offlineClient(), Session: newSessionIn(t, db), Clock: clock}, 80, 24)
-	m, _ = step(m, postedMsg{text: "write a poem", modelName: "test-model", session: m.session,
+	m, _ = step(m, postedMsg{out: outgoing{text: "write a poem"}, modelName: "test-model", session: m.session,
 		rcpt: history.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2}})
 	m, _ = deliver(m, delta("Roses are red."), chat.Event{Kind: chat.EventFinished})
 	if m.active != nil {
@@ -68,7 +68,7 @@ func TestEscRightAfterAReplyIsNotSelect(t *testing.T) {
 func TestEscStopsAReplyThenWaitsBeforeSelecting(t *testing.T) {
 	m, clock, _ := answeredOffline(t)
 	clock.Advance(time.Hour)
-	m, _ = step(m, postedMsg{text: "again", modelName: "test-model", session: m.session,
+	m, _ = step(m, postedMsg{out: outgoing{text: "again"}, modelName: "test-model", session: m.session,
 		rcpt: history.Receipt{AnchorID: 3, RunID: 2, ReplyID: 4}})
 	m, _ = deliver(m, delta("Violets"))
 	m, _ = step(m, press("esc")) // stops the reply

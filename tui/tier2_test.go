@@ -255,7 +255,7 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _ := step(m, postedMsg{sessionGen: m.sessionGen, text: "hello", modelName: "test-model", rcpt: rcpt, session: s})
+		m, _ := step(m, postedMsg{sessionGen: m.sessionGen, out: outgoing{text: "hello"}, modelName: "test-model", rcpt: rcpt, session: s})
 		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusFailed, Retry: &stored}); err != nil {
 			t.Fatal(err)
 		}

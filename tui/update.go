@@ -114,6 +114,10 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 		return nil
 	}
 	m.focusInput()
+	if path, ok := droppedImage(msg.Content); ok {
+		// A file dropped on the terminal: the image is attached, not its path typed.
+		return m.fileCommand(path)
+	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return cmd

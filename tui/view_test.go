@@ -61,7 +61,7 @@ func TestGolden(t *testing.T) {
 			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, delta("Working on it"))
 			m, _ = step(m, frameMsg{tag: m.active.tag})
-			m, _ = step(m, postedMsg{text: "Also in C?", modelName: "test-model", session: m.session,
+			m, _ = step(m, postedMsg{out: outgoing{text: "Also in C?"}, modelName: "test-model", session: m.session,
 				rcpt: history.Receipt{AnchorID: 5, RunID: 3, ReplyID: 6, Queued: true}})
 			return m
 		},

@@ -131,7 +131,6 @@ func apply(src string, eds []edit) string {
 			continue // an overlap: the text is already written
 		}
 		b.WriteString(src[pos:e.at])
-		pos = e.at
 		if !e.escape {
 			b.WriteString(e.insert)
 			pos = e.end

@@ -59,6 +59,9 @@ func (t *List) render(e *entry) []string {
 		for _, l := range wrap.Lines(text, tw-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
+		for _, im := range e.message.Images {
+			out = append(out, "  "+st.Muted.Render(ansi.Truncate(sanitize.String(attach.Chip(im)), w-2, "…")))
+		}
 		return append(out, "")
 	}
 	label := st.ReplyLabel.Render("Assistant")
