@@ -37,6 +37,12 @@ func FaultOf(err error) Fault {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return FaultDamaged
 		case sqlite3.SQLITE_IOERR:
+			// SQLite grows the -shm file by writing to it, and says only SHMSIZE when that
+			// fails: on a disk that works, that is a full one (opening a database in WAL mode
+			// on a full disk fails so).
+			if se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE {
+				return FaultFull
+			}
 			return FaultIO
 		case sqlite3.SQLITE_CANTOPEN:
 			return FaultReadOnly

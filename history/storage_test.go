@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,5 +208,44 @@ func TestPostToRecoveryIsFoldedBack(t *testing.T) {
 	if err != nil || len(msgs) != 2 || msgs[0].Content != "what is a quokka?" || msgs[1].Content != "A small wallaby." ||
 		msgs[1].Status != chat.StatusSucceeded {
 		t.Fatalf("folded back: %+v, %v", msgs, err)
+	}
+}
+
+// noRoomEnv, when set, makes the test binary open the database it names where no file can
+// grow, as on a full disk: see openWithNoRoom.
+const noRoomEnv = "PARLEY_HISTORY_TEST_NO_ROOM_DB"
+
+// openWithNoRoom opens the database at path in a process whose files cannot grow past 1 KiB
+// (the -shm file needs 32 KiB, as on a full disk), and prints its sessions and whether it is
+// read-only.
+func openWithNoRoom(path string) error {
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1024, Max: 1024}); err != nil {
+		return err
+	}
+	db, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.Sessions()
+	if err != nil {
+		return err
+	}
+	fmt.Println(len(list), db.ReadOnly())
+	return nil
+}
+
+// A database in WAL mode on a disk with no room for its -shm file (SQLite says only "disk I/O
+// error" then) opens read-only, and what it holds reads.
+func TestOpenWithNoRoomForTheSharedMemoryReads(t *testing.T) {
+	db := openTemp(t)
+	post(t, db, newSession(t, db).ID, "kept")
+	path := db.Path()
+	db.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), noRoomEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1 true" {
+		t.Fatalf("opened with no room: %v: %s; want one session, read-only", err, out)
 	}
 }
