@@ -249,3 +249,23 @@ func TestOpenWithNoRoomForTheSharedMemoryReads(t *testing.T) {
 		t.Fatalf("opened with no room: %v: %s; want one session, read-only", err, out)
 	}
 }
+
+// A reply that succeeds forgets its endpoint's remembered wait; with none remembered that
+// takes no write, so it never waits out another parley's lock at the end of every reply.
+func TestForgettingNoWaitNeedsNoWrite(t *testing.T) {
+	shortBusy(t, 100*time.Millisecond)
+	db := openTemp(t)
+	ctx := context.Background()
+	conn, err := rawSQL(t, db.Path()).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	if err := db.ForgetWait(chat.EndpointKey{BaseURL: "http://127.0.0.1:8080/v1", Model: "m"}); err != nil {
+		t.Fatalf("forgetting no wait under another's lock: %v", err)
+	}
+}
