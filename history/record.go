@@ -108,7 +108,8 @@ type endRequest struct {
 }
 
 func newRunWriter(db *DB, runID int64, clock chat.Clock) *runWriter {
-	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest),
+	// ends holds the end until the writer takes it: the event path never waits for a store.
+	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest, 1),
 		flushes: make(chan (<-chan time.Time), 1)}
 	if runID < 0 {
 		w.recovering, w.cause = true, "its message could not be stored"
@@ -156,6 +157,14 @@ func (w *runWriter) end(o chat.Outcome, finishReason string) <-chan string {
 func (w *runWriter) run() {
 	var flush, retry <-chan time.Time
 	for {
+		// An end goes before any store: finishing stores all that waits, and each store tried
+		// under another parley's lock waits out busyTimeout.
+		select {
+		case req := <-w.ends:
+			req.done <- w.finish(req)
+			return
+		default:
+		}
 		select {
 		case <-w.wake:
 			if w.waitsToStart() {
@@ -318,43 +327,4 @@ func (w *runWriter) notStored() string {
 		return s + "; the recovery file could not be written either (" + w.lost + "): keep the text shown"
 	}
 	return s + "; the text is kept in " + w.where + " and goes into the database when parley next opens it with room"
-}
-
-// queueBlock is how many events one block of an eventQueue holds.
-const queueBlock = 256
-
-// eventQueue is a FIFO of events kept in blocks of queueBlock: a push never copies what is
-// queued, however far the reader falls behind (a flood of deltas can outrun it), and the
-// block the reader last emptied is reused.
-type eventQueue struct {
-	blocks [][]chat.Event // the front is blocks[0][head]
-	head   int
-	spare  []chat.Event
-}
-
-func (q *eventQueue) empty() bool { return len(q.blocks) == 0 }
-
-func (q *eventQueue) front() chat.Event { return q.blocks[0][q.head] }
-
-func (q *eventQueue) push(ev chat.Event) {
-	n := len(q.blocks)
-	if n == 0 || len(q.blocks[n-1]) == queueBlock {
-		b := q.spare
-		if b == nil {
-			b = make([]chat.Event, 0, queueBlock)
-		}
-		q.spare = nil
-		q.blocks = append(q.blocks, b)
-		n++
-	}
-	q.blocks[n-1] = append(q.blocks[n-1], ev)
-}
-
-func (q *eventQueue) pop() {
-	b := q.blocks[0]
-	b[q.head] = chat.Event{} // the reader has it: drop the text
-	if q.head++; q.head == len(b) {
-		q.blocks[0] = nil
-		q.blocks, q.head, q.spare = q.blocks[1:], 0, b[:0]
-	}
 }

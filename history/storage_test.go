@@ -269,3 +269,46 @@ func TestForgettingNoWaitNeedsNoWrite(t *testing.T) {
 		t.Fatalf("forgetting no wait under another's lock: %v", err)
 	}
 }
+
+// The end of a run never holds back the events before it: while the writer waits out another
+// parley's lock, what already streamed is forwarded at once, and the end is stored once the
+// lock is gone.
+func TestTheEndWaitsOffTheEventPath(t *testing.T) {
+	shortBusy(t, 3*time.Second)
+	db := openTemp(t)
+	r := post(t, db, newSession(t, db).ID, "q")
+	ctx := context.Background()
+	conn, err := rawSQL(t, db.Path()).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	in := make(chan chat.Event, 16)
+	out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
+	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "the first words"}
+	time.Sleep(50 * time.Millisecond) // the writer is starting the run, waiting out the lock
+	in <- chat.Event{Kind: chat.EventDelta, Text: ", the last"}
+	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+	close(in)
+	start := time.Now()
+	for ev := range out {
+		if ev.Text == ", the last" {
+			break
+		}
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the text before the end came %s late: the end waited for the lock on the event path", took)
+	}
+	conn.ExecContext(ctx, "ROLLBACK")
+	var end chat.Event
+	for ev := range out {
+		end = ev
+	}
+	if end.Kind != chat.EventFinished || end.NotStored != "" || replyText(t, db, r.RunID) != "the first words, the last" {
+		t.Fatalf("ended %+v, stored %q; want finished and stored", end, replyText(t, db, r.RunID))
+	}
+}
