@@ -100,6 +100,15 @@ func (db *DB) storageError(err error) error {
 	return describe(db.path, err)
 }
 
+// readError names the database and the fix for err, a failure to read it, when the cause is
+// the storage (a damaged file, a failing disk); any other error is kept as it is.
+func (db *DB) readError(err error) error {
+	if FaultOf(err) == FaultOther {
+		return err
+	}
+	return db.storageError(err)
+}
+
 func describe(path string, err error) error {
 	var se *StorageError
 	if err == nil || errors.As(err, &se) {

@@ -260,9 +260,9 @@ const streamedChunks = `coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq)
 func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	rows, err := db.sql.Query(messageQuery+where+` ORDER BY m.id`, args...)
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
-	return readRows(rows, func(rows *sql.Rows, m *Message) error {
+	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
@@ -275,6 +275,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		m.Retry = c.classification()
 		return nil
 	})
+	return out, db.readError(err)
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
@@ -285,7 +286,7 @@ func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]Message, 
 		return nil, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
 	}
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
 	return db.queryMessages(`WHERE m.session_id = ?`+extra, append([]any{sessionID}, args...)...)
 }

@@ -45,14 +45,15 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 		ORDER BY rank LIMIT ?4`, q, HitStart, HitEnd, limit)
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
-	return readRows(rows, func(rows *sql.Rows, h *Hit) error {
+	hits, err := readRows(rows, func(rows *sql.Rows, h *Hit) error {
 		var created sql.NullInt64
 		err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt)
 		h.CreatedAt = fromNanos(created)
 		return err
 	})
+	return hits, db.readError(err)
 }
 
 // matchQuery turns what the operator typed into an FTS5 query: every word quoted, so that no
