@@ -31,6 +31,7 @@ flags:
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
 exit status: 0 succeeded, 1 failed (not retryable), 2 usage or configuration error,
-3 failed (retryable), 130 interrupted
+3 failed (retryable), 4 succeeded but not stored (see the recovery file), 130 interrupted
+(143 SIGTERM, 129 SIGHUP), 141 stdout closed
 `)
 }
