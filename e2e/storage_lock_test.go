@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -98,70 +99,91 @@ func (a *arrivals) since(t time.Time) (gap time.Duration, last time.Time) {
 // Another process holds the write lock while a reply streams to its end. stdout keeps
 // streaming all the while, and parley either stores the reply once the lock is freed, or,
 // the lock held past its two tries at the end, says it was not stored (exit 4); the next
-// command then stores it. Either way the database ends with every byte printed.
+// command then stores it. Either way the database ends with every byte printed. Both run
+// side by side, each on a database of its own: the holds are most of the test's time.
 func TestStorageLockHeldAcrossTheEnd(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name string
-		// hold is how long the lock is held; 0 holds it until parley gives up.
-		hold time.Duration
-		code int
-	}{
-		// The stream ends 2 to 3 s into the lock, and parley tries twice for 5 s after that:
-		// a lock freed at 6 s is waited out.
-		{name: "freed before parley gives up", hold: 6 * time.Second, code: chat.ExitOK},
-		{name: "held until parley gives up", code: chat.ExitNotStored},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			// 600 chunks 5 ms apart: about three seconds of reply.
-			srv := demotest.Start(t, demo.Options{Tokens: 600, Pace: 5 * time.Millisecond})
-			u := newStorageUser(t, t.TempDir())
-			cmd := u.command("-p", "tell me everything", "--base-url", srv.URL(), "--model", "m")
-			stdout, stderr := new(arrivals), new(syncBuffer)
-			cmd.Stdout, cmd.Stderr = stdout, stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan struct{})
-			go func() { cmd.Wait(); close(exited) }()
-			waitFor(t, "the reply to stream", func() bool { return len(stdout.String()) > 1000 })
-			lock := holdWriteLock(t, u.home)
-			if c.hold > 0 {
-				time.Sleep(c.hold) // the hold is the test
-			} else {
-				select {
-				case <-exited:
-				case <-time.After(40 * time.Second):
-					t.Fatal("parley still waits after 40 s of another's lock")
-				}
-			}
-			held := time.Since(lock.at)
-			lock.release()
-			select {
-			case <-exited:
-			case <-time.After(3 * busyTimeout):
-				t.Fatal("parley did not end once the lock was freed")
-			}
-			gap, last := stdout.since(lock.at)
-			code := cmd.ProcessState.ExitCode()
-			t.Logf("lock held %s; the stream ended %s into it; longest gap in stdout %s; exit %d; %d bytes",
-				held.Round(time.Millisecond), last.Sub(lock.at).Round(time.Millisecond), gap.Round(time.Millisecond), code, len(stdout.String()))
-			if gap > 500*time.Millisecond {
-				t.Errorf("stdout stalled %s while the lock was held", gap)
-			}
-			if last.Sub(lock.at) < time.Second || last.Sub(lock.at) > held {
-				t.Errorf("the stream ended %s into a lock held %s: not across its end", last.Sub(lock.at), held)
-			}
-			if code != c.code {
-				t.Errorf("exit %d, want %d; stderr %q", code, c.code, stderr.String())
-			}
-			if c.code == chat.ExitNotStored && !strings.Contains(stderr.String(), "not saved: another parley is writing") {
-				t.Errorf("stderr does not say why the reply was not saved: %q", stderr.String())
-			}
-			u.checkFoldedBack(stdout.String(), "succeeded")
-		})
+	// The stream ends 2 to 3 s into the lock, and parley tries twice for 5 s after that: a
+	// lock freed at 6 s is waited out.
+	freed := &lockedStream{name: "freed before parley gives up", code: chat.ExitOK}
+	gaveUp := &lockedStream{name: "held until parley gives up", code: chat.ExitNotStored}
+	// 600 chunks 5 ms apart: about three seconds of reply.
+	srv := demotest.Start(t, demo.Options{Tokens: 600, Pace: 5 * time.Millisecond})
+	for _, s := range []*lockedStream{freed, gaveUp} {
+		s.start(t, srv.URL())
 	}
+	for _, s := range []*lockedStream{freed, gaveUp} {
+		waitFor(t, s.name+": the reply to stream", func() bool { return len(s.stdout.String()) > 1000 })
+		s.lock = holdWriteLock(t, s.u.home)
+	}
+	time.Sleep(time.Until(freed.lock.at.Add(6 * time.Second))) // the hold is the test
+	freed.release()
+	select {
+	case <-gaveUp.exited:
+	case <-time.After(40 * time.Second):
+		t.Fatal("parley still waits after 40 s of another's lock")
+	}
+	gaveUp.release()
+	for _, s := range []*lockedStream{freed, gaveUp} {
+		s.check(t)
+	}
+}
+
+// lockedStream is a reply printed while another process holds the write lock.
+type lockedStream struct {
+	name   string
+	code   int // the exit status it must end with
+	u      storageUser
+	cmd    *exec.Cmd
+	stdout *arrivals
+	stderr *syncBuffer
+	exited chan struct{}
+	lock   *writeLock
+	held   time.Duration
+}
+
+func (s *lockedStream) start(t *testing.T, baseURL string) {
+	s.u = newStorageUser(t, t.TempDir())
+	s.cmd = s.u.command("-p", "tell me everything", "--base-url", baseURL, "--model", "m")
+	s.stdout, s.stderr, s.exited = new(arrivals), new(syncBuffer), make(chan struct{})
+	s.cmd.Stdout, s.cmd.Stderr = s.stdout, s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.cmd.Wait(); close(s.exited) }()
+}
+
+func (s *lockedStream) release() {
+	s.held = time.Since(s.lock.at)
+	s.lock.release()
+}
+
+// check checks, once the lock is freed, that parley ended as it must, that stdout never
+// stalled while the lock was held, and that the database holds every byte printed.
+func (s *lockedStream) check(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.exited:
+	case <-time.After(3 * busyTimeout):
+		t.Fatalf("%s: parley did not end once the lock was freed", s.name)
+	}
+	gap, last := s.stdout.since(s.lock.at)
+	into, code := last.Sub(s.lock.at), s.cmd.ProcessState.ExitCode()
+	t.Logf("%s: lock held %s; the stream ended %s into it; longest gap in stdout %s; exit %d; %d bytes", s.name,
+		s.held.Round(time.Millisecond), into.Round(time.Millisecond), gap.Round(time.Millisecond), code, len(s.stdout.String()))
+	if gap > 500*time.Millisecond {
+		t.Errorf("%s: stdout stalled %s while the lock was held", s.name, gap)
+	}
+	if into < time.Second || into > s.held {
+		t.Errorf("%s: the stream ended %s into a lock held %s: not across its end", s.name, into, s.held)
+	}
+	if code != s.code {
+		t.Errorf("%s: exit %d, want %d; stderr %q", s.name, code, s.code, s.stderr.String())
+	}
+	if s.code == chat.ExitNotStored && !strings.Contains(s.stderr.String(), "not saved: another parley is writing") {
+		t.Errorf("%s: stderr does not say why the reply was not saved: %q", s.name, s.stderr.String())
+	}
+	s.u.checkFoldedBack(s.stdout.String(), "succeeded")
 }
 
 // Reading needs no write: while another process holds the write lock, and on a read-only
