@@ -40,9 +40,17 @@ func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, s
 	return c, time.Unix(0, said), true, nil
 }
 
-// ForgetWait forgets the wait remembered for ep: its time passed, or a request succeeded.
+// ForgetWait forgets the wait remembered for ep: its time passed, or a request succeeded. It
+// writes only when there is one: every reply that succeeds forgets, and a write would wait out
+// another parley's lock at each reply's end.
 func (db *DB) ForgetWait(ep chat.EndpointKey) error {
-	_, err := db.sql.Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
+	var n int
+	err := db.sql.QueryRow(`SELECT count(*) FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
+		ep.BaseURL, ep.Model, ep.KeyEnv).Scan(&n)
+	if err != nil || n == 0 {
+		return err
+	}
+	_, err = db.sql.Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
 		ep.BaseURL, ep.Model, ep.KeyEnv)
 	return err
 }

@@ -37,6 +37,12 @@ func FaultOf(err error) Fault {
 		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
 			return FaultDamaged
 		case sqlite3.SQLITE_IOERR:
+			// SQLite grows the -shm file by writing to it, and says only SHMSIZE when that
+			// fails: on a disk that works, that is a full one (opening a database in WAL mode
+			// on a full disk fails so).
+			if se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE {
+				return FaultFull
+			}
 			return FaultIO
 		case sqlite3.SQLITE_CANTOPEN:
 			return FaultReadOnly
@@ -92,6 +98,15 @@ func (db *DB) storageError(err error) error {
 		err = db.readOnly // opened to read because of it: the write fails for the same cause
 	}
 	return describe(db.path, err)
+}
+
+// readError names the database and the fix for err, a failure to read it, when the cause is
+// the storage (a damaged file, a failing disk); any other error is kept as it is.
+func (db *DB) readError(err error) error {
+	if FaultOf(err) == FaultOther {
+		return err
+	}
+	return db.storageError(err)
 }
 
 func describe(path string, err error) error {

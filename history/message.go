@@ -286,7 +286,7 @@ const streamedChunks = `coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq)
 func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	rows, err := db.sql.Query(messageQuery+where+` ORDER BY m.id`, args...)
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
 	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
@@ -305,13 +305,13 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		return nil
 	})
 	if err != nil || len(out) == 0 {
-		return out, err
+		return out, db.readError(err)
 	}
 	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
 	for i := range out {
 		out[i].Images = images[out[i].ID]
 	}
-	return out, err
+	return out, db.readError(err)
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
@@ -322,7 +322,7 @@ func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]Message, 
 		return nil, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
 	}
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
 	return db.queryMessages(`WHERE m.session_id = ?`+extra, append([]any{sessionID}, args...)...)
 }

@@ -113,7 +113,8 @@ type endRequest struct {
 }
 
 func newRunWriter(db *DB, runID int64, clock chat.Clock) *runWriter {
-	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest),
+	// ends holds the end until the writer takes it: the event path never waits for a store.
+	w := &runWriter{db: db, runID: runID, clock: clock, wake: make(chan struct{}, 1), ends: make(chan endRequest, 1),
 		flushes: make(chan (<-chan time.Time), 1)}
 	if runID < 0 {
 		w.recovering, w.cause = true, "its message could not be stored"
@@ -175,6 +176,14 @@ func (w *runWriter) end(o chat.Outcome, finishReason, model string) <-chan strin
 func (w *runWriter) run() {
 	var flush, retry <-chan time.Time
 	for {
+		// An end goes before any store: finishing stores all that waits, and each store tried
+		// under another parley's lock waits out busyTimeout.
+		select {
+		case req := <-w.ends:
+			req.done <- w.finish(req)
+			return
+		default:
+		}
 		select {
 		case <-w.wake:
 			if w.waitsToStart() {

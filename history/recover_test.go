@@ -20,6 +20,13 @@ import (
 const helperEnv = "PARLEY_HISTORY_TEST_HELPER_DB"
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(noRoomEnv); path != "" {
+		if err := openWithNoRoom(path); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if path := os.Getenv(helperEnv); path != "" {
 		if err := runHelper(path); err != nil {
 			fmt.Fprintln(os.Stderr, err)

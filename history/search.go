@@ -49,14 +49,15 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 		`+liveMatches+`
 		ORDER BY rank LIMIT ?4`, q, HitStart, HitEnd, limit)
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
-	return readRows(rows, func(rows *sql.Rows, h *Hit) error {
+	hits, err := readRows(rows, func(rows *sql.Rows, h *Hit) error {
 		var created sql.NullInt64
 		err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt)
 		h.CreatedAt = fromNanos(created)
 		return err
 	})
+	return hits, db.readError(err)
 }
 
 // CountMatches counts the messages Search finds for words when no limit stops it.

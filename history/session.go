@@ -105,7 +105,7 @@ func (db *DB) Session(id string) (Session, error) {
 	}
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
-		return s, err
+		return s, db.readError(err)
 	}
 	rows, err := db.sql.Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
 	if err != nil {
@@ -202,9 +202,10 @@ func (db *DB) Sessions() ([]Session, error) {
 	rows, err := db.sql.Query(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC`)
 	if err != nil {
-		return nil, err
+		return nil, db.readError(err)
 	}
-	return readRows(rows, scanSessionRow)
+	out, err := readRows(rows, scanSessionRow)
+	return out, db.readError(err)
 }
 
 // title makes a session title from an operator message: its first non-blank line, trimmed, cut

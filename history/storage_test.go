@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -206,5 +208,107 @@ func TestPostToRecoveryIsFoldedBack(t *testing.T) {
 	if err != nil || len(msgs) != 2 || msgs[0].Content != "what is a quokka?" || msgs[1].Content != "A small wallaby." ||
 		msgs[1].Status != chat.StatusSucceeded {
 		t.Fatalf("folded back: %+v, %v", msgs, err)
+	}
+}
+
+// noRoomEnv, when set, makes the test binary open the database it names where no file can
+// grow, as on a full disk: see openWithNoRoom.
+const noRoomEnv = "PARLEY_HISTORY_TEST_NO_ROOM_DB"
+
+// openWithNoRoom opens the database at path in a process whose files cannot grow past 1 KiB
+// (the -shm file needs 32 KiB, as on a full disk), and prints its sessions and whether it is
+// read-only.
+func openWithNoRoom(path string) error {
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1024, Max: 1024}); err != nil {
+		return err
+	}
+	db, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	list, err := db.Sessions()
+	if err != nil {
+		return err
+	}
+	fmt.Println(len(list), db.ReadOnly())
+	return nil
+}
+
+// A database in WAL mode on a disk with no room for its -shm file (SQLite says only "disk I/O
+// error" then) opens read-only, and what it holds reads.
+func TestOpenWithNoRoomForTheSharedMemoryReads(t *testing.T) {
+	db := openTemp(t)
+	post(t, db, newSession(t, db).ID, "kept")
+	path := db.Path()
+	db.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), noRoomEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1 true" {
+		t.Fatalf("opened with no room: %v: %s; want one session, read-only", err, out)
+	}
+}
+
+// A reply that succeeds forgets its endpoint's remembered wait; with none remembered that
+// takes no write, so it never waits out another parley's lock at the end of every reply.
+func TestForgettingNoWaitNeedsNoWrite(t *testing.T) {
+	shortBusy(t, 100*time.Millisecond)
+	db := openTemp(t)
+	ctx := context.Background()
+	conn, err := rawSQL(t, db.Path()).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	if err := db.ForgetWait(chat.EndpointKey{BaseURL: "http://127.0.0.1:8080/v1", Model: "m"}); err != nil {
+		t.Fatalf("forgetting no wait under another's lock: %v", err)
+	}
+}
+
+// The end of a run never holds back the events before it: while the writer waits out another
+// parley's lock, what already streamed is forwarded at once, and the end is stored once the
+// lock is gone.
+func TestTheEndWaitsOffTheEventPath(t *testing.T) {
+	shortBusy(t, 3*time.Second)
+	db := openTemp(t)
+	r := post(t, db, newSession(t, db).ID, "q")
+	ctx := context.Background()
+	conn, err := rawSQL(t, db.Path()).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	in := make(chan chat.Event, 16)
+	out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
+	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	in <- chat.Event{Kind: chat.EventDelta, Text: "the first words"}
+	time.Sleep(50 * time.Millisecond) // the writer is starting the run, waiting out the lock
+	in <- chat.Event{Kind: chat.EventDelta, Text: ", the last"}
+	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+	close(in)
+	start := time.Now()
+	for ev := range out {
+		if ev.Text == ", the last" {
+			break
+		}
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("the text before the end came %s late: the end waited for the lock on the event path", took)
+	}
+	conn.ExecContext(ctx, "ROLLBACK")
+	var end chat.Event
+	for ev := range out {
+		end = ev
+	}
+	if end.Kind != chat.EventFinished || end.NotStored != "" || replyText(t, db, r.RunID) != "the first words, the last" {
+		t.Fatalf("ended %+v, stored %q; want finished and stored", end, replyText(t, db, r.RunID))
 	}
 }

@@ -44,7 +44,8 @@ flags:
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
 exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit),
-2 usage or configuration error, 3 failed (retryable; also --timeout passed), 4 the reply was not
-stored, 130 interrupted, 141 stdout closed; parley search exits 1 when nothing matches
+2 usage or configuration error, 3 failed (retryable; also --timeout passed), 4 succeeded but not
+stored (see the recovery file), 130 interrupted (143 SIGTERM, 129 SIGHUP), 141 stdout closed;
+parley search exits 1 when nothing matches
 `)
 }

@@ -300,6 +300,9 @@ func TestTokensStreamsExactlyNChunks(t *testing.T) {
 	if texts[0] != texts[1] {
 		t.Error("generated replies differ between runs")
 	}
+	if texts[0] != Generated(n, false) {
+		t.Error("the streamed reply is not Generated's")
+	}
 	if !strings.HasPrefix(texts[0], "## 1. ") {
 		t.Errorf("generated reply starts %q", texts[0][:20])
 	}

@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// Generated returns the reply a server started with Tokens n and OpenCode openCode streams,
+// whole: for tests that compare what a client showed or stored with what was sent.
+func Generated(n int, openCode bool) string {
+	return strings.Join(syntheticTokens(n, openCode), "")
+}
+
 // syntheticTokens returns the first n chunks of a generated markdown document shaped like the
 // long replies models give: long paragraphs, nested lists, tables, long fenced code blocks in
 // several languages, headings at two levels and quotes. With openCode the reply opens a code

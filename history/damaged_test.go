@@ -1,0 +1,45 @@
+package history
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A database damaged where its sessions are kept opens, and reading them says so in plain
+// words, with the file and the way out, not only "malformed (11)".
+func TestReadingADamagedDatabaseSaysSo(t *testing.T) {
+	db := openTemp(t)
+	post(t, db, newSession(t, db).ID, "kept")
+	path := db.Path()
+	var page, size int64
+	raw := rawSQL(t, path)
+	if err := raw.QueryRow(`SELECT rootpage FROM sqlite_master WHERE name = 'sessions'`).Scan(&page); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.QueryRow(`PRAGMA page_size`).Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db.Close() // the last connection: the WAL is checkpointed into the file
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Repeat("\xff", int(size))), (page-1)*size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	damaged, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer damaged.Close()
+	_, err = damaged.Sessions()
+	var se *StorageError
+	if !errors.As(err, &se) || se.Fault != FaultDamaged || !strings.Contains(err.Error(), path+" is damaged") ||
+		!strings.Contains(err.Error(), `".recover"`) {
+		t.Fatalf("listing the sessions of a damaged database: %v", err)
+	}
+}
