@@ -61,11 +61,11 @@ func init() {
 			}
 			return nil, m.setModel(args)
 		}},
-		{names: []string{"/role"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/role"}, args: "[NAME|none]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.roleCommand(args)
 			return nil, true
 		}},
-		{names: []string{"/system"}, args: "[TEXT]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/system"}, args: "[TEXT|off]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.systemCommand(args)
 			return nil, true
 		}},
