@@ -62,6 +62,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
+		if m.focus == focusInput && m.closeMenu() {
+			return nil
+		}
 		if m.offerRun != 0 {
 			m.dismissOffer()
 			return nil
@@ -147,6 +150,9 @@ func (m *Model) selectable() bool {
 func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
 	empty := m.input.Empty()
+	if cmd, done := m.menuKey(msg); done {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
@@ -206,6 +212,10 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 			m.input.SetValue(text)
 		}
 		return cmd
+	}
+	if notice, unknown := unknownSlash(text); unknown {
+		m.setNotice(notice, true)
+		return nil
 	}
 	if m.modelName() == "" {
 		// Nothing may be sent without a model; the text stays where it is.

@@ -166,6 +166,9 @@ type Model struct {
 	cleared string
 	recall  recall
 
+	// menu is the menu of slash commands above the input (slashmenu.go).
+	menu slashMenu
+
 	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
 	// while the mouse is captured (copy.go).
 	clip     clipboard.Way
