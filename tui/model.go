@@ -158,8 +158,10 @@ type Model struct {
 	// held is set when a reply was stopped with messages queued behind it: they wait for
 	// enter, or for the next message sent, instead of going out by themselves.
 	held bool
-	// confirm is the action waiting for its key to be pressed again.
+	// confirm is the action waiting for its key to be pressed again, and asked the question
+	// it asked (confirm.go).
 	confirm confirm
+	asked   string
 	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
 	// emptied the input of; recall is the walk through earlier messages (draft.go).
 	draft   draftState

@@ -36,11 +36,7 @@ var slashCommands []slashCommand
 func init() {
 	slashCommands = []slashCommand{
 		{names: []string{"/new"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			ask := confirm{action: "new"}
-			if m.busy() && pending != ask {
-				m.confirm = ask
-				m.setNotice("a reply is being written: "+m.keys.Input.Send.Help().Key+
-					" again stops it and opens a new session", true)
+			if !m.confirmLeave(confirm{action: "new"}, pending, m.keys.Input.Send.Help().Key, "opens a new session") {
 				return nil, false
 			}
 			return m.switchTo(newSession), true
@@ -91,7 +87,10 @@ func init() {
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},
-		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
+			if !m.confirmLeave(confirm{action: "quit"}, pending, m.keys.Input.Send.Help().Key, "quits") {
+				return nil, false
+			}
 			return m.quitAfterActive(), true
 		}},
 	}
