@@ -369,8 +369,8 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
 			AND `+notCompacted+`
-			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
-				WHERE s.session_id = m.session_id AND s.role = 'system'))
+			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
+				WHERE s.session_id = m.session_id AND s.role = 'system')))
 		ORDER BY m.role != 'system', m.id`, sessionID)
 	if err != nil {
 		return nil, err
@@ -379,7 +379,7 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 }
 
 // Context returns what a run answering anchorID sends to the model: the system prompt in
-// effect for the anchor (the session's last before it), then the live transcript of the
+// effect for the anchor (the session's last before it, unless that is a removal), then the live transcript of the
 // anchor's session up to and including the anchor, leaving out empty replies and replies
 // whose run is still queued or running. The anchor must be a live operator message.
 func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
@@ -395,8 +395,8 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 			AND NOT (m.role = 'assistant'
 				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
 			AND `+notCompacted+`
-			AND (m.role != 'system' OR m.id = (SELECT max(s.id) FROM messages s
-				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1))
+			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
+				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1)))
 		ORDER BY m.role != 'system', m.id`, anchorID)
 	if err != nil {
 		return nil, err

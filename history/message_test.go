@@ -474,3 +474,37 @@ func TestPostSystemRefusals(t *testing.T) {
 		t.Errorf("a session without a prompt: %+v, %v", p, err)
 	}
 }
+
+// Removing the system prompt stores the removal as an empty system message: the messages after
+// it are sent with none, those before keep theirs, and a session with none stores nothing.
+func TestRemoveSystem(t *testing.T) {
+	db, s := openSession(t)
+	if m, err := db.RemoveSystem(s.ID); err != nil || m.ID != 0 {
+		t.Fatalf("removing a prompt the session does not have stored %+v, %v", m, err)
+	}
+	if _, err := db.PostSystem(s.ID, SystemPrompt{Role: "poet", Text: "Answer in verse."}); err != nil {
+		t.Fatal(err)
+	}
+	r1 := post(t, db, s.ID, "first")
+	answer(t, db, r1, "a rhyme")
+	removed, err := db.RemoveSystem(s.ID)
+	if err != nil || removed.ID == 0 || removed.Role != chat.RoleSystem || removed.Content != "" {
+		t.Fatalf("RemoveSystem: %+v, %v", removed, err)
+	}
+	if m, err := db.RemoveSystem(s.ID); err != nil || m.ID != 0 {
+		t.Fatalf("removing it twice stored %+v, %v", m, err)
+	}
+	if p, err := db.SystemPrompt(s.ID); err != nil || p != (SystemPrompt{}) {
+		t.Fatalf("SystemPrompt after the removal: %+v, %v", p, err)
+	}
+	r2 := post(t, db, s.ID, "second")
+	if got := contextOf(t, db, r2.AnchorID); !slices.Equal(got, []string{"user: first", "assistant: a rhyme", "user: second"}) {
+		t.Fatalf("context after the removal %q", got)
+	}
+	if got, err := db.SessionContext(s.ID); err != nil || len(got) == 0 || got[0].Role == chat.RoleSystem {
+		t.Fatalf("session context after the removal %+v, %v", got, err)
+	}
+	if got := contextOf(t, db, r1.AnchorID); !slices.Equal(got, []string{"system: Answer in verse.", "user: first"}) {
+		t.Fatalf("the earlier message lost its prompt: %q", got)
+	}
+}

@@ -47,8 +47,37 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 	return m, nil
 }
 
+// RemoveSystem leaves the session's operator messages from now on without a system prompt,
+// storing the removal as a system message with no text (never sent), unless the session has
+// none already. It returns the message stored, with ID 0 when nothing was.
+func (db *DB) RemoveSystem(sessionID string) (Message, error) {
+	if cur, err := db.SystemPrompt(sessionID); err != nil || cur.Text == "" {
+		return Message{}, err
+	}
+	m := Message{SessionID: sessionID, Role: chat.RoleSystem}
+	err := db.write(func(tx *sql.Tx) error {
+		cur, err := systemPrompt(tx, sessionID)
+		if err != nil || cur.Text == "" {
+			return err
+		}
+		now := time.Now()
+		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
+			VALUES (?, 'system', '', '', ?)`, sessionID, nanos(now))
+		if err != nil {
+			return err
+		}
+		m.CreatedAt = time.Unix(0, nanos(now))
+		m.ID, err = res.LastInsertId()
+		return err
+	})
+	if err != nil || m.ID == 0 {
+		return Message{}, err
+	}
+	return m, nil
+}
+
 // SystemPrompt returns the session's system prompt now: its newest system message, or the
-// zero SystemPrompt when it has none.
+// zero SystemPrompt when it has none (or its newest is a removal, RemoveSystem).
 func (db *DB) SystemPrompt(sessionID string) (SystemPrompt, error) {
 	return systemPrompt(db.sql, sessionID)
 }

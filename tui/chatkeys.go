@@ -20,18 +20,19 @@ import (
 // that arrives that soon was meant to stop the reply, and the letters typed after it are text.
 const selectGuard = 600 * time.Millisecond
 
-// confirm is an action that asked for its key to be pressed again before it acts. Any other
-// key forgets it.
-type confirm struct {
-	action string // "regenerate" or "new"
-	id     int64  // the reply to regenerate from
-}
-
-// handleKey routes a key press by focus. Typed keys go to the input only; the transcript
-// interprets its own keys and hands the rest to the input.
+// handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
+// for this key only: any other key forgets it, and the question's notice goes with it.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	pending := m.confirm
 	m.confirm = confirm{}
+	cmd := m.routeKey(msg, pending)
+	m.forgetQuestion(pending)
+	return cmd
+}
+
+// routeKey routes a key press by focus. Typed keys go to the input only; the transcript
+// interprets its own keys and hands the rest to the input.
+func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	m.updateKeys() // a key handled just before this one may have changed what acts
 	if next, ok := escThen(msg); ok {
 		// Terminals send esc and a key typed right after it as one alt+key (tmux does within
@@ -40,7 +41,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.focus {
 	case focusPicker:
-		return m.pickerKey(msg)
+		return m.pickerKey(msg, pending)
 	case focusVersions:
 		return m.versionsKey(msg)
 	case focusModels:
@@ -59,10 +60,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.clearDraft()
 			return nil
 		}
-		return m.quit()
+		return m.interruptQuit(pending)
 	case key.Matches(msg, c.Cancel):
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
+		}
+		if m.focus == focusInput && m.closeMenu() {
+			return nil
 		}
 		if m.offerRun != 0 {
 			m.dismissOffer()
@@ -149,6 +153,9 @@ func (m *Model) selectable() bool {
 func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
 	empty := m.input.Empty()
+	if cmd, done := m.menuKey(msg); done {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
@@ -177,7 +184,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ScrollDown(wheelLines)
 		return nil
 	case empty && key.Matches(msg, in.Quit):
-		return m.quitAfterActive()
+		return m.confirmQuit(pending, in.Quit.Help().Key)
 	case empty && key.Matches(msg, c.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		return nil
@@ -210,6 +217,10 @@ func (m *Model) submit(pending confirm) tea.Cmd {
 			m.input.SetValue(text)
 		}
 		return cmd
+	}
+	if notice, unknown := unknownSlash(text); unknown {
+		m.setNotice(notice, true)
+		return nil
 	}
 	if m.modelName() == "" {
 		// Nothing may be sent without a model; the text stays where it is.
@@ -245,7 +256,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Newer):
 		return m.showVersions(m.transcript.Selected(), 1)
 	case key.Matches(msg, t.Edit):
-		m.startEdit(m.transcript.Selected())
+		m.editSelected(pending)
 	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, t.Down):
@@ -273,18 +284,4 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return cmd
 	}
 	return nil
-}
-
-// regenerateSelected is r on the selected reply. A reply with messages after it asks first:
-// regenerating supersedes them all.
-func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
-	id := m.transcript.Selected()
-	ask := confirm{action: "regenerate", id: id}
-	if n := m.transcript.Later(id); n > 0 && pending != ask {
-		m.confirm = ask
-		m.setNotice(fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
-			m.keys.Transcript.Regenerate.Help().Key, plural(n, "later message")), true)
-		return nil
-	}
-	return m.regenerateReply(id)
 }

@@ -55,6 +55,11 @@ type InputKeys struct {
 	// arrives as these arrows while the mouse is not captured (alternate scroll).
 	ScrollUp   key.Binding
 	ScrollDown key.Binding
+	// Complete, MenuUp and MenuDown act while a line that starts with / shows the menu of
+	// commands (slashmenu.go): the arrows choose one, Complete puts it in the input.
+	Complete key.Binding
+	MenuUp   key.Binding
+	MenuDown key.Binding
 }
 
 // TranscriptKeys act while the transcript has the focus.
@@ -120,6 +125,9 @@ func DefaultKeyMap() KeyMap {
 			Newer:      bind("later message", "ctrl+n"),
 			ScrollUp:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
 			ScrollDown: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll")),
+			Complete:   bind("complete a /command", "tab"),
+			MenuUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
+			MenuDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
 		},
 		Transcript: TranscriptKeys{
 			Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous message")),
@@ -186,7 +194,7 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
 	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown),
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.CopyCode, t.FocusInput}},

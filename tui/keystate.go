@@ -23,6 +23,7 @@ func (m *Model) updateKeys() {
 	k.Input.Newer.SetKeys(keysIf(shown, "ctrl+n", "down")...)
 	k.Input.ScrollUp.SetEnabled(empty && !trans)
 	k.Input.ScrollDown.SetEnabled(empty && !trans)
+	menu := m.updateMenu()
 	if m.mouse {
 		c := &k.Chat
 		c.Mouse = relabel(c.Mouse, "free mouse")
@@ -63,6 +64,8 @@ func (m *Model) updateKeys() {
 		c.Interrupt = relabel(c.Interrupt, "cancel reply")
 	case trans:
 		c.Cancel = relabel(c.Cancel, "back to typing")
+	case menu:
+		c.Cancel = relabel(c.Cancel, "close the menu")
 	default:
 		c.Cancel = relabel(c.Cancel, "select replies")
 	}

@@ -158,13 +158,18 @@ type Model struct {
 	// held is set when a reply was stopped with messages queued behind it: they wait for
 	// enter, or for the next message sent, instead of going out by themselves.
 	held bool
-	// confirm is the action waiting for its key to be pressed again.
+	// confirm is the action waiting for its key to be pressed again, and asked the question
+	// it asked (confirm.go).
 	confirm confirm
+	asked   string
 	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
 	// emptied the input of; recall is the walk through earlier messages (draft.go).
 	draft   draftState
 	cleared string
 	recall  recall
+
+	// menu is the menu of slash commands above the input (slashmenu.go).
+	menu slashMenu
 
 	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
 	// while the mouse is captured (copy.go).

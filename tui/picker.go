@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -44,8 +45,14 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 	return nil
 }
 
-// pickerKey handles a key while the picker is open.
-func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+// pickerKey handles a key while the picker is open. Opening another session while a reply is
+// being written asks first.
+func (m *Model) pickerKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
+	if shown := m.picker.shown(); key.Matches(msg, m.keys.Picker.Choose) && len(shown) > 0 {
+		if s := shown[m.picker.cursor]; !m.confirmOpen(s.ID, sessionTitle(s), pending) {
+			return nil
+		}
+	}
 	s, did := choose(m, &m.picker.filterList, msg)
 	switch {
 	case did == listTyped:
@@ -61,17 +68,21 @@ func (m *Model) pickerView(height int) []string {
 	st := m.styles
 	look := listLook{title: "Sessions", choose: "open", typing: "type to search", query: "search", none: "no session's title or messages hold "}
 	return m.picker.view(st, m.keys.Picker, m.width, height, look, func(s history.Session) string {
-		title := s.Title
-		if title == "" {
-			title = "(empty)"
-		}
 		row := fmt.Sprintf("%s  %s  %d messages  %s", chat.FormatDate(s.UpdatedAt),
-			sanitize.String(title), s.Messages, shortID(s.ID))
+			sanitize.String(sessionTitle(s)), s.Messages, shortID(s.ID))
 		if e := m.picker.excerpt(s.ID); e != "" {
 			row += st.Muted.Render("  " + sanitize.String(e))
 		}
 		return ansi.Truncate(row, max(0, m.width-2), "…")
 	})
+}
+
+// sessionTitle is how the picker names session s.
+func sessionTitle(s history.Session) string {
+	if s.Title == "" {
+		return "(empty)"
+	}
+	return s.Title
 }
 
 // shortID is the first characters of a session id, enough to tell sessions apart.

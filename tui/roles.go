@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -107,20 +108,40 @@ func (m *Model) sessionOpened(stored history.SystemPrompt, msgs []history.Messag
 }
 
 // postSystem stores p as the session's system prompt before a message, unless it is that
-// already or empty, and returns the message stored (ID 0 when none was). It runs inside a
-// command.
+// already, and returns the message stored (ID 0 when none was); an empty p stores the removal
+// of the session's prompt, if it has one. It runs inside a command.
 func postSystem(db *history.DB, sessionID string, p history.SystemPrompt) (history.Message, error) {
-	if p.Text == "" {
-		return history.Message{}, nil
+	switch {
+	case p.Text != "":
+		return db.PostSystem(sessionID, p)
+	case sessionID != "":
+		// None: a prompt the session has stops here (/role none, /system off).
+		return db.RemoveSystem(sessionID)
 	}
-	return db.PostSystem(sessionID, p)
+	return history.Message{}, nil
+}
+
+// noPrompt reports whether a /role or /system argument asks for no system prompt.
+func noPrompt(arg string) bool {
+	return strings.EqualFold(arg, "none") || strings.EqualFold(arg, "off")
+}
+
+// removeSystem is /role none and /system off: the next messages go without a system prompt.
+func (m *Model) removeSystem() {
+	m.next.system = history.SystemPrompt{}
+	m.setNotice("no system prompt for the next messages", false)
 }
 
 // roleCommand is /role: alone it lists the roles; with a name it makes that role's prompt,
-// and model, those of the next messages.
+// and model, those of the next messages; /role none removes the prompt.
 func (m *Model) roleCommand(name string) {
-	if name == "" {
-		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses)", roleNames(m.start.roles), m.systemLabel()), false)
+	switch {
+	case name == "":
+		now := cmp.Or(m.systemLabel(), "none")
+		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses, /role none removes it)", roleNames(m.start.roles), now), false)
+		return
+	case noPrompt(name):
+		m.removeSystem()
 		return
 	}
 	r, ok := m.start.roles[name]
@@ -141,14 +162,20 @@ func (m *Model) roleCommand(name string) {
 }
 
 // systemCommand is /system: alone it shows the system prompt of the next messages; with text
-// it makes the text that prompt.
+// it makes the text that prompt; /system off removes it.
 func (m *Model) systemCommand(text string) {
 	if text == "" {
 		first, _, _ := strings.Cut(m.next.system.Text, "\n")
 		if first == "" {
 			first = "none (/system TEXT sets one)"
+		} else {
+			first += " (/system off removes it)"
 		}
 		m.setNotice("system prompt: "+sanitize.String(first), false)
+		return
+	}
+	if noPrompt(text) {
+		m.removeSystem()
 		return
 	}
 	m.next.system = history.SystemPrompt{Text: text}

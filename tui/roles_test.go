@@ -90,3 +90,40 @@ func TestTheSystemPromptOfASessionOpened(t *testing.T) {
 		}
 	}
 }
+
+// /role none and /system off remove the system prompt for the messages after them; the earlier
+// ones keep theirs, and /role says what is in use.
+func TestRoleNoneAndSystemOffRemoveThePrompt(t *testing.T) {
+	for _, line := range []string{"/role none", "/system off"} {
+		t.Run(line, func(t *testing.T) {
+			o, srv, _ := demoOptions(t, screenConfig{})
+			o.System, o.SystemExplicit = poet, true
+			o.Roles = map[string]Role{"terse": {Name: "terse", System: "Be terse."}}
+			m, _ := openModel(t, o, 120, 30)
+			d := newDriver(t, m)
+			d.typeAndSend("hello")
+			d.until("the reply", answered(t, 3))
+			d.typeAndSend(line)
+			if header, _, _ := strings.Cut(plain(d.m), "\n"); strings.Contains(header, "role poet") || !strings.Contains(d.m.notice, "no system prompt for the next messages") {
+				t.Fatalf("after %s: notice %q\n%s", line, d.m.notice, plain(d.m))
+			}
+			d.typeAndSend("/role")
+			if !strings.Contains(d.m.notice, "now: none") {
+				t.Fatalf("/role with none set: %q", d.m.notice)
+			}
+			d.typeAndSend("and now?")
+			d.until("the reply without a prompt", func(m Model) bool { return srv.Requests() == 2 && answered(t, 6)(m) })
+			got := srv.Received()
+			if first := got[1].Messages[0]; first.Role == "system" || len(got[1].Messages) != 3 {
+				t.Fatalf("the request after %s: %+v", line, got[1].Messages)
+			}
+			if !strings.Contains(plain(d.m), "System prompt removed") {
+				t.Fatalf("the transcript does not show the removal:\n%s", plain(d.m))
+			}
+			// The first request went with the prompt.
+			if first := got[0].Messages[0]; first.Content != "Answer in verse." {
+				t.Fatalf("the first request: %+v", got[0].Messages)
+			}
+		})
+	}
+}

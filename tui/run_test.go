@@ -105,7 +105,8 @@ func TestQuitCancelsQueuedRuns(t *testing.T) {
 	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	d.queueBehind("first", "second")
 	queued := d.m.queue[0]
-	d.send(press("ctrl+d")) // empty input, run active: cancel, then quit
+	d.send(press("ctrl+d")) // empty input, run active: asks first
+	d.send(press("ctrl+d")) // cancel, then quit
 	d.until("quit", func(Model) bool { return d.quit })
 	r, err := db.Run(queued.RunID)
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file owns the slash commands typed in the input: one table, from which the help line,
@@ -26,17 +29,14 @@ type slashCommand struct {
 
 // slashCommands are the slash commands, in the order help lists them. A line whose first word
 // is not one of their names is a message, even when it starts with a slash ("/etc/hosts: what
-// is it for?"). The table is filled in init: /help's command reads it.
+// is it for?"), unless that word is shaped like a command (unknownSlash): a typo is never
+// sent. The table is filled in init: /help's command reads it.
 var slashCommands []slashCommand
 
 func init() {
 	slashCommands = []slashCommand{
 		{names: []string{"/new"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			ask := confirm{action: "new"}
-			if m.busy() && pending != ask {
-				m.confirm = ask
-				m.setNotice("a reply is being written: "+m.keys.Input.Send.Help().Key+
-					" again stops it and opens a new session", true)
+			if !m.confirmLeave(confirm{action: "new"}, pending, m.keys.Input.Send.Help().Key, "opens a new session") {
 				return nil, false
 			}
 			return m.switchTo(newSession), true
@@ -61,11 +61,11 @@ func init() {
 			}
 			return nil, m.setModel(args)
 		}},
-		{names: []string{"/role"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/role"}, args: "[NAME|none]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.roleCommand(args)
 			return nil, true
 		}},
-		{names: []string{"/system"}, args: "[TEXT]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/system"}, args: "[TEXT|off]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.systemCommand(args)
 			return nil, true
 		}},
@@ -87,7 +87,10 @@ func init() {
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},
-		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
+			if !m.confirmLeave(confirm{action: "quit"}, pending, m.keys.Input.Send.Help().Key, "quits") {
+				return nil, false
+			}
 			return m.quitAfterActive(), true
 		}},
 	}
@@ -102,21 +105,67 @@ func slashHelp() string {
 	return strings.Join(parts, "  ") + "  (//text sends /text)"
 }
 
-// findSlash returns the command a line names and its arguments; ok is false when the line is
-// a message.
+// findSlash returns the command a line names, in any case (/Model is /model), and its
+// arguments; ok is false when the line is a message, or names no command (unknownSlash).
 func findSlash(line string) (c slashCommand, args string, ok bool) {
+	name, args := firstWord(line)
+	if c, ok := slashNamed(name); ok {
+		return c, args, true
+	}
+	return slashCommand{}, "", false
+}
+
+// firstWord splits a line into its first word and the rest, both trimmed.
+func firstWord(line string) (word, rest string) {
 	line = strings.TrimSpace(line)
 	i := strings.IndexFunc(line, unicode.IsSpace)
 	if i < 0 {
 		i = len(line)
 	}
-	name, args := line[:i], strings.TrimSpace(line[i:])
+	return line[:i], strings.TrimSpace(line[i:])
+}
+
+// slashNamed returns the command whose name (or alias) is name, in any case.
+func slashNamed(name string) (slashCommand, bool) {
 	for _, c := range slashCommands {
-		if slices.Contains(c.names, name) {
-			return c, args, true
+		if slices.ContainsFunc(c.names, func(n string) bool { return strings.EqualFold(n, name) }) {
+			return c, true
 		}
 	}
-	return slashCommand{}, "", false
+	return slashCommand{}, false
+}
+
+// commandShaped reports whether word looks like a slash command: a slash and a name of
+// letters, digits, - and _ (/sesions, /NEW), not a path (/etc/hosts) nor "//" text.
+func commandShaped(word string) bool {
+	name, ok := strings.CutPrefix(word, "/")
+	if !ok || name == "" || !unicode.IsLetter(rune(name[0])) {
+		return false
+	}
+	return !strings.ContainsFunc(name, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+	})
+}
+
+// unknownSlash returns what is said of a line that starts like a command none of parley's is:
+// a mistyped command is never sent, and // sends it as text. ok is false for any other line.
+func unknownSlash(line string) (notice string, ok bool) {
+	word, _ := firstWord(line)
+	if !commandShaped(word) {
+		return "", false
+	}
+	if _, known := slashNamed(word); known {
+		return "", false
+	}
+	var names []string
+	for _, c := range slashCommands {
+		names = append(names, c.names...)
+	}
+	hint := "/help lists the commands"
+	if near, found := chat.Nearest(strings.ToLower(word), names); found {
+		hint = "did you mean " + near + "?"
+	}
+	return "unknown command " + sanitize.String(word) + " — " + hint + " (// sends it as text)", true
 }
 
 // runSlash runs command c on a copy of the model, and takes the copy back. A handler is called

@@ -186,7 +186,7 @@ func TestNewDuringAReplyAsksFirst(t *testing.T) {
 	})
 }
 
-func TestUnknownSlashCommandIsSentAndErrorsKeepTheInput(t *testing.T) {
+func TestLinesThatAreNoCommandAreSentAndErrorsKeepTheInput(t *testing.T) {
 	m := loadedModel(t, storedExchanges(1), 80, 24)
 	m.client = nil
 	m = typeText(m, "/model bigger")

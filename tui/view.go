@@ -41,6 +41,7 @@ func (m Model) View() tea.View {
 	if next := m.nextView(); next != "" {
 		lines = append(lines, next)
 	}
+	lines = append(lines, m.menuView()...)
 	inputTop := len(lines)
 	lines = append(lines, m.input.View())
 	lines = append(lines, m.helpView()...)
@@ -62,7 +63,7 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.input.Height() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - len(m.menuView()) - m.input.Height() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))

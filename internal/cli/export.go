@@ -167,6 +167,8 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message, fi
 		switch {
 		case m.Role == chat.RoleAssistant:
 			who = fmt.Sprintf("Reply (run %d, %s)", m.RunID, m.Status)
+		case m.Role == chat.RoleSystem && m.Content == "":
+			who = "System prompt removed" // the messages after it went without one
 		case m.Role == chat.RoleSystem && m.SystemRole != "":
 			who = "System prompt (role " + m.SystemRole + ")"
 		case m.Role == chat.RoleSystem:

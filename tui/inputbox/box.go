@@ -154,6 +154,16 @@ func (m Box) between(r0, c0, r1, c1 int) string {
 // Empty reports whether the box holds no text, without building it.
 func (m Box) Empty() bool { return len(m.lines) == 1 && len(m.lines[0].runes) == 0 }
 
+// Short returns the text when it is one line of at most n runes holding no collapsed paste,
+// for what reading so short a line costs: a caller looking at it on every key (the slash
+// command menu) pays nothing more with a long draft.
+func (m Box) Short(n int) (string, bool) {
+	if len(m.lines) != 1 || len(m.lines[0].runes) > n || m.held > 0 {
+		return "", false
+	}
+	return string(m.lines[0].runes), true
+}
+
 // SetValue replaces the text with s, the cursor at its end.
 func (m *Box) SetValue(s string) {
 	m.Reset()

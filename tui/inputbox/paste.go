@@ -18,6 +18,9 @@ const (
 	collapseBytes = 2000
 )
 
+// lineEnds turns CRLF and CR line ends into LF.
+var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
 // pasteRune is the first of the runes that stand for collapsed pastes in the text: rune
 // pasteRune+i is Box.pastes[i]. They are private-use runes, which typed and pasted text never
 // brings in (sanitizeInput replaces them).
@@ -44,8 +47,10 @@ func readClipboard() tea.Msg {
 }
 
 // paste inserts pasted text at the cursor: as text, or, when it is long, as one rune that
-// stands for it, shown collapsed.
+// stands for it, shown collapsed. Lines may end in CR (tmux's paste-buffer, many terminals),
+// CRLF or LF: each counts as a line, and is held as LF.
 func (m *Box) paste(text string) {
+	text = lineEnds.Replace(text)
 	if strings.Count(text, "\n") < collapseLines && len(text) <= collapseBytes {
 		m.insert(sanitizeInput(text, false))
 	} else {

@@ -119,6 +119,10 @@ func (t *List) renderSystem(e *entry, w int) []string {
 	if r := e.message.SystemRole; r != "" {
 		label += " · role " + sanitize.String(r)
 	}
+	if e.text.Len() == 0 {
+		// A removal (/role none, /system off): the messages after it go without a prompt.
+		return []string{st.Muted.Bold(true).Render("System prompt removed"), ""}
+	}
 	out := []string{st.Muted.Bold(true).Render(label)}
 	lines := strings.Split(ansi.Wrap(e.text.String(), w-2, ""), "\n")
 	if more := len(lines) - systemLines; more == 1 {

@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"parley/internal/sanitize"
+)
+
+// This file owns the keys that ask before they throw work away: a reply being written (/new,
+// opening another session, /quit, ctrl+d), the quit of a ctrl+c that came just after a reply
+// ended (meant to stop it), and r and e on an earlier turn, which supersede the turns after it.
+// Each asks once; the same key again acts, any other key forgets the question and its notice.
+
+// confirm is an action that asked for its key to be pressed again before it acts.
+type confirm struct {
+	action  string // "regenerate", "edit", "new", "open" or "quit"
+	id      int64  // the message to regenerate from or edit
+	session string // the session to open
+}
+
+// ask makes c wait for its key to be pressed again, saying so.
+func (m *Model) ask(c confirm, question string) {
+	m.confirm, m.asked = c, question
+	m.setNotice(question, true)
+}
+
+// forgetQuestion takes the question of pending off the status line once a key has been handled
+// without asking it again: acted on or forgotten, it no longer stands.
+func (m *Model) forgetQuestion(pending confirm) {
+	if pending != (confirm{}) && m.confirm == (confirm{}) && m.notice == m.asked {
+		m.setNotice("", false)
+	}
+}
+
+// leaving says what leaving now would stop, for a question ending in what the key then does
+// ("opens a new session"); "" when nothing would be lost.
+func (m *Model) leaving(key, then string) string {
+	switch n := len(m.queue); {
+	case m.active != nil:
+		return "a reply is being written: " + key + " again stops it and " + then
+	case n > 0:
+		return fmt.Sprintf("%s wait to be sent: %s again %s without sending them", plural(n, "queued message"), key, then)
+	}
+	return ""
+}
+
+// confirmLeave reports whether an action that leaves the session (c) may go on now: nothing
+// runs, or its key was pressed again; otherwise it asks.
+func (m *Model) confirmLeave(c confirm, pending confirm, key, then string) bool {
+	question := m.leaving(key, then)
+	if question == "" || pending == c {
+		return true
+	}
+	m.ask(c, question)
+	return false
+}
+
+// confirmQuit is ctrl+d (and /quit): it quits once the reply being written is stopped and
+// stored, asking first.
+func (m *Model) confirmQuit(pending confirm, key string) tea.Cmd {
+	if !m.confirmLeave(confirm{action: "quit"}, pending, key, "quits") {
+		return nil
+	}
+	return m.quitAfterActive()
+}
+
+// interruptQuit is ctrl+c with nothing to stop and nothing typed. Soon after a reply ended (or
+// was stopped) it was meant to stop that reply: it asks, and ctrl+c again quits.
+func (m *Model) interruptQuit(pending confirm) tea.Cmd {
+	ask := confirm{action: "quit"}
+	if m.clock.Now().Sub(m.runEnded) < selectGuard && pending != ask {
+		m.ask(ask, "nothing to stop: the reply has ended · "+m.keys.Chat.Interrupt.Help().Key+" again quits")
+		return nil
+	}
+	return m.quit()
+}
+
+// confirmOpen reports whether the picker may open session id, titled title: asked first while
+// a reply is being written, as /new does.
+func (m *Model) confirmOpen(id, title string, pending confirm) bool {
+	if id == m.session.ID {
+		return true
+	}
+	return m.confirmLeave(confirm{action: "open", session: id}, pending, m.keys.Picker.Choose.Help().Key,
+		"opens “"+sanitize.String(title)+"”")
+}
+
+// laterThan counts the messages after the turn of message id: after its reply when it is an
+// operator message answered, else after it. They are what regenerating or editing it
+// supersedes beyond the turn itself.
+func (m *Model) laterThan(id int64) int {
+	if r := m.transcript.Reply(id); r != 0 {
+		return m.transcript.Later(r)
+	}
+	return m.transcript.Later(id)
+}
+
+// regenerateSelected is r on the selected reply. A reply with messages after it asks first:
+// regenerating supersedes them all.
+func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
+	id := m.transcript.Selected()
+	ask := confirm{action: "regenerate", id: id}
+	if n := m.laterThan(id); n > 0 && pending != ask {
+		m.ask(ask, fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
+			m.keys.Transcript.Regenerate.Help().Key, plural(n, "later message")))
+		return nil
+	}
+	return m.regenerateReply(id)
+}
+
+// editSelected is e on the selected message of the operator's. One with turns after its own
+// asks first, as r does: sending the edit supersedes them all.
+func (m *Model) editSelected(pending confirm) {
+	id := m.transcript.Selected()
+	ask := confirm{action: "edit", id: id}
+	if n := m.laterThan(id); n > 0 && m.transcript.IsOperator(id) && pending != ask {
+		m.ask(ask, fmt.Sprintf("%s again to edit from here — %s will be superseded",
+			m.keys.Transcript.Edit.Help().Key, plural(n, "later message")))
+		return
+	}
+	m.startEdit(id)
+}

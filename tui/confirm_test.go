@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Keys that would throw work away ask first, as /new does: opening another session, /quit and
+// ctrl+d while a reply is being written, ctrl+c just after a reply ended, e on an earlier
+// message. Any other key forgets the question, and its notice.
+
+func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
+	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
+	other := storedSession(t, db, "an older question", "its answer")
+	d.sendUntilStreaming("a long one")
+	first := d.m.session.ID
+	d.typeAndSend("/sessions")
+	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
+	for d.m.picker.shown()[d.m.picker.cursor].ID != other.ID {
+		d.send(press("down"))
+	}
+	d.send(press("enter"))
+	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.focus != focusPicker ||
+		!strings.Contains(plain(d.m), "a reply is being written: enter again stops it and opens “an older question”") {
+		t.Fatalf("enter on another session while streaming did not ask:\n%s", plain(d.m))
+	}
+	d.send(press("enter"))
+	d.until("the other session", func(m Model) bool { return m.session.ID == other.ID })
+}
+
+func TestQuitWhileAReplyStreamsAsksFirst(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		keys, again func(d *driver)
+		notice      string
+	}{
+		{"ctrl+d", func(d *driver) { d.send(press("ctrl+d")) }, func(d *driver) { d.send(press("ctrl+d")) },
+			"a reply is being written: ctrl+d again stops it and quits"},
+		{"/quit", func(d *driver) { d.typeAndSend("/quit") }, func(d *driver) { d.send(press("enter")) },
+			"a reply is being written: enter again stops it and quits"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, _, _, _ := demoScreen(t, screenConfig{demo: cancellable})
+			d.sendUntilStreaming("a long one")
+			c.keys(d)
+			if d.m.active == nil || d.m.active.cancelling || d.m.quitAfterRun || !strings.Contains(plain(d.m), c.notice) {
+				t.Fatalf("%s while streaming did not ask:\n%s", c.name, plain(d.m))
+			}
+			if c.name == "/quit" && d.m.input.Value() != "/quit" {
+				t.Fatalf("the line left the input: %q", d.m.input.Value())
+			}
+			// Another key forgets the question, and its notice goes with it.
+			d.send(press("pgup"))
+			if strings.Contains(plain(d.m), c.notice) {
+				t.Fatalf("the question stays after another key:\n%s", plain(d.m))
+			}
+			c.again(d)
+			if !strings.Contains(plain(d.m), c.notice) {
+				t.Fatalf("%s after another key did not ask again:\n%s", c.name, plain(d.m))
+			}
+			c.again(d)
+			if d.m.active != nil && (!d.m.active.cancelling || !d.m.quitAfterRun) {
+				t.Fatalf("%s twice did not stop the reply to quit", c.name)
+			}
+		})
+	}
+}
+
+func TestCtrlCJustAfterAReplyEndedAsksBeforeQuitting(t *testing.T) {
+	m, clock, _ := answeredOffline(t)
+	clock.Advance(200 * time.Millisecond)
+	m, cmd := step(m, press("ctrl+c"))
+	if quits(cmd) || !strings.Contains(plain(m), "nothing to stop: the reply has ended · ctrl+c again quits") {
+		t.Fatalf("ctrl+c 200 ms after the reply ended quit, or did not say why not:\n%s", plain(m))
+	}
+	if _, cmd = step(m, press("ctrl+c")); !quits(cmd) {
+		t.Fatal("a second ctrl+c did not quit")
+	}
+	// Past the guard ctrl+c quits at once, as before.
+	clock.Advance(selectGuard)
+	m, _ = step(m, press("pgup"))
+	if _, cmd = step(m, press("ctrl+c")); !quits(cmd) {
+		t.Fatal("ctrl+c long after the reply did not quit")
+	}
+}
+
+func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
+	m := loadedModel(t, storedExchanges(3), 80, 24)
+	m, _ = step(m, press("esc"))
+	for range 3 {
+		m, _ = step(m, press("k")) // the newest question, the reply before it, its question
+	}
+	if !m.transcript.IsOperator(m.transcript.Selected()) {
+		t.Fatal("the second question is not selected")
+	}
+	m, _ = step(m, press("e"))
+	if m.next.edit != 0 || !strings.Contains(plain(m), "e again to edit from here — 2 later messages will be superseded") {
+		t.Fatalf("e on an earlier message did not ask:\n%s", plain(m))
+	}
+	m, _ = step(m, press("j"))
+	if strings.Contains(plain(m), "again to edit") {
+		t.Fatalf("the question stays after another key:\n%s", plain(m))
+	}
+	m, _ = step(m, press("k"))
+	m, _ = step(m, press("e"))
+	m, _ = step(m, press("e"))
+	if m.next.edit == 0 || m.input.Value() != "question 2" {
+		t.Fatalf("e twice: editing %d, input %q", m.next.edit, m.input.Value())
+	}
+	// The newest question has only its reply after it: e acts at once.
+	m = loadedModel(t, storedExchanges(3), 80, 24)
+	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
+	if m, _ = step(m, press("e")); m.next.edit == 0 {
+		t.Fatal("e on the newest question asked")
+	}
+}
+
+func TestACancelledRegenerateQuestionLeavesNoNotice(t *testing.T) {
+	m := loadedModel(t, storedExchanges(3), 80, 24)
+	m, _ = step(m, press("esc"))
+	m, _ = step(m, press("k"))
+	m, _ = step(m, press("k"))
+	m, _ = step(m, press("r"))
+	m, _ = step(m, press("j"))
+	if strings.Contains(plain(m), "again to regenerate") || m.notice != "" {
+		t.Fatalf("a forgotten question leaves its notice %q:\n%s", m.notice, plain(m))
+	}
+}

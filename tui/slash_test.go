@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"parley/history"
+	"parley/history/historytest"
+)
+
+// Slash commands as typed: a mistyped one is never sent, case does not matter, // sends one
+// slash, and the menu that opens when a line starts with /.
+
+func TestMistypedCommandsAreNeverSent(t *testing.T) {
+	for _, c := range []struct{ line, notice string }{
+		{"/sesions", "unknown command /sesions — did you mean /sessions? (// sends it as text)"},
+		{"/sesions of last week", "unknown command /sesions — did you mean /sessions? (// sends it as text)"},
+		{"/nwe", "unknown command /nwe — did you mean /new? (// sends it as text)"},
+		{"/quokka hi", "unknown command /quokka — /help lists the commands (// sends it as text)"},
+	} {
+		db := historytest.Open(t)
+		m, _ := openOffline(t, db, history.Session{}, 100, 24)
+		m = typeText(m, c.line)
+		m, cmd := step(m, press("enter"))
+		if m.posting || len(m.outbox) > 0 || m.transcript.Len() != 0 {
+			t.Errorf("%q was sent", c.line)
+		}
+		for _, msg := range execCmd(cmd, 0) {
+			if _, ok := msg.(postedMsg); ok {
+				t.Errorf("%q was stored", c.line)
+			}
+		}
+		if m.notice != c.notice || !m.noticeErr {
+			t.Errorf("%q: notice %q, want %q", c.line, m.notice, c.notice)
+		}
+		if m.input.Value() != c.line {
+			t.Errorf("%q: the input holds %q, want the line kept", c.line, m.input.Value())
+		}
+	}
+}
+
+func TestCommandsIgnoreCase(t *testing.T) {
+	m := loadedModel(t, storedExchanges(1), 100, 24)
+	m = typeText(m, "/Model other-model")
+	m, _ = step(m, press("enter"))
+	if m.modelName() != "other-model" || !m.input.Empty() {
+		t.Fatalf("/Model: model %q, input %q", m.modelName(), m.input.Value())
+	}
+	m = typeText(m, "/NEW")
+	m, cmd := step(m, press("enter"))
+	if cmd == nil || !m.input.Empty() {
+		t.Fatal("/NEW did nothing")
+	}
+	m = typeText(m, "/Help")
+	if m, _ = step(m, press("enter")); !m.help.ShowAll {
+		t.Fatal("/Help did not open the help")
+	}
+}
+
+func TestSlashMenu(t *testing.T) {
+	m := loadedModel(t, storedExchanges(1), 100, 24)
+	m = typeText(m, "/")
+	if s := plain(m); !strings.Contains(s, "/sessions") || !strings.Contains(s, "/quit") || !strings.Contains(s, "tab completes") {
+		t.Fatalf("/ shows no menu of every command:\n%s", s)
+	}
+	m = typeText(m, "s")
+	s := plain(m)
+	if !strings.Contains(s, "› /sessions") || !strings.Contains(s, "/system") || strings.Contains(s, "/quit") {
+		t.Fatalf("/s: the menu should hold /sessions (chosen) and /system only:\n%s", s)
+	}
+	m, _ = step(m, press("down"))
+	m, _ = step(m, press("tab"))
+	if m.input.Value() != "/system " {
+		t.Fatalf("down, tab: input %q, want /system and a space for its text", m.input.Value())
+	}
+	if strings.Contains(plain(m), "tab completes") {
+		t.Fatal("the menu stays open once the command is complete")
+	}
+
+	// enter completes a command typed in part, and runs one typed whole.
+	m.input.Reset()
+	m = typeText(m, "/ses")
+	m, cmd := step(m, press("enter"))
+	if m.input.Value() != "/sessions" || cmd != nil {
+		t.Fatalf("enter on /ses: input %q, command %v; want it completed, not run", m.input.Value(), cmd != nil)
+	}
+	if _, cmd = step(m, press("enter")); cmd == nil {
+		t.Fatal("enter on /sessions did not run it")
+	}
+
+	// esc closes it, and typing on does not open it again until the line starts over.
+	m.input.Reset()
+	m = typeText(m, "/se")
+	m, _ = step(m, press("esc"))
+	if strings.Contains(plain(m), "tab completes") || m.focus != focusInput || m.input.Value() != "/se" {
+		t.Fatalf("esc: focus %v, input %q\n%s", m.focus, m.input.Value(), plain(m))
+	}
+	m = typeText(m, "s")
+	if strings.Contains(plain(m), "tab completes") {
+		t.Fatal("the menu came back after esc")
+	}
+
+	// A line that is no command shows none; // is text.
+	for _, line := range []string{"//se", "/etc/hosts", "hello /se"} {
+		m.input.Reset()
+		m = typeText(m, line)
+		if strings.Contains(plain(m), "tab completes") {
+			t.Errorf("%q shows the menu", line)
+		}
+	}
+}
