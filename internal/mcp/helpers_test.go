@@ -1,0 +1,169 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"parley/internal/chat/chattest"
+	"parley/internal/mcp"
+)
+
+// serverEnv, when set, makes the test binary an MCP server on stdio instead of running the
+// tests: the Go SDK's own server side, with a tool per name in it (comma-separated), beside
+// die and wait. pidEnv names a file it writes its process id to.
+const (
+	serverEnv = "PARLEY_MCP_TEST_SERVER"
+	pidEnv    = "PARLEY_MCP_TEST_PIDFILE"
+)
+
+func TestMain(m *testing.M) {
+	if tools := os.Getenv(serverEnv); tools != "" {
+		if file := os.Getenv(pidEnv); file != "" {
+			if err := os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+				panic(err)
+			}
+		}
+		if err := newTestServer(strings.Split(tools, ",")).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "test server:", err)
+		}
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// echoArgs are the arguments of the test server's echo tools.
+type echoArgs struct {
+	Text string `json:"text"`
+}
+
+// newTestServer is an MCP server whose tools are named echoes (each says "NAME: TEXT"), die
+// (the process exits mid-call, saying so on stderr), and wait (returns only when cancelled,
+// saying on stderr that it was).
+func newTestServer(echoes []string) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "parley-test", Version: "1"}, nil)
+	for _, name := range echoes {
+		sdk.AddTool(s, &sdk.Tool{Name: name, Description: "Says its text back."},
+			func(_ context.Context, _ *sdk.CallToolRequest, in echoArgs) (*sdk.CallToolResult, any, error) {
+				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: name + ": " + in.Text}}}, nil, nil
+			})
+	}
+	sdk.AddTool(s, &sdk.Tool{Name: "die", Description: "Exits mid-call."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "dying on purpose")
+			os.Exit(1)
+			return nil, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "wait", Description: "Waits until cancelled."},
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			<-ctx.Done()
+			fmt.Fprintln(os.Stderr, "wait: cancelled by the client")
+			return nil, nil, ctx.Err()
+		})
+	return s
+}
+
+// testServer configures the test binary as the stdio server name, with echo tools named
+// echoes (just "echo" when none are given); its process id goes to pidFile when one is named.
+func testServer(name, pidFile string, echoes ...string) mcp.Server {
+	if len(echoes) == 0 {
+		echoes = []string{"echo"}
+	}
+	env := map[string]string{serverEnv: strings.Join(echoes, ",")}
+	if pidFile != "" {
+		env[pidEnv] = pidFile
+	}
+	return mcp.Server{Name: name, Command: []string{os.Args[0]}, Env: env}
+}
+
+// fixture is the entry point of one of the npm packages of scripts/mcp (installed by .ci/run
+// with npm ci). The tests that need them skip under -short, which needs only Go; otherwise a
+// missing one fails them, saying how to install it.
+func fixture(t *testing.T, pkg string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed: apt-get install nodejs npm, then npm ci --prefix scripts/mcp (.ci/run does both)")
+	}
+	path, err := filepath.Abs(filepath.Join("..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is not installed (%v): run npm ci --prefix scripts/mcp from the repository's root (.ci/run does)", pkg, err)
+	}
+	return path
+}
+
+// everything configures @modelcontextprotocol/server-everything on stdio, run by node.
+func everything(t *testing.T) mcp.Server {
+	return mcp.Server{Name: "everything", Command: []string{"node", fixture(t, "server-everything"), "stdio"}}
+}
+
+// filesystem configures @modelcontextprotocol/server-filesystem on stdio, allowed dir.
+func filesystem(t *testing.T, dir string) mcp.Server {
+	return mcp.Server{Name: "fs", Command: []string{"node", fixture(t, "server-filesystem"), dir}}
+}
+
+// open returns a Host for servers that logs into the buffer returned, closed when the test
+// ends.
+func open(t *testing.T, servers ...mcp.Server) (*mcp.Host, *chattest.Buffer) {
+	t.Helper()
+	log := &chattest.Buffer{}
+	h := mcp.New(servers, slog.New(slog.NewTextHandler(log, nil)))
+	t.Cleanup(func() {
+		if err := h.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return h, log
+}
+
+// within runs f, failing the test if it takes longer than limit: what must not hang.
+func within[T any](t *testing.T, limit time.Duration, f func() (T, error)) (T, time.Duration, error) {
+	t.Helper()
+	type outcome struct {
+		v   T
+		err error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		v, err := f()
+		done <- outcome{v, err}
+	}()
+	select {
+	case o := <-done:
+		return o.v, time.Since(start), o.err
+	case <-time.After(limit):
+		t.Fatalf("no answer within %v", limit)
+		panic("unreachable")
+	}
+}
+
+// pid reads the process id a server wrote to file.
+func pid(t *testing.T, file string) int {
+	t.Helper()
+	var n int
+	chattest.WaitFor(t, "the server's process id in "+file, func() bool {
+		b, err := os.ReadFile(file)
+		n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && n > 0
+	})
+	return n
+}
+
+// gone reports whether process id has ended and been waited for: a zombie still exists.
+func gone(id int) bool { return syscall.Kill(id, 0) == syscall.ESRCH }
