@@ -9,32 +9,49 @@ import (
 	"parley/internal/chat"
 )
 
-// ErrNothingToContinue means a reply has no text to continue from, or its run is not over.
+// ErrNothingToContinue means a reply is not Continuable: it has no text, was not cut, or its
+// run is not over.
 var ErrNothingToContinue = errors.New("nothing to continue")
+
+// Continuable reports whether reply m can be gone on from (Continue): it has text, and its
+// run was cut (failed, cancelled, interrupted) or stopped at the token limit.
+func (m Message) Continuable() bool {
+	if m.Role != chat.RoleAssistant || m.Content == "" {
+		return false
+	}
+	switch m.Status {
+	case chat.StatusFailed, chat.StatusCancelled, chat.StatusInterrupted:
+		return true
+	case chat.StatusSucceeded:
+		return m.FinishReason == "length"
+	}
+	return false
+}
 
 // Continue starts a new version of the live reply replyID that goes on from where its run
 // stopped, in one transaction: like Regenerate, every live message after the reply's anchor is
 // superseded; the new reply begins with the old one's text, and its run names the run it
 // continues and the seam, where its own text will begin. Receipt.Prefix is that text: the
-// request sends it as the assistant's turn, to be continued. A reply without text, or whose run
-// is still queued or running, is ErrNothingToContinue.
+// request sends it as the assistant's turn, to be continued. A reply that is not Continuable is
+// ErrNothingToContinue.
 func (db *DB) Continue(replyID int64, model string, queued bool) (Receipt, error) {
 	var r Receipt
 	err := db.write(func(tx *sql.Tx) error {
 		var oldRun int64
-		var status string
-		err := tx.QueryRow(`SELECT m.anchor_id, m.content, r.id, r.status FROM messages m JOIN runs r ON r.reply_id = m.id
+		cut := Message{Role: chat.RoleAssistant}
+		err := tx.QueryRow(`SELECT m.anchor_id, m.content, r.id, r.status, r.finish_reason FROM messages m JOIN runs r ON r.reply_id = m.id
 			WHERE m.id = ? AND m.role = 'assistant' AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`,
-			replyID).Scan(&r.AnchorID, &r.Prefix, &oldRun, &status)
+			replyID).Scan(&r.AnchorID, &cut.Content, &oldRun, &cut.Status, &cut.FinishReason)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("no live reply %d: %w", replyID, ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		if r.Prefix == "" || status == string(chat.StatusQueued) || status == string(chat.StatusRunning) {
+		if !cut.Continuable() {
 			return fmt.Errorf("reply %d: %w", replyID, ErrNothingToContinue)
 		}
+		r.Prefix = cut.Content
 		if r.SessionID, err = liveAnchorSession(tx, r.AnchorID); err != nil {
 			return err
 		}

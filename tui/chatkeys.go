@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -159,6 +160,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
+	case key.Matches(msg, c.Continue):
+		return m.continueReply(m.cutReply())
 	case empty && m.offerRun != 0 && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
@@ -245,6 +248,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.retryNow()
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateSelected(pending)
+	case key.Matches(msg, t.Continue):
+		return m.continueReply(m.transcript.Selected())
+	case key.Matches(msg, c.Continue):
+		return m.continueReply(m.cutReply())
+	case key.Matches(msg, t.Seams):
+		m.transcript.ToggleSeams()
 	case key.Matches(msg, t.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, t.Thinking):
@@ -277,6 +286,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.copyText(m.transcript.Text(m.transcript.Selected()), what)
 	case key.Matches(msg, t.CopyCode):
 		return m.copyCode()
+	case slices.Contains(t.Continue.Keys(), msg.String()):
+		return m.continueReply(m.transcript.Selected()) // not cut: it says so
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
 		m.focusInput()
 		var cmd tea.Cmd

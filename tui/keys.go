@@ -39,6 +39,7 @@ type ChatKeys struct {
 	Help       key.Binding
 	Pastes     key.Binding // expands the input's collapsed pastes, else shows the sent ones in full or not
 	Mouse      key.Binding // captures the mouse, or gives it back to the terminal
+	Continue   key.Binding // continues the reply an armed Tier 2 retry would regenerate
 }
 
 // InputKeys act while the input has the focus. Top, Bottom, Help and RetryNow of ChatKeys act
@@ -74,6 +75,8 @@ type TranscriptKeys struct {
 	Older      key.Binding // opens the version before the selected reply
 	Newer      key.Binding // opens the version after it
 	Edit       key.Binding // puts the selected operator message in the input, to send in its place
+	Continue   key.Binding // goes on from where the selected reply was cut
+	Seams      key.Binding // hides or shows where continued replies were joined
 	FocusInput key.Binding
 }
 
@@ -114,6 +117,7 @@ func DefaultKeyMap() KeyMap {
 			Help:       bind("keys", "?"),
 			Pastes:     bind("expand paste", "ctrl+o"),
 			Mouse:      bind("capture mouse", "ctrl+t"),
+			Continue:   bind("continue", "c"),
 		},
 		Input: InputKeys{
 			Send:       bind("send", "enter"),
@@ -140,6 +144,8 @@ func DefaultKeyMap() KeyMap {
 			Older:      bind("versions", "["),
 			Newer:      bind("versions", "]"),
 			Edit:       bind("edit & resend", "e"),
+			Continue:   bind("continue from the cut", "c"),
+			Seams:      bind("hide seams", "s"),
 			FocusInput: bind("back to typing", "i", "tab", "enter"),
 		},
 		Picker: PickerKeys{
@@ -196,7 +202,7 @@ func (k KeyMap) sections() []helpSection {
 	return []helpSection{
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
-		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
+		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Continue, t.Seams, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.CopyCode, t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
@@ -238,7 +244,7 @@ func fullKeys(k KeyMap) KeyMap {
 func (k KeyMap) selectBar() string {
 	t := k.Transcript
 	parts := []string{firstKey(t.Up) + firstKey(t.Down) + " reply"}
-	for _, b := range []key.Binding{t.Regenerate, relabel(t.Copy, "copy")} {
+	for _, b := range []key.Binding{t.Regenerate, relabel(t.Continue, "continue"), relabel(t.Copy, "copy")} {
 		if b.Enabled() {
 			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}

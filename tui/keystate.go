@@ -33,6 +33,14 @@ func (m *Model) updateKeys() {
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.CopyCode.SetEnabled(selected)
 	k.Transcript.Regenerate.SetEnabled(selected)
+	k.Transcript.Continue.SetEnabled(selected && m.transcript.Continuable(m.transcript.Selected()))
+	k.Transcript.Seams.SetEnabled(m.transcript.HasSeams())
+	if m.transcript.SeamsShown() {
+		k.Transcript.Seams = relabel(k.Transcript.Seams, "hide seams")
+	} else {
+		k.Transcript.Seams = relabel(k.Transcript.Seams, "show seams")
+	}
+	k.Chat.Continue.SetEnabled(m.tier2.Armed() && (trans || empty) && m.cutReply() != 0)
 	k.Transcript.Thinking.SetEnabled(selected)
 	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered())

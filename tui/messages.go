@@ -109,6 +109,8 @@ type regeneratedMsg struct {
 	client     *agent.Client // nil: the screen's
 	rcpt       history.Receipt
 	err        error
+	// continued is set for a reply that goes on from a cut one (c), not one run again.
+	continued bool
 }
 
 // storedRunMsg carries a failed run as the database stored it, read back so that Tier 2

@@ -150,6 +150,7 @@ func (m *Model) appendQueuedReply(rcpt history.Receipt, modelName string) {
 	m.transcript.Append(history.Message{
 		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
 		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
+		Content: rcpt.Prefix, Seam: len(rcpt.Prefix),
 	})
 }
 

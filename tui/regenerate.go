@@ -71,7 +71,11 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 		if msg.auto && msg.tier2Token == m.tier2.Token() {
 			m.tier2.Disarm()
 		}
-		m.setNotice("could not regenerate: "+msg.err.Error(), true)
+		what := "regenerate"
+		if msg.continued {
+			what = "continue"
+		}
+		m.setNotice("could not "+what+": "+msg.err.Error(), true)
 		return m.postNext()
 	}
 	rcpt := msg.rcpt

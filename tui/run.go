@@ -73,6 +73,10 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	start := func() tea.Msg {
 		var events <-chan chat.Event
 		msgs, err := db.Context(rcpt.AnchorID)
+		if rcpt.Prefix != "" {
+			// A continuation: the cut text is the assistant's turn, for the model to go on from.
+			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: rcpt.Prefix})
+		}
 		switch {
 		case ctx.Err() != nil:
 			// Cancelled before its request was sent: it is stored cancelled and never sent.

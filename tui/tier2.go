@@ -114,5 +114,8 @@ func (m *Model) tier2Banner() string {
 	case !m.tier2.Scheduled():
 		banner += " · " + now + " retry now"
 	}
+	if m.keys.Chat.Continue.Enabled() {
+		banner += " · " + m.keys.Chat.Continue.Help().Key + " continue"
+	}
 	return banner
 }

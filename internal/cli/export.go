@@ -38,6 +38,9 @@ type messageJSON struct {
 	// Images are an operator message's images, each named by its SHA-256 (its bytes are in
 	// the file of that name that --images writes).
 	Images []imageJSON `json:"images,omitempty"`
+	// Seam is, for a reply continued from a cut one (c, --continue), the byte of Content where
+	// the continuation begins.
+	Seam int `json:"seam,omitempty"`
 }
 
 // imageJSON is one image of a message in `parley export --json`.
@@ -90,7 +93,8 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 	}{Session: toSessionJSON(sess), Messages: make([]messageJSON, 0, len(msgs))}
 	for _, m := range msgs {
 		mj := messageJSON{ID: m.ID, Role: m.Role, Content: m.Content, Status: m.Status, Superseded: m.Superseded,
-			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason, SystemRole: m.SystemRole}
+			CreatedAt: m.CreatedAt, Retry: m.Retry, Reasoning: m.Reasoning, FinishReason: m.FinishReason, SystemRole: m.SystemRole,
+			Seam: m.Seam}
 		if m.Role == chat.RoleAssistant {
 			mj.Model = m.Model
 		}

@@ -64,6 +64,7 @@ func flagSet(o *options) *flag.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
+	fs.BoolVar(&o.print.Continue, "continue", false, "print mode: go on from where the session's last reply was cut, with -c or --session")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
 	fs.StringVar(&o.Model, "model", "", "model `NAME`")
@@ -127,6 +128,9 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 		}
 	})
 	question := strings.Join(words, " ")
+	if o.print.Continue {
+		return continueFlags(o, promptSet || question != "") // stdin is not read: a script's may be anything
+	}
 	if promptSet && question != "" {
 		return o, usagef("both -p %q and the question %q: give the prompt once", o.prompt, question)
 	}
@@ -152,6 +156,19 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 	if o.printMode && strings.TrimSpace(o.prompt+o.piped) == "" && len(o.files) == 0 {
 		return o, usagef("empty prompt: pass -p PROMPT or pipe the prompt on stdin")
 	}
+	return o, nil
+}
+
+// continueFlags checks --continue's flags: print mode on a session given by -c or --session,
+// with no prompt, since what is sent is the cut reply to go on from.
+func continueFlags(o options, prompted bool) (options, error) {
+	switch {
+	case !o.cont && o.sessionID == "":
+		return o, usagef("--continue goes on from a session's cut reply: add -c (the latest session) or --session ID")
+	case prompted || len(o.files) > 0:
+		return o, usagef("--continue sends no prompt, only the cut reply to go on from: drop the prompt, or drop --continue")
+	}
+	o.printMode = true
 	return o, nil
 }
 

@@ -55,6 +55,9 @@ type Options struct {
 	// UseFallback tries the fallback once after a retryable failure with no output
 	// (--fallback).
 	UseFallback bool
+	// Continue goes on from where the session's last reply was cut (--continue): no prompt
+	// is stored, and stdout gets what follows the cut.
+	Continue bool
 }
 
 // demoNote is said on stderr when the reply comes from the offline demo endpoint.
@@ -84,7 +87,11 @@ func Run(ctx context.Context, o Options) int {
 	if p.client.Endpoint().Demo {
 		p.say("%s", demoNote)
 	}
-	if err := p.post(); err != nil {
+	post := p.post
+	if o.Continue {
+		post = p.continueLast
+	}
+	if err := post(); err != nil {
 		p.say("%v", err)
 		var busy *storeError
 		if errors.As(err, &busy) {
@@ -190,6 +197,28 @@ func (p *printer) post() error {
 	return nil
 }
 
+// continueLast starts a new version of the session's last reply that goes on from where it
+// was cut (history.Continue).
+func (p *printer) continueLast() error {
+	msgs, err := p.o.DB.Transcript(p.o.Session.ID)
+	if err != nil {
+		return fmt.Errorf("cannot read the session: %v", err)
+	}
+	last := len(msgs) - 1
+	for last >= 0 && msgs[last].Role != chat.RoleAssistant {
+		last--
+	}
+	if last < 0 || !msgs[last].Continuable() {
+		return errors.New("the session's last reply was not cut: nothing to continue (parley -c -p PROMPT asks more)")
+	}
+	rcpt, err := p.o.DB.Continue(msgs[last].ID, p.client.Endpoint().Model, false)
+	if err != nil {
+		return fmt.Errorf("cannot continue the reply: %v", err)
+	}
+	p.rcpt = rcpt
+	return nil
+}
+
 // storeError is a failure to store that waiting can cure: another parley holds the lock.
 type storeError struct{ err error }
 
@@ -240,6 +269,11 @@ func (p *printer) runOne(ctx context.Context) (runOutput, int) {
 // context is the conversation the run sends: up to its anchor, or, for a message the
 // database could not store, the session's with it at the end.
 func (p *printer) context() ([]chat.Message, error) {
+	if p.rcpt.Prefix != "" {
+		// A continuation: the cut text is the assistant's turn, for the model to go on from.
+		msgs, err := p.o.DB.Context(p.rcpt.AnchorID)
+		return append(msgs, chat.Message{Role: chat.RoleAssistant, Content: p.rcpt.Prefix}), err
+	}
 	if p.rcpt.RunID >= 0 {
 		return p.o.DB.Context(p.rcpt.AnchorID)
 	}

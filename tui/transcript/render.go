@@ -73,7 +73,13 @@ func (t *List) render(e *entry) []string {
 	}
 	out = append([]string{label}, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
-		out = e.md.Render(&t.md, out, text, tw, t.dark, &t.quota)
+		if e.seam > 0 && !t.hideSeams {
+			from := len(out)
+			out = e.md.Render(&t.md, out, withSeam(text, e.seam), tw, t.dark, &t.quota)
+			dimSeams(out[from:])
+		} else {
+			out = e.md.Render(&t.md, out, text, tw, t.dark, &t.quota)
+		}
 	}
 	if !e.streaming && e.md.Rendered() {
 		e.md = markdown.Stream{}

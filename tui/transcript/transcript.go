@@ -48,6 +48,9 @@ type entry struct {
 	note string
 	// mark is the reply's place among its versions, zero when it has none other.
 	mark history.Mark
+	// seam is, for a reply continued from a cut one, where in text the continuation begins;
+	// 0 otherwise.
+	seam int
 	// files are the files attached to an operator message, shown collapsed unless pastes are
 	// shown in full.
 	files []attach.Span
@@ -100,6 +103,8 @@ type List struct {
 	unfinished []*entry
 	// reading is the widest a message's text is set, however wide the screen; 0: no cap.
 	reading int
+	// hideSeams leaves the seams of continued replies unmarked.
+	hideSeams bool
 }
 
 // New returns an empty transcript, drawn with styles, that follows its end.
@@ -170,6 +175,7 @@ func (t *List) fill(e *entry, msg history.Message) {
 	e.message = msg
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
+	e.seam = seamAt(msg.Role, msg.Content, msg.Seam)
 	e.fillThinking(msg)
 	if msg.Role == chat.RoleUser {
 		e.files = attach.Find(e.text.String())
