@@ -27,6 +27,9 @@ type Session struct {
 	// Profile and Model are what the session last ran on (SetSessionModel), empty when
 	// nothing was stored.
 	Profile, Model string
+	// ForkedFrom is the session this one was forked from (Fork, ForkOf has more); empty for
+	// one that is no fork.
+	ForkedFrom string
 }
 
 // titleRunes is the longest a session title gets.
@@ -35,12 +38,12 @@ const titleRunes = 60
 const sessionColumns = `s.id, s.title, s.created_at, s.updated_at,
 	(SELECT count(*) FROM messages m WHERE m.session_id = s.id
 		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)),
-	s.profile, s.model`
+	s.profile, s.model, coalesce((SELECT f.origin FROM forks f WHERE f.session_id = s.id), '')`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated sql.NullInt64
-	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Profile, &s.Model); err != nil {
+	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Profile, &s.Model, &s.ForkedFrom); err != nil {
 		return Session{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"parley/internal/attach"
+	"parley/internal/chat"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -134,7 +135,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 		m.cancelRun()
 		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
 			m.held = true
-			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", plural(n, "queued message"),
+			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", chat.Plural(n, "queued message"),
 				m.keys.Chat.SendQueued.Help().Key), false)
 		}
 		return nil, true
@@ -254,6 +255,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.continueReply(m.cutReply())
 	case key.Matches(msg, t.Seams):
 		m.transcript.ToggleSeams()
+	case key.Matches(msg, t.Fork):
+		return m.forkAt(m.transcript.Selected())
 	case key.Matches(msg, t.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, t.Thinking):

@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
 
@@ -41,7 +42,7 @@ func (m *Model) leaving(key, then string) string {
 	case m.active != nil:
 		return "a reply is being written: " + key + " again stops it and " + then
 	case n > 0:
-		return fmt.Sprintf("%s wait to be sent: %s again %s without sending them", plural(n, "queued message"), key, then)
+		return fmt.Sprintf("%s wait to be sent: %s again %s without sending them", chat.Plural(n, "queued message"), key, then)
 	}
 	return ""
 }
@@ -104,7 +105,7 @@ func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 	ask := confirm{action: "regenerate", id: id}
 	if n := m.laterThan(id); n > 0 && pending != ask {
 		m.ask(ask, fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
-			m.keys.Transcript.Regenerate.Help().Key, plural(n, "later message")))
+			m.keys.Transcript.Regenerate.Help().Key, chat.Plural(n, "later message")))
 		return nil
 	}
 	return m.regenerateReply(id)
@@ -117,7 +118,7 @@ func (m *Model) editSelected(pending confirm) {
 	ask := confirm{action: "edit", id: id}
 	if n := m.laterThan(id); n > 0 && m.transcript.IsOperator(id) && pending != ask {
 		m.ask(ask, fmt.Sprintf("%s again to edit from here — %s will be superseded",
-			m.keys.Transcript.Edit.Help().Key, plural(n, "later message")))
+			m.keys.Transcript.Edit.Help().Key, chat.Plural(n, "later message")))
 		return
 	}
 	m.startEdit(id)

@@ -35,6 +35,7 @@ func (m *Model) updateKeys() {
 	k.Transcript.Regenerate.SetEnabled(selected)
 	k.Transcript.Continue.SetEnabled(selected && m.transcript.Continuable(m.transcript.Selected()))
 	k.Transcript.Seams.SetEnabled(m.transcript.HasSeams())
+	k.Transcript.Fork.SetEnabled(selected)
 	if m.transcript.SeamsShown() {
 		k.Transcript.Seams = relabel(k.Transcript.Seams, "hide seams")
 	} else {

@@ -20,6 +20,7 @@ type sessionLoadedMsg struct {
 	system     history.SystemPrompt // the session's own
 	draft      string               // what was typed in it and not sent
 	files      []attach.File        // the files attached to that draft
+	forkOf     *history.Fork        // where it was forked from; nil for no fork
 	err        error
 }
 

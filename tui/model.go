@@ -106,6 +106,8 @@ type Model struct {
 	limits      chat.Remaining
 	limitsKnown bool
 	session     history.Session
+	// forkOf is where the session was forked from; nil for one that is no fork.
+	forkOf *history.Fork
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
 

@@ -41,7 +41,15 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	}
 	var msgs []history.Message
 	var system history.SystemPrompt
+	var forkOf *history.Fork
 	if s.ID != "" {
+		f, forked, err := db.ForkOf(s.ID)
+		if err != nil {
+			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+		}
+		if forked {
+			forkOf = &f
+		}
 		if msgs, err = db.TranscriptBefore(s.ID, 0, firstScreen); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 		}
@@ -55,7 +63,7 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	}
 	files, err := db.DraftFiles(s.ID)
 	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft,
-		files: fromDraftFiles(files), err: err}
+		files: fromDraftFiles(files), forkOf: forkOf, err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -120,7 +128,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	if !m.accepts(msg.sessionGen, msg.err, "open the session") {
 		return nil
 	}
-	m.session = msg.session
+	m.session, m.forkOf = msg.session, msg.forkOf
 	m.transcript.Reset(msg.msgs)
 	m.focus = focusInput
 	m.input.Focus()

@@ -48,6 +48,10 @@ func init() {
 			cmd := m.regenerateReply(m.transcript.LastReply())
 			return cmd, cmd != nil
 		}},
+		{names: []string{"/fork"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+			cmd := m.forkAt(0)
+			return cmd, cmd != nil
+		}},
 		{names: []string{"/copy"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			if m.transcript.LastReply() == 0 {
 				m.setNotice("there is no reply to copy yet", true)

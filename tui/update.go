@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"fmt"
-
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -81,6 +79,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleFrame(msg)
 	case regeneratedMsg:
 		cmd = m.handleRegenerated(msg)
+	case forkedMsg:
+		cmd = m.handleForked(msg)
 	case storedRunMsg:
 		cmd = m.handleStoredRun(msg)
 	case tier2TickMsg:
@@ -175,12 +175,4 @@ func (m *Model) handleNotice(msg noticeMsg) tea.Cmd {
 		m.input.SetValue(msg.giveBack)
 	}
 	return nil
-}
-
-// plural is n and noun, with an s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

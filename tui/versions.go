@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/internal/chat"
 	"parley/tui/transcript"
 	"parley/tui/wrap"
 )
@@ -185,7 +186,7 @@ func (m *Model) versionsTitle() []string {
 	if version.Superseded {
 		state = " · superseded"
 		if n := len(v.carried[version.ID]); n > 0 {
-			state += fmt.Sprintf(", with the %s after it", plural(n, "message"))
+			state += fmt.Sprintf(", with the %s after it", chat.Plural(n, "message"))
 		}
 	}
 	bindings := []key.Binding{k.Older, k.Newer, k.Copy}

@@ -195,6 +195,9 @@ func (m *Model) headerView() string {
 	if role := m.systemLabel(); role != "" {
 		where += " · " + role
 	}
+	if fork := m.forkLabel(); fork != "" {
+		title += " · " + fork
+	}
 	badge := ""
 	if demo {
 		badge = st.HeaderDemo.Render(" demo ")

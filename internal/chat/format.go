@@ -81,3 +81,11 @@ func FormatRetry(c Classification, now time.Time) string {
 	}
 	return "retryable"
 }
+
+// Plural is n and noun, with an s when n is not 1: "1 message", "3 messages".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

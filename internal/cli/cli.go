@@ -77,6 +77,7 @@ type subcommand struct {
 var subcommands = map[string]subcommand{
 	"sessions":    {listSessions, []string{"json"}},
 	"export":      {exportSession, []string{"json"}},
+	"fork":        {forkSession, []string{"json"}},
 	"demo-server": {run: serveDemo},
 	"classify":    {classifyFailure, []string{"json"}},
 	"search":      {search, []string{"json"}},

@@ -166,6 +166,9 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message, fi
 		title = "Session " + sess.ID
 	}
 	fmt.Fprintf(w, "# %s\n\n_Session %s, started %s_\n", title, sess.ID, chat.FormatDate(sess.CreatedAt))
+	if sess.ForkedFrom != "" {
+		fmt.Fprintf(w, "\n_Forked from session %s_\n", sess.ForkedFrom)
+	}
 	for _, m := range msgs {
 		who := "You"
 		switch {

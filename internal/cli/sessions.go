@@ -45,10 +45,13 @@ type sessionJSON struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Messages  int       `json:"messages"`
+	// ForkedFrom is the session this one was forked from (parley fork, /fork).
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 func toSessionJSON(s history.Session) sessionJSON {
-	return sessionJSON{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Messages: s.Messages}
+	return sessionJSON{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Messages: s.Messages,
+		ForkedFrom: s.ForkedFrom}
 }
 
 // listSessions is `parley sessions [--json]`: every session, the latest first; `parley
@@ -83,6 +86,9 @@ func listSessions(ctx context.Context, args []string, ios *IO) (int, error) {
 		title := s.Title
 		if title == "" {
 			title = "(empty)"
+		}
+		if s.ForkedFrom != "" {
+			title += "  (forked from " + s.ForkedFrom + ")"
 		}
 		fmt.Fprintf(ios.Out, "%s  %s  %3d msgs  %s\n", s.ID, chat.FormatDate(s.UpdatedAt), s.Messages, sanitize.String(title))
 	}

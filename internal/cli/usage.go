@@ -28,7 +28,9 @@ usage:
   parley sessions rm ID…          delete sessions
   parley sessions title ID TEXT   rename a session
   parley search WORDS [--json]    find past messages (--limit N; exit 1 when none)
-  parley export ID [--json|--markdown]
+  parley export ID [--json|--markdown] [--images DIR]
+  parley fork ID[:MSG] [--json]   a new session holding ID's conversation up to message MSG
+  parley -c --continue            go on from where the latest session's reply was cut
   parley classify [FILE] [--json] how parley classifies a raw failure (response or stream text)
   parley roles [--json]           list roles (roles/NAME.md beside config.toml, [roles.NAME])
   parley version                  print the version
