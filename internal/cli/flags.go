@@ -64,7 +64,7 @@ func flagSet(o *options) *flag.FlagSet {
 		return nil
 	})
 	fs.BoolVar(&o.cont, "c", false, "continue the latest session")
-	fs.BoolVar(&o.print.Continue, "continue", false, "print mode: go on from where the session's last reply was cut, with -c or --session")
+	fs.BoolVar(&o.print.Continue, "continue", false, "go on from where the session's last reply was cut, in print mode (with -c or --session; no prompt)")
 	fs.StringVar(&o.sessionID, "session", "", "open session `ID`")
 	fs.StringVar(&o.BaseURL, "base-url", "", "endpoint base `URL`, e.g. http://127.0.0.1:11434/v1")
 	fs.StringVar(&o.Model, "model", "", "model `NAME`")
