@@ -168,10 +168,10 @@ func copyConversation(tx *sql.Tx, from, to string, through int64) error {
 		// interrupted, its text so far kept: the fork does not own that stream.
 		if _, err := tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, owner, model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
-				retry_message, retry_rule, finish_reason, seam, created_at, started_at, finished_at)
+				retry_message, retry_rule, finish_reason, seam, thought_ms, first_word_ms, created_at, started_at, finished_at)
 			SELECT ?1, ?2, ?3, CASE WHEN status IN ('queued', 'running') THEN 'interrupted' ELSE status END, '', model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
-				retry_message, retry_rule, finish_reason, seam, created_at, started_at, finished_at
+				retry_message, retry_rule, finish_reason, seam, thought_ms, first_word_ms, created_at, started_at, finished_at
 			FROM runs WHERE reply_id = ?4`, to, copied[anchor.Int64], id, old); err != nil {
 			return err
 		}

@@ -57,6 +57,12 @@ type Message struct {
 	// Seam is, for a reply that continues a cut one (Continue), the byte of Content where the
 	// continuation begins; 0 otherwise.
 	Seam int
+	// Usage is what a reply's run used, as it stored it at its end; FirstWord is how long its
+	// first word took (0: none came, or not kept), and Took how long the run took in all, from
+	// its start to its end (0 until it ends).
+	Usage     chat.Usage
+	FirstWord time.Duration
+	Took      time.Duration
 }
 
 // Receipt is what posting or regenerating returns.
@@ -271,7 +277,9 @@ const messageQuery = `SELECT m.id, m.session_id, m.role,
 	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
 	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
 	coalesce(r.reasoning_tokens, 0), coalesce(r.thought_ms, 0),
-	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0)
+	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0),
+	coalesce(r.prompt_tokens, 0), coalesce(r.completion_tokens, 0), coalesce(r.first_word_ms, 0),
+	coalesce(r.finished_at - r.started_at, 0)
 FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
@@ -291,15 +299,18 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
 		var created sql.NullInt64
 		var c storedClass
-		var thoughtMS int64
+		var thoughtMS, firstWordMS, took int64
 		if err := rows.Scan(&m.ID, &m.SessionID, &m.Role, &m.Content, &m.AnchorID,
 			&m.RunID, &m.Status, &m.Superseded, &created,
 			&c.retryable, &c.class, &c.after, &c.label, &c.message, &c.rule,
 			&m.Attempts, &m.Model, &m.Reasoning, &m.FinishReason, &m.SystemRole, &m.EditOf,
-			&m.ReasoningTokens, &thoughtMS, &m.Pinned, &m.Seam); err != nil {
+			&m.ReasoningTokens, &thoughtMS, &m.Pinned, &m.Seam,
+			&m.Usage.PromptTokens, &m.Usage.CompletionTokens, &firstWordMS, &took); err != nil {
 			return err
 		}
 		m.Thought = time.Duration(thoughtMS) * time.Millisecond
+		m.FirstWord, m.Took = time.Duration(firstWordMS)*time.Millisecond, time.Duration(max(took, 0))
+		m.Usage.ReasoningTokens = m.ReasoningTokens
 		m.CreatedAt = fromNanos(created)
 		m.Retry = c.classification()
 		return nil

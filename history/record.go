@@ -89,6 +89,7 @@ type runWriter struct {
 	attempts              int
 	usage                 chat.Usage
 	sentAt                time.Time
+	firstWord             time.Duration // from sentAt to the first word of the attempt that gave one
 	thinkFrom, thinkUntil time.Time
 	wake                  chan struct{}
 	ends                  chan endRequest
@@ -137,8 +138,10 @@ func (w *runWriter) note(ev chat.Event) {
 	case chat.EventUsage:
 		w.usage.Add(ev.Usage)
 	case chat.EventDelta:
+		w.noteFirstWord()
 		w.content.WriteString(ev.Text)
 	case chat.EventReasoning:
+		w.noteFirstWord()
 		w.reasoning.WriteString(ev.Text)
 		now := w.clock.Now()
 		if w.thinkFrom.IsZero() {
@@ -154,6 +157,13 @@ func (w *runWriter) note(ev chat.Event) {
 	select {
 	case w.wake <- struct{}{}:
 	default:
+	}
+}
+
+// noteFirstWord notes, at the run's first word, how long it took; w.mu is held.
+func (w *runWriter) noteFirstWord() {
+	if w.firstWord == 0 && w.content.Len()+w.reasoning.Len() == 0 && !w.sentAt.IsZero() {
+		w.firstWord = max(time.Nanosecond, w.clock.Now().Sub(w.sentAt))
 	}
 }
 
@@ -284,7 +294,7 @@ func (w *runWriter) finish(req endRequest) string {
 	begun := w.take()
 	w.mu.Lock()
 	f := Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
-		FinishReason: req.finishReason, Model: req.model, Thought: w.thinkUntil.Sub(w.thinkFrom)}
+		FinishReason: req.finishReason, Model: req.model, Thought: w.thinkUntil.Sub(w.thinkFrom), FirstWord: w.firstWord}
 	w.mu.Unlock()
 	for try := 0; !w.recovering; try++ {
 		var err error
@@ -302,7 +312,7 @@ func (w *runWriter) finish(req endRequest) string {
 	}
 	w.spill()
 	w.keep(recoveryRecord{Kind: "end", End: &recoveredEnd{Status: f.Status, Retry: f.Retry, Attempts: f.Attempts,
-		Usage: f.Usage, FinishReason: f.FinishReason, Model: f.Model, Thought: f.Thought}})
+		Usage: f.Usage, FinishReason: f.FinishReason, Model: f.Model, Thought: f.Thought, FirstWord: f.FirstWord}})
 	return w.notStored()
 }
 

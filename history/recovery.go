@@ -85,6 +85,7 @@ type recoveredEnd struct {
 	FinishReason string               `json:"finish_reason,omitempty"`
 	Model        string               `json:"model,omitempty"`
 	Thought      time.Duration        `json:"thought,omitempty"`
+	FirstWord    time.Duration        `json:"first_word,omitempty"`
 }
 
 // recovery appends to a database's recovery files; it is safe for concurrent use.
@@ -273,10 +274,10 @@ func finishRecovered(tx *sql.Tx, run int64, e recoveredEnd, at int64) error {
 	c := storedOf(e.Retry)
 	_, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3, completion_tokens = ?4,
 		retryable = ?5, retry_class = ?6, retry_after_until = ?7, retry_label = ?8, retry_message = ?9, finished_at = ?10,
-		reasoning_tokens = ?11, finish_reason = ?12, retry_rule = ?13, thought_ms = ?15
+		reasoning_tokens = ?11, finish_reason = ?12, retry_rule = ?13, thought_ms = ?15, first_word_ms = ?16
 		WHERE id = ?14 AND status IN ('running', 'queued', 'interrupted')`,
 		e.Status, e.Attempts, e.Usage.PromptTokens, e.Usage.CompletionTokens, c.retryable, c.class, c.after, c.label,
-		c.message, at, e.Usage.ReasoningTokens, e.FinishReason, c.rule, run, e.Thought.Milliseconds())
+		c.message, at, e.Usage.ReasoningTokens, e.FinishReason, c.rule, run, e.Thought.Milliseconds(), firstWordMS(e.FirstWord))
 	if err == nil && e.Model != "" {
 		_, err = tx.Exec(`UPDATE runs SET model = ? WHERE id = ?`, e.Model, run)
 	}

@@ -52,6 +52,15 @@ type Finish struct {
 	Model string
 	// Thought is how long the model thought, 0 when it did not.
 	Thought time.Duration
+	// FirstWord is how long after the request that answered was sent its first word (of
+	// answer or thinking) came; 0 when none came.
+	FirstWord time.Duration
+}
+
+// firstWordMS is a first word's wait as runs.first_word_ms holds it: NULL for none, and at
+// least 1 ms for one that came.
+func firstWordMS(d time.Duration) sql.NullInt64 {
+	return sql.NullInt64{Int64: max(1, d.Milliseconds()), Valid: d > 0}
 }
 
 // storedOf is c as its nullable columns; a nil c is all NULL.
@@ -223,11 +232,11 @@ func (db *DB) FinishRun(id int64, f Finish) error {
 		res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,
 			completion_tokens = ?4, retryable = ?5, retry_class = ?6, retry_after_until = ?7,
 			retry_label = ?8, retry_message = ?9, finished_at = ?10, reasoning_tokens = ?13, finish_reason = ?14, retry_rule = ?15,
-			thought_ms = ?16
+			thought_ms = ?16, first_word_ms = ?17
 			WHERE id = ?11 AND ((status = 'queued' AND ?1 <> 'succeeded') OR (status = 'running' AND owner = ?12))`,
 			f.Status, f.Attempts, f.Usage.PromptTokens, f.Usage.CompletionTokens,
 			c.retryable, c.class, c.after, c.label, c.message, now,
-			id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule, f.Thought.Milliseconds())
+			id, db.token, f.Usage.ReasoningTokens, f.FinishReason, c.rule, f.Thought.Milliseconds(), firstWordMS(f.FirstWord))
 		if err != nil {
 			return err
 		}

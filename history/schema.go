@@ -255,4 +255,9 @@ CREATE INDEX sessions_interactive ON sessions (last_interactive_at) WHERE last_i
 ALTER TABLE sessions ADD COLUMN profile TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN model TEXT NOT NULL DEFAULT '';
 `,
+	`
+-- How long after its request was sent a reply's first word (of answer or thinking) came, in
+-- milliseconds, for comparing versions; NULL when none came, or it ended before this was kept.
+ALTER TABLE runs ADD COLUMN first_word_ms INTEGER;
+`,
 }

@@ -8,7 +8,8 @@ import (
 	"parley/internal/chat"
 )
 
-// How long a reply's model thought is stored at its run's end and read with the reply; a
+// How long a reply's model thought, and how long its first word took, are stored at its run's
+// end and read with the reply, with its usage; a
 // database from before it was kept migrates without loss and reads 0 (not known).
 func TestThoughtIsStoredAndMigrates(t *testing.T) {
 	rec := startRecording(t, "think first")
@@ -42,6 +43,11 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 	if m := reply(db); m.Thought != 12*time.Second || m.ReasoningTokens != 120 || m.Reasoning != "Hmm, so List<T>." {
 		t.Fatalf("stored: thought %v, %d reasoning tokens, %q", m.Thought, m.ReasoningTokens, m.Reasoning)
 	}
+	// What versions are compared by: the first word came 3 s after the request, the usage as
+	// the endpoint gave it.
+	if m := reply(db); m.FirstWord != 3*time.Second || m.Usage.CompletionTokens != 300 || m.Usage.PromptTokens != 10 || m.Took <= 0 {
+		t.Fatalf("stored: first word after %v, usage %+v, took %v", m.FirstWord, m.Usage, m.Took)
+	}
 
 	// testdata/v9.db was made by the release before this column: opening it migrates, what
 	// was there stays, and a reply's duration reads 0.
@@ -57,7 +63,7 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 		t.Fatalf("replies %+v, %v", replies, err)
 	}
 	for _, m := range replies {
-		if m.Thought != 0 || m.Content == "" || m.Status != chat.StatusSucceeded {
+		if m.Thought != 0 || m.FirstWord != 0 || m.Content == "" || m.Status != chat.StatusSucceeded {
 			t.Errorf("migrated: thought %v, %q, %s", m.Thought, m.Content, m.Status)
 		}
 	}

@@ -257,6 +257,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ToggleSeams()
 	case key.Matches(msg, t.Fork):
 		return m.forkAt(m.transcript.Selected())
+	case key.Matches(msg, t.Compare):
+		return m.compareSelected(pending)
 	case key.Matches(msg, t.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, t.Thinking):

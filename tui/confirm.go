@@ -111,6 +111,22 @@ func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 	return m.regenerateReply(id)
 }
 
+// compareSelected is R on the selected reply: the list of where to run it again. A reply with
+// messages after it asks first, as r does.
+func (m *Model) compareSelected(pending confirm) tea.Cmd {
+	id := m.transcript.Selected()
+	if r := m.transcript.Reply(id); r != 0 {
+		id = r
+	}
+	ask := confirm{action: "compare", id: id}
+	if n := m.laterThan(id); n > 0 && pending != ask {
+		m.ask(ask, fmt.Sprintf("%s again to run it again from here — %s will be superseded",
+			m.keys.Transcript.Compare.Help().Key, chat.Plural(n, "later message")))
+		return nil
+	}
+	return m.listModels(id)
+}
+
 // editSelected is e on the selected message of the operator's. One with turns after its own
 // asks first, as r does: sending the edit supersedes them all.
 func (m *Model) editSelected(pending confirm) {

@@ -78,6 +78,7 @@ type TranscriptKeys struct {
 	Continue   key.Binding // goes on from where the selected reply was cut
 	Seams      key.Binding // hides or shows where continued replies were joined
 	Fork       key.Binding // makes a new session holding the conversation up to the selected message
+	Compare    key.Binding // runs the selected reply again on another model or profile
 	FocusInput key.Binding
 }
 
@@ -148,6 +149,7 @@ func DefaultKeyMap() KeyMap {
 			Continue:   bind("continue from the cut", "c"),
 			Seams:      bind("hide seams", "s"),
 			Fork:       bind("fork from here", "F"),
+			Compare:    bind("run again on another model", "R"),
 			FocusInput: bind("back to typing", "i", "tab", "enter"),
 		},
 		Picker: PickerKeys{
@@ -204,7 +206,7 @@ func (k KeyMap) sections() []helpSection {
 	return []helpSection{
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
-		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
+		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
 			t.Copy, t.CopyCode, t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}

@@ -36,6 +36,7 @@ func (m *Model) updateKeys() {
 	k.Transcript.Continue.SetEnabled(selected && m.transcript.Continuable(m.transcript.Selected()))
 	k.Transcript.Seams.SetEnabled(m.transcript.HasSeams())
 	k.Transcript.Fork.SetEnabled(selected)
+	k.Transcript.Compare.SetEnabled(selected)
 	if m.transcript.SeamsShown() {
 		k.Transcript.Seams = relabel(k.Transcript.Seams, "hide seams")
 	} else {

@@ -42,6 +42,8 @@ type Options struct {
 	// Fallback is the client of the profile's fallback endpoint, offered while a retry is
 	// armed; nil offers none.
 	Fallback *agent.Client
+	// Others are the clients of the other profiles, which R offers to run a reply again on.
+	Others []*agent.Client
 	// System is the system prompt to start with. SystemExplicit says it was asked for
 	// (--role, --system): it then applies to the session opened even when that session has
 	// a prompt of its own; otherwise it only starts sessions that have no messages yet.
@@ -97,6 +99,7 @@ type Model struct {
 	// fallback is Options.Fallback; runClients holds the runs sent with another client than
 	// client (the fallback, or a retry sent now despite a remembered wait), by run id.
 	fallback   *agent.Client
+	others     []*agent.Client
 	runClients map[int64]*agent.Client
 	demo       Demo
 	clock      chat.Clock
@@ -195,6 +198,7 @@ func New(o Options) Model {
 		db:         o.DB,
 		client:     o.Client,
 		fallback:   o.Fallback,
+		others:     o.Others,
 		runClients: map[int64]*agent.Client{},
 		demo:       o.Demo,
 		spend:      o.Spend,

@@ -16,7 +16,10 @@ import (
 // regenerateReply regenerates reply id by hand (r, /regen): it supersedes the reply and
 // everything after it and runs its anchor again, queued behind an active run. It disarms
 // Tier 2.
-func (m *Model) regenerateReply(id int64) tea.Cmd {
+func (m *Model) regenerateReply(id int64) tea.Cmd { return m.regenerateOn(id, nil) }
+
+// regenerateOn is regenerateReply sent with client (R), nil for the screen's.
+func (m *Model) regenerateOn(id int64, client *agent.Client) tea.Cmd {
 	anchor := m.transcript.Anchor(id)
 	if anchor == 0 {
 		m.setNotice("no reply to regenerate", true)
@@ -28,7 +31,7 @@ func (m *Model) regenerateReply(id int64) tea.Cmd {
 	}
 	m.tier2.Disarm()
 	m.held = false // regenerating goes on: what was held goes first
-	return m.regenerate(anchor, false, nil)
+	return m.regenerate(anchor, false, client)
 }
 
 // regenerate stores a regeneration from the operator message anchor: the path of r, /regen

@@ -61,7 +61,7 @@ func init() {
 		}},
 		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if args == "" {
-				return m.listModels(), true
+				return m.listModels(0), true
 			}
 			return nil, m.setModel(args)
 		}},

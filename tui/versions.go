@@ -196,7 +196,7 @@ func (m *Model) versionsTitle() []string {
 	bindings = append(bindings, k.Close)
 	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), hint(bindings...)
 	if lipgloss.Width(title)+2+lipgloss.Width(keys) <= m.width {
-		return []string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}
+		return append([]string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}, m.compareTable()...)
 	}
 	var lines []string
 	for _, l := range wrap.Lines(title, m.width) {
@@ -205,5 +205,5 @@ func (m *Model) versionsTitle() []string {
 	for _, l := range wrap.Lines(keys, m.width) {
 		lines = append(lines, st.Muted.Render(l))
 	}
-	return lines
+	return append(lines, m.compareTable()...)
 }

@@ -23,6 +23,8 @@ type app struct {
 	client *agent.Client
 	// fallback is the client of the profile's fallback endpoint, nil when it names none.
 	fallback *agent.Client
+	// others are the clients of the other profiles, which the chat screen's R runs a reply again on.
+	others []*agent.Client
 	// spend holds every run to the spend limits and prices what the runs used.
 	spend *agent.SpendGuard
 	// demo is the in-process demo endpoint, nil when a real endpoint is configured.
@@ -89,6 +91,11 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 	a.client = newClient(ep)
 	if cfg.Fallback != nil {
 		a.fallback = newClient(*cfg.Fallback)
+	}
+	for _, other := range cfg.Others {
+		if !other.Demo {
+			a.others = append(a.others, newClient(other))
+		}
 	}
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
 	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())

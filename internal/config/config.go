@@ -5,6 +5,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"parley/agent"
 	"parley/internal/attach"
@@ -71,6 +73,10 @@ type Resolved struct {
 	ReadingWidth int
 	// Mouse captures the mouse on the chat screen from the start.
 	Mouse bool
+	// Others are the endpoints of config.toml's other profiles, by profile name, for running a
+	// reply again on another (R on the chat screen); a profile that does not resolve is left
+	// out, since it was not asked for.
+	Others []agent.Endpoint
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -120,12 +126,18 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		}
 	}
 	prices, limits := spendSettings(f, p, ep.Model, fl)
+	var others []agent.Endpoint
+	for _, name := range slices.Sorted(maps.Keys(f.Profiles)) {
+		if o, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: name}, getenv); err == nil && name != ep.Profile() {
+			others = append(others, o)
+		}
+	}
 	rules, err := f.rules(paths.Config)
 	if err != nil {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse}
+		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others}
 	if f.MaxAttachmentBytes > 0 {
 		r.Attach.Text = f.MaxAttachmentBytes
 	}
