@@ -100,6 +100,19 @@ var (
 		}
 		return *r.Endpoint.Vision
 	}
+	prefill = func(r config.Resolved) any {
+		if r.Endpoint.Prefill == nil {
+			return "unset"
+		}
+		return *r.Endpoint.Prefill
+	}
+	others = func(r config.Resolved) any {
+		var names []string
+		for _, e := range r.Others {
+			names = append(names, e.Name+" "+e.Model)
+		}
+		return strings.Join(names, ", ")
+	}
 	reasoning = func(r config.Resolved) any {
 		e := r.Endpoint
 		on := "unset"
@@ -211,6 +224,10 @@ func TestPrecedence(t *testing.T) {
 		{"sampling: profile's, 0 kept", "[profiles.p]\npreset = \"ollama\"\ntemperature = 0.0\ntop_p = 0.9\n", config.Flags{Profile: "p"}, nil, sampling, []any{0.0, 0.9}},
 		{"vision: unset, the server says", "[profiles.p]\npreset = \"ollama\"\n", config.Flags{Profile: "p"}, nil, vision, "unset"},
 		{"vision: the profile's", "[profiles.p]\npreset = \"ollama\"\nvision = false\n", config.Flags{Profile: "p"}, nil, vision, false},
+		{"prefill: unset, the server says", "[profiles.p]\npreset = \"ollama\"\n", config.Flags{Profile: "p"}, nil, prefill, "unset"},
+		{"prefill: the profile's", "[profiles.p]\npreset = \"ollama\"\nprefill = true\n", config.Flags{Profile: "p"}, nil, prefill, true},
+		{"others: every other profile", "[profiles.p]\npreset = \"ollama\"\nmodel = \"a\"\n[profiles.q]\nbase_url = \"http://127.0.0.1:7/v1\"\nmodel = \"b\"\n",
+			config.Flags{Profile: "p"}, nil, others, "q b"},
 		{"fallback: none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, fallback, "none"},
 		{"fallback: a profile", "[profiles.p]\npreset = \"ollama\"\nfallback = \"q\"\n[profiles.q]\nbase_url = \"http://127.0.0.1:7/v1\"\nmodel = \"small\"\n",
 			config.Flags{Profile: "p"}, nil, fallback, "q http://127.0.0.1:7/v1 small"},

@@ -100,6 +100,9 @@ type profile struct {
 	ContextTokens int `toml:"context_tokens"`
 	// Vision says whether the model takes images, over what the server says of it.
 	Vision *bool `toml:"vision"`
+	// Prefill says whether the server continues a final assistant message as its own text
+	// (going on from a cut reply), over what parley finds out.
+	Prefill *bool `toml:"prefill"`
 	// A profile's own spend limits override those of the [limits] table.
 	limits
 }

@@ -109,6 +109,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		Temperature:       p.Temperature,
 		TopP:              p.TopP,
 		Vision:            p.Vision,
+		Prefill:           p.Prefill,
 	}
 	// A key variable someone named must be set; the default one may be missing only for a
 	// server on this machine, which is called without a key.
@@ -161,6 +162,7 @@ func merge(p, over profile) profile {
 	override(&p.Temperature, over.Temperature)
 	override(&p.TopP, over.TopP)
 	override(&p.Vision, over.Vision)
+	override(&p.Prefill, over.Prefill)
 	override(&p.ReasoningEffort, over.ReasoningEffort)
 	override(&p.Fallback, over.Fallback)
 	override(&p.Role, over.Role)
