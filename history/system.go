@@ -25,6 +25,22 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 	if strings.TrimSpace(p.Text) == "" {
 		return Message{}, ErrEmptyMessage
 	}
+	return db.storeSystem(sessionID, p)
+}
+
+// RemoveSystem leaves the session's operator messages from now on without a system prompt,
+// storing the removal as a system message with no text (never sent), unless the session has
+// none already. It returns the message stored, with ID 0 when nothing was.
+func (db *DB) RemoveSystem(sessionID string) (Message, error) {
+	return db.storeSystem(sessionID, SystemPrompt{})
+}
+
+// storeSystem stores p as the session's system prompt from now on (none when p is zero),
+// unless it is the prompt already: that is read first, so that nothing needs a write.
+func (db *DB) storeSystem(sessionID string, p SystemPrompt) (Message, error) {
+	if cur, err := db.SystemPrompt(sessionID); err != nil || cur == p {
+		return Message{}, err
+	}
 	m := Message{SessionID: sessionID, Role: chat.RoleSystem, Content: p.Text, SystemRole: p.Role}
 	err := db.write(func(tx *sql.Tx) error {
 		cur, err := systemPrompt(tx, sessionID)
@@ -34,35 +50,6 @@ func (db *DB) PostSystem(sessionID string, p SystemPrompt) (Message, error) {
 		now := time.Now()
 		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
 			VALUES (?, 'system', ?, ?, ?)`, sessionID, p.Text, p.Role, nanos(now))
-		if err != nil {
-			return err
-		}
-		m.CreatedAt = time.Unix(0, nanos(now))
-		m.ID, err = res.LastInsertId()
-		return err
-	})
-	if err != nil || m.ID == 0 {
-		return Message{}, err
-	}
-	return m, nil
-}
-
-// RemoveSystem leaves the session's operator messages from now on without a system prompt,
-// storing the removal as a system message with no text (never sent), unless the session has
-// none already. It returns the message stored, with ID 0 when nothing was.
-func (db *DB) RemoveSystem(sessionID string) (Message, error) {
-	if cur, err := db.SystemPrompt(sessionID); err != nil || cur.Text == "" {
-		return Message{}, err
-	}
-	m := Message{SessionID: sessionID, Role: chat.RoleSystem}
-	err := db.write(func(tx *sql.Tx) error {
-		cur, err := systemPrompt(tx, sessionID)
-		if err != nil || cur.Text == "" {
-			return err
-		}
-		now := time.Now()
-		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
-			VALUES (?, 'system', '', '', ?)`, sessionID, nanos(now))
 		if err != nil {
 			return err
 		}

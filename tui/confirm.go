@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"parley/internal/chat"
@@ -102,10 +103,7 @@ func (m *Model) laterThan(id int64) int {
 // regenerating supersedes them all.
 func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 	id := m.transcript.Selected()
-	ask := confirm{action: "regenerate", id: id}
-	if n := m.laterThan(id); n > 0 && pending != ask {
-		m.ask(ask, fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
-			m.keys.Transcript.Regenerate.Help().Key, chat.Plural(n, "later message")))
+	if m.askSupersede(confirm{action: "regenerate", id: id}, pending, m.keys.Transcript.Regenerate, "regenerate") {
 		return nil
 	}
 	return m.regenerateReply(id)
@@ -118,10 +116,7 @@ func (m *Model) compareSelected(pending confirm) tea.Cmd {
 	if r := m.transcript.Reply(id); r != 0 {
 		id = r
 	}
-	ask := confirm{action: "compare", id: id}
-	if n := m.laterThan(id); n > 0 && pending != ask {
-		m.ask(ask, fmt.Sprintf("%s again to run it again from here — %s will be superseded",
-			m.keys.Transcript.Compare.Help().Key, chat.Plural(n, "later message")))
+	if m.askSupersede(confirm{action: "compare", id: id}, pending, m.keys.Transcript.Compare, "run it again") {
 		return nil
 	}
 	return m.listModels(id)
@@ -131,11 +126,20 @@ func (m *Model) compareSelected(pending confirm) tea.Cmd {
 // asks first, as r does: sending the edit supersedes them all.
 func (m *Model) editSelected(pending confirm) {
 	id := m.transcript.Selected()
-	ask := confirm{action: "edit", id: id}
-	if n := m.laterThan(id); n > 0 && m.transcript.IsOperator(id) && pending != ask {
-		m.ask(ask, fmt.Sprintf("%s again to edit from here — %s will be superseded",
-			m.keys.Transcript.Edit.Help().Key, chat.Plural(n, "later message")))
+	if m.transcript.IsOperator(id) && m.askSupersede(confirm{action: "edit", id: id}, pending, m.keys.Transcript.Edit, "edit") {
 		return
 	}
 	m.startEdit(id)
+}
+
+// askSupersede asks, once, before what ask does to a message with messages after it: doing it
+// supersedes them all (`r again to regenerate from here — 2 later messages will be
+// superseded`). It reports whether it asked; pending is the question asked last.
+func (m *Model) askSupersede(ask, pending confirm, again key.Binding, doing string) bool {
+	n := m.laterThan(ask.id)
+	if n == 0 || pending == ask {
+		return false
+	}
+	m.ask(ask, fmt.Sprintf("%s again to %s from here — %s will be superseded", again.Help().Key, doing, chat.Plural(n, "later message")))
+	return true
 }
