@@ -3,9 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,6 +13,7 @@ import (
 
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
@@ -23,17 +21,7 @@ import (
 // testImage is a real w×h PNG, as attach reads one.
 func testImage(t *testing.T, name string, w, h int) chat.Image {
 	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), 128, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	im, err := attach.Inspect(name, buf.Bytes())
+	im, err := attach.Inspect(name, chattest.PNG(t, w, h))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,21 +26,34 @@ func xDisplay(t *testing.T) string {
 			t.Fatalf("%s is not installed (Debian: apt-get install xvfb xclip): %v", tool, err)
 		}
 	}
-	display := fmt.Sprintf(":%d", 100+os.Getpid()%500+int(paneSeq.Add(1)))
-	x := exec.Command("Xvfb", display, "-nolisten", "tcp", "-screen", "0", "640x480x24")
+	// Xvfb chooses a free display and says which: a number chosen here could be another's,
+	// or a socket a killed server left behind.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-nolisten", "tcp", "-screen", "0", "640x480x24")
+	x.ExtraFiles = []*os.File{w}
 	if err := x.Start(); err != nil {
 		t.Fatal(err)
 	}
+	w.Close()
 	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	socket := filepath.Join("/tmp/.X11-unix", "X"+display[1:])
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := os.Stat(socket); err == nil {
-			return display
+	said := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		said <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-said:
+		if n == "" {
+			t.Fatal("Xvfb did not start")
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Xvfb %s did not start", display)
-		}
+		return ":" + n
+	case <-time.After(10 * time.Second):
+		t.Fatal("Xvfb did not say its display within 10 s")
 	}
+	return ""
 }
 
 // clipboardOn reads the clipboard of display with xclip.

@@ -2,14 +2,12 @@ package e2e
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 )
 
@@ -17,21 +15,12 @@ import (
 // chip with ctrl+v and goes with the next message, byte for byte.
 func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 	display := xDisplay(t)
-	img := image.NewNRGBA(image.Rect(0, 0, 48, 32))
-	for y := range 32 {
-		for x := range 48 {
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 5), uint8(y * 7), 60, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
+	picture := chattest.PNG(t, 48, 32)
 	// xclip forks to serve the selection, and goes with the display; its output is not
 	// captured, or waiting for it would wait for the fork.
 	owner := exec.Command("xclip", "-selection", "clipboard", "-t", "image/png", "-i")
 	owner.Env = append(os.Environ(), "DISPLAY="+display)
-	owner.Stdin = bytes.NewReader(buf.Bytes())
+	owner.Stdin = bytes.NewReader(picture)
 	if err := owner.Run(); err != nil {
 		t.Fatalf("xclip -i: %v", err)
 	}
@@ -44,7 +33,7 @@ func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 	p.key("Enter")
 	p.waitScreen("PNG, 48×32 pixels")
 	got := p.srv.Received()[0].Messages[0]
-	if got.Content != "what is on my clipboard?" || len(got.Images) != 1 || !bytes.Equal(got.Images[0].Data, buf.Bytes()) {
+	if got.Content != "what is on my clipboard?" || len(got.Images) != 1 || !bytes.Equal(got.Images[0].Data, picture) {
 		t.Fatalf("sent %q with %d images", got.Content, len(got.Images))
 	}
 

@@ -2,14 +2,13 @@ package tui
 
 import (
 	"bytes"
-	"image"
-	"image/color"
-	"image/png"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parley/internal/chat/chattest"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -17,28 +16,8 @@ import (
 // Images on the chat screen: attached with /file or by dropping the file on the terminal,
 // shown as chips, sent with the message and kept with it (and with the draft).
 
-// writePNG writes a w×h PNG named name into dir and returns its path and bytes.
-func writePNG(t *testing.T, dir, name string, w, h int) (string, []byte) {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), 90, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, buf.Bytes()
-}
-
 func TestAnImageGoesWithTheMessage(t *testing.T) {
-	photo, want := writePNG(t, t.TempDir(), "photo.png", 320, 240)
+	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 320, 240)
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("/file " + photo)
 	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
@@ -73,8 +52,8 @@ func TestAnImageGoesWithTheMessage(t *testing.T) {
 // file:// URL: an image is attached, anything else is pasted as text.
 func TestADroppedImageIsAttached(t *testing.T) {
 	dir := t.TempDir()
-	spaced, _ := writePNG(t, dir, "my photo.png", 8, 8)
-	plainPath, _ := writePNG(t, dir, "shot.png", 8, 8)
+	spaced, _ := chattest.WritePNG(t, dir, "my photo.png", 8, 8)
+	plainPath, _ := chattest.WritePNG(t, dir, "shot.png", 8, 8)
 	notes := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notes, []byte("text"), 0o600)
 	for paste, want := range map[string]string{
@@ -103,7 +82,7 @@ func TestADroppedImageIsAttached(t *testing.T) {
 
 // An image attached and not sent stays with the draft across a quit, bytes and all.
 func TestAnAttachedImageSurvivesAQuit(t *testing.T) {
-	photo, want := writePNG(t, t.TempDir(), "photo.png", 16, 16)
+	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 16, 16)
 	d, _, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("/file " + photo)
 	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })

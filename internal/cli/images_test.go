@@ -3,37 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
-
-// pngFile writes a w×h PNG into dir and returns its path and bytes.
-func pngFile(t *testing.T, dir, name string, w, h int) (string, []byte) {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for y := range h {
-		for x := range w {
-			img.SetNRGBA(x, y, color.NRGBA{uint8(x), uint8(y), 200, 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p, buf.Bytes()
-}
 
 // An image attached with -f or piped on stdin goes to the model with the prompt, byte for
 // byte, and is kept with the message: -c sends it again, and export writes the same bytes.
@@ -41,7 +19,7 @@ func TestImagesAttachedInPrintMode(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
-	photo, want := pngFile(t, t.TempDir(), "photo.png", 640, 480)
+	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 640, 480)
 	r := u.run("-p", "what is this?", "-f", photo, "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || !strings.Contains(r.stdout, "PNG, 640×480 pixels") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -118,7 +96,7 @@ func TestWideImageScaledAndBinaryRefused(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	dir := t.TempDir()
-	wide, _ := pngFile(t, dir, "banner.png", 4096, 64)
+	wide, _ := chattest.WritePNG(t, dir, "banner.png", 4096, 64)
 	r := u.run("-p", "what is this?", "-f", wide, "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || !strings.Contains(r.stderr, "parley: banner.png: scaled down from 4096×64 to 2048×32 to send") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -141,7 +119,7 @@ func TestPrintModeImageToAModelThatCannotSee(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{NoVision: true})
 	u := newUser(t)
-	photo, _ := pngFile(t, t.TempDir(), "photo.png", 16, 16)
+	photo, _ := chattest.WritePNG(t, t.TempDir(), "photo.png", 16, 16)
 	fix := "choose a vision model (/model) or remove the image"
 
 	r := u.run("-p", "describe", "-f", photo, "--base-url", srv.URL(), "--model", "tiny")
