@@ -40,10 +40,16 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
 	var msgs []history.Message
+	var earlier int
 	var system history.SystemPrompt
 	if s.ID != "" {
 		if msgs, err = db.TranscriptBefore(s.ID, 0, firstScreen); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+		}
+		if len(msgs) == firstScreen {
+			if earlier, err = db.CountBefore(s.ID, msgs[0].ID); err != nil {
+				return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+			}
 		}
 		if system, err = db.SystemPrompt(s.ID); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
@@ -54,7 +60,7 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
 	files, err := db.DraftFiles(s.ID)
-	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft,
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, earlier: earlier, system: system, draft: draft,
 		files: fromDraftFiles(files), err: err}
 }
 
@@ -111,7 +117,7 @@ func (m *Model) accepts(sessionGen int, err error, doing string) bool {
 
 // handleSessionLoaded shows the session loaded, and reads what it has spent.
 func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks())
+	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks(), m.readBudget())
 }
 
 // showSession shows a session's transcript, and reads the older messages when only the newest
@@ -122,6 +128,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.session = msg.session
 	m.transcript.Reset(msg.msgs)
+	m.transcript.SetEarlier(msg.earlier)
 	m.focus = focusInput
 	m.input.Focus()
 	m.draft.savedAs(msg.draft, -1)
