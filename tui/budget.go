@@ -32,10 +32,10 @@ type budget struct {
 	// msgs are what the next send carries before the message being typed, ids their ids.
 	msgs []chat.Message
 	ids  []int64
-	// rev is the input's revision plan was made for; plan is what the next send, with the
-	// input as its message, leaves out.
-	rev  int
-	plan agent.SendPlan
+	// rev is the input's revision plan was made for, and draft the estimate of the input then;
+	// plan is what the next send, with the input as its message, leaves out.
+	rev, draft int
+	plan       agent.SendPlan
 }
 
 // budgetMsg carries a read of the budget: the model's facts, what the next send carries
@@ -86,8 +86,13 @@ func (m *Model) budgetChanged() tea.Cmd {
 	if m.budget.read && m.budget.model != m.modelName() {
 		return m.readBudget()
 	}
-	if m.budget.read && m.budget.rev != m.input.Rev() {
-		m.planBudget()
+	if b := &m.budget; b.read && b.rev != m.input.Rev() {
+		// Planning weighs the whole conversation: it is done again only when the input's
+		// estimate changed, not on every key.
+		b.rev = m.input.Rev()
+		if agent.EstimateText(m.input.Value()) != b.draft {
+			m.planBudget()
+		}
 	}
 	return nil
 }
@@ -95,8 +100,9 @@ func (m *Model) budgetChanged() tea.Cmd {
 // planBudget plans the next send: what was read, and the input as the message sent.
 func (m *Model) planBudget() {
 	b := &m.budget
-	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: m.input.Value()})
-	b.plan, b.rev = agent.PlanSend(next, b.window), m.input.Rev()
+	draft := m.input.Value()
+	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: draft})
+	b.plan, b.rev, b.draft = agent.PlanSend(next, b.window), m.input.Rev(), agent.EstimateText(draft)
 }
 
 // budgetLabel is the header's word on the context: "ctx ~812/1024 · 79% (llama-server)", or
