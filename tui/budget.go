@@ -106,10 +106,11 @@ func (m *Model) planBudget() {
 }
 
 // budgetLabel is the header's word on the context: "ctx ~812/1024 · 79% (llama-server)", or
-// the tokens alone when the window is unknown; "" before the first read.
+// the tokens alone when the window is unknown; "" before the first read, and while there is
+// nothing to send yet.
 func (m *Model) budgetLabel() string {
 	b := m.budget
-	if !b.read {
+	if !b.read || len(b.msgs) == 0 && m.input.Empty() {
 		return ""
 	}
 	tokens := "ctx ~" + contextTokens(b.plan.Tokens)
