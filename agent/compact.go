@@ -141,13 +141,58 @@ func PreSendTarget(window int) int {
 	return int(float64(window) * promptShare)
 }
 
-// compactAll leaves out what msgs must lose to be estimated at most target: the images of
-// earlier messages first (dropImages), then the oldest turns (Compact). It returns the messages
-// kept and how many messages and images were left out.
+// SendPlan is what a send leaves out of a conversation to fit the model's window, decided as
+// the send decides it: what the screen shows before the send.
+type SendPlan struct {
+	// Drop says, by index, which messages are left out; Omitted counts them, and Images
+	// counts the images left out of the messages kept.
+	Drop            []bool
+	Omitted, Images int
+	// Tokens is the estimate of what is sent; LeftOut of what is left out.
+	Tokens, LeftOut int
+}
+
+// PlanSend says what a send of msgs to a model whose context window is window leaves out
+// before it is sent (at PreSendTarget); nothing for a window of 0, which is unknown.
+func PlanSend(msgs []chat.Message, window int) SendPlan {
+	if window <= 0 {
+		return SendPlan{Drop: make([]bool, len(msgs)), Tokens: EstimateTokens(msgs)}
+	}
+	_, p := planAt(msgs, PreSendTarget(window))
+	return p
+}
+
+// planAt leaves out what msgs must lose to be estimated at most target: the images of earlier
+// messages first (dropImages), then the oldest turns (LeaveOut). It returns the messages kept
+// after the images are left out, and the plan.
+func planAt(msgs []chat.Message, target int) ([]chat.Message, SendPlan) {
+	withImages, images := dropImages(msgs, target)
+	drop, omitted := LeaveOut(withImages, target)
+	p := SendPlan{Drop: drop, Omitted: omitted, Images: images}
+	all := EstimateTokens(msgs)
+	for i, m := range withImages {
+		if !drop[i] {
+			p.Tokens += messageTokens(m)
+		}
+	}
+	if p.Tokens > 0 {
+		p.Tokens += replyPriming
+	}
+	p.LeftOut = all - p.Tokens
+	return withImages, p
+}
+
+// compactAll leaves out what msgs must lose to be estimated at most target (planAt). It returns
+// the messages kept and how many messages and images were left out.
 func compactAll(msgs []chat.Message, target int) (kept []chat.Message, messages, images int) {
-	kept, images = dropImages(msgs, target)
-	kept, messages = Compact(kept, target)
-	return kept, messages, images
+	withImages, p := planAt(msgs, target)
+	kept = make([]chat.Message, 0, len(msgs)-p.Omitted)
+	for i, m := range withImages {
+		if !p.Drop[i] {
+			kept = append(kept, m)
+		}
+	}
+	return kept, p.Omitted, p.Images
 }
 
 // compactTarget is the estimate the messages kept after an overflow may reach. When the error

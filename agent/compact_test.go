@@ -431,3 +431,32 @@ func TestCompactKeepsPinnedMessages(t *testing.T) {
 		t.Errorf("LeaveOut %v (%d) does not say what Compact leaves out (%d)", drop, n, omitted)
 	}
 }
+
+// PlanSend says before a send what the send leaves out: the same messages, pinned ones kept,
+// and the estimates of what goes and what does not.
+func TestPlanSendSaysWhatTheSendLeavesOut(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
+	msgs := conversation(20)
+	msgs[1].Pinned = true
+	plan := PlanSend(msgs, 800)
+	if plan.Omitted == 0 || plan.Drop[1] || !plan.Drop[2] || plan.Tokens > PreSendTarget(800) {
+		t.Fatalf("plan %+v: want the oldest turns left out but the pinned one, within %d", plan, PreSendTarget(800))
+	}
+	runEvents(t, c, msgs)
+	var want []chat.Message
+	for i, m := range msgs {
+		if !plan.Drop[i] {
+			want = append(want, chat.Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	if sent := toAgent(srv.Received()[0].Messages); !reflect.DeepEqual(sent, want) {
+		t.Fatalf("sent %d messages, the plan kept %d", len(sent), len(want))
+	}
+	if plan.Tokens != EstimateTokens(want) || plan.Tokens+plan.LeftOut != EstimateTokens(msgs) {
+		t.Errorf("plan estimates %d sent + %d left out; the messages are %d of %d", plan.Tokens, plan.LeftOut, EstimateTokens(want), EstimateTokens(msgs))
+	}
+	if p := PlanSend(msgs, 0); p.Omitted != 0 || p.Tokens != EstimateTokens(msgs) {
+		t.Errorf("an unknown window plans %+v, want nothing left out", p)
+	}
+}

@@ -25,7 +25,8 @@ type ModelFacts struct {
 	// VisionSource names what said it: "the profile", "llama-server /props", "Ollama /api/show".
 	VisionSource string
 	// Window is the model's context window in tokens, 0 when nothing says; WindowSource names
-	// what said it ("llama-server /props", "the profile's context_tokens", …).
+	// what said it, briefly enough for the chat screen's header: "llama-server", "vLLM",
+	// "Ollama", "endpoint" (its /models context_length), "profile", "known models".
 	Window       int
 	WindowSource string
 	// Prefill is set for a server that continues a final assistant message as its own text
@@ -56,10 +57,10 @@ func (c *Client) Facts(ctx context.Context) ModelFacts {
 	switch {
 	case f.Window > 0:
 	case c.ep.ContextTokens > 0:
-		f.Window, f.WindowSource = c.ep.ContextTokens, "the profile's context_tokens"
+		f.Window, f.WindowSource = c.ep.ContextTokens, "profile"
 	default:
 		if n := knownWindow(c.ep.Model); n > 0 {
-			f.Window, f.WindowSource = n, "parley's table of known models"
+			f.Window, f.WindowSource = n, "known models"
 		}
 	}
 	return f
@@ -122,7 +123,7 @@ func (c *Client) askFacts(ctx context.Context) ModelFacts {
 			f.Vision, f.VisionSource = &props.Modalities.Vision, "llama-server /props"
 		}
 		if props.Settings != nil && props.Settings.NCtx > 0 {
-			f.Window, f.WindowSource = props.Settings.NCtx, "llama-server /props"
+			f.Window, f.WindowSource = props.Settings.NCtx, "llama-server"
 		}
 	}
 	if f.Window == 0 {
@@ -144,7 +145,7 @@ func (c *Client) askFacts(ctx context.Context) ModelFacts {
 		f.Vision, f.VisionSource = &vision, "Ollama /api/show"
 	}
 	if n := numCtx(show.Parameters); f.Window == 0 && n > 0 {
-		f.Window, f.WindowSource = n, "Ollama's num_ctx"
+		f.Window, f.WindowSource = n, "Ollama"
 	}
 	return f
 }
@@ -171,11 +172,11 @@ func (c *Client) listedWindow(ctx context.Context) (int, string) {
 		}
 		switch {
 		case m.ContextLength > 0:
-			return m.ContextLength, "the endpoint's /models context_length"
+			return m.ContextLength, "endpoint"
 		case m.MaxModelLen > 0:
-			return m.MaxModelLen, "vLLM's max_model_len"
+			return m.MaxModelLen, "vLLM"
 		case m.Meta != nil && m.Meta.NCtx > 0:
-			return m.Meta.NCtx, "llama-server /v1/models"
+			return m.Meta.NCtx, "llama-server"
 		}
 	}
 	return 0, ""

@@ -7,6 +7,9 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // factsServer answers the paths a server describes its model at, each with a body in the
@@ -42,22 +45,22 @@ func TestContextWindowFromWhatTheServerSays(t *testing.T) {
 		{"llama-server /props", "tiny.gguf", map[string]any{
 			"GET /props":     map[string]any{"default_generation_settings": map[string]any{"n_ctx": 1024}, "total_slots": 4, "modalities": map[string]bool{"vision": false}},
 			"GET /v1/models": llamaModels,
-		}, 0, 1024, "llama-server /props", true},
-		{"llama-server /v1/models", "tiny.gguf", map[string]any{"GET /v1/models": llamaModels}, 0, 1024, "llama-server /v1/models", false},
+		}, 0, 1024, "llama-server", true},
+		{"llama-server /v1/models", "tiny.gguf", map[string]any{"GET /v1/models": llamaModels}, 0, 1024, "llama-server", false},
 		{"OpenRouter context_length", "qwen/qwen3-32b", map[string]any{"GET /v1/models": map[string]any{"data": []any{
 			map[string]any{"id": "openai/gpt-4o", "context_length": 128000},
 			map[string]any{"id": "qwen/qwen3-32b", "name": "Qwen: Qwen3 32B", "context_length": 40960, "architecture": map[string]any{"modality": "text->text"}},
-		}}}, 0, 40960, "the endpoint's /models context_length", false},
+		}}}, 0, 40960, "endpoint", false},
 		{"vLLM max_model_len", "Qwen/Qwen2.5-7B-Instruct", map[string]any{"GET /v1/models": map[string]any{"object": "list", "data": []any{
 			map[string]any{"id": "Qwen/Qwen2.5-7B-Instruct", "object": "model", "owned_by": "vllm", "root": "Qwen/Qwen2.5-7B-Instruct", "max_model_len": 32768},
-		}}}, 0, 32768, "vLLM's max_model_len", false},
+		}}}, 0, 32768, "vLLM", false},
 		{"Ollama num_ctx", "llama3.2:latest", map[string]any{
 			"GET /v1/models": map[string]any{"object": "list", "data": []any{map[string]any{"id": "llama3.2:latest", "object": "model", "owned_by": "library"}}},
 			"POST /api/show": map[string]any{"parameters": "num_ctx                        8192\nstop                           \"<|eot_id|>\"", "capabilities": []string{"completion", "tools"}},
-		}, 0, 8192, "Ollama's num_ctx", false},
-		{"the server over the profile", "tiny.gguf", map[string]any{"GET /v1/models": llamaModels}, 4096, 1024, "llama-server /v1/models", false},
-		{"the profile", "house-model", map[string]any{}, 4096, 4096, "the profile's context_tokens", false},
-		{"the table", "gpt-4o-mini", map[string]any{}, 0, 128000, "parley's table of known models", false},
+		}, 0, 8192, "Ollama", false},
+		{"the server over the profile", "tiny.gguf", map[string]any{"GET /v1/models": llamaModels}, 4096, 1024, "llama-server", false},
+		{"the profile", "house-model", map[string]any{}, 4096, 4096, "profile", false},
+		{"the table", "gpt-4o-mini", map[string]any{}, 0, 128000, "known models", false},
 		{"nothing says", "house-model", map[string]any{}, 0, 0, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,5 +96,18 @@ func TestFactsAskedOnlyWhenTheWindowMatters(t *testing.T) {
 	runEvents(t, c, long)
 	if asked.Load() != 3 { // /props, /v1/models, /api/show: once
 		t.Fatalf("asked %d times for two long conversations, want 3", asked.Load())
+	}
+}
+
+// The demo says its window where llama-server says it, so the client reads it as llama-server's;
+// without one it says none.
+func TestDemoSaysItsWindowAsLlamaServerDoes(t *testing.T) {
+	for _, window := range []int{1024, 0} {
+		srv := demotest.Start(t, demo.Options{Window: window})
+		f := testClient(Endpoint{BaseURL: srv.URL(), Model: demo.DefaultModel}).Facts(context.Background())
+		source := map[int]string{1024: "llama-server", 0: ""}[window]
+		if f.Window != window || f.WindowSource != source {
+			t.Errorf("Window %d: facts say %d from %q", window, f.Window, f.WindowSource)
+		}
 	}
 }

@@ -151,3 +151,40 @@ func TestPinsAndCompactionPoint(t *testing.T) {
 		t.Errorf("pinning no message: %v", err)
 	}
 }
+
+// NextContext names each message a new message would be sent with, the compaction point and
+// the pins read back after reopening.
+func TestNextContextNamesItsMessages(t *testing.T) {
+	db, s := openSession(t)
+	var rs []Receipt
+	for i := range 3 {
+		r := post(t, db, s.ID, fmt.Sprintf("question %d", i+1))
+		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
+		rs = append(rs, r)
+	}
+	if before, err := db.CompactedBefore(s.ID); before != 0 || err != nil {
+		t.Fatalf("never compacted: %d, %v", before, err)
+	}
+	if err := db.SetPinned(rs[0].ReplyID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CompactBefore(s.ID, rs[1].AnchorID); err != nil {
+		t.Fatal(err)
+	}
+	db = openAgain(t, db)
+	msgs, ids, err := db.NextContext(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{rs[0].ReplyID, rs[1].AnchorID, rs[1].ReplyID, rs[2].AnchorID, rs[2].ReplyID}
+	if fmt.Sprint(ids) != fmt.Sprint(want) || len(msgs) != len(ids) || !msgs[0].Pinned || msgs[0].Content != "answer 1" {
+		t.Fatalf("ids %v, want %v; messages %+v", ids, want, msgs)
+	}
+	if before, err := db.CompactedBefore(s.ID); before != rs[1].AnchorID || err != nil {
+		t.Errorf("compacted before %d, %v; want %d", before, err, rs[1].AnchorID)
+	}
+	list, err := db.Transcript(s.ID)
+	if err != nil || !list[1].Pinned || list[0].Pinned {
+		t.Errorf("the transcript reopened does not show the pin: %+v, %v", list[:2], err)
+	}
+}

@@ -360,6 +360,16 @@ func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]Mes
 			ORDER BY l.id DESC LIMIT ?)), 0)`, before, sessionID, before, limit)
 }
 
+// CountBefore counts the live operator messages and replies of a session whose ids are below
+// before: how many come before the messages TranscriptBefore read, so that a screen showing
+// those numbers them as the whole transcript does.
+func (db *DB) CountBefore(sessionID string, before int64) (int, error) {
+	var n int
+	err := db.sql.QueryRow(`SELECT count(*) FROM messages m WHERE m.session_id = ? AND m.id < ? AND m.role != 'system'
+		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, sessionID, before).Scan(&n)
+	return n, db.readError(err)
+}
+
 // AllMessages returns every message of a session, superseded ones too, in id order.
 func (db *DB) AllMessages(sessionID string) ([]Message, error) {
 	return db.sessionMessages(sessionID, "")
@@ -369,24 +379,39 @@ func (db *DB) AllMessages(sessionID string) ([]Message, error) {
 // operator message: its live messages, under its latest system prompt. A session not stored
 // (sessionID "") has none.
 func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
+	msgs, _, err := db.NextContext(sessionID)
+	return msgs, err
+}
+
+// NextContext is SessionContext with the id of each message: the chat screen weighs it against
+// the model's window before the send, and names what the send would leave out.
+func (db *DB) NextContext(sessionID string) ([]chat.Message, []int64, error) {
 	if sessionID == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rows, err := db.sql.Query(`
 		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
-		WHERE m.session_id = ?1
-			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
-			AND NOT (m.role = 'assistant'
-				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
-			AND `+notCompacted+`
+		WHERE m.session_id = ?1 AND `+sendable+`
 			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system')))
 		ORDER BY m.role != 'system', m.id`, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return db.contextRows(rows, sessionID)
+}
+
+// CompactedBefore returns the message /compact cut session sessionID at: the messages before
+// it, pinned ones and system prompts aside, are left out of every request. 0 when it was
+// never compacted.
+func (db *DB) CompactedBefore(sessionID string) (int64, error) {
+	var before int64
+	err := db.sql.QueryRow(`SELECT before FROM compactions WHERE session_id = ?`, sessionID).Scan(&before)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return before, err
 }
 
 // Context returns what a run answering anchorID sends to the model: the system prompt in
@@ -401,18 +426,14 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
-			AND m.id <= ?1
-			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
-			AND NOT (m.role = 'assistant'
-				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
-			AND `+notCompacted+`
+			AND m.id <= ?1 AND `+sendable+`
 			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1)))
 		ORDER BY m.role != 'system', m.id`, anchorID)
 	if err != nil {
 		return nil, err
 	}
-	out, err := db.contextRows(rows, "")
+	out, _, err := db.contextRows(rows, "")
 	if err != nil {
 		return nil, err
 	}
@@ -421,6 +442,12 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	}
 	return out, nil
 }
+
+// sendable keeps a message m (joined to its run r) that a request carries: live, neither an
+// empty reply nor one still being written, and not left out by /compact.
+const sendable = `NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
+	AND NOT (m.role = 'assistant' AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+	AND ` + notCompacted
 
 // pinned selects whether message m is pinned.
 const pinned = `EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id)`
@@ -431,8 +458,8 @@ const notCompacted = `(m.role = 'system' OR ` + pinned + ` OR m.id >= coalesce(
 	(SELECT c.before FROM compactions c WHERE c.session_id = m.session_id), 0))`
 
 // contextRows reads the messages of a context query (id, role, content, reasoning, pinned), of
-// session sessionID ("": the anchor's), with the images of each, bytes and all.
-func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, error) {
+// session sessionID ("": the anchor's), with the images of each, bytes and all, and their ids.
+func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, []int64, error) {
 	var ids []int64
 	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
 		var id int64
@@ -441,11 +468,11 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, err
 		return err
 	})
 	if err != nil || len(out) == 0 {
-		return out, err
+		return out, ids, err
 	}
 	if sessionID == "" {
 		if err := db.sql.QueryRow(`SELECT session_id FROM messages WHERE id = ?`, ids[len(ids)-1]).Scan(&sessionID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	first, last := ids[0], ids[0]
@@ -456,5 +483,5 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, err
 	for i, id := range ids {
 		out[i].Images = images[id]
 	}
-	return out, err
+	return out, ids, err
 }

@@ -271,6 +271,8 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.showVersions(m.transcript.Selected(), 1)
 	case key.Matches(msg, t.Edit):
 		m.editSelected(pending)
+	case key.Matches(msg, t.Pin):
+		return m.pinSelected()
 	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, t.Down):

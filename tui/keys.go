@@ -79,6 +79,7 @@ type TranscriptKeys struct {
 	Seams      key.Binding // hides or shows where continued replies were joined
 	Fork       key.Binding // makes a new session holding the conversation up to the selected message
 	Compare    key.Binding // runs the selected reply again on another model or profile
+	Pin        key.Binding // pins the selected message, so compaction never leaves it out; again unpins
 	FocusInput key.Binding
 }
 
@@ -150,6 +151,7 @@ func DefaultKeyMap() KeyMap {
 			Seams:      bind("hide seams", "s"),
 			Fork:       bind("fork from here", "F"),
 			Compare:    bind("run again on another model", "R"),
+			Pin:        bind("pin", "p"),
 			FocusInput: bind("back to typing", "i", "tab", "enter"),
 		},
 		Picker: PickerKeys{
@@ -207,7 +209,7 @@ func (k KeyMap) sections() []helpSection {
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.CopyCode, t.FocusInput}},
+			t.Copy, t.CopyCode, t.Pin, t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
@@ -231,6 +233,7 @@ func fullKeys(k KeyMap) KeyMap {
 	in.Older = relabel(in.Older, "earlier messages")
 	in.ScrollUp = relabel(in.ScrollUp, "scroll (empty input)")
 	in.Quit = relabel(in.Quit, "quit (empty input)")
+	t.Pin = relabel(t.Pin, "pin or unpin")
 	t.Up = relabel(t.Up, "reply")
 	t.Down = relabel(t.Down, "reply")
 	// Every key back to typing but those that retry first while a retry counts down, and the

@@ -49,6 +49,12 @@ func (m *Model) updateKeys() {
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
+	k.Transcript.Pin.SetEnabled(selected)
+	if msg, _ := m.transcript.Message(m.transcript.Selected()); msg.Pinned {
+		k.Transcript.Pin = relabel(k.Transcript.Pin, "unpin")
+	} else {
+		k.Transcript.Pin = relabel(k.Transcript.Pin, "pin")
+	}
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat

@@ -17,6 +17,7 @@ type sessionLoadedMsg struct {
 	sessionGen int
 	session    history.Session
 	msgs       []history.Message
+	earlier    int                  // the operator messages and replies before msgs, read later
 	system     history.SystemPrompt // the session's own
 	draft      string               // what was typed in it and not sent
 	files      []attach.File        // the files attached to that draft

@@ -157,6 +157,8 @@ type Model struct {
 	now time.Time
 	// spent is what the session has spent, as last read from the database, for the header.
 	spent agent.Spent
+	// budget is what the next send carries against the model's window (budget.go).
+	budget budget
 
 	// runEnded is when a run last ended or was stopped, by the clock (see selectGuard).
 	runEnded time.Time

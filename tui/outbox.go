@@ -125,7 +125,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	} else {
 		cmd = m.startRun(msg.rcpt)
 	}
-	return tea.Batch(cmd, m.postNext(), drafts)
+	return tea.Batch(cmd, m.postNext(), drafts, m.readBudget())
 }
 
 // giveBack puts messages that were not sent back into the input, in order, before what the

@@ -278,7 +278,7 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	if !m.held {
 		next = m.dispatchNext()
 	}
-	return tea.Batch(next, readBack, m.readSpent(), m.readMarks())
+	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.readBudget())
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as

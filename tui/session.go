@@ -40,6 +40,7 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
 	var msgs []history.Message
+	var earlier int
 	var system history.SystemPrompt
 	var forkOf *history.Fork
 	if s.ID != "" {
@@ -53,6 +54,11 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		if msgs, err = db.TranscriptBefore(s.ID, 0, firstScreen); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 		}
+		if len(msgs) == firstScreen {
+			if earlier, err = db.CountBefore(s.ID, msgs[0].ID); err != nil {
+				return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+			}
+		}
 		if system, err = db.SystemPrompt(s.ID); err != nil {
 			return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 		}
@@ -62,7 +68,7 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
 	files, err := db.DraftFiles(s.ID)
-	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft,
+	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, earlier: earlier, system: system, draft: draft,
 		files: fromDraftFiles(files), forkOf: forkOf, err: err}
 }
 
@@ -119,7 +125,7 @@ func (m *Model) accepts(sessionGen int, err error, doing string) bool {
 
 // handleSessionLoaded shows the session loaded, and reads what it has spent.
 func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks())
+	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks(), m.readBudget())
 }
 
 // showSession shows a session's transcript, and reads the older messages when only the newest
@@ -130,6 +136,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	}
 	m.session, m.forkOf = msg.session, msg.forkOf
 	m.transcript.Reset(msg.msgs)
+	m.transcript.SetEarlier(msg.earlier)
 	m.focus = focusInput
 	m.input.Focus()
 	m.draft.savedAs(msg.draft, -1)

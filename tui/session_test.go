@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -135,12 +137,24 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 	m, _ = step(m, press("esc"))
 	m, _ = step(m, press("k"))
 	m, _ = step(m, press("pgup"))
-	before := plain(m)
+	// The header changes as the conversation's size is read; the transcript below it stays,
+	// numbered as the whole session is from the first frame.
+	below := func(screen string) string { _, rest, _ := strings.Cut(screen, "\n"); return rest }
+	before := below(plain(m))
+	numbered := regexp.MustCompile(`You · #(\d+)\s+question (\d+)`).FindAllStringSubmatch(before, -1)
+	for _, n := range numbered {
+		if q, _ := strconv.Atoi(n[2]); n[1] != strconv.Itoa(2*q+1) {
+			t.Fatalf("question %s is numbered #%s in the first frame: not as the whole session", n[2], n[1])
+		}
+	}
+	if len(numbered) == 0 {
+		t.Fatalf("no numbered question on screen:\n%s", before)
+	}
 	m = runCmds(m, loadOlder)
 	if m.transcript.Len() != 2*turns {
 		t.Fatalf("after the second read %d messages, want %d", m.transcript.Len(), 2*turns)
 	}
-	if after := plain(m); after != before {
+	if after := below(plain(m)); after != before {
 		t.Fatalf("the window moved when older messages arrived:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 	// The oldest are reachable.

@@ -73,6 +73,9 @@ func init() {
 			m.systemCommand(args)
 			return nil, true
 		}},
+		{names: []string{"/compact"}, args: "[N]", run: func(m *Model, args string, pending confirm) (tea.Cmd, bool) {
+			return m.compactCommand(args, pending)
+		}},
 		{names: []string{"/file"}, args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.fileCommand(args), true
 		}},

@@ -302,11 +302,11 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 		if m.tier2.Active() || strings.Contains(plain(m), "retrying") {
 			t.Fatalf("session %s armed at start-up:\n%s", s.ID, plain(m))
 		}
-		// Opening reads the replies' version marks, what the session spent and the endpoint's
-		// limits, and nothing else is under way.
+		// Opening reads the replies' version marks, what the session spent, the endpoint's
+		// limits and the conversation's size, and nothing else is under way.
 		for _, msg := range execCmd(cmd, time.Second) {
 			switch msg.(type) {
-			case marksMsg, spentMsg:
+			case marksMsg, spentMsg, budgetMsg:
 			default:
 				t.Fatalf("session %s: opening it started %T", s.ID, msg)
 			}

@@ -68,6 +68,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case titledMsg:
 		cmd = m.handleTitled(msg)
 
+	// The context budget (budget.go, compact.go).
+	case budgetMsg:
+		cmd = m.handleBudget(msg)
+	case pinnedMsg:
+		cmd = m.handlePinned(msg)
+	case compactedMsg:
+		cmd = m.handleCompacted(msg)
+
 	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
 	case postedMsg:
 		cmd = m.handlePosted(msg)
@@ -103,6 +111,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.transcript.SetHeld(m.held, m.keys.Chat.SendQueued.Help().Key)
+	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
 	m.layout()
 	return m, tea.Batch(cmd, m.settle())

@@ -80,6 +80,7 @@ func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
 	}
 	m.notice = ""
 	m.versions = versionView{list: msg.versions, carried: msg.carried, questions: msg.questions, view: transcript.New(m.styles.transcript())}
+	m.versions.view.HideNumbers()
 	m.versions.view.SetDark(m.dark)
 	m.versions.view.SetReadingWidth(m.transcript.ReadingWidth())
 	m.focus = focusVersions

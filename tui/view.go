@@ -41,6 +41,9 @@ func (m Model) View() tea.View {
 	if next := m.nextView(); next != "" {
 		lines = append(lines, next)
 	}
+	if l := m.leaveOutView(); l != "" {
+		lines = append(lines, l)
+	}
 	lines = append(lines, m.menuView()...)
 	inputTop := len(lines)
 	lines = append(lines, m.input.View())
@@ -63,7 +66,7 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - len(m.menuView()) - m.input.Height() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.input.Height() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
@@ -204,6 +207,9 @@ func (m *Model) headerView() string {
 	}
 	state := " " + m.headerState() + " "
 	var told []string
+	if ctx := m.budgetLabel(); ctx != "" {
+		told = append(told, ctx)
+	}
 	if m.limitsKnown && retry.Low(m.limits, m.clock.Now()) {
 		told = append(told, limitsLabel(m.limits, m.clock.Now()))
 	}

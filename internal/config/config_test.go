@@ -205,6 +205,8 @@ func TestPrecedence(t *testing.T) {
 
 		{"context_tokens: default none", "", config.Flags{BaseURL: loopback, Model: "m"}, nil, contextW, 0},
 		{"context_tokens: profile's", "[profiles.p]\npreset = \"ollama\"\ncontext_tokens = 8192\n", config.Flags{Profile: "p"}, nil, contextW, 8192},
+		{"context_window: profile's", "[profiles.p]\npreset = \"ollama\"\ncontext_window = 4096\n", config.Flags{Profile: "p"}, nil, contextW, 4096},
+		{"context_window: the same as context_tokens", "[profiles.p]\npreset = \"ollama\"\ncontext_window = 4096\ncontext_tokens = 4096\n", config.Flags{Profile: "p"}, nil, contextW, 4096},
 
 		{"price: built in", "", config.Flags{BaseURL: loopback, Model: "gpt-4o"}, nil, priceOf("gpt-4o"), agent.Price{Input: 2.50, Output: 10}},
 		{"price: profile's over the built-in", "[profiles.p]\npreset = \"openai\"\nmodel = \"gpt-4o\"\nprice_input = 1\n", config.Flags{Profile: "p"}, nil, priceOf("gpt-4o"), agent.Price{Input: 1, Output: 10}},
@@ -313,6 +315,8 @@ func TestValidation(t *testing.T) {
 		{"negative input price", "[profiles.x]\nprice_input = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": price_input is -1; a price is at least 0` + fix},
 		{"negative output price", "[profiles.x]\nprice_output = -0.5\n", config.Flags{}, nil, `config CONFIG: profile "x": price_output is -0.5; a price is at least 0` + fix},
 		{"negative context window", "[profiles.x]\ncontext_tokens = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": context_tokens is -1; a context window is at least 1 token` + fix},
+		{"negative context_window", "[profiles.x]\ncontext_window = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": context_window is -1; a context window is at least 1 token` + fix},
+		{"two context windows", "[profiles.x]\ncontext_window = 4096\ncontext_tokens = 8192\n", config.Flags{}, nil, `config CONFIG: profile "x": context_window is 4096 and context_tokens 8192; keep context_window alone` + fix},
 		{"negative max_tokens", "[profiles.x]\nmax_tokens = -1\n", config.Flags{}, nil, `config CONFIG: profile "x": max_tokens is -1; a reply needs at least 1 token (leave it out for no limit)` + fix},
 		{"unknown reasoning effort", "[profiles.x]\nreasoning_effort = \"max\"\n", config.Flags{}, nil, `config CONFIG: profile "x": reasoning_effort is "max"; use low, medium or high` + fix},
 		{"temperature out of range", "[profiles.x]\ntemperature = 3.0\n", config.Flags{}, nil, `config CONFIG: profile "x": temperature is 3; use a number from 0 to 2` + fix},

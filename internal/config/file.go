@@ -96,7 +96,9 @@ type profile struct {
 	// million input and output tokens; unset, the model's preset price (if any) applies.
 	PriceInput  *float64 `toml:"price_input"`
 	PriceOutput *float64 `toml:"price_output"`
-	// ContextTokens is the model's context window; set, parley compacts before sending.
+	// ContextWindow is the model's context window in tokens, for a server that does not say
+	// it; set, parley compacts before sending. ContextTokens is its older name, still read.
+	ContextWindow int `toml:"context_window"`
 	ContextTokens int `toml:"context_tokens"`
 	// Vision says whether the model takes images, over what the server says of it.
 	Vision *bool `toml:"vision"`
@@ -205,8 +207,14 @@ func (p profile) check() error {
 	if err := CheckEnvName("api_key_env", p.APIKeyEnv); err != nil {
 		return err
 	}
+	if p.ContextWindow < 0 {
+		return fmt.Errorf("context_window is %d; a context window is at least 1 token", p.ContextWindow)
+	}
 	if p.ContextTokens < 0 {
 		return fmt.Errorf("context_tokens is %d; a context window is at least 1 token", p.ContextTokens)
+	}
+	if p.ContextWindow > 0 && p.ContextTokens > 0 && p.ContextWindow != p.ContextTokens {
+		return fmt.Errorf("context_window is %d and context_tokens %d; keep context_window alone", p.ContextWindow, p.ContextTokens)
 	}
 	if p.MaxTokens < 0 {
 		return fmt.Errorf("max_tokens is %d; a reply needs at least 1 token (leave it out for no limit)", p.MaxTokens)

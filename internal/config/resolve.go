@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net"
@@ -101,7 +102,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		HeaderTimeout:     p.HeaderTimeout.Duration,
 		FirstDeltaTimeout: p.FirstDeltaTimeout.Duration,
 		StreamIdleTimeout: p.StreamIdleTimeout.Duration,
-		ContextTokens:     p.ContextTokens,
+		ContextTokens:     cmp.Or(p.ContextWindow, p.ContextTokens),
 		Reasoning:         p.Reasoning,
 		SendReasoning:     p.SendReasoning != nil && *p.SendReasoning,
 		MaxTokens:         p.MaxTokens,
@@ -156,6 +157,7 @@ func merge(p, over profile) profile {
 	override(&p.PriceInput, over.PriceInput)
 	override(&p.PriceOutput, over.PriceOutput)
 	override(&p.ContextTokens, over.ContextTokens)
+	override(&p.ContextWindow, over.ContextWindow)
 	override(&p.MaxTokens, over.MaxTokens)
 	override(&p.Reasoning, over.Reasoning)
 	override(&p.SendReasoning, over.SendReasoning)

@@ -120,14 +120,19 @@ func refuseImages(w http.ResponseWriter) {
 }
 
 // serveProps answers GET /props as llama-server does, with only what the demo is sure of: what
-// the model takes. (Its context budget is left out: the demo's overflow is for clients that do
-// not know the window.)
+// the model takes, and its window when Options.Window gives one. (ContextTokens is left out:
+// the demo's overflow is for clients that do not know the window.)
 func (s *Server) serveProps(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	props := map[string]any{
 		"model_alias": s.opts.Model,
 		"modalities":  map[string]bool{"vision": !s.opts.NoVision, "video": false, "audio": false},
 		"build_info":  "parley demo",
-	})
+	}
+	if s.opts.Window > 0 {
+		props["default_generation_settings"] = map[string]any{"n_ctx": s.opts.Window}
+		props["total_slots"] = 1
+	}
+	writeJSON(w, http.StatusOK, props)
 }
 
 // hasImages reports whether any of msgs carries an image.

@@ -59,6 +59,10 @@ type Options struct {
 	ContextTokens int
 	// Overflow is the form of that rejection. Default OverflowOpenAI.
 	Overflow Overflow
+	// Window, when positive, is the context window the demo says its model has, where
+	// llama-server says its n_ctx: GET /props default_generation_settings and GET /v1/models
+	// meta. It rejects nothing; ContextTokens does.
+	Window int
 }
 
 // Message is one chat message of a received request: its text, and the images it carried.
@@ -293,7 +297,11 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	var data []map[string]any
 	for _, id := range append([]string{s.opts.Model}, s.opts.MoreModels...) {
-		data = append(data, map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "parley"})
+		model := map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "parley"}
+		if s.opts.Window > 0 {
+			model["meta"] = map[string]any{"n_ctx": s.opts.Window}
+		}
+		data = append(data, model)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }

@@ -47,8 +47,11 @@ func (t *List) render(e *entry) []string {
 		return t.renderSystem(e, w)
 	}
 	var out []string
+	if e.cut {
+		out = append(out, st.Muted.Render(ansi.Truncate(compactedLine, w, "…")))
+	}
 	if e.message.Role == chat.RoleUser {
-		out = append(out, st.UserLabel.Render("You"))
+		out = append(out, st.UserLabel.Render("You")+t.labelTail(e))
 		text := e.text.String()
 		if !t.showPastes {
 			text = collapseFiles(text, e.files)
@@ -71,7 +74,8 @@ func (t *List) render(e *entry) []string {
 	if e.mark.Of > 1 {
 		label += st.Muted.Render(fmt.Sprintf(" ‹ %d/%d ›", e.mark.N, e.mark.Of))
 	}
-	out = append([]string{label}, t.thinkingLines(e, w)...)
+	out = append(out, label+t.labelTail(e))
+	out = append(out, t.thinkingLines(e, w)...)
 	if text := e.text.String(); text != "" {
 		if e.seam > 0 && !t.hideSeams {
 			from := len(out)
@@ -89,6 +93,24 @@ func (t *List) render(e *entry) []string {
 		out = append(out, indent(wrap.Lines(e.note, w-2), st.Warn)...)
 	}
 	return append(out, "")
+}
+
+// compactedLine is drawn where /compact cut: what is above it is no longer sent.
+const compactedLine = "── compacted: the messages above are left out of requests, pinned ones aside ──"
+
+// labelTail is what follows a message's label: its number, and whether it is pinned.
+func (t *List) labelTail(e *entry) string {
+	tail := ""
+	if e.number > 0 {
+		tail = fmt.Sprintf(" · #%d", e.number)
+	}
+	if e.message.Pinned {
+		tail += " · pinned"
+	}
+	if tail == "" {
+		return ""
+	}
+	return t.styles.Muted.Render(tail)
 }
 
 // ModelName is a model as a label shows it: one named by a file's path (llama-server serves

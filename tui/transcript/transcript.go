@@ -51,6 +51,10 @@ type entry struct {
 	// seam is, for a reply continued from a cut one, where in text the continuation begins;
 	// 0 otherwise.
 	seam int
+	// number is the message's number as shown (context.go), 0 for a system prompt; cut is set
+	// on the first message after where /compact cut.
+	number int
+	cut    bool
 	// files are the files attached to an operator message, shown collapsed unless pastes are
 	// shown in full.
 	files []attach.Span
@@ -105,6 +109,12 @@ type List struct {
 	reading int
 	// hideSeams leaves the seams of continued replies unmarked.
 	hideSeams bool
+	// compactedBefore is where /compact cut (SetCompaction), 0 when it did not; earlier counts
+	// the messages before the first shown that are still to be read (SetEarlier).
+	compactedBefore int64
+	earlier         int
+	// unnumbered hides the numbers (HideNumbers).
+	unnumbered bool
 }
 
 // New returns an empty transcript, drawn with styles, that follows its end.
@@ -124,6 +134,8 @@ func (t *List) Reset(msgs []history.Message) {
 		t.add(&es[i], msg)
 	}
 	t.follow, t.top, t.sel = true, linePos{}, -1
+	t.compactedBefore, t.earlier = 0, 0
+	t.renumber()
 }
 
 // Prepend adds older messages before the first, keeping the window and the selection on the
@@ -137,16 +149,24 @@ func (t *List) Prepend(msgs []history.Message) {
 	for i, msg := range msgs {
 		t.fill(&es[i], msg)
 		older = append(older, &es[i])
+		if selectable(msg) {
+			t.earlier = max(t.earlier-1, 0)
+		}
 	}
 	t.entries = append(older, t.entries...)
 	t.top.entry += len(msgs)
 	if t.sel >= 0 {
 		t.sel += len(msgs)
 	}
+	t.renumber()
+	t.SetCompaction(t.compactedBefore)
 }
 
 // Append adds a message at the end.
-func (t *List) Append(msg history.Message) { t.add(new(entry), msg) }
+func (t *List) Append(msg history.Message) {
+	t.add(new(entry), msg)
+	t.renumber()
+}
 
 // InsertAfter adds msg right after message after (at the end when after is not shown), where a
 // reply that replaces an earlier one belongs even when messages were posted meanwhile.
@@ -162,6 +182,7 @@ func (t *List) InsertAfter(after int64, msg history.Message) {
 	if t.sel > i {
 		t.sel++
 	}
+	t.renumber()
 }
 
 // add makes e the entry of msg and appends it.
@@ -276,4 +297,6 @@ func (t *List) Remove(ids []int64) {
 			t.sel = i
 		}
 	}
+	t.renumber()
+	t.SetCompaction(t.compactedBefore)
 }

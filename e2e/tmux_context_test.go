@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"parley/internal/demo"
+)
+
+// TestTmuxContextBudget runs the parley binary in tmux against an endpoint that says its window
+// is 1024 tokens where llama-server says it: the header shows the window and its source, a
+// conversation past it shows the leave-out line before the send, and a pinned early message is
+// in the request the send makes after leaving older turns out; the pin is there on reopening.
+func TestTmuxContextBudget(t *testing.T) {
+	p := newPane(t, "tiny.gguf", demo.Options{Window: 1024})
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
+	const turns = 6
+	for i := range turns {
+		p.parley("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler), "--base-url", p.srv.URL(), "--model", p.model)
+	}
+	p.start(120, 40, nil, "-c")
+	screen := p.waitScreen("(llama-server)")
+	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, "/1024 · ") {
+		t.Fatalf("the header does not show the window: %q", header)
+	}
+	p.waitScreen("next send leaves out messages 1–")
+
+	// Select the first question and pin it.
+	p.key("Escape")
+	p.waitScreen("SELECT")
+	for range 2*turns - 1 {
+		p.key("k")
+	}
+	p.key("p")
+	p.waitScreen("#1 pinned")
+	p.waitScreen("next send leaves out messages 2–")
+	p.key("i")
+	sent := p.srv.Requests()
+	p.send("and in short?")
+	p.waitRequests(sent + 1)
+	p.waitScreen("idle")
+	msgs := p.srv.Received()[sent].Messages
+	var got []string
+	for _, m := range msgs {
+		got = append(got, strings.SplitN(m.Content, ":", 2)[0])
+	}
+	has := func(s string) bool { return strings.Contains(strings.Join(got, "|"), s) }
+	if !has("question 1") || has("question 2") || !has("and in short?") {
+		t.Fatalf("the request after compaction carried %q: want the pinned question 1, not question 2", got)
+	}
+	p.key("C-c")
+
+	// Opened again, the pin is still there.
+	p.tmux("respawn-pane", "-k", "-t", "parley", p.command(nil, "-c"))
+	p.waitScreen("(llama-server)")
+	p.key("Home")
+	p.waitScreen("You · #1 · pinned")
+	p.key("C-c")
+}

@@ -1,0 +1,194 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"parley/agent"
+	"parley/internal/chat"
+	"parley/internal/demo"
+)
+
+// longSession opens a driven screen on a session of turns stored exchanges, each question and
+// answer about 100 tokens, against a demo endpoint that says its window is window tokens as
+// llama-server does; it waits for the conversation's size to be read.
+func longSession(t *testing.T, turns, window int) (*driver, *demo.Server) {
+	t.Helper()
+	o, srv, _ := demoOptions(t, screenConfig{demo: demo.Options{Window: window}})
+	for i := range turns {
+		filler := strings.Repeat(fmt.Sprintf("turn %d ", i+1), 50)
+		storeExchange(t, o.DB, o.Session.ID, fmt.Sprintf("question %d: %s", i+1, filler), fmt.Sprintf("answer %d: %s", i+1, filler))
+	}
+	m, cmd := openModel(t, o, 120, 30)
+	d := newDriver(t, m)
+	d.exec(cmd)
+	d.until("the conversation's size", func(m Model) bool { return m.budget.read })
+	return d, srv
+}
+
+// sentContents are the contents of the messages of the last request srv received.
+func sentContents(t *testing.T, srv *demo.Server) []string {
+	t.Helper()
+	got := srv.Received()
+	if len(got) == 0 {
+		t.Fatal("no request was sent")
+	}
+	var out []string
+	for _, m := range got[len(got)-1].Messages {
+		out = append(out, m.Content)
+	}
+	return out
+}
+
+// sentWith reports whether a message of sent starts with prefix.
+func sentWith(sent []string, prefix string) bool {
+	return slices.ContainsFunc(sent, func(s string) bool { return strings.HasPrefix(s, prefix) })
+}
+
+// The header says how full the window is and who said how big it is; before a send that
+// compaction will trim, the line above the input names what it leaves out by the numbers the
+// transcript shows.
+func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
+	d, _ := longSession(t, 8, 1024)
+	screen := plain(d.m)
+	header, _, _ := strings.Cut(screen, "\n")
+	plan := d.m.budget.plan
+	want := fmt.Sprintf("ctx ~%d/1024 · %d%% (llama-server)", plan.Tokens, plan.Tokens*100/1024)
+	if !strings.Contains(header, want) || plan.Tokens > agent.PreSendTarget(1024) {
+		t.Fatalf("header %q, want %q within three quarters of the window", header, want)
+	}
+	last := 0
+	for i, drop := range plan.Drop {
+		if drop {
+			last = i + 1 // no system prompt: message i is shown as #i+1
+		}
+	}
+	line := fmt.Sprintf("next send leaves out messages 1–%d · ~%s tok · p pins one", last, chat.FormatTokens(plan.LeftOut))
+	if last < 2 || !strings.Contains(screen, line) {
+		t.Fatalf("want %q above the input:\n%s", line, screen)
+	}
+	// Typing weighs the message being written too.
+	before := plan.Tokens
+	for _, r := range strings.Repeat("x", 400) {
+		d.send(press(string(r)))
+	}
+	if d.m.budget.plan.Tokens == before && d.m.budget.plan.LeftOut == plan.LeftOut {
+		t.Error("a long draft changed nothing in the plan of the next send")
+	}
+}
+
+// A window nothing says leaves the header with the tokens alone, and no leave-out line.
+func TestHeaderWithoutAWindowShowsTokens(t *testing.T) {
+	d, _ := longSession(t, 8, 0)
+	screen := plain(d.m)
+	header, _, _ := strings.Cut(screen, "\n")
+	if !strings.Contains(header, fmt.Sprintf("ctx ~%d tok", d.m.budget.plan.Tokens)) || strings.Contains(header, "%") {
+		t.Fatalf("header %q", header)
+	}
+	if strings.Contains(screen, "next send leaves out") {
+		t.Fatalf("a leave-out line without a window:\n%s", screen)
+	}
+}
+
+// p pins the selected message: it is marked, stored, kept by the next send though older
+// turns are left out, and p again unpins it.
+func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
+	d, srv := longSession(t, 8, 1024)
+	d.selectReplies()
+	for range 20 {
+		if d.m.transcript.Number(d.m.transcript.Selected()) == 1 {
+			break
+		}
+		d.send(press("k"))
+	}
+	first := d.m.transcript.Selected()
+	d.send(press("p"))
+	d.until("the pin", func(m Model) bool {
+		msg, _ := m.transcript.Message(first)
+		return msg.Pinned && !m.budget.plan.Drop[0]
+	})
+	d.until("the plan without it", func(m Model) bool { return strings.Contains(plain(m), "You · #1 · pinned") })
+	if !strings.Contains(plain(d.m), "next send leaves out messages 2–") {
+		t.Fatalf("the pinned message is still to be left out:\n%s", plain(d.m))
+	}
+	d.send(press("esc"))
+	d.typeAndSend("and in short?")
+	d.until("the answer", answered(t, 18))
+	sent := sentContents(t, srv)
+	if !sentWith(sent, "question 1:") || sentWith(sent, "answer 1:") || sentWith(sent, "question 2:") || !sentWith(sent, "and in short?") {
+		t.Fatalf("sent %d messages; want the pinned question 1 and the new one, without answer 1 or question 2", len(sent))
+	}
+	if stored := liveMessages(t, d.m.db, d.m.session.ID); !stored[0].Pinned || stored[1].Pinned {
+		t.Fatal("the pin is not stored")
+	}
+	d.selectReplies()
+	for d.m.transcript.Selected() != first {
+		d.send(press("k"))
+	}
+	d.send(press("p"))
+	d.until("the unpin", func(m Model) bool { msg, _ := m.transcript.Message(first); return !msg.Pinned })
+	if stored := liveMessages(t, d.m.db, d.m.session.ID); stored[0].Pinned {
+		t.Fatal("p again does not unpin")
+	}
+}
+
+// /compact says what it would leave out and does it only when asked again; the transcript then
+// shows where it cut, and later requests leave those messages out.
+func TestCompactPreviewsThenApplies(t *testing.T) {
+	d, srv := longSession(t, 8, 1024)
+	d.typeAndSend("/compact")
+	screen := plain(d.m)
+	if !strings.Contains(screen, "/compact leaves out messages 1–") || d.m.input.Value() != "/compact" {
+		t.Fatalf("no preview, or the command left the input:\n%s", screen)
+	}
+	if before, _ := d.m.db.CompactedBefore(d.m.session.ID); before != 0 {
+		t.Fatal("the preview compacted")
+	}
+	d.send(press("enter"))
+	d.until("the compaction", func(m Model) bool { return strings.Contains(plain(m), "compacted: messages 1–") })
+	before, err := d.m.db.CompactedBefore(d.m.session.ID)
+	if err != nil || before == 0 {
+		t.Fatalf("not stored: %d, %v", before, err)
+	}
+	d.until("the size read again", func(m Model) bool { return m.budget.plan.Omitted == 0 })
+	d.send(press("home"))
+	if !strings.Contains(plain(d.m), "── compacted") {
+		// The line sits above the first message kept; scroll until it shows.
+		for i := 0; i < 40 && !strings.Contains(plain(d.m), "── compacted"); i++ {
+			d.send(press("pgdown"))
+		}
+	}
+	if !strings.Contains(plain(d.m), "── compacted") {
+		t.Fatalf("the transcript does not show where /compact cut:\n%s", plain(d.m))
+	}
+	d.typeAndSend("what now?")
+	d.until("the answer", answered(t, 18))
+	sent := sentContents(t, srv)
+	if sentWith(sent, "question 1:") || !sentWith(sent, "question 8:") || !sentWith(sent, "what now?") {
+		t.Fatalf("sent %d messages: want the turns after the cut alone", len(sent))
+	}
+	if ctx, _ := d.m.db.SessionContext(d.m.session.ID); len(ctx) != len(sent)+1 {
+		t.Errorf("the history's context holds %d messages, the request %d and its reply", len(ctx), len(sent))
+	}
+}
+
+// /compact N keeps the last N turns; /compact with nothing to leave out says so and does nothing.
+func TestCompactKeepsTheLastTurns(t *testing.T) {
+	d, _ := longSession(t, 3, 0)
+	d.typeAndSend("/compact")
+	if !strings.Contains(plain(d.m), "nothing to compact") {
+		t.Fatalf("want nothing to compact:\n%s", plain(d.m))
+	}
+	d.typeAndSend("/compact 1")
+	if !strings.Contains(plain(d.m), "/compact leaves out messages 1–4 ·") {
+		t.Fatalf("want the first two turns in the preview:\n%s", plain(d.m))
+	}
+	d.send(press("enter"))
+	d.until("the compaction", func(m Model) bool { return strings.Contains(plain(m), "compacted: messages 1–4") })
+	ctx, _ := d.m.db.SessionContext(d.m.session.ID)
+	if len(ctx) != 2 || !strings.HasPrefix(ctx[0].Content, "question 3:") {
+		t.Fatalf("the context after /compact 1 holds %d messages", len(ctx))
+	}
+}
