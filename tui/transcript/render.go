@@ -114,11 +114,13 @@ func (t *List) labelTail(e *entry) string {
 }
 
 // ModelName is a model as a label shows it: one named by a file's path (llama-server serves
-// /models/llama-3.1-8b.gguf under that name unless given an alias) by the file's name. A
-// provider's name with a slash (openai/gpt-4o) is no path and stays whole.
+// /models/llama-3.1-8b.gguf under that name unless given an alias, and a relative -m path as
+// given: models/x.gguf) by the file's name. A provider's name with a slash (openai/gpt-4o) is
+// no path and stays whole.
 func ModelName(model string) string {
 	path := strings.HasPrefix(model, "/") || strings.HasPrefix(model, "./") || strings.HasPrefix(model, "../") ||
-		strings.HasPrefix(model, "~/") || strings.Contains(model, `\`)
+		strings.HasPrefix(model, "~/") || strings.Contains(model, `\`) ||
+		strings.HasSuffix(strings.ToLower(model), ".gguf")
 	if !path {
 		return model
 	}

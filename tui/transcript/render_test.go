@@ -94,12 +94,15 @@ func TestGolden(t *testing.T) {
 
 func TestModelNameShowsAPathByItsFileName(t *testing.T) {
 	for model, want := range map[string]string{
-		"/models/llama-3.1-8b.gguf":   "llama-3.1-8b.gguf",
-		"./qwen.gguf":                 "qwen.gguf",
-		`C:\models\phi.gguf`:          "phi.gguf",
-		"openai/gpt-4o":               "openai/gpt-4o",
-		"anthropic/claude-3.5-sonnet": "anthropic/claude-3.5-sonnet",
-		"llama3.2":                    "llama3.2",
+		"/models/llama-3.1-8b.gguf": "llama-3.1-8b.gguf",
+		"./qwen.gguf":               "qwen.gguf",
+		`C:\models\phi.gguf`:        "phi.gguf",
+		// llama-server started with a relative -m path serves it as it was given.
+		"models/llama-2-tiny-random.gguf": "llama-2-tiny-random.gguf",
+		"unsloth/Qwen3-8B-GGUF":           "unsloth/Qwen3-8B-GGUF",
+		"openai/gpt-4o":                   "openai/gpt-4o",
+		"anthropic/claude-3.5-sonnet":     "anthropic/claude-3.5-sonnet",
+		"llama3.2":                        "llama3.2",
 	} {
 		if got := ModelName(model); got != want {
 			t.Errorf("%q shows as %q, want %q", model, got, want)
