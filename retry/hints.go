@@ -13,22 +13,26 @@ import (
 var (
 	// waitHint finds "try again in 18.642s", "retry after 37 seconds", "retry in 45.5s",
 	// "try again in 6m0s", "resets in 2 hours" and the like.
-	waitHint = regexp.MustCompile(`(?i)\b(?:try again|retry|resets?)\s+(?:in|after)\s+` +
+	waitHint = regexp.MustCompile(`(?i)\b(?:try again|retry|` + freesWords + `)\s+(?:in|after)\s+` +
 		`(?:((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)\b|(\d+(?:\.\d+)?)\s*(milliseconds?|seconds?|secs?|minutes?|mins?|hours?)\b)`)
 	// dateHint finds a date and time after words that say when something frees: "will reset
 	// at 2026-04-09 15:13:03", "regain access on 2026-04-01 at 00:00 UTC", "available again
 	// after 2026-03-02T00:00Z", "until 2026-03-01 14:50 +0800".
-	dateHint = regexp.MustCompile(`(?i)\b(?:resets?|regain access|until|after|again|available)\s+(?:at\s+|on\s+|by\s+)?` +
+	dateHint = regexp.MustCompile(`(?i)\b(?:` + freesWords + `|regain access|until|after|again|available)\s+(?:at\s+|on\s+|by\s+)?` +
 		`(\d{4}-\d{2}-\d{2})(?:[ T]|\s+at\s+)(\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d+)?` + zoneSuffix)
 	// clockHint finds a time of day without a date after the same words: "will reset at 3pm
 	// (UTC)", "resets 15:00", "try again at 3:30 PM PST". A bare hour without minutes or
 	// am/pm is not a time (see clockTime).
-	clockHint = regexp.MustCompile(`(?i)\b(?:resets?|reset time is|regain access|until|again|available)\s+(?:at\s+|by\s+)?` +
+	clockHint = regexp.MustCompile(`(?i)\b(?:` + freesWords + `|reset time is|regain access|until|again|available)\s+(?:at\s+|by\s+)?` +
 		`(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(?:([ap])\.?m\.?)?\b` + zoneSuffix)
 	// epochHint finds a Unix time, in seconds or milliseconds, after a "|" separator: a gateway
 	// writing "rate limit exceeded|1735603200".
 	epochHint = regexp.MustCompile(`\|\s*(\d{10}|\d{13})\b`)
 )
+
+// freesWords are the verbs a provider says a limit frees with: "resets", "renews",
+// "refreshes", "replenishes", "restores", "reopens".
+const freesWords = `(?:resets?|renews?|refresh(?:es)?|replenish(?:es)?|restores?|reopens?)`
 
 // zoneSuffix matches an optional zone after a time, bracketed or not: "Z", "UTC", "GMT",
 // "+08:00", "-0500", or an abbreviation such as "PST".

@@ -39,6 +39,15 @@ func TestStatedResetIsAScheduledWait(t *testing.T) {
 			`{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits. You will regain access on 2026-03-01 at 18:00 UTC."}}`,
 			chat.RateLimited, true, 6 * time.Hour, "spend.limit+" + ruleStatedReset},
 
+		// The verb a reset is stated with is any that says the limit frees by itself.
+		{"a daily allowance that renews at a stated time", 429, nil,
+			`{"error":{"message":"Your daily request allowance renews at 18:30 UTC."}}`,
+			chat.RateLimited, true, 6*time.Hour + 30*time.Minute, "quota.window+" + ruleStatedReset},
+		// A limit the provider says to try again later after is no cap the owner must raise.
+		{"usage limits to try again later after", 429, nil,
+			`{"error":{"message":"You have exceeded your usage limits for now; please try again later."}}`,
+			chat.RateLimited, true, 0, "status.rate"},
+
 		// Final whatever time is stated: money, a plan without the feature, a limit of nothing.
 		{"no credits, with a time", 429, header("Retry-After", "600"),
 			`{"error":{"message":"Your credit balance is too low to access the API. Please go to Plans & Billing to upgrade or purchase credits.","type":"invalid_request_error"}}`,
@@ -54,6 +63,11 @@ func TestStatedResetIsAScheduledWait(t *testing.T) {
 		{"a feature the plan lacks", 403, header("Retry-After", "30"),
 			`{"error":{"message":"This model is not available on your current plan. Upgrade to a Pro plan to use it.","code":"quota_exceeded"}}`,
 			chat.QuotaExhausted, false, 30 * time.Second, "quota.words"},
+
+		// A trial's allowance for the month, worded without "quota": no wait of hours cures it.
+		{"a trial's allowance for the month", 429, nil,
+			`{"error":{"message":"The trial allowance for this month has been used up."}}`,
+			chat.QuotaExhausted, false, 0, "quota.window"},
 
 		// A daily window that states a wait of seconds: the provider's per-minute hint, not the
 		// day's reset. Retrying on it would fail again all day.

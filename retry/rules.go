@@ -80,7 +80,7 @@ var responseRules = []rule{
 	}},
 	{"spend.afford", chat.SpendLimitExceeded, says(affordWords)},
 	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
-	{"spend.limit", chat.SpendLimitExceeded, says(spendWords)},
+	{"spend.limit", chat.SpendLimitExceeded, func(s *signals) bool { return says(spendWords)(s) && !says(tryLater)(s) }},
 	{"auth.words", chat.AuthFailed, says(authWords)},
 	{"request.unsupported", chat.BadRequest, says(unsupported)},
 	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
@@ -186,7 +186,7 @@ var (
 	// longWindow is a limit counted over hours or days. Google's quota ids run the words
 	// together ("GenerateRequestsPerDayPerProjectPerModel"); gateways put them in identifiers
 	// ("limit_rpd/…"), where an underscore is a separator.
-	longWindow = re(`(?:per|/)[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
+	longWindow = re(`(?:per|/)[ _-]?(?:day|week|month)`, `\b(?:daily|weekly|monthly)\b`, `\b(?:for |in )?(?:this|the|each|every) (?:day|week|month)\b`, `(?:^|[^a-z])(?:tpd|rpd)(?:[^a-z]|$)`,
 		`(?:limit|quota|usage)\W+(?:\w+\W+){0,3}?\d+[ -]?hours?\b`, `\b\d+[ -]?hours? (?:limit|quota|window|usage)`)
 	tooLarge = re(`request too large`, `request entity too large`)
 	// concurrency is a limit on requests in flight at once, which frees as they finish, however
@@ -221,7 +221,9 @@ var (
 		// the account's own allowance, used up: "exhausted your capacity", "reached your session usage limit"
 		`\b(?:exhausted|used up|reached|exceeded|hit) your (?:\w+ ){0,2}?(?:quota|capacity|allowance|usage limit)\b`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
 		`quotafailure`, `\bbalance\b`, `\bcredits?\b`, `\bfunds\b`, `\bbilling\b`, `spend(?:ing)? limit`,
-		`(?:check|upgrade) your plan`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
+		`(?:check|upgrade) your plan`,
+		// a trial's or a free tier's allowance, however it is named
+		`\b(?:trial|free[ _-]?tier|free plan)\b(?: \w+){0,3}? (?:limit|cap|allowance|usage)\b`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
 		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
 		`余额不足`, `欠费`)
 	// moneyWords are a failure that only money or a plan change cures: no stated reset makes it a
@@ -231,8 +233,10 @@ var (
 		`\bfunds\b`, `payment required`, `add (?:a )?payment`, `\btop[ -]?up\b`, `recharge`, `arrear`, `overdue`,
 		`billing_hard_limit`, `not (?:available|included|supported) (?:on|in|for) (?:your|the) (?:current |free )?(?:plan|tier)`,
 		`upgrade (?:to|your)\b.{0,30}?\b(?:plan|tier|subscription) to (?:use|access)`, `余额不足`, `欠费`)
-	// spendWords are a cap on spending the account's owner set.
+	// spendWords are a cap on spending the account's owner set; tryLater is a provider saying
+	// its limit frees by itself, which no cap the owner must raise does.
 	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
+	tryLater   = re(`\b(?:try|retry)(?: again)? later\b`, `\bwait (?:a (?:bit|moment|while)|and try again)\b`)
 	authWords  = re(`authentication_error`,
 		// access refused for where the request comes from
 		`unsupported_country`, `\b(?:location|region|country|territory)\b(?: \w+){0,3} (?:is |are )?not (?:supported|available|allowed)`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
