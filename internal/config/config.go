@@ -8,6 +8,7 @@ import (
 
 	"parley/agent"
 	"parley/internal/attach"
+	"parley/internal/mcp"
 	"parley/retry"
 )
 
@@ -71,6 +72,10 @@ type Resolved struct {
 	ReadingWidth int
 	// Mouse captures the mouse on the chat screen from the start.
 	Mouse bool
+	// MCP are the tool servers of [mcp.NAME], sorted by name; none starts until used.
+	MCP []mcp.Server
+	// Tools are the profile's tools on from the start: SERVER (all its tools) or SERVER.TOOL.
+	Tools []string
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -125,7 +130,8 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse}
+		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse,
+		MCP: f.mcpServers(), Tools: p.Tools}
 	if f.MaxAttachmentBytes > 0 {
 		r.Attach.Text = f.MaxAttachmentBytes
 	}
