@@ -57,6 +57,9 @@ type Message struct {
 	// Seam is, for a reply that continues a cut one (Continue), the byte of Content where the
 	// continuation begins; 0 otherwise.
 	Seam int
+	// ToolCalls are, for a reply, the tool calls its run's model asked for, in order, with
+	// what became of each.
+	ToolCalls []ToolCall
 }
 
 // Receipt is what posting or regenerating returns.
@@ -308,8 +311,13 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		return out, db.readError(err)
 	}
 	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
+	if err != nil {
+		return nil, db.readError(err)
+	}
+	calls, err := toolCallsOfReplies(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID)
 	for i := range out {
 		out[i].Images = images[out[i].ID]
+		out[i].ToolCalls = calls[out[i].ID]
 	}
 	return out, db.readError(err)
 }
@@ -366,8 +374,7 @@ func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
-			AND NOT (m.role = 'assistant'
-				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+sendable+`
 			AND `+notCompacted+`
 			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system')))
@@ -392,8 +399,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
 			AND m.id <= ?1
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
-			AND NOT (m.role = 'assistant'
-				AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+			AND `+sendable+`
 			AND `+notCompacted+`
 			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
 				WHERE s.session_id = m.session_id AND s.role = 'system' AND s.id < ?1)))
@@ -410,6 +416,11 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	}
 	return out, nil
 }
+
+// sendable keeps message m (of run r) in a context unless it is a reply with nothing to send
+// (no text and no tool calls) or one still being written.
+const sendable = `NOT (m.role = 'assistant' AND (coalesce(r.status, '') IN ('queued', 'running')
+	OR m.content = '' AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id)))`
 
 // pinned selects whether message m is pinned.
 const pinned = `EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id)`
@@ -442,8 +453,17 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, err
 		first, last = min(first, id), max(last, id)
 	}
 	images, err := imagesOf(db.sql, sessionID, first, last, true)
+	if err != nil {
+		return nil, err
+	}
+	calls, err := toolCallsOfReplies(db.sql, sessionID, first, last)
+	if err != nil {
+		return nil, err
+	}
+	var sent []chat.Message
 	for i, id := range ids {
 		out[i].Images = images[id]
+		sent = append(sent, withTools(out[i], calls[id])...)
 	}
-	return out, err
+	return sent, nil
 }

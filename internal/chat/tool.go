@@ -1,5 +1,12 @@
 package chat
 
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
 // ToolCall is a call of a tool that the model asked for, as the conversation carries it.
 type ToolCall struct {
 	// ID is the model's id for the call: its result goes back under it.
@@ -46,4 +53,46 @@ func (r ToolResult) ResultText() string {
 		return "(no output)"
 	}
 	return r.Text
+}
+
+// maxSummary is the most characters of arguments a one-line summary of a call shows.
+const maxSummary = 80
+
+// ToolSummary is call in one line, as the screen's collapsed line, print mode and the
+// markdown export show it: its function and its arguments, compacted, cut at maxSummary.
+func ToolSummary(call ToolCall) string {
+	args := strings.Join(strings.Fields(call.Arguments), " ")
+	var compact bytes.Buffer
+	if json.Compact(&compact, []byte(call.Arguments)) == nil {
+		args = compact.String()
+	}
+	if r := []rune(args); len(r) > maxSummary {
+		args = string(r[:maxSummary-1]) + "…"
+	}
+	return strings.TrimSpace(call.Function + " " + args)
+}
+
+// ToolOutcome says in a few words what became of a call: "ran, 1.2 kB", "error, 40 B",
+// "refused", "cancelled", "failed".
+func ToolOutcome(r ToolResult) string {
+	switch {
+	case r.Status == ToolRan && r.IsError:
+		return "error, " + FormatBytes(r.Size)
+	case r.Status == ToolRan:
+		return "ran, " + FormatBytes(r.Size)
+	case r.Status == ToolPending:
+		return "not finished"
+	}
+	return string(r.Status)
+}
+
+// FormatBytes writes a size as the screen shows it: 40 B, 1.2 kB, 3.4 MB.
+func FormatBytes(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/1000)) + " kB"
+	}
+	return trimZero(fmt.Sprintf("%.1f", float64(n)/1e6)) + " MB"
 }
