@@ -169,7 +169,7 @@ type EndpointKey struct {
 // at the token limit, or there while still thinking, with no answer at all.
 func FinishNote(finishReason, answer string) string {
 	if finishReason == "tool_calls" {
-		return "the model asked to call a tool, which parley does not run yet"
+		return "the model's last tool calls were not run"
 	}
 	if finishReason != "length" {
 		return ""
@@ -202,11 +202,17 @@ func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Cla
 }
 
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
-// for, which parley does not run, and stream lines that could not be read.
+// for that were not run (the run reached its limit of steps, or no tools were on), and
+// stream lines that could not be read.
 func RunNotes(ev Event) []string {
 	var notes []string
-	if len(ev.ToolCalls) > 0 {
-		notes = append(notes, "the model asked to call "+strings.Join(ev.ToolCalls, ", ")+", which parley does not run yet")
+	switch calls := strings.Join(ev.ToolCalls, ", "); {
+	case ev.StepLimit > 0 && len(ev.ToolCalls) == 1:
+		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last call (%s) was not run", ev.StepLimit, calls))
+	case ev.StepLimit > 0:
+		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last calls (%s) were not run", ev.StepLimit, calls))
+	case len(ev.Calls) > 0:
+		notes = append(notes, "the model asked to call "+calls+", which was not run: no tools are on (/tools turns them on)")
 	}
 	if n := ev.Unreadable; n == 1 {
 		notes = append(notes, "1 line of the stream could not be read; what it held is missing")
