@@ -101,7 +101,7 @@ func readAttachments(paths []string, limit attach.Limits) ([]attach.File, error)
 
 // printReply is print mode on the app's history and endpoints, with po's flags.
 func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printmode.Options, ios *IO) int {
-	po.DB, po.Client, po.Fallback, po.Spend = a.db, a.client, a.fallback, a.spend
+	po.DB, po.Client, po.Fallback, po.Spend, po.Tools = a.db, a.client, a.fallback, a.spend, a.tools
 	po.Session, po.Prompt, po.Clock = sess, prompt, ios.Clock
 	po.System, po.SystemExplicit = history.SystemPrompt{Role: a.system.Role, Text: a.system.Text}, a.system.Explicit
 	po.Stdout, po.Stderr, po.StdoutTerminal, po.StderrTerminal = ios.Out, ios.ErrOut, ios.OutTerminal, ios.ErrTerminal

@@ -1,14 +1,7 @@
 package toolloop_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"parley/agent"
@@ -19,65 +12,10 @@ import (
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 	"parley/internal/mcp"
+	"parley/internal/mcp/mcptest"
 	"parley/internal/toolloop"
 	"parley/retry"
 )
-
-// fixture is the entry point of an npm server of scripts/mcp (installed by .ci/run with npm
-// ci). The tests that need one skip under -short, which needs only Go; otherwise a missing
-// one fails them, saying how to install it.
-func fixture(t *testing.T, pkg string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed: apt-get install nodejs npm, then npm ci --prefix scripts/mcp (.ci/run does both)")
-	}
-	path, err := filepath.Abs(filepath.Join("..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not installed (%v): run npm ci --prefix scripts/mcp from the repository's root (.ci/run does)", pkg, err)
-	}
-	return path
-}
-
-// everything is server-everything on stdio with its wire written to the file returned: what
-// it was sent, one JSON-RPC message a line.
-func everything(t *testing.T) (mcp.Server, string) {
-	wire := filepath.Join(t.TempDir(), "to-server.jsonl")
-	return mcp.Server{Name: "everything", Command: []string{"sh", "-c", `tee "$WIRE" | node "$ENTRY" stdio`},
-		Env: map[string]string{"WIRE": wire, "ENTRY": fixture(t, "server-everything")}}, wire
-}
-
-// filesystem is server-filesystem on stdio, allowed dir.
-func filesystem(t *testing.T, dir string) mcp.Server {
-	return mcp.Server{Name: "fs", Command: []string{"node", fixture(t, "server-filesystem"), dir}}
-}
-
-// sent are the JSON-RPC messages a server was sent so far, by method.
-func sent(t *testing.T, wire, method string) []json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(wire)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	var out []json.RawMessage
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m struct {
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Method == method {
-			out = append(out, m.Params)
-		}
-	}
-	return out
-}
 
 // rig is a session's tools, the demo endpoint and a database, as the front ends wire them.
 type rig struct {
@@ -153,3 +91,10 @@ func results(req demo.Request) []string {
 	}
 	return out
 }
+
+// everything, filesystem and sent are mcptest's, named short for the tests here.
+var (
+	everything = mcptest.Everything
+	filesystem = mcptest.Filesystem
+	sent       = mcptest.Sent
+)
