@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -102,9 +103,15 @@ func (m *Model) laterThan(id int64) int {
 func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 	id := m.transcript.Selected()
 	ask := confirm{action: "regenerate", id: id}
-	if n := m.laterThan(id); n > 0 && pending != ask {
-		m.ask(ask, fmt.Sprintf("%s again to regenerate from here — %s will be superseded",
-			m.keys.Transcript.Regenerate.Help().Key, plural(n, "later message")))
+	var why []string
+	if tools := m.toolsRunAgain(id); tools != "" {
+		why = append(why, tools)
+	}
+	if n := m.laterThan(id); n > 0 {
+		why = append(why, plural(n, "later message")+" will be superseded")
+	}
+	if len(why) > 0 && pending != ask {
+		m.ask(ask, fmt.Sprintf("%s again to regenerate from here — %s", m.keys.Transcript.Regenerate.Help().Key, strings.Join(why, "; ")))
 		return nil
 	}
 	return m.regenerateReply(id)

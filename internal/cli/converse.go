@@ -119,7 +119,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	}
 	// Each session the screen sends in is marked for its -c (history.LatestInteractive).
 	a.db.SetInteractive()
-	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
+	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
 		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files}

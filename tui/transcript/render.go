@@ -71,7 +71,7 @@ func (t *List) render(e *entry) []string {
 	if e.mark.Of > 1 {
 		label += st.Muted.Render(fmt.Sprintf(" ‹ %d/%d ›", e.mark.N, e.mark.Of))
 	}
-	out = append([]string{label}, t.thinkingLines(e, w)...)
+	out = append(append([]string{label}, t.thinkingLines(e, w)...), t.toolLines(e, w)...)
 	if text := e.text.String(); text != "" {
 		out = e.md.Render(&t.md, out, text, tw, t.dark, &t.quota)
 	}
