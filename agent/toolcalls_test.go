@@ -94,3 +94,27 @@ func sameJSON(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// Compaction leaves out whole earlier turns, their tool calls and results with them, and never
+// the turn being answered: its anchor and the steps of its run go together.
+func TestCompactionKeepsToolCallsWithTheirResults(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("words ", 400)
+	call := chat.ToolCall{ID: "c1", Function: "echo", Arguments: `{"message":"` + long + `"}`}
+	msgs := []chat.Message{
+		{Role: chat.RoleUser, Content: "first " + long},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{call}},
+		{Role: chat.RoleTool, ToolCallID: "c1", Content: long},
+		{Role: chat.RoleAssistant, Content: "done"},
+		{Role: chat.RoleUser, Content: "second"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{{ID: "c2", Function: "echo", Arguments: long}}},
+		{Role: chat.RoleTool, ToolCallID: "c2", Content: long},
+	}
+	kept, omitted := Compact(msgs, 10)
+	if omitted != 4 || len(kept) != 3 || kept[0].Content != "second" || kept[1].ToolCalls[0].ID != "c2" || kept[2].ToolCallID != "c2" {
+		t.Errorf("omitted %d, kept %+v", omitted, kept)
+	}
+	if EstimateTokens(msgs[1:2]) < EstimateText(call.Arguments) {
+		t.Errorf("a call's arguments are not counted: %d", EstimateTokens(msgs[1:2]))
+	}
+}
