@@ -75,9 +75,6 @@ func (c *Client) WithTools(tools []json.RawMessage) *Client {
 	return &cc
 }
 
-// Tools reports whether the client offers tools.
-func (c *Client) Tools() bool { return len(c.tools) > 0 }
-
 // toolMessage converts the tool calls and tool results of m for the request.
 func toolMessage(m chat.Message, out *openai.ChatCompletionMessage) {
 	for _, tc := range m.ToolCalls {

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -86,19 +87,11 @@ func (db *DB) EndToolCall(id int64, r chat.ToolResult) error {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmpErr(err, fmt.Errorf("tool call %d is not pending: %w", id, ErrNotFound))
+			return cmp.Or(err, fmt.Errorf("tool call %d is not pending: %w", id, ErrNotFound))
 		}
 		return nil
 	})
 	return db.readError(err)
-}
-
-// cmpErr is err, or other when err is nil.
-func cmpErr(err, other error) error {
-	if err != nil {
-		return err
-	}
-	return other
 }
 
 // ToolCalls returns the tool calls of run runID, in the order they were asked for.

@@ -21,11 +21,12 @@ func toolScreen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, stri
 	return d, srv, wire
 }
 
-// toolScreenConfig is toolScreen set up as c says, with the manual clock when c asks for one.
-func toolScreenConfig(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.Clock, string) {
+// toolScreenConfig is toolScreen set up as c says, with the manual clock when c asks for one;
+// more servers are configured beside server-everything, off.
+func toolScreenConfig(t *testing.T, c screenConfig, more ...mcp.Server) (*driver, *demo.Server, *chattest.Clock, string) {
 	t.Helper()
 	server, wire := mcptest.Everything(t)
-	host := mcp.New([]mcp.Server{server}, nil)
+	host := mcp.New(append([]mcp.Server{server}, more...), nil)
 	t.Cleanup(func() { host.Close() })
 	o, srv, clock := demoOptions(t, c)
 	o.Tools = toolloop.NewToolbox(host, []string{"everything"})
@@ -101,15 +102,15 @@ func TestEscDuringACallCancelsIt(t *testing.T) {
 	}
 }
 
-// /tools lists each server's tools with what their schemas cost, and turns them off: the next
-// request offers none of them.
+// /tools lists each server's tools with what their schemas cost (server-filesystem's too, on
+// a temporary directory, off), and turns them off: the next request offers none of them.
 func TestToolsListsAndTurnsOff(t *testing.T) {
 	t.Parallel()
-	d, srv, _ := toolScreen(t)
+	d, srv, _, _ := toolScreenConfig(t, screenConfig{}, mcptest.Filesystem(t, t.TempDir()))
 	d.typeAndSend("/tools")
 	d.until("the list", func(m Model) bool { return m.focus == focusTools })
 	screen := plain(d.m)
-	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok"} {
+	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  "} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the list lacks %q:\n%s", want, screen)
 		}

@@ -14,7 +14,6 @@ import (
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/mcp"
-	"parley/internal/toolloop"
 )
 
 // longCall asks for server-everything's long-running tool: 10 s in 10 steps.
@@ -63,7 +62,7 @@ func TestAServerThatCannotStartIsNamed(t *testing.T) {
 		t.Fatalf("errors %v", errs)
 	}
 	if len(tools) == 0 || tools[0].Server != "everything" {
-		t.Errorf("offered %v", toolloop.Names(tools))
+		t.Errorf("offered %+v", tools)
 	}
 }
 

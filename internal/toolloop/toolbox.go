@@ -3,7 +3,6 @@ package toolloop
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"sync"
 
@@ -145,13 +144,4 @@ func (b *Toolbox) Offered(ctx context.Context) (tools []mcp.Tool, entries []json
 		}
 	}
 	return tools, entries, errs
-}
-
-// Names are the keys of tools, for saying which are on.
-func Names(tools []mcp.Tool) []string {
-	out := make([]string, len(tools))
-	for i, t := range tools {
-		out[i] = Key(t)
-	}
-	return slices.Clip(out)
 }
