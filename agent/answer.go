@@ -167,15 +167,10 @@ func (b *answerBody) whole(first []byte) {
 
 // completionStream is a whole completion as the event stream of one chunk it would have been.
 func completionStream(c retry.Completion) []byte {
-	type call struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
 	type delta struct {
-		Content          string `json:"content,omitempty"`
-		ReasoningContent string `json:"reasoning_content,omitempty"`
-		ToolCalls        []call `json:"tool_calls,omitempty"`
+		Content          string                `json:"content,omitempty"`
+		ReasoningContent string                `json:"reasoning_content,omitempty"`
+		ToolCalls        []retry.ToolCallDelta `json:"tool_calls,omitempty"`
 	}
 	type choice struct {
 		Delta        delta  `json:"delta"`
@@ -188,12 +183,8 @@ func completionStream(c retry.Completion) []byte {
 			PromptTokens     int `json:"prompt_tokens"`
 			CompletionTokens int `json:"completion_tokens"`
 		} `json:"usage,omitempty"`
-	}{Model: c.Model, Choices: []choice{{Delta: delta{Content: c.Content, ReasoningContent: c.Reasoning}, FinishReason: c.FinishReason}}}
-	for _, name := range c.ToolCalls {
-		var tc call
-		tc.Function.Name = name
-		chunk.Choices[0].Delta.ToolCalls = append(chunk.Choices[0].Delta.ToolCalls, tc)
-	}
+	}{Model: c.Model, Choices: []choice{{Delta: delta{Content: c.Content, ReasoningContent: c.Reasoning, ToolCalls: c.ToolCalls},
+		FinishReason: c.FinishReason}}}
 	if c.PromptTokens+c.CompletionTokens > 0 {
 		chunk.Usage = &struct {
 			PromptTokens     int `json:"prompt_tokens"`

@@ -23,10 +23,10 @@ type result struct {
 	// point, after which nothing is retried.
 	gotOutput    bool
 	finishReason string
-	// model is the model that answered, as the stream's chunks name it; toolCalls the tools
-	// it asked to call; unreadable counts lines that were no JSON.
+	// model is the model that answered, as the stream's chunks name it; calls the tool calls
+	// it streamed; unreadable counts lines that were no JSON.
 	model      string
-	toolCalls  []string
+	calls      streamedCalls
 	unreadable int
 	// gotUsage is set when the endpoint reported usage; outputRunes counts the characters
 	// of the output, for an estimate when it did not.
@@ -241,13 +241,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		}
 		for _, choice := range ch.Choices {
 			d := choice.Delta
-			for _, tc := range d.ToolCalls {
-				if tc.Function.Name != "" {
-					res.toolCalls = append(res.toolCalls, tc.Function.Name)
-				}
-			}
 			if len(d.ToolCalls) > 0 {
 				commit() // a tool call is output: nothing is sent again after it
+			}
+			for _, tc := range d.ToolCalls {
+				out <- res.calls.add(tc)
 			}
 			output(d.Thinking(), d.Content)
 			if choice.FinishReason != "" {

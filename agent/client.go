@@ -47,6 +47,8 @@ type Client struct {
 	// keeps, per model, what it said. Copies made by WithModel share both.
 	http  *http.Client
 	facts *factsCache
+	// tools are offered in every request (WithTools).
+	tools []openai.Tool
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -187,7 +189,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		case res.failure == nil:
 			c.noteSuccess()
 			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason, Model: res.model,
-				ToolCalls: res.toolCalls, Unreadable: res.unreadable}
+				ToolCalls: res.calls.names, Calls: res.calls.whole(res.finishReason), Unreadable: res.unreadable}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
 			c.log.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)

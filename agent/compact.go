@@ -52,6 +52,9 @@ func messageTokens(m chat.Message) int {
 	for _, im := range m.Images {
 		n += imageTokens(im)
 	}
+	for _, tc := range m.ToolCalls {
+		n += EstimateText(tc.Function) + EstimateText(tc.Arguments) + messageOverhead
+	}
 	return n
 }
 
@@ -93,8 +96,9 @@ func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
 const promptShare = 0.75
 
 // Compact leaves out the oldest turns of msgs until their estimate (EstimateTokens) is at most
-// target. A turn is an operator message with the replies after it; system messages, pinned
-// messages and the last message (the anchor being answered) are never left out. When even
+// target. A turn is an operator message with the replies (and tool calls and results) after
+// it; system messages, pinned messages and the last turn (the anchor being answered, with the
+// steps of its run so far) are never left out. When even
 // that is not enough, every turn but the anchor's is left out. It returns the messages kept,
 // in order, and how many were left out; msgs itself is not changed.
 func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int) {
@@ -116,14 +120,23 @@ func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int)
 func LeaveOut(msgs []chat.Message, target int) (drop []bool, omitted int) {
 	total := EstimateTokens(msgs)
 	drop = make([]bool, len(msgs))
-	for i := 0; i < len(msgs)-1 && total > target; {
+	// last is where the turn being answered begins: its anchor, and the tool calls and results
+	// of its run, which go together or not at all.
+	last := len(msgs) - 1
+	for last >= 0 && msgs[last].Role != chat.RoleUser {
+		last--
+	}
+	if last < 0 {
+		last = len(msgs) - 1
+	}
+	for i := 0; i < last && total > target; {
 		if msgs[i].Role == chat.RoleSystem {
 			i++
 			continue
 		}
 		// Leave out message i and the replies that follow it, up to the next operator
 		// message, system message or the anchor; a pinned one stays.
-		for first := true; i < len(msgs)-1 && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
+		for first := true; i < last && msgs[i].Role != chat.RoleSystem && (first || msgs[i].Role != chat.RoleUser); i++ {
 			if !msgs[i].Pinned {
 				drop[i] = true
 				omitted++

@@ -16,6 +16,7 @@ func (c *Client) request(msgs []chat.Message, withUsage bool) openai.ChatComplet
 		Messages:        c.toOpenAI(msgs),
 		Stream:          true,
 		ReasoningEffort: c.ep.ReasoningEffort,
+		Tools:           c.tools,
 	}
 	if c.ep.MaxTokens > 0 {
 		if c.ep.completionLimitField() {
@@ -51,6 +52,7 @@ func (c *Client) toOpenAI(msgs []chat.Message) []openai.ChatCompletionMessage {
 		if c.ep.SendReasoning {
 			out[i].ReasoningContent = m.Reasoning
 		}
+		toolMessage(m, &out[i])
 	}
 	return out
 }

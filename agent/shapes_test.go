@@ -212,7 +212,7 @@ func TestToolCallsAndUnreadableLinesAreSaid(t *testing.T) {
 		t.Fatalf("ended %+v after %d requests", last, requests.Load())
 	}
 	notes := chat.RunNotes(last)
-	if len(notes) != 2 || notes[0] != "the model asked to call get_weather, which parley does not run yet" ||
+	if len(notes) != 2 || notes[0] != "the model asked to call get_weather, which was not run: no tools are on (/tools turns them on)" ||
 		notes[1] != "1 line of the stream could not be read; what it held is missing" {
 		t.Errorf("notes %q", notes)
 	}

@@ -63,6 +63,9 @@ type Message struct {
 	Usage     chat.Usage
 	FirstWord time.Duration
 	Took      time.Duration
+	// ToolCalls are, for a reply, the tool calls its run's model asked for, in order, with
+	// what became of each.
+	ToolCalls []ToolCall
 }
 
 // Receipt is what posting or regenerating returns.
@@ -319,8 +322,13 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 		return out, db.readError(err)
 	}
 	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
+	if err != nil {
+		return nil, db.readError(err)
+	}
+	calls, err := toolCallsOfReplies(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID)
 	for i := range out {
 		out[i].Images = images[out[i].ID]
+		out[i].ToolCalls = calls[out[i].ID]
 	}
 	return out, db.readError(err)
 }
@@ -443,10 +451,12 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	return out, nil
 }
 
-// sendable keeps a message m (joined to its run r) that a request carries: live, neither an
-// empty reply nor one still being written, and not left out by /compact.
+// sendable keeps a message m (joined to its run r) that a request carries: live, neither a
+// reply with nothing to send (no text and no tool calls) nor one still being written, and not
+// left out by /compact.
 const sendable = `NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
-	AND NOT (m.role = 'assistant' AND (m.content = '' OR coalesce(r.status, '') IN ('queued', 'running')))
+	AND NOT (m.role = 'assistant' AND (coalesce(r.status, '') IN ('queued', 'running')
+		OR m.content = '' AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id)))
 	AND ` + notCompacted
 
 // pinned selects whether message m is pinned.
@@ -480,8 +490,23 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, []i
 		first, last = min(first, id), max(last, id)
 	}
 	images, err := imagesOf(db.sql, sessionID, first, last, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	calls, err := toolCallsOfReplies(db.sql, sessionID, first, last)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A reply that called tools is sent as the turns it was, each under the reply's id.
+	var sent []chat.Message
+	var sentIDs []int64
 	for i, id := range ids {
 		out[i].Images = images[id]
+		turns := withTools(out[i], calls[id])
+		sent = append(sent, turns...)
+		for range turns {
+			sentIDs = append(sentIDs, id)
+		}
 	}
-	return out, ids, err
+	return sent, sentIDs, nil
 }

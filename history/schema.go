@@ -254,6 +254,29 @@ CREATE INDEX sessions_interactive ON sessions (last_interactive_at) WHERE last_i
 -- --session continue it there.
 ALTER TABLE sessions ADD COLUMN profile TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN model TEXT NOT NULL DEFAULT '';
+`, `
+-- The tool calls a run's model asked for, and what became of each, stored before the call runs
+-- and again when it ends: a call is never run twice, and a retry resumes from the results.
+-- step is the model call of the run that asked (from 0); seam the byte of the reply's content
+-- where that step's text ended, so the reply can be sent back as the turns it was.
+CREATE TABLE tool_calls (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	run_id      INTEGER NOT NULL REFERENCES runs (id),
+	step        INTEGER NOT NULL,
+	seam        INTEGER NOT NULL,
+	call_id     TEXT NOT NULL,
+	function    TEXT NOT NULL,
+	arguments   TEXT NOT NULL,
+	server      TEXT NOT NULL,
+	tool        TEXT NOT NULL,
+	status      TEXT NOT NULL CHECK (status IN ('pending', 'ran', 'refused', 'cancelled', 'failed')),
+	result      TEXT NOT NULL DEFAULT '',
+	is_error    INTEGER NOT NULL DEFAULT 0,
+	size        INTEGER NOT NULL DEFAULT 0,
+	created_at  INTEGER NOT NULL,
+	finished_at INTEGER
+);
+CREATE INDEX tool_calls_run ON tool_calls (run_id, id);
 `,
 	`
 -- How long after its request was sent a reply's first word (of answer or thinking) came, in

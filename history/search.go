@@ -142,6 +142,7 @@ func deleteSession(tx *sql.Tx, id string) error {
 		`DELETE FROM forks WHERE session_id = ?1`,
 		`DELETE FROM compactions WHERE session_id = ?1`,
 		`DELETE FROM reply_chunks WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
+		`DELETE FROM tool_calls WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)`,
 		`DELETE FROM runs WHERE session_id = ?1`,
 		`DELETE FROM messages WHERE session_id = ?1`,
 		`DELETE FROM sessions WHERE id = ?1`,

@@ -45,8 +45,8 @@ type Completion struct {
 	FinishReason       string
 	// Model is the model that answered, as the endpoint names it.
 	Model string
-	// ToolCalls name the tools the model asked to call.
-	ToolCalls []string
+	// ToolCalls are the tool calls the model asked for, Index numbering them.
+	ToolCalls []ToolCallDelta
 	// PromptTokens and CompletionTokens are its usage; both 0 when it reported none.
 	PromptTokens, CompletionTokens int
 }
@@ -58,11 +58,6 @@ type completionJSON struct {
 		Message struct {
 			Content *string `json:"content"`
 			ChunkDelta
-			ToolCalls []struct {
-				Function struct {
-					Name string `json:"name"`
-				} `json:"function"`
-			} `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -84,8 +79,9 @@ func ReadAnswer(status int, contentType string, body []byte) (shape Shape, c Com
 			c.Content = *ch.Message.Content
 		}
 		c.Reasoning, c.FinishReason, c.Model = ch.Message.Thinking(), ch.FinishReason, cj.Model
-		for _, tc := range ch.Message.ToolCalls {
-			c.ToolCalls = append(c.ToolCalls, tc.Function.Name)
+		for i, tc := range ch.Message.ToolCalls {
+			tc.Index = i
+			c.ToolCalls = append(c.ToolCalls, tc)
 		}
 		if u := cj.Usage; u != nil {
 			c.PromptTokens, c.CompletionTokens = u.PromptTokens, u.CompletionTokens

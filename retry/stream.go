@@ -12,13 +12,21 @@ type ChunkDelta struct {
 	Content          string `json:"content"`
 	ReasoningContent string `json:"reasoning_content"`
 	Reasoning        string `json:"reasoning"`
-	// ToolCalls are the tool calls the model asks for, in pieces: the first of each names
-	// its function.
-	ToolCalls []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	// ToolCalls are the tool calls the model asks for, in pieces.
+	ToolCalls []ToolCallDelta `json:"tool_calls"`
+}
+
+// ToolCallDelta is a tool call, or a piece of one: in a stream the first piece of each call
+// (by Index) has its ID and name, and the arguments follow in fragments to be joined; a whole
+// completion has each call in one piece.
+type ToolCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Function struct {
+		Name      string `json:"name,omitempty"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
 }
 
 // Thinking is the delta's thinking, whichever field carries it.

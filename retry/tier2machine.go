@@ -34,8 +34,9 @@ type Tier2 struct {
 	// or result that carries another is stale and changes nothing. Callers read it only to
 	// stamp what they send (Token); the machine alone compares it.
 	token int
-	// anchor is the operator message the retry regenerates from.
-	anchor int64
+	// anchor is the operator message the retry regenerates from; failed the run that armed
+	// it, which a retry resumes from when it called tools.
+	anchor, failed int64
 	// runID is the stored run the retry sent, once its receipt is back; 0 before.
 	runID int64
 	// attempt numbers the automatic retries of one failure from 1: the one counted down to
@@ -83,7 +84,7 @@ func (t *Tier2) Arm(r chat.RunResult, now time.Time) bool {
 		attempt = t.attempt + 1
 	}
 	t.token++
-	t.state, t.anchor, t.runID, t.attempt, t.class = Tier2Armed, r.AnchorID, 0, attempt, *r.Retry
+	t.state, t.anchor, t.failed, t.runID, t.attempt, t.class = Tier2Armed, r.AnchorID, r.RunID, 0, attempt, *r.Retry
 	t.unsent = r.Attempts == 0
 	t.due = Tier2Due(attempt, *r.Retry, now)
 	t.scheduled = r.Retry.RetryAfterUntil.Sub(now) > Tier2Cap
@@ -104,6 +105,9 @@ func (t *Tier2) Token() int { return t.token }
 
 // Anchor is the operator message the retry regenerates from.
 func (t *Tier2) Anchor() int64 { return t.anchor }
+
+// Failed is the run that armed the retry.
+func (t *Tier2) Failed() int64 { return t.failed }
 
 // Attempt numbers the retry counted down to or being sent, from 1.
 func (t *Tier2) Attempt() int { return t.attempt }

@@ -41,7 +41,12 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		// its escape-time): it is read as the two keys the operator pressed.
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
+	if m.asking != nil && m.toolAskKey(msg) {
+		return nil
+	}
 	switch m.focus {
+	case focusTools:
+		return m.toolsKey(msg)
 	case focusPicker:
 		return m.pickerKey(msg, pending)
 	case focusVersions:

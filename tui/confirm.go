@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -132,14 +133,21 @@ func (m *Model) editSelected(pending confirm) {
 	m.startEdit(id)
 }
 
-// askSupersede asks, once, before what ask does to a message with messages after it: doing it
-// supersedes them all (`r again to regenerate from here — 2 later messages will be
-// superseded`). It reports whether it asked; pending is the question asked last.
+// askSupersede asks, once, before what ask does to a message with messages after it, or to a
+// reply whose run called tools: doing it supersedes them all, and may run the tools again (`r
+// again to regenerate from here — 2 later messages will be superseded`). It reports whether it
+// asked; pending is the question asked last.
 func (m *Model) askSupersede(ask, pending confirm, again key.Binding, doing string) bool {
-	n := m.laterThan(ask.id)
-	if n == 0 || pending == ask {
+	var why []string
+	if tools := m.toolsRunAgain(ask.id); tools != "" {
+		why = append(why, tools)
+	}
+	if n := m.laterThan(ask.id); n > 0 {
+		why = append(why, chat.Plural(n, "later message")+" will be superseded")
+	}
+	if len(why) == 0 || pending == ask {
 		return false
 	}
-	m.ask(ask, fmt.Sprintf("%s again to %s from here — %s will be superseded", again.Help().Key, doing, chat.Plural(n, "later message")))
+	m.ask(ask, fmt.Sprintf("%s again to %s from here — %s", again.Help().Key, doing, strings.Join(why, "; ")))
 	return true
 }

@@ -186,7 +186,7 @@ func bind(desc string, keys ...string) key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
 	switch k.focus {
-	case focusPicker, focusModels:
+	case focusPicker, focusModels, focusTools:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
 	case focusVersions:
 		v := k.Versions

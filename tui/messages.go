@@ -48,6 +48,8 @@ type postedMsg struct {
 type runStartedMsg struct {
 	tag    int
 	events <-chan chat.Event
+	// toolErrs are the tool servers that could not be started, each error naming its server.
+	toolErrs []string
 }
 
 // runEventsMsg carries the events of a run that were ready at once, in order. closed is set
@@ -110,7 +112,10 @@ type regeneratedMsg struct {
 	modelName  string
 	client     *agent.Client // nil: the screen's
 	rcpt       history.Receipt
-	err        error
+	// resumed is, for a retry resumed from stored tool results, its reply as stored: the text
+	// and calls it begins with.
+	resumed *history.Message
+	err     error
 	// continued is set for a reply that goes on from a cut one (c), not one run again.
 	continued bool
 }

@@ -17,6 +17,7 @@ import (
 	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/internal/toolloop"
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
@@ -70,6 +71,8 @@ type Options struct {
 	ReadingWidth int
 	// Clipboard is how y copies; nil: what the environment offers (clipboard.Choose).
 	Clipboard *clipboard.Way
+	// Tools are the session's tools, nil when no tool server is configured.
+	Tools *toolloop.Toolbox
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -90,6 +93,7 @@ const (
 	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
 	focusModels                  // choosing a model
+	focusTools                   // turning tools on and off (/tools)
 )
 
 // Model is parley's chat screen, the program's only tea.Model.
@@ -153,6 +157,15 @@ type Model struct {
 	next   nextMessage
 	models modelPicker
 
+	// tools are the session's tools, nil when none are configured; asking is the call waiting
+	// for the operator's answer; toolList is /tools' list (tools.go).
+	tools    *toolbox
+	asking   *toolAsk
+	toolList filterList[toolRow]
+	// resumed are the replies of retries resumed from stored tool results, by reply id, as
+	// stored: shown from their first output with the text and calls they begin with.
+	resumed map[int64]history.Message
+
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
 	// spent is what the session has spent, as last read from the database, for the header.
@@ -203,6 +216,8 @@ func New(o Options) Model {
 		others:     o.Others,
 		runClients: map[int64]*agent.Client{},
 		demo:       o.Demo,
+		tools:      o.Tools,
+		resumed:    map[int64]history.Message{},
 		spend:      o.Spend,
 		clock:      o.Clock,
 		session:    o.Session,

@@ -46,14 +46,24 @@ func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cm
 	if client != nil {
 		modelName = client.Endpoint().Model
 	}
-	db, sessionGen, token, queued := m.db, m.sessionGen, m.tier2.Token(), m.busy()
+	db, sessionGen, token, queued, failed := m.db, m.sessionGen, m.tier2.Token(), m.busy(), m.tier2.Failed()
 	store := db.Regenerate
 	if auto {
-		store = db.Retry
+		// A retry resumes from the stored results of a run that called tools: no tool
+		// that ran runs again.
+		store = func(_ int64, model string, queued bool) (history.Receipt, error) {
+			return db.RetryRun(failed, model, queued)
+		}
 	}
 	return func() tea.Msg {
 		rcpt, err := store(anchor, modelName, queued)
-		return regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, client: client, rcpt: rcpt, err: err}
+		msg := regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, client: client, rcpt: rcpt, err: err}
+		if err == nil && auto {
+			if reply, err := db.Message(rcpt.ReplyID); err == nil && len(reply.ToolCalls) > 0 {
+				msg.resumed = &reply
+			}
+		}
+		return msg
 	}
 }
 
@@ -84,6 +94,9 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	rcpt := msg.rcpt
 	if msg.client != nil {
 		m.runClients[rcpt.RunID] = msg.client
+	}
+	if msg.resumed != nil {
+		m.resumed[rcpt.ReplyID] = *msg.resumed
 	}
 	drop := m.supersede(rcpt.Superseded)
 	if !rcpt.Pending {

@@ -69,10 +69,11 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
 	m.transcript.StartStreaming(rcpt.ReplyID)
 	m.active.client = m.clientFor(rcpt.RunID)
-	db, client, clock, tag, spend, sessionID := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID
+	db, client, clock, tag, spend, sessionID, box := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID, m.tools
 	start := func() tea.Msg {
 		var events <-chan chat.Event
-		msgs, err := db.Context(rcpt.AnchorID)
+		var toolErrs []string
+		msgs, progress, err := db.RunContext(rcpt.RunID)
 		if rcpt.Prefix != "" {
 			// A continuation: the cut text is the assistant's turn, for the model to go on from.
 			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: rcpt.Prefix})
@@ -89,9 +90,9 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 		default:
 			// The spend guard refuses a request that would pass a spend limit: the run then fails
 			// as spend_limit_exceeded, which Tier 2 never arms for.
-			events = spend.Stream(ctx, client, sessionID, msgs)
+			events, toolErrs = runEvents(ctx, box, db, spend, client, rcpt, sessionID, msgs, progress)
 		}
-		return runStartedMsg{tag: tag, events: db.Record(rcpt.RunID, events, clock)}
+		return runStartedMsg{tag: tag, events: db.Record(rcpt.RunID, events, clock), toolErrs: toolErrs}
 	}
 	return tea.Batch(start, m.spinner.Tick)
 }
@@ -193,6 +194,9 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		case chat.EventUsage:
 			m.transcript.SetThinkingTokens(r.rcpt.ReplyID, ev.Usage.ReasoningTokens)
+		case chat.EventToolCall, chat.EventToolAsk, chat.EventToolRunning, chat.EventToolResult:
+			m.handleToolEvent(r, ev)
+			delta = true
 		}
 		if ev.Terminal() {
 			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)
@@ -225,10 +229,14 @@ func (m *Model) showHidden(r *activeRun) {
 	}
 	r.hidden = false
 	m.transcript.Remove(m.transcript.Between(r.rcpt.AnchorID, r.rcpt.ReplyID))
-	m.transcript.InsertAfter(r.rcpt.AnchorID, history.Message{
-		ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
-		AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID, Model: m.modelName(),
-	})
+	reply, resumed := m.resumed[r.rcpt.ReplyID]
+	delete(m.resumed, r.rcpt.ReplyID)
+	if !resumed {
+		reply = history.Message{ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
+			AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID}
+	}
+	reply.Model, reply.Status, reply.Superseded = m.modelName(), "", false
+	m.transcript.InsertAfter(r.rcpt.AnchorID, reply)
 	m.transcript.StartStreaming(r.rcpt.ReplyID)
 }
 
@@ -264,6 +272,7 @@ func (m *Model) finish(o chat.Outcome, notStored string) chat.Status {
 // from its stored classification.
 func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.active.rcpt
+	m.asking = nil    // a question whose run ended has no one to answer it
 	m.active.cancel() // releases the context's resources
 	m.active = nil
 	m.runEnded = m.clock.Now()

@@ -82,6 +82,9 @@ func init() {
 		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.titleCommand(args), true
 		}},
+		{names: []string{"/tools"}, args: "[on|off NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+			return m.toolsCommand(args)
+		}},
 		{names: []string{"/demo"}, args: "ARGS", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if m.demo == nil {
 				m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)

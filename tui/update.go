@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"parley/internal/sanitize"
 	"parley/tui/inputbox"
 )
 
@@ -80,7 +83,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case postedMsg:
 		cmd = m.handlePosted(msg)
 	case runStartedMsg:
+		if len(msg.toolErrs) > 0 {
+			m.setNotice(sanitize.String(strings.Join(msg.toolErrs, "; "))+"; its tools are not offered", true)
+		}
 		cmd = readEvents(msg.tag, msg.events)
+	case toolsListMsg:
+		cmd = m.handleToolsList(msg)
 	case runEventsMsg:
 		cmd = m.handleRunEvents(msg)
 	case frameMsg:
@@ -119,7 +127,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // handlePaste puts pasted text into the input, whatever has the focus.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels {
+	if m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels || m.focus == focusTools {
 		return nil
 	}
 	m.focusInput()

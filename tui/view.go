@@ -32,6 +32,8 @@ func (m Model) View() tea.View {
 		lines = append(lines, m.pickerView(m.transcript.Height())...)
 	case focusModels:
 		lines = append(lines, m.modelsView(m.transcript.Height())...)
+	case focusTools:
+		lines = append(lines, m.toolsView(m.transcript.Height())...)
 	case focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
@@ -204,6 +206,9 @@ func (m *Model) headerView() string {
 	badge := ""
 	if demo {
 		badge = st.HeaderDemo.Render(" demo ")
+	}
+	if m.tools != nil && m.tools.Any() {
+		badge += st.HeaderState.Render(" tools on ")
 	}
 	state := " " + m.headerState() + " "
 	var told []string

@@ -41,6 +41,18 @@ const (
 	// from whichever of the shapes the endpoint streams it in. It is output like a delta:
 	// the first one ends Tier 1's retries.
 	EventReasoning
+	// EventToolCall: a piece of a tool call as the model streams it: Call holds the piece
+	// (the first piece of call CallIndex has its ID and Function, then Arguments come in
+	// fragments to be joined). It is output: the first one ends Tier 1's retries.
+	EventToolCall
+	// EventToolAsk: the whole call Call waits for the operator's answer on Answer (true:
+	// run it; false: refuse it). Cancelling the run is the third answer.
+	EventToolAsk
+	// EventToolRunning: the tool of Call is being called (Result names it).
+	EventToolRunning
+	// EventToolResult: what became of Call, in Result: it is stored before this arrives,
+	// and goes back to the model in the next request.
+	EventToolResult
 )
 
 // Usage is the token count an endpoint reports for one request.
@@ -87,6 +99,19 @@ type Event struct {
 	// BudgetSpent is set on an EventRetrying whose wait is for the retry budget every parley
 	// shares: the retry goes at the end of Wait.
 	BudgetSpent bool
+	// Call, CallIndex, Result and Answer are set on the tool events (EventToolCall,
+	// EventToolAsk, EventToolRunning, EventToolResult).
+	Call      ToolCall
+	CallIndex int
+	Result    ToolResult
+	Answer    chan<- bool
+	// Calls are, on an EventFinished whose finish_reason is tool_calls, the calls the model
+	// asked for, whole; a stream that ended any other way carries none, so a call cut short
+	// is never run.
+	Calls []ToolCall
+	// StepLimit is set on the terminal event of a run that stopped at its limit of steps
+	// (model calls), leaving the model's last calls unrun.
+	StepLimit int
 	// ToolCalls names, on a terminal event, the tools the model asked to call; Unreadable
 	// counts the stream's lines that could not be read (and whose text, if any, is missing).
 	ToolCalls  []string
@@ -121,6 +146,10 @@ type Message struct {
 	Images []Image `json:"images,omitempty"`
 	// Pinned is set on a message the operator pinned: compaction never leaves it out.
 	Pinned bool `json:"pinned,omitempty"`
+	// ToolCalls are the calls an assistant message asked for; ToolCallID is, on a RoleTool
+	// message, the call whose result Content is.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // Send is one request sent to an endpoint, as the retry budget counts them: a first attempt,
@@ -140,7 +169,7 @@ type EndpointKey struct {
 // at the token limit, or there while still thinking, with no answer at all.
 func FinishNote(finishReason, answer string) string {
 	if finishReason == "tool_calls" {
-		return "the model asked to call a tool, which parley does not run yet"
+		return "the model's last tool calls were not run"
 	}
 	if finishReason != "length" {
 		return ""
@@ -173,11 +202,17 @@ func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Cla
 }
 
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
-// for, which parley does not run, and stream lines that could not be read.
+// for that were not run (the run reached its limit of steps, or no tools were on), and
+// stream lines that could not be read.
 func RunNotes(ev Event) []string {
 	var notes []string
-	if len(ev.ToolCalls) > 0 {
-		notes = append(notes, "the model asked to call "+strings.Join(ev.ToolCalls, ", ")+", which parley does not run yet")
+	switch calls := strings.Join(ev.ToolCalls, ", "); {
+	case ev.StepLimit > 0 && len(ev.ToolCalls) == 1:
+		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last call (%s) was not run", ev.StepLimit, calls))
+	case ev.StepLimit > 0:
+		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last calls (%s) were not run", ev.StepLimit, calls))
+	case len(ev.Calls) > 0:
+		notes = append(notes, "the model asked to call "+calls+", which was not run: no tools are on (/tools turns them on)")
 	}
 	if n := ev.Unreadable; n == 1 {
 		notes = append(notes, "1 line of the stream could not be read; what it held is missing")
@@ -199,6 +234,8 @@ const (
 	// RoleSystem is a system prompt: sent first to the model for the operator messages after
 	// it.
 	RoleSystem Role = "system"
+	// RoleTool is a tool's result, sent back to the model after the call that asked for it.
+	RoleTool Role = "tool"
 )
 
 // Remaining is what a provider said is left of its rate limits after a response, and when each

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 
 	"parley/agent"
 	"parley/history"
@@ -14,8 +16,27 @@ import (
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/demo"
+	"parley/internal/mcp"
+	"parley/internal/toolloop"
 	"parley/retry"
 )
+
+// toolsOn are the tools on from the start: the profile's, and those --allow-tool names
+// (SERVER.TOOL or SERVER), each of a configured server.
+func toolsOn(cfg config.Resolved, allowed []string) ([]string, error) {
+	servers := map[string]bool{}
+	var names []string
+	for _, s := range cfg.MCP {
+		servers[s.Name] = true
+		names = append(names, s.Name)
+	}
+	for _, a := range allowed {
+		if server, _, _ := strings.Cut(a, "."); !servers[server] {
+			return nil, usagef("--allow-tool %s: no [mcp.%s] in config.toml (configured: %s)", a, server, strings.Join(names, ", "))
+		}
+	}
+	return append(slices.Clip(cfg.Tools), allowed...), nil
+}
 
 // app is parley's wiring: history, the endpoint client and the spend limits it runs under.
 type app struct {
@@ -40,6 +61,9 @@ type app struct {
 	// readingWidth and mouse are config.toml's for the chat screen.
 	readingWidth int
 	mouse        bool
+	// tools are the configured tool servers and the tools on (the profile's), nil when
+	// config.toml configures none; closing the app closes every server.
+	tools *toolloop.Toolbox
 	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
 	needsModel bool
 	cfgPath    string
@@ -83,6 +107,17 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 	}
 	a.log, a.logFile = openLog(cfg.Paths.Log)
 	a.db.SetLogger(a.log)
+	if len(cfg.MCP) > 0 {
+		on, err := toolsOn(cfg, o.print.AllowTools)
+		if err != nil {
+			a.close()
+			return nil, history.Session{}, err
+		}
+		a.tools = toolloop.NewToolbox(mcp.New(cfg.MCP, a.log), on)
+	} else if len(o.print.AllowTools) > 0 {
+		a.close()
+		return nil, history.Session{}, usagef("--allow-tool %s: config.toml configures no tool servers: add an [mcp.NAME] table", o.print.AllowTools[0])
+	}
 	// Every client shares endpoint memory and the retry budget with every parley, through
 	// the history database.
 	newClient := func(ep agent.Endpoint) *agent.Client {
@@ -103,6 +138,11 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 }
 
 func (a *app) close() {
+	if a.tools != nil {
+		if err := a.tools.Host().Close(); err != nil {
+			a.log.Warn("closing the tool servers", "err", err)
+		}
+	}
 	if a.db != nil {
 		a.db.Close()
 	}

@@ -101,7 +101,7 @@ func readAttachments(paths []string, limit attach.Limits) ([]attach.File, error)
 
 // printReply is print mode on the app's history and endpoints, with po's flags.
 func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printmode.Options, ios *IO) int {
-	po.DB, po.Client, po.Fallback, po.Spend = a.db, a.client, a.fallback, a.spend
+	po.DB, po.Client, po.Fallback, po.Spend, po.Tools = a.db, a.client, a.fallback, a.spend, a.tools
 	po.Session, po.Prompt, po.Clock = sess, prompt, ios.Clock
 	po.System, po.SystemExplicit = history.SystemPrompt{Role: a.system.Role, Text: a.system.Text}, a.system.Explicit
 	po.Stdout, po.Stderr, po.StdoutTerminal, po.StderrTerminal = ios.Out, ios.ErrOut, ios.OutTerminal, ios.ErrTerminal
@@ -119,7 +119,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	}
 	// Each session the screen sends in is marked for its -c (history.LatestInteractive).
 	a.db.SetInteractive()
-	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend,
+	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
 		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files}

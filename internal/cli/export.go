@@ -41,6 +41,28 @@ type messageJSON struct {
 	// Seam is, for a reply continued from a cut one (c, --continue), the byte of Content where
 	// the continuation begins.
 	Seam int `json:"seam,omitempty"`
+	// ToolCalls are the tool calls a reply's run made, in order, with their results.
+	ToolCalls []toolCallJSON `json:"tool_calls,omitempty"`
+}
+
+// toolCallJSON is one tool call of a reply in `parley export --json`.
+type toolCallJSON struct {
+	CallID    string          `json:"call_id"`
+	Function  string          `json:"function"`
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments string          `json:"arguments"`
+	Step      int             `json:"step"`
+	Status    chat.ToolStatus `json:"status"`
+	Result    string          `json:"result"`
+	IsError   bool            `json:"is_error"`
+	Size      int             `json:"size"`
+}
+
+func toToolCallJSON(c history.ToolCall) toolCallJSON {
+	return toolCallJSON{CallID: c.Call.ID, Function: c.Call.Function, Server: c.Result.Server, Tool: c.Result.Tool,
+		Arguments: c.Call.Arguments, Step: c.Step, Status: c.Result.Status, Result: c.Result.Text,
+		IsError: c.Result.IsError, Size: c.Result.Size}
 }
 
 // imageJSON is one image of a message in `parley export --json`.
@@ -109,6 +131,9 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		}
 		for _, im := range m.Images {
 			mj.Images = append(mj.Images, imageJSON{im, files[im.Hash]})
+		}
+		for _, c := range m.ToolCalls {
+			mj.ToolCalls = append(mj.ToolCalls, toToolCallJSON(c))
 		}
 		out.Messages = append(out.Messages, mj)
 	}
@@ -192,6 +217,12 @@ func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message, fi
 			fmt.Fprintf(w, "<details>\n<summary>Thinking</summary>\n\n%s\n\n</details>\n\n", strings.TrimSpace(m.Reasoning))
 		}
 		fmt.Fprintf(w, "%s\n", strings.TrimRight(m.Content, "\n"))
+		if len(m.ToolCalls) > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, c := range m.ToolCalls {
+			fmt.Fprintf(w, "- tool `%s` — %s\n", chat.ToolSummary(c.Call), chat.ToolOutcome(c.Result))
+		}
 		for _, im := range m.Images {
 			if f := files[im.Hash]; f != "" {
 				fmt.Fprintf(w, "\n![%s](%s)\n", attach.Chip(im), f)

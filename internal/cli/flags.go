@@ -55,6 +55,14 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.BoolVar(&o.print.Force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
 	fs.Var(&waitFlag{&o.print.Wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
 	fs.BoolVar(&o.print.UseFallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")
+	fs.Func("allow-tool", printModeUsage+"let tool `SERVER.TOOL` (or every tool of SERVER) run when the model calls it, turning it on (repeatable)", func(s string) error {
+		if s == "" || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") {
+			return errors.New("want a tool as SERVER.TOOL, or a server's name")
+		}
+		o.print.AllowTools = append(o.print.AllowTools, s)
+		return nil
+	})
+	fs.BoolVar(&o.print.AllowAllTools, "allow-tools", false, printModeUsage+"let every tool that is on run when the model calls it")
 	fs.Func("timeout", printModeUsage+"stop after `DURATION` in all, requests, retries and --wait's waits, keeping what came (exit 3)", func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {

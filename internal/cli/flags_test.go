@@ -67,7 +67,9 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	u := newUser(t)
-	values := map[string]string{"timeout": "1m"}
+	// --allow-tool names a configured server: one that exits as it starts, said on stderr.
+	u.writeConfig("[mcp.fs]\ncommand = [\"true\"]\n")
+	values := map[string]string{"timeout": "1m", "allow-tool": "fs"}
 	n := 0
 	flagSet(new(options)).VisitAll(func(f *flag.Flag) {
 		if f.Name == "p" || !strings.HasPrefix(f.Usage, printModeUsage) {

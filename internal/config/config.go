@@ -10,6 +10,7 @@ import (
 
 	"parley/agent"
 	"parley/internal/attach"
+	"parley/internal/mcp"
 	"parley/retry"
 )
 
@@ -77,6 +78,10 @@ type Resolved struct {
 	// reply again on another (R on the chat screen); a profile that does not resolve is left
 	// out, since it was not asked for.
 	Others []agent.Endpoint
+	// MCP are the tool servers of [mcp.NAME], sorted by name; none starts until used.
+	MCP []mcp.Server
+	// Tools are the profile's tools on from the start: SERVER (all its tools) or SERVER.TOOL.
+	Tools []string
 }
 
 // Resolve reads the configuration: the paths from getenv, config.toml, the roles, and the
@@ -137,7 +142,8 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 		return Resolved{}, err
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
-		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others}
+		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others,
+		MCP: f.mcpServers(), Tools: p.Tools}
 	if f.MaxAttachmentBytes > 0 {
 		r.Attach.Text = f.MaxAttachmentBytes
 	}

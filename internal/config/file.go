@@ -38,6 +38,8 @@ type file struct {
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`
+	// MCP are the tool servers, by name: [mcp.NAME].
+	MCP map[string]mcpTable `toml:"mcp"`
 }
 
 // classifyRule is one [[classify]] table: what a failure must show (any of status, code,
@@ -105,6 +107,9 @@ type profile struct {
 	// Prefill says whether the server continues a final assistant message as its own text
 	// (going on from a cut reply), over what parley finds out.
 	Prefill *bool `toml:"prefill"`
+	// Tools are the tools on from the start of a session: a server's name (all its tools)
+	// or SERVER.TOOL. The others are offered in /tools, off.
+	Tools []string `toml:"tools"`
 	// A profile's own spend limits override those of the [limits] table.
 	limits
 }
@@ -184,7 +189,7 @@ func load(path string) (file, error) {
 			return f, fmt.Errorf("config %s: profile %q: %v; fix the file (it was not changed)", path, name, err)
 		}
 	}
-	return f, nil
+	return f, f.checkMCP(path, md)
 }
 
 // check refuses settings that cannot be meant, or that HTTP would refuse only when the first

@@ -168,6 +168,9 @@ func merge(p, over profile) profile {
 	override(&p.ReasoningEffort, over.ReasoningEffort)
 	override(&p.Fallback, over.Fallback)
 	override(&p.Role, over.Role)
+	if len(over.Tools) > 0 {
+		p.Tools = over.Tools
+	}
 	p.limits = p.limits.over(over.limits)
 	return p
 }

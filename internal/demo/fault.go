@@ -56,6 +56,9 @@ type Fault struct {
 	MaxAnswer int `json:"max_answer,omitempty"`
 	// Finish is the reply's finish_reason, such as "length"; default "stop".
 	Finish string `json:"finish,omitempty"`
+	// Calls, when set, make the reply ask for these tool calls instead of answering (see
+	// AskTools); CutAfter then counts argument fragments.
+	Calls []Call `json:"calls,omitempty"`
 }
 
 // String describes f in a few words, as /demo status lists it.
@@ -100,6 +103,9 @@ func (f Fault) replyString() string {
 	}
 	if f.Finish != "" {
 		parts = append(parts, "finish "+f.Finish)
+	}
+	for _, c := range f.Calls {
+		parts = append(parts, "call "+c.Function)
 	}
 	switch {
 	case f.StallAfter > 0:
@@ -218,6 +224,7 @@ var commands = []struct{ name, args string }{
 	{"think", "SHAPE [DURATION]"},
 	{"thinkonly", "[SHAPE]"},
 	{"length", ""},
+	{"tool", "NAME [JSON]"},
 	{"reset", ""},
 	{"status", ""},
 	{"help", "[COMMAND]"},
@@ -330,6 +337,8 @@ func (s *Server) Command(args string) (string, error) {
 	case "length":
 		return single(Fault{MaxAnswer: lengthAnswer, Finish: "length"},
 			fmt.Sprintf("demo: the next reply stops after %d chunks with finish_reason length", lengthAnswer))
+	case "tool":
+		return s.toolCommand(rest, bad)
 	case "reset":
 		if len(rest) > 0 {
 			return bad("takes no arguments")

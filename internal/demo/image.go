@@ -27,13 +27,15 @@ type Image struct {
 // content parts (text parts joined in order, image_url parts read as images).
 func (m *Message) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCalls  []ToolCall      `json:"tool_calls"`
+		ToolCallID string          `json:"tool_call_id"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	m.Role, m.Content, m.Images = raw.Role, "", nil
+	m.Role, m.Content, m.Images, m.ToolCalls, m.ToolCallID = raw.Role, "", nil, raw.ToolCalls, raw.ToolCallID
 	if len(raw.Content) == 0 || string(raw.Content) == "null" {
 		return nil
 	}

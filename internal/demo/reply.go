@@ -31,6 +31,9 @@ func Reply(msgs []Message) string {
 		}
 		return describeImages(last.Images) + "\n\n" + Reply(append(rest, Message{Role: last.Role, Content: last.Content}))
 	}
+	if said, ok := toolReply(msgs); ok {
+		return said
+	}
 	q := lastUser(msgs)
 	lower := strings.ToLower(q)
 	words := map[string]bool{}

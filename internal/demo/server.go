@@ -70,6 +70,10 @@ type Message struct {
 	Role    string  `json:"role"`
 	Content string  `json:"content"`
 	Images  []Image `json:"images,omitempty"`
+	// ToolCalls are the calls an assistant message carried back; ToolCallID the call a tool
+	// message is the result of.
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
 // Request is a chat completion request as the server received it.
@@ -81,6 +85,8 @@ type Request struct {
 	Body   []byte      `json:"-"`
 	// Messages are decoded from Body; nil when Body is not a valid request.
 	Messages []Message `json:"messages"`
+	// Tools are the names of the functions the request offered.
+	Tools []string `json:"tools,omitempty"`
 }
 
 // Server is a running demo endpoint. Its methods are safe for concurrent use.
@@ -222,14 +228,19 @@ func (s *Server) Reset() {
 
 // record stores a received request and takes the fault it is to get. seq numbers the
 // request from 1.
-func (s *Server) record(r *http.Request, body []byte, msgs []Message) (f Fault, seq int) {
+func (s *Server) record(r *http.Request, body []byte, req chatRequest) (f Fault, seq int) {
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Function.Name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.received = append(s.received, Request{
 		Time:     s.opts.Clock.Now(),
 		Header:   r.Header.Clone(),
 		Body:     body,
-		Messages: msgs,
+		Messages: req.Messages,
+		Tools:    tools,
 	})
 	if len(s.faults) > 0 {
 		f = s.faults[0]
@@ -246,6 +257,11 @@ type chatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
 }
 
 func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
@@ -256,9 +272,9 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	decodeErr := json.Unmarshal(body, &req)
 	if decodeErr != nil {
-		req.Messages = nil // a half-decoded body says nothing reliable
+		req = chatRequest{} // a half-decoded body says nothing reliable
 	}
-	f, seq := s.record(r, body, req.Messages)
+	f, seq := s.record(r, body, req)
 	if f.normal() && decodeErr == nil {
 		if o, over := s.overflow(req.Messages); over {
 			f = o

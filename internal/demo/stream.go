@@ -94,6 +94,10 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req chatRequest, 
 	if f.Think == ThinkSilent {
 		c.completionChars += c.reasoningChars // thought but never sent, and still paid for
 	}
+	if len(f.Calls) > 0 {
+		s.replyCalls(w, r, req, seq, c, f)
+		return
+	}
 	finish := cmp.Or(f.Finish, "stop")
 	if !req.Stream {
 		if f.Think != "" && f.ThinkFor > 0 && !s.wait(r.Context(), f.ThinkFor) {

@@ -140,6 +140,8 @@ func (s *stream) handle(ev chat.Event) {
 		s.res.FinishReason = ev.FinishReason
 	case chat.EventFailed:
 		s.res.heldSince = ev.SaidAt
+	case chat.EventToolResult:
+		s.toolResult(ev)
 	}
 	if ev.Terminal() {
 		s.res.NotStored, s.res.Model, s.notes = ev.NotStored, ev.Model, chat.RunNotes(ev)

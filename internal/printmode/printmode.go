@@ -15,6 +15,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/internal/toolloop"
 	"parley/retry"
 )
 
@@ -58,6 +59,12 @@ type Options struct {
 	// Continue goes on from where the session's last reply was cut (--continue): no prompt
 	// is stored, and stdout gets what follows the cut.
 	Continue bool
+	// Tools are the session's tools, nil for none. A tool runs only when AllowTools names it
+	// (SERVER.TOOL, or its server) or AllowAllTools lets every one run (--allow-tool,
+	// --allow-tools); any other call is refused, the refusal sent back as its result.
+	Tools         *toolloop.Toolbox
+	AllowTools    []string
+	AllowAllTools bool
 }
 
 // demoNote is said on stderr when the reply comes from the offline demo endpoint.
@@ -241,8 +248,9 @@ func (p *printer) runAll(ctx context.Context) (runOutput, int, error) {
 			return res, code, err
 		}
 		p.client = next
-		// The previous run produced nothing: the retry takes its place only if it does.
-		if p.rcpt, err = p.o.DB.Retry(p.rcpt.AnchorID, next.Endpoint().Model, false); err != nil {
+		// The previous run produced nothing after its last tool result: the retry takes its
+		// place only if it does, resumed from the stored results when it called tools.
+		if p.rcpt, err = p.o.DB.RetryRun(p.rcpt.RunID, next.Endpoint().Model, false); err != nil {
 			return res, code, fmt.Errorf("cannot store the retry: %v", err)
 		}
 		p.t2.Sent(p.t2.Token(), p.rcpt.RunID)
@@ -251,37 +259,39 @@ func (p *printer) runAll(ctx context.Context) (runOutput, int, error) {
 
 // runOne streams the run of p.rcpt on p.client, stored as it goes, and counts what it spent.
 func (p *printer) runOne(ctx context.Context) (runOutput, int) {
-	msgs, err := p.context()
+	msgs, progress, err := p.context()
 	if err != nil {
 		p.say("cannot read the session: %v", err)
 		return runOutput{}, chat.ExitFailed
 	}
 	// The recorder batches its writes on the real clock: Clock times only --wait.
-	events := p.o.DB.Record(p.rcpt.RunID, p.o.Spend.Stream(ctx, p.client, p.rcpt.SessionID, msgs), chat.SystemClock{})
+	events := p.o.DB.Record(p.rcpt.RunID, p.stream(ctx, msgs, progress), chat.SystemClock{})
 	res, code := printEvents(events, p.view())
 	p.t2.Ended(p.rcpt.RunID, res.Status)
 	p.total.Attempts += res.Attempts
 	p.total.Usage.Add(res.Usage)
+	p.total.ToolCalls = append(p.total.ToolCalls, res.ToolCalls...)
 	p.total.CostUSD += p.o.Spend.Prices.Of(p.client.Endpoint().Model).Cost(res.Usage)
 	return res, code
 }
 
-// context is the conversation the run sends: up to its anchor, or, for a message the
-// database could not store, the session's with it at the end.
-func (p *printer) context() ([]chat.Message, error) {
+// context is the conversation the run sends: up to its anchor and what the run has done so
+// far (a resumed run's tool calls, a continued reply's text), or, for a message the database
+// could not store, the session's with it at the end.
+func (p *printer) context() ([]chat.Message, history.Progress, error) {
 	if p.rcpt.Prefix != "" {
 		// A continuation: the cut text is the assistant's turn, for the model to go on from.
-		msgs, err := p.o.DB.Context(p.rcpt.AnchorID)
-		return append(msgs, chat.Message{Role: chat.RoleAssistant, Content: p.rcpt.Prefix}), err
+		msgs, progress, err := p.o.DB.RunContext(p.rcpt.RunID)
+		return append(msgs, chat.Message{Role: chat.RoleAssistant, Content: p.rcpt.Prefix}), progress, err
 	}
 	if p.rcpt.RunID >= 0 {
-		return p.o.DB.Context(p.rcpt.AnchorID)
+		return p.o.DB.RunContext(p.rcpt.RunID)
 	}
 	msgs, err := p.o.DB.SessionContext(p.rcpt.SessionID)
 	if err != nil {
-		return nil, err
+		return nil, history.Progress{}, err
 	}
-	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt, Images: p.o.Images}), nil
+	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt, Images: p.o.Images}), history.Progress{}, nil
 }
 
 func (p *printer) view() view {
@@ -365,6 +375,7 @@ func (p *printer) report(res runOutput, code int) int {
 		res.RequestedModel = ep.Model
 	}
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
+	res.ToolCalls = append([]toolCallJSON{}, p.total.ToolCalls...)
 	if res.Error != nil && code != chat.ExitInterrupted {
 		run := ""
 		if p.rcpt.RunID != 0 {

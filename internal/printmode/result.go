@@ -36,6 +36,8 @@ type result struct {
 	// why, and where its text is kept.
 	Stored    bool   `json:"stored"`
 	NotStored string `json:"not_stored,omitempty"`
+	// ToolCalls are the tool calls the run made, in order, with what became of each.
+	ToolCalls []toolCallJSON `json:"tool_calls"`
 }
 
 // runOutput is what one run printed, beyond result: for deciding what comes next.

@@ -76,6 +76,7 @@ func (t *List) render(e *entry) []string {
 	}
 	out = append(out, label+t.labelTail(e))
 	out = append(out, t.thinkingLines(e, w)...)
+	out = append(out, t.toolLines(e, w)...)
 	if text := e.text.String(); text != "" {
 		if e.seam > 0 && !t.hideSeams {
 			from := len(out)

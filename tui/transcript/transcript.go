@@ -42,8 +42,9 @@ type entry struct {
 	// streaming is set while a run writes to this reply: its render is refreshed per frame,
 	// not per change.
 	streaming bool
-	// think is the reply's thinking, shown apart from the answer.
+	// think is the reply's thinking, shown apart from the answer; tools its tool calls.
 	think thinking
+	tools tools
 	// note is a line under a reply about a retry of it that left it in place.
 	note string
 	// mark is the reply's place among its versions, zero when it has none other.
@@ -198,6 +199,7 @@ func (t *List) fill(e *entry, msg history.Message) {
 	e.san.Append(&e.text, msg.Content)
 	e.seam = seamAt(msg.Role, msg.Content, msg.Seam)
 	e.fillThinking(msg)
+	e.fillTools(msg)
 	if msg.Role == chat.RoleUser {
 		e.files = attach.Find(e.text.String())
 		t.attached += len(e.files)

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
+	"parley/internal/mcp"
+	"parley/internal/mcp/mcptest"
+)
+
+// Print mode with tools: a call runs only when --allow-tool or --allow-tools lets it;
+// otherwise it is refused, the refusal goes back as its result, and stderr says so.
+
+// toolsJSON is print mode's --json object with the calls it lists.
+type toolsJSON struct {
+	printJSON
+	ToolCalls []struct {
+		Function, Server, Tool, Arguments, Status, Result string
+		IsError                                           bool `json:"is_error"`
+		Size                                              int
+	} `json:"tool_calls"`
+}
+
+// toolConfig is a config.toml whose profile talks to srv with server's tools on.
+func toolConfig(srv *demo.Server, server mcp.Server) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[profiles.local]\nbase_url = %q\nmodel = \"m\"\ntools = [%q]\n\n[mcp.%s]\ncommand = [", srv.URL(), server.Name, server.Name)
+	for i, w := range server.Command {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", w)
+	}
+	b.WriteString("]\n")
+	if len(server.Env) > 0 {
+		b.WriteString("env = {")
+		first := true
+		for k, v := range server.Env {
+			if !first {
+				b.WriteString(",")
+			}
+			first = false
+			fmt.Fprintf(&b, " %s = %q", k, v)
+		}
+		b.WriteString(" }\n")
+	}
+	return b.String()
+}
+
+func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	server, wire := mcptest.Everything(t)
+	u := newUser(t)
+	u.writeConfig(toolConfig(srv, server))
+	echo := demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"hi"}`})
+
+	srv.Push(echo)
+	r := u.run("-p", "say hi", "--json")
+	out := decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || out.Status != "succeeded" || len(out.ToolCalls) != 1 || out.ToolCalls[0].Status != "refused" ||
+		out.ToolCalls[0].Server != "everything" || out.ToolCalls[0].Tool != "echo" {
+		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+	refusal := "Not run: parley's print mode runs a tool only when --allow-tool everything.echo (or --allow-tools) allows it."
+	if want := `parley: tool echo {"message":"hi"} — refused: ` + refusal; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr %q\nwant %q", r.stderr, want)
+	}
+	if got := toolResults(srv.Received()[1]); len(got) != 1 || got[0] != refusal {
+		t.Errorf("the model was sent %q", got)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 0 {
+		t.Fatalf("server-everything saw %d calls", n)
+	}
+
+	srv.Push(echo)
+	r = u.run("-p", "say hi again", "-c", "--json", "--allow-tool", "everything.echo")
+	out = decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || len(out.ToolCalls) != 1 || out.ToolCalls[0].Status != "ran" || out.ToolCalls[0].Result != "Echo: hi" ||
+		out.ToolCalls[0].Size != len("Echo: hi") || !strings.Contains(out.Text, "Echo: hi") {
+		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+	if got := toolResults(srv.Received()[3]); len(got) != 2 || got[1] != "Echo: hi" {
+		t.Errorf("the model was sent %q", got)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want 1", n)
+	}
+
+	// The export lists the calls of both runs, a line each in markdown.
+	exp := decode[exportToolsJSON](t, u.run("export", out.SessionID, "--json").stdout)
+	var stored []string
+	for _, m := range exp.Messages {
+		for _, c := range m.ToolCalls {
+			stored = append(stored, c.Status+" "+c.Result)
+		}
+	}
+	if len(stored) != 2 || stored[0] != "refused "+refusal || stored[1] != "ran Echo: hi" {
+		t.Errorf("export lists %q", stored)
+	}
+	md := u.run("export", out.SessionID, "--markdown").stdout
+	if !strings.Contains(md, "- tool `echo {\"message\":\"hi\"}` — refused\n") || !strings.Contains(md, "- tool `echo {\"message\":\"hi\"}` — ran, 8 B\n") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// --allow-tool naming a server config.toml does not have is a usage error naming the fix.
+func TestAllowToolOfNoServer(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	u.writeConfig(toolConfig(srv, mcp.Server{Name: "fs", Command: []string{"true"}}))
+	r := u.run("-p", "x", "--allow-tool", "nope.read")
+	if r.code != 2 || !strings.Contains(r.stderr, "--allow-tool nope.read: no [mcp.nope] in config.toml (configured: fs)") || srv.Requests() != 0 {
+		t.Errorf("exit %d, stderr %q, %d requests", r.code, r.stderr, srv.Requests())
+	}
+}
+
+// A tool server whose command does not exist is named on stderr; the prompt is answered
+// without its tools, and nothing is lost.
+func TestPrintModeNamesAServerThatCannotStart(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	u := newUser(t)
+	u.writeConfig(toolConfig(srv, mcp.Server{Name: "ghost", Command: []string{"parley-no-such-server"}}))
+	r := u.run("-p", "hello", "--json")
+	out := decode[toolsJSON](t, r.stdout)
+	want := `parley: mcp server "ghost": command "parley-no-such-server" not found: check [mcp.ghost] command in config.toml; its tools are not offered`
+	if r.code != 0 || out.Status != "succeeded" || out.Text == "" || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+}
+
+// exportToolsJSON is the part of `parley export --json` that lists tool calls.
+type exportToolsJSON struct {
+	Messages []struct {
+		ToolCalls []struct{ Status, Result string } `json:"tool_calls"`
+	} `json:"messages"`
+}
+
+// toolResults are the tool messages of a request.
+func toolResults(req demo.Request) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
+
+// A 503 after a tool's result, until Tier 1 gives up: --wait's retry resumes from the stored
+// result (its request carries it), and the tool server saw exactly one call.
+func TestWaitResumesFromAStoredToolResult(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	server, wire := mcptest.Everything(t)
+	u := newUser(t)
+	u.instantClock()
+	u.writeConfig(toolConfig(srv, server))
+	srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"once"}`}),
+		demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
+	r := u.run("-p", "echo once", "--json", "--allow-tools", "--wait")
+	out := decode[toolsJSON](t, r.stdout)
+	reqs := srv.Received()
+	if r.code != 0 || out.Status != "succeeded" || len(reqs) != 5 {
+		t.Fatalf("exit %d, %+v, %d requests, stderr %q", r.code, out, len(reqs), r.stderr)
+	}
+	if got := toolResults(reqs[4]); len(got) != 1 || got[0] != "Echo: once" {
+		t.Errorf("the retry carried %q", got)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want 1", n)
+	}
+	if len(out.ToolCalls) != 1 || out.ToolCalls[0].Status != "ran" {
+		t.Errorf("--json lists %+v", out.ToolCalls)
+	}
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"parley/internal/mcp"
+)
+
+// mcpTable is one [mcp.NAME] table: a tool server on this machine (command, env) or one
+// reached over streamable HTTP (url, headers).
+type mcpTable struct {
+	Command []string          `toml:"command"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Timeout bounds each tool call; unset, mcp.DefaultCallTimeout.
+	Timeout duration `toml:"timeout"`
+}
+
+// checkMCP refuses [mcp.NAME] tables that cannot start a server, and profiles' tools that
+// name none, each in one line naming the fix.
+func (f file) checkMCP(path string, md toml.MetaData) error {
+	const fix = "; fix the file (it was not changed)"
+	for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
+		t := f.MCP[name]
+		where := fmt.Sprintf("config %s: [mcp.%s]", path, name)
+		// An env or headers written as a string decodes to nothing at all, without an error.
+		for _, key := range []string{"env", "headers"} {
+			if md.IsDefined("mcp", name, key) && md.Type("mcp", name, key) != "Hash" {
+				return fmt.Errorf(`%s: %s must be a table, like %s = { "NAME" = "value" }%s`, where, key, key, fix)
+			}
+		}
+		switch {
+		case strings.ContainsAny(name, ". "):
+			return fmt.Errorf("%s: a server's name has no dots or spaces (tools are named SERVER.TOOL); rename it%s", where, fix)
+		case len(t.Command) == 0 && t.URL == "":
+			return fmt.Errorf(`%s has neither command nor url: set command = ["program", "argument"] for a server on stdio, or url = "https://…"%s`, where, fix)
+		case len(t.Command) > 0 && t.URL != "":
+			return fmt.Errorf("%s has both command and url: keep the one that reaches the server%s", where, fix)
+		case len(t.Command) > 0 && strings.TrimSpace(t.Command[0]) == "":
+			return fmt.Errorf("%s: command's first word is empty: put the program there%s", where, fix)
+		case len(t.Command) > 0 && len(t.Headers) > 0:
+			return fmt.Errorf("%s: headers go with url, not command; use env for a server on stdio%s", where, fix)
+		case t.URL != "" && len(t.Env) > 0:
+			return fmt.Errorf("%s: env goes with command, not url; use headers for a server over HTTP%s", where, fix)
+		}
+		if t.URL != "" {
+			if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%s: url %q is not http(s)://host[:port]/path%s", where, t.URL, fix)
+			}
+		}
+		if err := CheckHeaders(t.Headers); err != nil {
+			return fmt.Errorf("%s: %v%s", where, err, fix)
+		}
+		for k := range t.Env {
+			if err := CheckEnvName("env", k); err != nil {
+				return fmt.Errorf("%s: %v%s", where, err, fix)
+			}
+		}
+	}
+	for _, pname := range slices.Sorted(maps.Keys(f.Profiles)) {
+		for _, tool := range f.Profiles[pname].Tools {
+			server, _, _ := strings.Cut(tool, ".")
+			if _, ok := f.MCP[server]; !ok {
+				known := "none is configured"
+				if len(f.MCP) > 0 {
+					known = "configured: " + strings.Join(slices.Sorted(maps.Keys(f.MCP)), ", ")
+				}
+				return fmt.Errorf("config %s: profile %q: tools names %q, but no [mcp.%s] defines that server (%s); add it or take the name out%s",
+					path, pname, tool, server, known, fix)
+			}
+		}
+	}
+	return nil
+}
+
+// mcpServers are the [mcp.NAME] tables as the tool host takes them, sorted by name.
+func (f file) mcpServers() []mcp.Server {
+	var out []mcp.Server
+	for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
+		t := f.MCP[name]
+		out = append(out, mcp.Server{Name: name, Command: t.Command, Env: t.Env, URL: t.URL, Headers: t.Headers,
+			Timeout: t.Timeout.Duration})
+	}
+	return out
+}

@@ -1,0 +1,183 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/mcp"
+	"parley/internal/mcp/mcptest"
+	"parley/internal/toolloop"
+)
+
+// toolScreen is a driven screen with server-everything's tools on, and what the server was
+// sent.
+func toolScreen(t *testing.T, faults ...demo.Fault) (*driver, *demo.Server, string) {
+	t.Helper()
+	d, srv, _, wire := toolScreenConfig(t, screenConfig{faults: faults})
+	return d, srv, wire
+}
+
+// toolScreenConfig is toolScreen set up as c says, with the manual clock when c asks for one;
+// more servers are configured beside server-everything, off.
+func toolScreenConfig(t *testing.T, c screenConfig, more ...mcp.Server) (*driver, *demo.Server, *chattest.Clock, string) {
+	t.Helper()
+	server, wire := mcptest.Everything(t)
+	host := mcp.New(append([]mcp.Server{server}, more...), nil)
+	t.Cleanup(func() { host.Close() })
+	o, srv, clock := demoOptions(t, c)
+	o.Tools = toolloop.NewToolbox(host, []string{"everything"})
+	m, _ := openModel(t, o, 120, 30)
+	return newDriver(t, m), srv, clock, wire
+}
+
+// asked waits for the question before a call, and returns it.
+func asked(d *driver) string {
+	d.t.Helper()
+	d.until("the question before a call", func(m Model) bool { return m.asking != nil })
+	return d.m.notice
+}
+
+// Before a call runs the screen asks, showing its arguments: n refuses it (the refusal goes
+// back as its result), a runs it and the next call of the same tool without asking.
+func TestToolCallsAreAskedFirst(t *testing.T) {
+	t.Parallel()
+	echo := func(msg string) demo.Fault {
+		return demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"` + msg + `"}`})
+	}
+	d, srv, wire := toolScreen(t, echo("one"), echo("two"), demo.Fault{}, echo("three"))
+	if !strings.Contains(plain(d.m), "tools on") {
+		t.Errorf("the header does not say tools are on:\n%s", plain(d.m))
+	}
+	d.typeAndSend("echo one")
+	if q := asked(d); q != `run everything.echo {"message":"one"}?  y once · a always for this tool · n refuse · esc stop` {
+		t.Errorf("asked %q", q)
+	}
+	d.until("the call's line, asking", func(m Model) bool {
+		return strings.Contains(plain(m), `▸ echo {"message":"one"} · waiting for your answer`)
+	})
+	d.send(press("n"))
+	asked(d)
+	if got := toolResults(srv.Received()[1]); len(got) != 1 || got[0] != toolloop.Refused {
+		t.Errorf("the refusal sent back: %q", got)
+	}
+	d.send(press("a"))
+	d.until("the reply", answered(t, 2))
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Fatalf("server-everything saw %d calls, want 1", n)
+	}
+	d.until("the calls' lines", func(m Model) bool {
+		return strings.Contains(plain(m), `▸ echo {"message":"one"} · refused`) && strings.Contains(plain(m), `▸ echo {"message":"two"} · ran, 9 B`)
+	})
+	d.typeAndSend("echo three")
+	d.until("the second reply", answered(t, 4))
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 2 {
+		t.Errorf("server-everything saw %d calls, want 2: a let echo run without asking", n)
+	}
+	if got := toolResults(srv.Received()[4]); len(got) != 3 || got[2] != "Echo: three" {
+		t.Errorf("the last request carried %q", got)
+	}
+}
+
+// esc during a call stops the turn: the call is cancelled through MCP and stored cancelled.
+func TestEscDuringACallCancelsIt(t *testing.T) {
+	t.Parallel()
+	d, _, wire := toolScreen(t, demo.AskTools(demo.Call{Function: "trigger-long-running-operation", Arguments: `{"duration":10,"steps":10}`}))
+	d.typeAndSend("wait")
+	asked(d)
+	d.send(press("y"))
+	d.until("the call at the server", func(Model) bool { return len(mcptest.Sent(t, wire, "tools/call")) == 1 })
+	d.send(press("esc"))
+	d.until("the run to end", settled)
+	if n := len(mcptest.Sent(t, wire, "notifications/cancelled")); n != 1 {
+		t.Errorf("the server was sent %d cancellations", n)
+	}
+	r := lastReply(t, d.m)
+	calls, err := d.m.db.ToolCalls(r.message.RunID)
+	if err != nil || len(calls) != 1 || calls[0].Result.Status != chat.ToolCancelled || r.message.Status != chat.StatusCancelled {
+		t.Errorf("stored %+v (%v), run %s", calls, err, r.message.Status)
+	}
+}
+
+// /tools lists each server's tools with what their schemas cost (server-filesystem's too, on
+// a temporary directory, off), and turns them off: the next request offers none of them.
+func TestToolsListsAndTurnsOff(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := toolScreenConfig(t, screenConfig{}, mcptest.Filesystem(t, t.TempDir()))
+	d.typeAndSend("/tools")
+	d.until("the list", func(m Model) bool { return m.focus == focusTools })
+	screen := plain(d.m)
+	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  "} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the list lacks %q:\n%s", want, screen)
+		}
+	}
+	d.send(press("enter")) // the server's row, under the cursor
+	d.send(press("esc"))
+	if strings.Contains(plain(d.m), "tools on") {
+		t.Errorf("the header still says tools are on:\n%s", plain(d.m))
+	}
+	d.typeAndSend("hello")
+	d.until("the reply", answered(t, 2))
+	if got := srv.Received()[0].Tools; len(got) != 0 {
+		t.Errorf("offered %v after /tools turned them off", got)
+	}
+	d.typeAndSend("/tools on everything.echo")
+	d.typeAndSend("again")
+	d.until("the second reply", answered(t, 4))
+	if got := srv.Received()[1].Tools; len(got) != 1 || got[0] != "echo" {
+		t.Errorf("offered %v, want echo alone", got)
+	}
+}
+
+// A 503 after a tool's result: Tier 2's retry resumes from the stored result (its request
+// carries it), the tool server saw exactly one call, and r on the reply names the calls that
+// would run again and asks first.
+func TestTier2ResumesAfterAToolResult(t *testing.T) {
+	t.Parallel()
+	d, srv, clock, wire := toolScreenConfig(t, tier2Config(
+		demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"once"}`}), demo.Overloaded()))
+	d.typeAndSend("echo once")
+	asked(d)
+	d.send(press("a"))
+	d.until("the retry to arm", armed)
+	d.advance(clock, time.Second)
+	d.advance(clock, time.Second)
+	d.until("the reply", func(m Model) bool {
+		return settled(m) && !m.tier2.Active() && lastReply(t, m).message.Status == chat.StatusSucceeded
+	})
+	reqs := srv.Received()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if got := toolResults(reqs[2]); len(got) != 1 || got[0] != "Echo: once" {
+		t.Errorf("the retry carried %q", got)
+	}
+	d.until("the resumed reply with its call", func(m Model) bool {
+		return strings.Contains(plain(m), `▸ echo {"message":"once"} · ran, 10 B`) && strings.Contains(plain(m), "The tool answered")
+	})
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want 1", n)
+	}
+	clock.Advance(selectGuard)
+	d.selectReplies()
+	d.send(press("r"))
+	want := `r again to regenerate from here — its run called echo {"message":"once"}, which may run again`
+	if d.m.notice != want || srv.Requests() != 3 {
+		t.Errorf("r said %q after %d requests; want %q", d.m.notice, srv.Requests(), want)
+	}
+}
+
+// toolResults are the tool messages of a request.
+func toolResults(req demo.Request) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
