@@ -211,7 +211,7 @@ func TestToolCallsAndUnreadableLinesAreSaid(t *testing.T) {
 		last.Unreadable != 1 || requests.Load() != 1 {
 		t.Fatalf("ended %+v after %d requests", last, requests.Load())
 	}
-	notes := chat.RunNotes(last)
+	notes := chat.RunNotes(last, "/tools turns them on")
 	if len(notes) != 2 || notes[0] != "the model asked to call get_weather, which was not run: no tools are on (/tools turns them on)" ||
 		notes[1] != "1 line of the stream could not be read; what it held is missing" {
 		t.Errorf("notes %q", notes)

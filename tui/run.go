@@ -202,7 +202,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)
 			m.transcript.SetThought(r.rcpt.ReplyID, ev.Thought)
 			final, ended = m.finish(chat.Decide(ev, true), ev.NotStored), true
-			if notes := chat.RunNotes(ev); len(notes) > 0 && ev.NotStored == "" && !r.hidden {
+			if notes := chat.RunNotes(ev, "/tools turns them on"); len(notes) > 0 && ev.NotStored == "" && !r.hidden {
 				m.transcript.SetNote(r.rcpt.ReplyID, sanitize.String(strings.Join(notes, "; ")))
 			}
 		}

@@ -203,8 +203,9 @@ func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Cla
 
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
 // for that were not run (the run reached its limit of steps, or no tools were on), and
-// stream lines that could not be read.
-func RunNotes(ev Event) []string {
+// stream lines that could not be read. turnOn says how tools are turned on where the run was
+// made ("/tools turns them on").
+func RunNotes(ev Event, turnOn string) []string {
 	var notes []string
 	switch calls := strings.Join(ev.ToolCalls, ", "); {
 	case ev.StepLimit > 0 && len(ev.ToolCalls) == 1:
@@ -212,7 +213,7 @@ func RunNotes(ev Event) []string {
 	case ev.StepLimit > 0:
 		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last calls (%s) were not run", ev.StepLimit, calls))
 	case len(ev.Calls) > 0:
-		notes = append(notes, "the model asked to call "+calls+", which was not run: no tools are on (/tools turns them on)")
+		notes = append(notes, "the model asked to call "+calls+", which was not run: no tools are on ("+turnOn+")")
 	}
 	if n := ev.Unreadable; n == 1 {
 		notes = append(notes, "1 line of the stream could not be read; what it held is missing")

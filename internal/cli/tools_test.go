@@ -119,6 +119,19 @@ func TestAllowToolOfNoServer(t *testing.T) {
 	}
 }
 
+// A model that asks for a tool when none is on (none configured) is told nothing ran, and
+// stderr names print mode's way to let one run.
+func TestAToolAskedForWithNoneOn(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	srv.Push(demo.AskTools(demo.Call{Function: "read_file", Arguments: `{"path":"todo.md"}`}))
+	r := newUser(t).run("-p", "what is in todo.md?", "--base-url", srv.URL(), "--model", "m")
+	want := "the model asked to call read_file, which was not run: no tools are on (--allow-tool SERVER.TOOL runs one)"
+	if r.code != 0 || !strings.Contains(r.stderr, want) || srv.Requests() != 1 {
+		t.Errorf("exit %d, %d requests, stderr %q; want %q", r.code, srv.Requests(), r.stderr, want)
+	}
+}
+
 // A tool server whose command does not exist is named on stderr; the prompt is answered
 // without its tools, and nothing is lost.
 func TestPrintModeNamesAServerThatCannotStart(t *testing.T) {

@@ -144,7 +144,7 @@ func (s *stream) handle(ev chat.Event) {
 		s.toolResult(ev)
 	}
 	if ev.Terminal() {
-		s.res.NotStored, s.res.Model, s.notes = ev.NotStored, ev.Model, chat.RunNotes(ev)
+		s.res.NotStored, s.res.Model, s.notes = ev.NotStored, ev.Model, chat.RunNotes(ev, "--allow-tool SERVER.TOOL runs one")
 	}
 }
 

@@ -125,7 +125,7 @@ func TestStepsAreBounded(t *testing.T) {
 	if len(calls) != 2 || calls[1].Result.Status != chat.ToolRefused || calls[1].Result.Text != "Not run: the run reached its limit of 2 steps." {
 		t.Errorf("stored %+v", calls)
 	}
-	if notes := chat.RunNotes(last); len(notes) != 1 || notes[0] != "stopped after 2 steps, the limit of a run: the model's last call (echo) was not run" {
+	if notes := chat.RunNotes(last, "/tools turns them on"); len(notes) != 1 || notes[0] != "stopped after 2 steps, the limit of a run: the model's last call (echo) was not run" {
 		t.Errorf("notes %q", notes)
 	}
 }
