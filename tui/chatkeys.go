@@ -47,6 +47,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case focusModels:
 		return m.modelsKey(msg)
 	}
+	if m.helpShown() && m.helpKey(msg) {
+		return nil
+	}
 	c := m.keys.Chat
 	switch {
 	case m.next.edit != 0 && m.focus == focusInput && key.Matches(msg, c.Cancel):
@@ -186,7 +189,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case empty && key.Matches(msg, in.Quit):
 		return m.confirmQuit(pending, in.Quit.Help().Key)
 	case empty && key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.openHelp()
 		return nil
 	case empty && key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
@@ -266,7 +269,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
 	case key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.openHelp()
 	case key.Matches(msg, t.FocusInput):
 		m.focusInput()
 	case key.Matches(msg, t.Copy):

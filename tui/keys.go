@@ -20,9 +20,12 @@ type KeyMap struct {
 	Transcript TranscriptKeys // selecting replies
 	Picker     PickerKeys     // choosing a session
 	Versions   VersionKeys    // reading the versions of a reply
+	HelpList   HelpListKeys   // reading the list of every key
 
-	// focus is the focus the help line is for.
-	focus focus
+	// focus is the focus the help line is for; helpOpen is set while the list of every key
+	// is shown, whose keys the help line then names.
+	focus    focus
+	helpOpen bool
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -83,6 +86,15 @@ type PickerKeys struct {
 	Down   key.Binding
 	Choose key.Binding
 	Close  key.Binding
+}
+
+// HelpListKeys act while the list of every key is shown (?). Any other key closes it and
+// acts as it would: typing goes on past it.
+type HelpListKeys struct {
+	Up, Down         key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Close            key.Binding
 }
 
 // VersionKeys act while the version view is open.
@@ -149,6 +161,15 @@ func DefaultKeyMap() KeyMap {
 			Choose: bind("open session", "enter"),
 			Close:  bind("close", "esc"),
 		},
+		HelpList: HelpListKeys{
+			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
+			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll")),
+			PageUp:   bind("page", "pgup"),
+			PageDown: bind("page", "pgdown"),
+			Top:      bind("top", "home"),
+			Bottom:   bind("end", "end"),
+			Close:    bind("close", "esc", "?"),
+		},
 		Versions: VersionKeys{
 			Older:      bind("older", "["),
 			Newer:      bind("newer", "]"),
@@ -173,6 +194,9 @@ func bind(desc string, keys ...string) key.Binding {
 // help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
+	if h := k.HelpList; k.helpOpen {
+		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
+	}
 	switch k.focus {
 	case focusPicker, focusModels:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}

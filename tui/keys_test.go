@@ -224,6 +224,7 @@ func TestHelpNamesTheKeysBound(t *testing.T) {
 	}
 	m, _ = step(m, press("?"))
 	full := plain(m)
+	full = full[:strings.LastIndex(full, "\n")] // the help line names the overlay's own esc, which is bound
 	for _, want := range []string{"selecting replies (ctrl+g)", "ctrl+g stop reply, or select replies", "a/ctrl+g back to typing", "x/q close"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("the full help lacks %q:\n%s", want, full)

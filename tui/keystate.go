@@ -8,7 +8,7 @@ package tui
 // ctrl+c do now.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	k.focus = m.focus
+	k.focus, k.helpOpen = m.focus, m.helpShown()
 	trans := m.focus == focusTranscript
 	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0

@@ -83,7 +83,7 @@ func init() {
 			return m.demoCommand(args), true
 		}},
 		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
-			m.help.ShowAll = true
+			m.openHelp()
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},

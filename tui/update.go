@@ -105,6 +105,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.transcript.SetHeld(m.held, m.keys.Chat.SendQueued.Help().Key)
 	m.updateKeys()
 	m.layout()
+	m.clampHelp()
 	return m, tea.Batch(cmd, m.settle())
 }
 
@@ -125,6 +126,15 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 
 // handleWheel scrolls the transcript, or the version shown.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+	if m.helpShown() {
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scrollHelp(-wheelLines)
+		case tea.MouseWheelDown:
+			m.scrollHelp(wheelLines)
+		}
+		return
+	}
 	t := m.transcript
 	if m.focus == focusVersions {
 		t = m.versions.view
