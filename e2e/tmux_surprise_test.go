@@ -192,6 +192,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.tmux("send-keys", "-t", "parley", "-l", "an unfinished thought")
 		p.waitScreen("┃ an unfinished thought")
 		p.key("C-c")
+		time.Sleep(selectGuard) // sooner after the reply, ctrl+c is taken for a late stop and asks
 		p.key("C-c")
 		p.waitScreenNot("parley ·")
 		p.tmux("kill-session", "-t", "parley")

@@ -23,11 +23,15 @@ const selectGuard = 600 * time.Millisecond
 // handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
 // for this key only: any other key forgets it, and the question's notice goes with it.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	before, took := m.pasteKey(msg)
+	if took {
+		return before
+	}
 	pending := m.confirm
 	m.confirm = confirm{}
 	cmd := m.routeKey(msg, pending)
 	m.forgetQuestion(pending)
-	return cmd
+	return tea.Batch(before, cmd)
 }
 
 // routeKey routes a key press by focus. Typed keys go to the input only; the transcript

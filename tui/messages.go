@@ -136,3 +136,7 @@ type versionsMsg struct {
 	carried   map[int64][]history.Message // the turns each superseded version went on with
 	err       error
 }
+
+// pasteTickMsg says the gap has passed since the key that made an enter wait, or began a paste
+// that arrives as keys (keypaste.go); tag names the wait.
+type pasteTickMsg struct{ tag int }

@@ -68,6 +68,10 @@ type Options struct {
 	ReadingWidth int
 	// Clipboard is how y copies; nil: what the environment offers (clipboard.Choose).
 	Clipboard *clipboard.Way
+	// PasteGap is how close together keys after an enter make it a line end of a paste that
+	// arrives as keys (keypaste.go); 0 takes every enter as typed. The program uses
+	// DefaultPasteGap.
+	PasteGap time.Duration
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -171,6 +175,9 @@ type Model struct {
 
 	// menu is the menu of slash commands above the input (slashmenu.go).
 	menu slashMenu
+	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
+	keyPaste keyPaste
+	pasteGap time.Duration
 
 	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
 	// while the mouse is captured (copy.go).
@@ -208,6 +215,7 @@ func New(o Options) Model {
 		draft:      draftState{rev: -1},
 		clip:       chooseClipboard(o),
 		mouse:      o.Mouse,
+		pasteGap:   o.PasteGap,
 	}
 	m.transcript = transcript.New(m.styles.transcript())
 	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))

@@ -51,6 +51,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
+	case pasteTickMsg:
+		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
 
 	// The session (session.go, picker.go, versions.go, title.go).
 	case sessionLoadedMsg:
