@@ -140,3 +140,11 @@ type versionsMsg struct {
 // pasteTickMsg says the gap has passed since the key that made an enter wait, or began a paste
 // that arrives as keys (keypaste.go); tag names the wait.
 type pasteTickMsg struct{ tag int }
+
+// rereadMsg carries the open session's messages read again, to show what another process stored
+// in it (seen.go).
+type rereadMsg struct {
+	sessionGen int
+	msgs       []history.Message
+	err        error
+}

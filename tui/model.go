@@ -175,6 +175,9 @@ type Model struct {
 
 	// menu is the menu of slash commands above the input (slashmenu.go).
 	menu slashMenu
+	// rereadWhenIdle is set when another process stored messages in the session while a reply
+	// was being written here: the session is read again when it ends (seen.go).
+	rereadWhenIdle bool
 	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
 	keyPaste keyPaste
 	pasteGap time.Duration

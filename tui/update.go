@@ -59,6 +59,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSessionLoaded(msg)
 	case olderLoadedMsg:
 		cmd = m.handleOlderLoaded(msg)
+	case rereadMsg:
+		cmd = m.handleReread(msg)
 	case spentMsg:
 		cmd = m.handleSpent(msg)
 	case sessionsMsg:

@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+)
+
+// Two windows on one session: the screen never sends a turn another process stored that it
+// has not shown.
+
+func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 40, nil)
+	p.send("first question")
+	p.waitReplies(1)
+	session := strings.Fields(string(p.parley("sessions")))[0]
+	p.parley("--session", session, "-p", "a question from the other window", "--base-url", p.srv.URL(), "--model", "m")
+	p.requests(2)
+
+	p.send("my second question")
+	p.waitScreen("not sent: another parley added 2 messages to this session")
+	s := p.waitScreen("a question from the other window")
+	if in := screenInputLine(s); in != "my second question" {
+		t.Fatalf("input %q, want the text back; screen:\n%s", in, s)
+	}
+	p.quiet(500 * time.Millisecond)
+	p.requests(2)
+
+	// Shown, it goes with the next message: the model sees what the operator saw.
+	p.key("Enter")
+	p.waitRequests(3)
+	sent := p.srv.Received()[2].Messages
+	var texts []string
+	for _, m := range sent {
+		texts = append(texts, m.Content)
+	}
+	joined := strings.Join(texts, "\n")
+	if len(sent) != 5 || !strings.Contains(joined, "a question from the other window") || sent[4].Content != "my second question" {
+		t.Fatalf("sent %d messages:\n%s", len(sent), joined)
+	}
+}
