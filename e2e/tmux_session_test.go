@@ -42,3 +42,19 @@ func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
 		t.Fatalf("sent %d messages:\n%s", len(sent), joined)
 	}
 }
+
+// ctrl+p walks on from this session's messages into those sent in earlier ones.
+func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 30, nil)
+	p.send("asked in the first session")
+	p.waitReplies(1)
+	p.send("/new")
+	p.waitScreenNot("asked in the first session")
+	p.send("asked in the second")
+	p.waitReplies(1)
+	p.key("C-p")
+	p.waitScreen("┃ asked in the second")
+	p.key("C-p")
+	p.waitScreen("┃ asked in the first session")
+}

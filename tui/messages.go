@@ -19,6 +19,7 @@ type sessionLoadedMsg struct {
 	msgs       []history.Message
 	system     history.SystemPrompt // the session's own
 	draft      string               // what was typed in it and not sent
+	typed      []string             // what was sent on the screen in other sessions, newest first
 	files      []attach.File        // the files attached to that draft
 	err        error
 }

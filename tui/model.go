@@ -172,6 +172,9 @@ type Model struct {
 	draft   draftState
 	cleared string
 	recall  recall
+	// typedElsewhere is what was sent on the screen in other sessions, newest first: the walk
+	// goes on into it after this session's messages.
+	typedElsewhere []string
 
 	// menu is the menu of slash commands above the input (slashmenu.go).
 	menu slashMenu

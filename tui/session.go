@@ -53,9 +53,13 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	if err != nil {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
+	typed, err := db.Typed(s.ID, recallEarlier)
+	if err != nil {
+		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	}
 	files, err := db.DraftFiles(s.ID)
 	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, system: system, draft: draft,
-		files: fromDraftFiles(files), err: err}
+		typed: typed, files: fromDraftFiles(files), err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -125,6 +129,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	m.focus = focusInput
 	m.input.Focus()
 	m.draft.savedAs(msg.draft, -1)
+	m.typedElsewhere = msg.typed
 	if m.input.Empty() {
 		m.input.SetValue(msg.draft)
 	}
