@@ -68,6 +68,9 @@ type Options struct {
 	ReadingWidth int
 	// Clipboard is how y copies; nil: what the environment offers (clipboard.Choose).
 	Clipboard *clipboard.Way
+	// Chosen says how the endpoint was chosen when nothing configured it (OPENAI_API_KEY
+	// alone): the screen opens saying so.
+	Chosen string
 	// PasteGap is how close together keys after an enter make it a line end of a paste that
 	// arrives as keys (keypaste.go); 0 takes every enter as typed. The program uses
 	// DefaultPasteGap.
@@ -229,6 +232,7 @@ func New(o Options) Model {
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
+	m.sayEndpoint(o.Chosen)
 	return m
 }
 

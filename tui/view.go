@@ -116,6 +116,10 @@ func (m *Model) headerView() string {
 	if demo {
 		badge = st.HeaderDemo.Render(" demo ")
 	}
+	if m.client != nil && m.client.Endpoint().KeyErr != "" {
+		// Nothing can be sent: said from the start, not after the first message fails.
+		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
+	}
 	state := " " + m.headerState() + " "
 	var told []string
 	if m.limitsKnown && retry.Low(m.limits, m.clock.Now()) {

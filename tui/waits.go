@@ -85,3 +85,15 @@ func (m *Model) dismissOffer() {
 	m.offerRun = 0
 	m.notice = ""
 }
+
+// sayEndpoint opens the screen saying what it will talk to when the operator may not know: a
+// key that is not set (no message can be sent), or how the endpoint was chosen (chosen).
+func (m *Model) sayEndpoint(chosen string) {
+	if m.client != nil && m.client.Endpoint().KeyErr != "" {
+		m.setNotice(m.client.Endpoint().KeyErr, true)
+		return
+	}
+	if chosen != "" {
+		m.setNotice(chosen, false)
+	}
+}

@@ -122,7 +122,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Session: sess, Clock: ios.Clock, Spend: a.spend,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
-		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap}
+		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen}
 	if a.demo != nil {
 		o.Demo = a.demo
 	}
