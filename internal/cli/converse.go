@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -63,6 +64,10 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 			}
 		}
 		o.print.Images = attach.Images(files)
+		if ios.OutTerminal && !o.raw {
+			// Rendered as the chat screen sets a reply: no wider than its reading width.
+			o.print.RenderWidth = min(cmp.Or(ios.OutColumns, 80), cmp.Or(a.readingWidth, tui.DefaultReadingWidth))
+		}
 		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, ios), nil
 	}
 	if addr := ios.Getenv("PARLEY_PPROF"); addr != "" {

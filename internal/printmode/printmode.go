@@ -41,6 +41,9 @@ type Options struct {
 	// stream is a terminal, where control sequences are neutralised and waits redrawn.
 	Stdout, Stderr                 io.Writer
 	StdoutTerminal, StderrTerminal bool
+	// RenderWidth, when set, renders the answer's markdown for the terminal stdout is, at that
+	// width, as the chat screen does; 0 writes it as the model sent it (piped, or --raw).
+	RenderWidth int
 	// Clock times --wait.
 	Clock chat.Clock
 
@@ -253,7 +256,8 @@ func (p *printer) context() ([]chat.Message, error) {
 func (p *printer) view() view {
 	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
-		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile()}
+		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
+		renderWidth: o.RenderWidth}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
