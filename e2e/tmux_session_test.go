@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -57,4 +58,47 @@ func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
 	p.waitScreen("┃ asked in the second")
 	p.key("C-p")
 	p.waitScreen("┃ asked in the first session")
+}
+
+// /sessions with many sessions: paging, the words that matched first at 80 columns, opening a
+// match at the message that matched, and deleting after asking.
+func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	for i := range 30 {
+		prompt := fmt.Sprintf("question number %d", i)
+		if i == 2 {
+			prompt = "an old question whose words go on for a while before they say that quokkas live on Rottnest"
+		}
+		p.parley("-p", prompt, "--base-url", p.srv.URL(), "--model", "m")
+	}
+	p.start(80, 24, nil)
+	p.send("/sessions")
+	p.waitScreen("Sessions")
+	p.key("End")
+	p.waitScreen("question number 0 ")
+	p.key("Home")
+	p.waitScreen("› ")
+	p.tmux("send-keys", "-t", "parley", "-l", "quokkas")
+	s := p.waitScreen("that quokkas live")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "› ") && !strings.Contains(l, "that quokkas live") {
+			t.Fatalf("the row does not show the words that matched at 80 columns:\n%s", s)
+		}
+	}
+	p.key("Enter")
+	s = p.waitScreen("SELECT")
+	if !strings.Contains(s, "the message that matched “quokkas”") {
+		t.Fatalf("opening the match:\n%s", s)
+	}
+	p.key("i")
+	p.send("/sessions")
+	p.waitScreen("Sessions")
+	p.key("End")
+	p.key("C-d")
+	p.waitScreen("ctrl+d again deletes “question number 0”")
+	p.key("C-d")
+	p.waitScreen("deleted “question number 0”")
+	if strings.Contains(string(p.parley("sessions")), "question number 0\n") {
+		t.Fatal("the session is still listed after ctrl+d twice")
+	}
 }

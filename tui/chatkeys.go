@@ -54,6 +54,10 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	if m.helpShown() && m.helpKey(msg) {
 		return nil
 	}
+	if m.focus == focusTranscript && m.finding.typing {
+		m.findKey(msg) // the text to find takes every key, esc and enter too
+		return nil
+	}
 	c := m.keys.Chat
 	switch {
 	case m.next.edit != 0 && m.focus == focusInput && key.Matches(msg, c.Cancel):
@@ -250,6 +254,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
+	case key.Matches(msg, t.Find):
+		m.startFind()
+	case key.Matches(msg, t.FindNext):
+		m.findStep(-1)
+	case key.Matches(msg, t.FindPrev):
+		m.findStep(1)
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateSelected(pending)
 	case key.Matches(msg, t.Fallback):

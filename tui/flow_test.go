@@ -101,6 +101,7 @@ func TestFlowQueueAndContinue(t *testing.T) {
 	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusQueued })
 	waitFor(t, tm, "queued")
 	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusSucceeded })
+	waitFor(t, tm, "idle") // stored is not yet ended on screen: ctrl+d sooner asks first
 	tm.Send(press("ctrl+d"))
 	if n := finalModel(t, tm).transcript.Len(); n != 4 {
 		t.Fatalf("%d messages on screen, want 4", n)

@@ -78,14 +78,22 @@ type TranscriptKeys struct {
 	Newer      key.Binding // opens the version after it
 	Edit       key.Binding // puts the selected operator message in the input, to send in its place
 	FocusInput key.Binding
+	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
+	// find it again in earlier and later messages.
+	Find, FindNext, FindPrev key.Binding
 }
 
 // PickerKeys act while the session picker is open.
 type PickerKeys struct {
-	Up     key.Binding
-	Down   key.Binding
-	Choose key.Binding
-	Close  key.Binding
+	Up               key.Binding
+	Down             key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Choose           key.Binding
+	Close            key.Binding
+	// Delete and Rename act on the session under the cursor (the model list has neither).
+	// They are ctrl keys: letters are the search typed in the list.
+	Delete, Rename key.Binding
 }
 
 // HelpListKeys act while the list of every key is shown (?). Any other key closes it and
@@ -153,13 +161,22 @@ func DefaultKeyMap() KeyMap {
 			Newer:      bind("versions", "]"),
 			Edit:       bind("edit & resend", "e"),
 			FocusInput: bind("back to typing", "i", "tab", "enter"),
+			Find:       bind("find", "/"),
+			FindNext:   bind("find earlier", "n"),
+			FindPrev:   bind("find later", "N"),
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
-			Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
-			Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
-			Choose: bind("open session", "enter"),
-			Close:  bind("close", "esc"),
+			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
+			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
+			PageUp:   bind("page", "pgup"),
+			PageDown: bind("page", "pgdown"),
+			Top:      bind("first", "home"),
+			Bottom:   bind("last", "end"),
+			Choose:   bind("open session", "enter"),
+			Close:    bind("close", "esc"),
+			Delete:   bind("delete", "ctrl+d", "delete"),
+			Rename:   bind("rename", "ctrl+r"),
 		},
 		HelpList: HelpListKeys{
 			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
@@ -198,8 +215,10 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
 	}
 	switch k.focus {
-	case focusPicker, focusModels:
+	case focusPicker:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
+	case focusModels:
+		return []key.Binding{relabel(k.Picker.Choose, "use model"), k.Picker.Close}
 	case focusVersions:
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}
@@ -221,7 +240,7 @@ func (k KeyMap) sections() []helpSection {
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.CopyCode, t.FocusInput}},
+			t.Copy, t.CopyCode, t.Find, relabel(joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }

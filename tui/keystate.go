@@ -39,6 +39,8 @@ func (m *Model) updateKeys() {
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
+	k.Transcript.FindNext.SetEnabled(m.finding.query != "")
+	k.Transcript.FindPrev.SetEnabled(m.finding.query != "")
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat

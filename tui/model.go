@@ -179,8 +179,10 @@ type Model struct {
 	// goes on into it after this session's messages.
 	typedElsewhere []string
 
-	// menu is the menu of slash commands above the input (slashmenu.go).
-	menu slashMenu
+	// menu is the menu of slash commands above the input (slashmenu.go); finding is / in the
+	// transcript (find.go).
+	menu    slashMenu
+	finding finding
 	// rereadWhenIdle is set when another process stored messages in the session while a reply
 	// was being written here: the session is read again when it ends (seen.go).
 	rereadWhenIdle bool

@@ -90,7 +90,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	m.input.Reset()
 	m.next.files = nil
 	m.draft.savedAs(draft, -1)
-	m.recall, m.cleared = recall{at: -1}, ""
+	m.recall, m.cleared, m.finding = recall{at: -1}, "", finding{}
 	sessionGen, db := m.sessionGen, m.db
 	return func() tea.Msg {
 		if err := errors.Join(cancelQueued(db, queue), db.SetDraft(leaving, draft), db.SetDraftFiles(leaving, files)); err != nil {
@@ -144,6 +144,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	}
 	opened := m.sessionOpened(msg.system, msg.msgs)
 	m.offerRetry(msg.msgs)
+	m.revealFound()
 	if len(msg.msgs) == firstScreen {
 		return tea.Batch(opened, m.loadOlder(msg.msgs[0].ID))
 	}
@@ -165,6 +166,7 @@ func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
+	m.revealFound()
 	return nil
 }
 

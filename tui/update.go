@@ -67,6 +67,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSessions(msg)
 	case pickerSearchMsg:
 		cmd = m.handlePickerSearch(msg)
+	case sessionEditedMsg:
+		cmd = m.handleSessionEdited(msg)
 	case versionsMsg:
 		cmd = m.handleVersions(msg)
 	case restoredMsg:
