@@ -265,7 +265,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		},
 		"no key sent": {
 			fault: true,
-			want:  func(*pane) string { return "no API key was sent; set OPENAI_API_KEY to the server's key" },
+			want:  func(*pane) string { return "no API key was sent; set OPENAI_API_KEY to" },
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -79,7 +79,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if m.focus == focusInput && m.closeMenu() {
 			return nil
 		}
-		if m.offerRun != 0 {
+		if m.offered() {
 			m.dismissOffer()
 			return nil
 		}
@@ -92,6 +92,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return nil
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
+	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
+		m.noFallback(msg.String())
+		return nil
 	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
 		return nil
@@ -170,7 +173,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
-	case empty && m.offerRun != 0 && key.Matches(msg, in.Send):
+	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
 		m.held = false

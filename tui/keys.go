@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -295,6 +296,10 @@ func (k KeyMap) selectBar() string {
 	parts = append(parts, t.FocusInput.Help().Key+"/"+k.Chat.Cancel.Help().Key+" "+t.FocusInput.Help().Desc)
 	return "SELECT — " + strings.Join(parts, " · ")
 }
+
+// pressed reports whether msg is one of b's keys, whether b is enabled or not: for a key that
+// says why it does nothing now.
+func pressed(msg tea.KeyPressMsg, b key.Binding) bool { return slices.Contains(b.Keys(), msg.String()) }
 
 // joined is one help entry for bindings that share a description: their help keys joined by
 // "/", enabled when any of them is.

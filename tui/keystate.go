@@ -58,6 +58,10 @@ func (m *Model) updateKeys() {
 	case m.next.edit != 0 && !trans:
 		c.Cancel = relabel(c.Cancel, "abandon edit")
 		c.Interrupt = relabel(c.Interrupt, "quit")
+	case m.active != nil && m.active.gotOutput:
+		// A retry whose reply has begun is a reply being written: esc stops that.
+		c.Cancel = relabel(c.Cancel, "cancel reply")
+		c.Interrupt = relabel(c.Interrupt, "cancel reply")
 	case m.tier2.Active():
 		c.Cancel = relabel(c.Cancel, "cancel retry")
 		c.Interrupt = relabel(c.Interrupt, "cancel retry")

@@ -147,9 +147,9 @@ type Model struct {
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 retry.Tier2
-	// offerRun is the failed run of the reply a session opened on, whose retry enter schedules
-	// at the provider's time and esc dismisses (waits.go); 0 when none is offered.
-	offerRun int64
+	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
+	// (waits.go); zero when nothing is offered.
+	offer offer
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
 	start  startup

@@ -2,12 +2,10 @@ package tui
 
 import (
 	"errors"
-	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
-	"parley/internal/chat"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),
@@ -136,12 +134,8 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	if len(m.next.files) == 0 {
 		m.next.files = msg.files
 	}
-	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
-	// to the operator instead.
-	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
-		m.setNotice(fmt.Sprintf("interrupted — %s to regenerate (%s selects the reply)",
-			m.keys.Transcript.Regenerate.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
-	}
+	// Nothing found at start-up is retried by itself: a reply cut off by a crash, or failed, is
+	// offered to the operator instead (offerRetry).
 	opened := m.sessionOpened(msg.system, msg.msgs)
 	m.offerRetry(msg.msgs)
 	m.revealFound()

@@ -70,7 +70,7 @@ func init() {
 			return nil, true
 		}},
 		{names: []string{"/file"}, args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
-			return m.fileCommand(args), true
+			return m.fileCommand(args, "/file "+args), true
 		}},
 		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.titleCommand(args), true

@@ -123,7 +123,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	m.focusInput()
 	if path, ok := droppedImage(msg.Content); ok {
 		// A file dropped on the terminal: the image is attached, not its path typed.
-		return m.fileCommand(path)
+		return m.fileCommand(path, msg.Content)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)

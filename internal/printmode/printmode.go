@@ -336,11 +336,13 @@ func (p *printer) report(res runOutput, code int) int {
 	}
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
 	if res.Error != nil && code != chat.ExitInterrupted {
-		run := ""
-		if p.rcpt.RunID != 0 {
-			run = fmt.Sprintf(", run %d", p.rcpt.RunID)
+		// The session, as --session and export take it: a run's id counts every run of the
+		// history, and says nothing to the operator.
+		where := ""
+		if p.rcpt.SessionID != "" {
+			where = ", session " + shortSession(p.rcpt.SessionID)
 		}
-		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), run)
+		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), where)
 	}
 	if p.o.JSON {
 		chat.WriteJSON(p.o.Stdout, res.result)
@@ -358,4 +360,12 @@ func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification
 		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: msg, Retry: &c, Stored: true})
 	}
 	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
+}
+
+// shortSession is the start of a session id that --session, -c's list and export take.
+func shortSession(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
