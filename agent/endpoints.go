@@ -85,7 +85,8 @@ func (c *Client) heldBack(msgs []chat.Message) (cls chat.Classification, saidAt 
 	cls, saidAt, held, err := c.store.Wait(c.key(), c.clock.Now())
 	c.logStore("reading endpoint memory", err)
 	if held {
-		cls.Rule = "endpoint.memory"
+		// The provider's words were said to an earlier request: this run says when, not them.
+		cls.Rule, cls.Message = "endpoint.memory", chat.FormatHeld(saidAt, cls.RetryAfterUntil, c.clock.Now())
 		return cls, saidAt, held
 	}
 	return c.paced(msgs)

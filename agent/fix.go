@@ -80,7 +80,7 @@ func (c *Client) networkFix(cls chat.Classification, f retry.Failure) chat.Class
 			return cls
 		}
 		cls.Retryable = false
-		cls.Message = fmt.Sprintf("nothing is listening on %s (connection refused): is the server running? Start it, then send again", addr)
+		cls.Message = fmt.Sprintf("nothing is listening on %s (connection refused): is the server running? Start it, then try again", addr)
 	}
 	return cls
 }

@@ -55,7 +55,7 @@ func TestFailuresNameTheFix(t *testing.T) {
 		{"a 404 at /v1", Endpoint{BaseURL: notFound.URL + "/v1"}, 1, false,
 			"File Not Found at " + notFound.URL + "/v1/chat/completions: no chat endpoint there: check the base URL"},
 		{"nothing listening here", Endpoint{BaseURL: "http://" + closed + "/v1"}, 3, false,
-			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then send again"},
+			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then try again"},
 		{"no key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", KeyEnv: "LLAMA_KEY"}, 1, false,
 			"Invalid API Key: no API key was sent; set LLAMA_KEY to the server's key (--api-key-env names another variable)"},
 		{"a wrong key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", APIKey: "sk-wrong"}, 1, false, "Invalid API Key"},

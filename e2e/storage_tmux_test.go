@@ -98,6 +98,7 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 	texts := []string{"first message", "second message", "third message"}
 	for _, text := range texts {
 		p.send(text)
+		time.Sleep(typingGap)
 	}
 	p.tmux("send-keys", "-t", "parley", "-l", "typed meanwhile")
 	texts = append(texts, "typed meanwhile")

@@ -151,6 +151,20 @@ func TestTmuxEditorFillsTheInput(t *testing.T) {
 	p.send("/quit")
 }
 
+// An editor that fails says why on the screen, and leaves nothing on the terminal under it.
+func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	editor := writeFile(t, t.TempDir(), "editor.sh", "#!/bin/sh\necho 'editor-k25: cannot open the terminal' >&2\nexit 3\n", 0o700)
+	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
+	p.key("C-x")
+	p.waitScreen("the editor failed: exit status 3 (editor-k25: cannot open the terminal)")
+	p.send("/quit")
+	p.waitScreenNot("parley ·")
+	if s := p.screen(); strings.Contains(s, "editor-k25") {
+		t.Fatalf("the editor's words are left on the terminal after quitting:\n%s", s)
+	}
+}
+
 func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
 	p := newPane(t, "m", demo.Options{})
 	p.start(100, 30, nil, "'what are the keys?'")

@@ -214,6 +214,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 			t.Fatalf("line of %d columns after resizing to 60: %q", w, l)
 		}
 	}
+	time.Sleep(selectGuard) // sooner after the reply, ctrl+c is taken for a late stop and asks
 	p.key("C-c")
 	p.waitScreenNot("parley ·") // parley has quit
 	p.tmux("kill-session", "-t", "parley")

@@ -114,6 +114,30 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.requests(1)
 	})
 
+	t.Run("a held run says when the wait was said, in the operator's zone", func(t *testing.T) {
+		t.Parallel()
+		zone, err := time.LoadLocation("Asia/Kolkata") // a half-hour offset: no zone mistaken for it
+		if err != nil {
+			t.Skip("no time zone database:", err)
+		}
+		before := time.Now().In(zone)
+		p := rateLimitedPane(t)
+		after := time.Now().In(zone)
+		p.start(120, 40, []string{"TZ=Asia/Kolkata"})
+		p.send("second")
+		s := p.waitScreen("held: the endpoint said at ")
+		said := func(at time.Time) string {
+			return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", at.Format("15:04"), at.Add(50*time.Minute).Format("15:04"))
+		}
+		if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, said(before)) && !strings.Contains(flat, said(after)) {
+			t.Fatalf("want %q; screen:\n%s", said(after), s)
+		}
+		if strings.Contains(s, "Rate limit reached for requests") {
+			t.Fatalf("the provider's words to the earlier request are shown as if said now:\n%s", s)
+		}
+		p.requests(1)
+	})
+
 	t.Run("after a restart: the offer, and nothing sent", func(t *testing.T) {
 		t.Parallel()
 		p := rateLimitedPane(t)

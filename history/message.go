@@ -99,6 +99,30 @@ var ErrEmptyMessage = errors.New("empty message")
 // returns: once it has, nothing the operator typed can be lost. With no session id it creates
 // the session in the same transaction: a conversation is stored when its first message is.
 func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+	return db.post(sessionID, -1, content, model, queued, images)
+}
+
+// UnseenError is PostSeen's refusal: Count live messages were stored in the session after the
+// last one the poster had seen (by another process), and nothing was stored.
+type UnseenError struct{ Count int }
+
+func (e *UnseenError) Error() string {
+	if e.Count == 1 {
+		return "1 message was stored in the session by another process"
+	}
+	return fmt.Sprintf("%d messages were stored in the session by another process", e.Count)
+}
+
+// PostSeen is Post for a screen that has shown session sessionID's messages up to id seen.
+// When live messages after seen were stored meanwhile (another window on the session), it
+// stores nothing and returns an *UnseenError: the model is never sent what the operator was
+// not shown. The check and the post are one transaction.
+func (db *DB) PostSeen(sessionID string, seen int64, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+	return db.post(sessionID, max(seen, 0), content, model, queued, images)
+}
+
+// post is Post, and when seen is not negative PostSeen.
+func (db *DB) post(sessionID string, seen int64, content, model string, queued bool, images []chat.Image) (Receipt, error) {
 	if strings.TrimSpace(content) == "" && len(images) == 0 {
 		return Receipt{}, ErrEmptyMessage
 	}
@@ -109,6 +133,15 @@ func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat
 		if r.SessionID == "" {
 			if r.SessionID, err = insertSession(tx, now); err != nil {
 				return err
+			}
+		} else if seen >= 0 {
+			var n int
+			if err := tx.QueryRow(`SELECT count(*) FROM messages m WHERE session_id = ? AND id > ?
+				AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, r.SessionID, seen).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return &UnseenError{Count: n}
 			}
 		}
 		res, err := tx.Exec(`UPDATE sessions SET updated_at = ?2,

@@ -27,11 +27,14 @@ import (
 type attachedMsg struct {
 	file attach.File
 	err  error
+	// typed is what asked for the file (the /file line, the path dropped): a failure gives it
+	// back to an empty input, to mend.
+	typed string
 }
 
 // fileCommand is /file: with a path it attaches the file to the next message; alone it drops
 // what is attached.
-func (m *Model) fileCommand(path string) tea.Cmd {
+func (m *Model) fileCommand(path, typed string) tea.Cmd {
 	if path == "" {
 		if len(m.next.files) == 0 {
 			m.setNotice("nothing attached; /file PATH attaches a text file or an image to the next message", false)
@@ -46,7 +49,7 @@ func (m *Model) fileCommand(path string) tea.Cmd {
 	return func() tea.Msg {
 		f, err := attach.Read(expandHome(path), limit)
 		f.Path = path
-		return attachedMsg{file: f, err: err}
+		return attachedMsg{file: f, err: err, typed: typed}
 	}
 }
 
@@ -118,6 +121,9 @@ func expandHome(path string) string {
 func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setNotice(sanitize.String(msg.err.Error()), true)
+		if msg.typed != "" && m.input.Empty() {
+			m.input.SetValue(msg.typed)
+		}
 		return nil
 	}
 	m.next.files = append(m.next.files, msg.file)

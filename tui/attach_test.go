@@ -30,6 +30,10 @@ func TestFileAttachesToTheNextMessageOnly(t *testing.T) {
 	if !strings.Contains(d.m.notice, "cannot attach "+binary+": it is binary") || len(d.m.next.files) != 0 {
 		t.Fatalf("a binary file: notice %q, %d attached", d.m.notice, len(d.m.next.files))
 	}
+	if d.m.input.Value() != "/file "+binary {
+		t.Fatalf("the failed line is not back in the input: %q", d.m.input.Value())
+	}
+	d.send(press("ctrl+c")) // clears it
 	d.typeAndSend("/file " + notes)
 	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
 	if s := plain(d.m); !strings.Contains(s, " "+notes+" · 18 B ") || !strings.Contains(s, "/file drops") {

@@ -25,11 +25,15 @@ const selectGuard = 600 * time.Millisecond
 // handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
 // for this key only: any other key forgets it, and the question's notice goes with it.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	before, took := m.pasteKey(msg)
+	if took {
+		return before
+	}
 	pending := m.confirm
 	m.confirm = confirm{}
 	cmd := m.routeKey(msg, pending)
 	m.forgetQuestion(pending)
-	return cmd
+	return tea.Batch(before, cmd)
 }
 
 // routeKey routes a key press by focus. Typed keys go to the input only; the transcript
@@ -54,6 +58,13 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case focusModels:
 		return m.modelsKey(msg)
 	}
+	if m.helpShown() && m.helpKey(msg) {
+		return nil
+	}
+	if m.focus == focusTranscript && m.finding.typing {
+		m.findKey(msg) // the text to find takes every key, esc and enter too
+		return nil
+	}
 	c := m.keys.Chat
 	switch {
 	case m.next.edit != 0 && m.focus == focusInput && key.Matches(msg, c.Cancel):
@@ -75,7 +86,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if m.focus == focusInput && m.closeMenu() {
 			return nil
 		}
-		if m.offerRun != 0 {
+		if m.offered() {
 			m.dismissOffer()
 			return nil
 		}
@@ -88,6 +99,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return nil
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
+	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
+		m.noFallback(msg.String())
+		return nil
 	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
 		return nil
@@ -168,7 +182,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return m.retryNow()
 	case key.Matches(msg, c.Continue):
 		return m.continueReply(m.cutReply())
-	case empty && m.offerRun != 0 && key.Matches(msg, in.Send):
+	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
 		m.held = false
@@ -195,7 +209,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case empty && key.Matches(msg, in.Quit):
 		return m.confirmQuit(pending, in.Quit.Help().Key)
 	case empty && key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.openHelp()
 		return nil
 	case empty && key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
@@ -252,6 +266,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
+	case key.Matches(msg, t.Find):
+		m.startFind()
+	case key.Matches(msg, t.FindNext):
+		m.findStep(-1)
+	case key.Matches(msg, t.FindPrev):
+		m.findStep(1)
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateSelected(pending)
 	case key.Matches(msg, t.Continue):
@@ -287,7 +307,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
 	case key.Matches(msg, c.Help):
-		m.help.ShowAll = !m.help.ShowAll
+		m.openHelp()
 	case key.Matches(msg, t.FocusInput):
 		m.focusInput()
 	case key.Matches(msg, t.Copy):

@@ -18,7 +18,7 @@ import (
 
 // confirm is an action that asked for its key to be pressed again before it acts.
 type confirm struct {
-	action  string // "regenerate", "edit", "new", "open" or "quit"
+	action  string // "regenerate", "edit", "new", "open", "quit" or "delete"
 	id      int64  // the message to regenerate from or edit
 	session string // the session to open
 }

@@ -61,7 +61,7 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 		osc = tea.SetClipboard(text)
 	}
 	if w.Tool == nil {
-		m.setNotice(what+" sent as OSC 52 — tmux needs set-clipboard on", false)
+		m.setNotice(what+" handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on", false)
 		return osc
 	}
 	m.setNotice("copying "+what+" with "+w.Name()+"…", false)

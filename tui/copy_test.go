@@ -43,7 +43,7 @@ func TestCopyCodeCopiesOneBlock(t *testing.T) {
 	if got := clipText(cmd); got != "var xs []List<int>\n" {
 		t.Fatalf("Y copied %q", got)
 	}
-	if !strings.Contains(plain(m), "code block 1 of 2 (Y again: the next) sent as OSC 52") {
+	if !strings.Contains(plain(m), "code block 1 of 2 (Y again: the next) handed to the terminal to copy (OSC 52)") {
 		t.Fatalf("no notice:\n%s", plain(m))
 	}
 	_, cmd = step(m, tea.KeyPressMsg{Code: 'y', ShiftedCode: 'Y', Text: "Y", Mod: tea.ModShift})

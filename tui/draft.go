@@ -115,14 +115,27 @@ func (m *Model) walking() bool {
 	return m.input.Empty() || (m.recall.at >= 0 && m.input.Value() == m.recall.text)
 }
 
-// recallList is what ↑ walks, newest first: the draft ctrl+c cleared, then what the operator
-// sent in this session.
+// recallEarlier is how many texts sent in other sessions the walk reaches.
+const recallEarlier = 1000
+
+// recallList is what ctrl+p walks, newest first: the draft ctrl+c cleared, then what the
+// operator sent in this session, then in earlier ones on the screen, each text once.
 func (m *Model) recallList() []string {
 	var list []string
 	if m.cleared != "" {
 		list = append(list, m.cleared)
 	}
-	return append(list, m.transcript.OperatorTexts()...)
+	list = append(list, m.transcript.OperatorTexts()...)
+	seen := make(map[string]bool, len(list))
+	for _, s := range list {
+		seen[s] = true
+	}
+	for _, s := range m.typedElsewhere {
+		if !seen[s] {
+			list = append(list, s)
+		}
+	}
+	return list
 }
 
 // recallStep shows the message step places older (1) or newer (-1) than the one shown; past

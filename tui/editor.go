@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -56,9 +58,16 @@ func (m *Model) openEditor() tea.Cmd {
 			os.Remove(path)
 			return editorDoneMsg{err: err}
 		}
+		// What the editor says on stderr would stay on the terminal after parley quits, under
+		// the screen: its last line goes with the failure instead.
+		said := new(lastLine)
+		cmd.Stderr = said
 		return tea.ExecProcess(cmd, func(err error) tea.Msg {
 			defer os.Remove(path)
 			if err != nil {
+				if l := said.String(); l != "" {
+					err = fmt.Errorf("%w (%s)", err, l)
+				}
 				return editorDoneMsg{err: err}
 			}
 			b, err := os.ReadFile(path)
@@ -80,4 +89,30 @@ func (m *Model) handleEditorDone(msg editorDoneMsg) tea.Cmd {
 		m.input.SetValue(strings.TrimRight(msg.text, "\n"))
 	}
 	return nil
+}
+
+// lastLine keeps the last line written to it that holds text, at most a few hundred bytes of
+// it.
+type lastLine struct{ line, partial []byte }
+
+func (l *lastLine) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			if len(bytes.TrimSpace(l.partial)) > 0 {
+				l.line = append(l.line[:0], l.partial...)
+			}
+			l.partial = l.partial[:0]
+		} else if len(l.partial) < 400 {
+			l.partial = append(l.partial, c)
+		}
+	}
+	return len(b), nil
+}
+
+// String is the last line that holds text, the one not yet ended too.
+func (l *lastLine) String() string {
+	if p := bytes.TrimSpace(l.partial); len(p) > 0 {
+		return string(p)
+	}
+	return strings.TrimSpace(string(l.line))
 }

@@ -79,7 +79,7 @@ const (
 // can be mended.
 func choose[T any](m *Model, l *filterList[T], msg tea.KeyPressMsg) (T, listKey) {
 	var chosen T
-	did := l.key(msg, m.keys.Picker, len(l.kept))
+	did := l.key(msg, m.keys.Picker, len(l.kept), max(1, m.transcript.Height()-3))
 	switch {
 	case did == listChose && len(l.kept) == 0:
 		did = listMoved
@@ -92,14 +92,22 @@ func choose[T any](m *Model, l *filterList[T], msg tea.KeyPressMsg) (T, listKey)
 	return chosen, did
 }
 
-// key applies a key to the list, which shows n items: arrows move the cursor, and text or
-// backspace edits the query.
-func (l *filterList[T]) key(msg tea.KeyPressMsg, k PickerKeys, n int) listKey {
+// key applies a key to the list, which shows n items, page of them on a screen: arrows and the
+// paging keys move the cursor, and text or backspace edits the query.
+func (l *filterList[T]) key(msg tea.KeyPressMsg, k PickerKeys, n, page int) listKey {
 	switch {
 	case key.Matches(msg, k.Up):
 		l.cursor = max(0, l.cursor-1)
 	case key.Matches(msg, k.Down):
 		l.cursor = max(0, min(n-1, l.cursor+1))
+	case key.Matches(msg, k.PageUp):
+		l.cursor = max(0, l.cursor-page)
+	case key.Matches(msg, k.PageDown):
+		l.cursor = max(0, min(n-1, l.cursor+page))
+	case key.Matches(msg, k.Top):
+		l.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		l.cursor = max(0, n-1)
 	case key.Matches(msg, k.Choose):
 		return listChose
 	case key.Matches(msg, k.Close):
@@ -127,18 +135,25 @@ func editQuery(q string, msg tea.KeyPressMsg) (string, bool) {
 }
 
 // listLook is how a list is drawn: its title, what choosing does, what typing does, what the
-// query is called, and what is said before the query when nothing is shown.
+// query is called, and what is said before the query when nothing is shown; more are keys the
+// heading names besides, and heading, when set, is drawn instead of the heading.
 type listLook struct {
 	title, choose, typing, query, none string
+	more                               []key.Binding
+	heading                            string
 }
 
 // view draws the list in the transcript's place: height lines, the heading and then the rows
 // of the items shown around the cursor.
 func (l *filterList[T]) view(st *theme, k PickerKeys, width, height int, look listLook, row func(T) string) []string {
 	shown := l.kept
-	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+hint(joined(k.Up, k.Down), relabel(k.Choose, look.choose), k.Close)+" · "+look.typing)
+	keys := append([]key.Binding{joined(k.Up, k.Down), relabel(k.Choose, look.choose)}, look.more...)
+	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+hint(append(keys, k.Close)...)+" · "+look.typing)
 	if l.query != "" {
 		heading += st.Muted.Render("  "+look.query+": ") + sanitize.String(l.query)
+	}
+	if look.heading != "" {
+		heading = look.heading
 	}
 	lines := []string{ansi.Truncate(heading, width, "…"), ""}
 	if len(shown) == 0 {

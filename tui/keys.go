@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -20,9 +21,12 @@ type KeyMap struct {
 	Transcript TranscriptKeys // selecting replies
 	Picker     PickerKeys     // choosing a session
 	Versions   VersionKeys    // reading the versions of a reply
+	HelpList   HelpListKeys   // reading the list of every key
 
-	// focus is the focus the help line is for.
-	focus focus
+	// focus is the focus the help line is for; helpOpen is set while the list of every key
+	// is shown, whose keys the help line then names.
+	focus    focus
+	helpOpen bool
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -81,14 +85,31 @@ type TranscriptKeys struct {
 	Compare    key.Binding // runs the selected reply again on another model or profile
 	Pin        key.Binding // pins the selected message, so compaction never leaves it out; again unpins
 	FocusInput key.Binding
+	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
+	// find it again in earlier and later messages.
+	Find, FindNext, FindPrev key.Binding
 }
 
 // PickerKeys act while the session picker is open.
 type PickerKeys struct {
-	Up     key.Binding
-	Down   key.Binding
-	Choose key.Binding
-	Close  key.Binding
+	Up               key.Binding
+	Down             key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Choose           key.Binding
+	Close            key.Binding
+	// Delete and Rename act on the session under the cursor (the model list has neither).
+	// They are ctrl keys: letters are the search typed in the list.
+	Delete, Rename key.Binding
+}
+
+// HelpListKeys act while the list of every key is shown (?). Any other key closes it and
+// acts as it would: typing goes on past it.
+type HelpListKeys struct {
+	Up, Down         key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+	Close            key.Binding
 }
 
 // VersionKeys act while the version view is open.
@@ -153,13 +174,31 @@ func DefaultKeyMap() KeyMap {
 			Compare:    bind("run again on another model", "R"),
 			Pin:        bind("pin", "p"),
 			FocusInput: bind("back to typing", "i", "tab", "enter"),
+			Find:       bind("find", "/"),
+			FindNext:   bind("find earlier", "n"),
+			FindPrev:   bind("find later", "N"),
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
-			Up:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
-			Down:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
-			Choose: bind("open session", "enter"),
-			Close:  bind("close", "esc"),
+			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
+			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
+			PageUp:   bind("page", "pgup"),
+			PageDown: bind("page", "pgdown"),
+			Top:      bind("first", "home"),
+			Bottom:   bind("last", "end"),
+			Choose:   bind("open session", "enter"),
+			Close:    bind("close", "esc"),
+			Delete:   bind("delete", "ctrl+d", "delete"),
+			Rename:   bind("rename", "ctrl+r"),
+		},
+		HelpList: HelpListKeys{
+			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
+			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll")),
+			PageUp:   bind("page", "pgup"),
+			PageDown: bind("page", "pgdown"),
+			Top:      bind("top", "home"),
+			Bottom:   bind("end", "end"),
+			Close:    bind("close", "esc", "?"),
 		},
 		Versions: VersionKeys{
 			Older:      bind("older", "["),
@@ -185,9 +224,14 @@ func bind(desc string, keys ...string) key.Binding {
 // help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
+	if h := k.HelpList; k.helpOpen {
+		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
+	}
 	switch k.focus {
-	case focusPicker, focusModels, focusTools:
+	case focusPicker, focusTools:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
+	case focusModels:
+		return []key.Binding{relabel(k.Picker.Choose, "use model"), k.Picker.Close}
 	case focusVersions:
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}
@@ -209,7 +253,7 @@ func (k KeyMap) sections() []helpSection {
 		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
 		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.CopyCode, t.Pin, t.FocusInput}},
+			t.Copy, t.CopyCode, t.Pin, t.Find, relabel(joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
 		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
@@ -265,6 +309,10 @@ func (k KeyMap) selectBar() string {
 	parts = append(parts, t.FocusInput.Help().Key+"/"+k.Chat.Cancel.Help().Key+" "+t.FocusInput.Help().Desc)
 	return "SELECT — " + strings.Join(parts, " · ")
 }
+
+// pressed reports whether msg is one of b's keys, whether b is enabled or not: for a key that
+// says why it does nothing now.
+func pressed(msg tea.KeyPressMsg, b key.Binding) bool { return slices.Contains(b.Keys(), msg.String()) }
 
 // joined is one help entry for bindings that share a description: their help keys joined by
 // "/", enabled when any of them is.

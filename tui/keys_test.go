@@ -161,7 +161,7 @@ func TestCopySelectedReply(t *testing.T) {
 	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
 		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
 	}
-	if !strings.Contains(plain(m), "the reply sent as OSC 52 — tmux needs set-clipboard on") {
+	if !strings.Contains(plain(m), "the reply handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on") {
 		t.Fatalf("no notice of where the copy went:\n%s", plain(m))
 	}
 }
@@ -219,11 +219,12 @@ func TestHelpNamesTheKeysBound(t *testing.T) {
 	m.keys.Versions.Close = bind("close", "x", "q")
 	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 50})
 	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: msgs})
-	if s := plain(m); !strings.Contains(s, "interrupted — R to regenerate (ctrl+g selects the reply)") {
+	if s := plain(m); !strings.Contains(s, "interrupted — enter sends it again, ctrl+g dismisses") {
 		t.Fatalf("the notice does not name the keys bound:\n%s", s)
 	}
 	m, _ = step(m, press("?"))
 	full := plain(m)
+	full = full[:strings.LastIndex(full, "\n")] // the help line names the overlay's own esc, which is bound
 	for _, want := range []string{"selecting replies (ctrl+g)", "ctrl+g stop reply, or select replies", "a/ctrl+g back to typing", "x/q close"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("the full help lacks %q:\n%s", want, full)
@@ -233,6 +234,7 @@ func TestHelpNamesTheKeysBound(t *testing.T) {
 		t.Errorf("the full help names esc, bound to nothing:\n%s", full)
 	}
 	m, _ = step(m, press("?"))
+	m, _ = step(m, tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl}) // dismisses the offer
 	m, _ = step(m, tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	if s := plain(m); !strings.Contains(s, "R regenerate") || !strings.Contains(s, "a/ctrl+g back to typing") {
 		t.Fatalf("the SELECT bar does not name the keys bound:\n%s", s)

@@ -8,7 +8,7 @@ package tui
 // ctrl+c do now.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	k.focus = m.focus
+	k.focus, k.helpOpen = m.focus, m.helpShown()
 	trans := m.focus == focusTranscript
 	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0
@@ -55,6 +55,8 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Transcript.Pin = relabel(k.Transcript.Pin, "pin")
 	}
+	k.Transcript.FindNext.SetEnabled(m.finding.query != "")
+	k.Transcript.FindPrev.SetEnabled(m.finding.query != "")
 	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
 	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat
@@ -72,6 +74,10 @@ func (m *Model) updateKeys() {
 	case m.next.edit != 0 && !trans:
 		c.Cancel = relabel(c.Cancel, "abandon edit")
 		c.Interrupt = relabel(c.Interrupt, "quit")
+	case m.active != nil && m.active.gotOutput:
+		// A retry whose reply has begun is a reply being written: esc stops that.
+		c.Cancel = relabel(c.Cancel, "cancel reply")
+		c.Interrupt = relabel(c.Interrupt, "cancel reply")
 	case m.tier2.Active():
 		c.Cancel = relabel(c.Cancel, "cancel retry")
 		c.Interrupt = relabel(c.Interrupt, "cancel retry")

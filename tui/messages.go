@@ -20,6 +20,7 @@ type sessionLoadedMsg struct {
 	earlier    int                  // the operator messages and replies before msgs, read later
 	system     history.SystemPrompt // the session's own
 	draft      string               // what was typed in it and not sent
+	typed      []string             // what was sent on the screen in other sessions, newest first
 	files      []attach.File        // the files attached to that draft
 	forkOf     *history.Fork        // where it was forked from; nil for no fork
 	err        error
@@ -144,4 +145,16 @@ type versionsMsg struct {
 	questions map[int64]history.Message
 	carried   map[int64][]history.Message // the turns each superseded version went on with
 	err       error
+}
+
+// pasteTickMsg says the gap has passed since the key that made an enter wait, or began a paste
+// that arrives as keys (keypaste.go); tag names the wait.
+type pasteTickMsg struct{ tag int }
+
+// rereadMsg carries the open session's messages read again, to show what another process stored
+// in it (seen.go).
+type rereadMsg struct {
+	sessionGen int
+	msgs       []history.Message
+	err        error
 }

@@ -73,6 +73,13 @@ type Options struct {
 	Clipboard *clipboard.Way
 	// Tools are the session's tools, nil when no tool server is configured.
 	Tools *toolloop.Toolbox
+	// Chosen says how the endpoint was chosen when nothing configured it (OPENAI_API_KEY
+	// alone): the screen opens saying so.
+	Chosen string
+	// PasteGap is how close together keys after an enter make it a line end of a paste that
+	// arrives as keys (keypaste.go); 0 takes every enter as typed. The program uses
+	// DefaultPasteGap.
+	PasteGap time.Duration
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -123,6 +130,7 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
+	helpTop       int // the first line of the list of every key shown (helpview.go)
 	input         inputbox.Box
 	spinner       spinner.Model
 	transcript    *transcript.List
@@ -148,9 +156,9 @@ type Model struct {
 	lastFrame    time.Time
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 retry.Tier2
-	// offerRun is the failed run of the reply a session opened on, whose retry enter schedules
-	// at the provider's time and esc dismisses (waits.go); 0 when none is offered.
-	offerRun int64
+	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
+	// (waits.go); zero when nothing is offered.
+	offer offer
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
 	start  startup
@@ -187,9 +195,20 @@ type Model struct {
 	draft   draftState
 	cleared string
 	recall  recall
+	// typedElsewhere is what was sent on the screen in other sessions, newest first: the walk
+	// goes on into it after this session's messages.
+	typedElsewhere []string
 
-	// menu is the menu of slash commands above the input (slashmenu.go).
-	menu slashMenu
+	// menu is the menu of slash commands above the input (slashmenu.go); finding is / in the
+	// transcript (find.go).
+	menu    slashMenu
+	finding finding
+	// rereadWhenIdle is set when another process stored messages in the session while a reply
+	// was being written here: the session is read again when it ends (seen.go).
+	rereadWhenIdle bool
+	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
+	keyPaste keyPaste
+	pasteGap time.Duration
 
 	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
 	// while the mouse is captured (copy.go).
@@ -230,6 +249,7 @@ func New(o Options) Model {
 		draft:      draftState{rev: -1},
 		clip:       chooseClipboard(o),
 		mouse:      o.Mouse,
+		pasteGap:   o.PasteGap,
 	}
 	m.transcript = transcript.New(m.styles.transcript())
 	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))
@@ -237,6 +257,7 @@ func New(o Options) Model {
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
+	m.sayEndpoint(o.Chosen)
 	return m
 }
 

@@ -53,6 +53,9 @@ func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
 	if m.focus != focusModels || !strings.Contains(plain(m), "alpha") || m.input.Value() != "what is tcp" {
 		t.Fatalf("focus %v, input %q:\n%s", m.focus, m.input.Value(), plain(m))
 	}
+	if s := plain(m); !strings.Contains(s, "enter use model") || strings.Contains(s, "open session") {
+		t.Fatalf("the model list's help line:\n%s", s)
+	}
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("enter"))
 	if m.posting || len(m.outbox) > 0 || cmd != nil || m.input.Value() != "what is tcp" || !strings.Contains(m.notice, "choose a model first") {

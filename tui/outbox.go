@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -54,7 +55,7 @@ func (m *Model) postNext() tea.Cmd {
 	text := next.text
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
-	ep := m.client.Endpoint()
+	ep, seen, known := m.client.Endpoint(), m.seenID(), m.session.ID
 	return func() tea.Msg {
 		if sessionID == "" && system.Text != "" {
 			// A new session is stored with its first message; its prompt goes before it.
@@ -68,7 +69,13 @@ func (m *Model) postNext() tea.Cmd {
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
-		rcpt, err := db.Post(sessionID, text, modelName, queued, next.images...)
+		// Another window may have written in a session this screen opened stored (seen.go).
+		var rcpt history.Receipt
+		if known == "" {
+			rcpt, err = db.Post(sessionID, text, modelName, queued, next.images...)
+		} else {
+			rcpt, err = db.PostSeen(sessionID, max(seen, sys.ID), text, modelName, queued, next.images...)
+		}
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
@@ -88,6 +95,9 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		// The operator switched sessions meanwhile; the message is stored in its own session.
 		return m.postNext()
+	}
+	if unseen := (*history.UnseenError)(nil); errors.As(msg.err, &unseen) {
+		return m.refusedUnseen(msg.out, unseen.Count)
 	}
 	if msg.rcpt.RunID == 0 {
 		// Not stored: the words come back, with what still waited behind them, before

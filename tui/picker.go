@@ -19,6 +19,9 @@ import (
 type picker struct {
 	filterList[history.Session]
 	pickerSearch
+	// renaming is the session whose title is being typed (pickeredit.go), "" when none is;
+	// title is the title so far.
+	renaming, title string
 }
 
 // listSessions reads the stored sessions, to open the picker on them (/sessions).
@@ -48,32 +51,62 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 // pickerKey handles a key while the picker is open. Opening another session while a reply is
 // being written asks first.
 func (m *Model) pickerKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
-	if shown := m.picker.shown(); key.Matches(msg, m.keys.Picker.Choose) && len(shown) > 0 {
-		if s := shown[m.picker.cursor]; !m.confirmOpen(s.ID, sessionTitle(s), pending) {
+	if m.picker.renaming != "" {
+		return m.renameKey(msg)
+	}
+	k, shown := m.keys.Picker, m.picker.shown()
+	if len(shown) > 0 {
+		switch s := shown[m.picker.cursor]; {
+		case key.Matches(msg, k.Delete):
+			return m.deleteSession(s, pending)
+		case key.Matches(msg, k.Rename):
+			m.picker.renaming, m.picker.title = s.ID, s.Title
+			return nil
+		case key.Matches(msg, k.Choose) && !m.confirmOpen(s.ID, sessionTitle(s), pending):
 			return nil
 		}
 	}
+	query, hits := m.picker.query, m.picker.hits
 	s, did := choose(m, &m.picker.filterList, msg)
 	switch {
 	case did == listTyped:
 		return m.searchPicker()
-	case did != listChose || s.ID == m.session.ID:
+	case did != listChose:
 		return nil
 	}
-	return m.switchTo(sessionByID(s.ID))
+	hit, matched := hits[s.ID]
+	var cmd tea.Cmd
+	if s.ID != m.session.ID {
+		cmd = m.switchTo(sessionByID(s.ID))
+	}
+	if matched {
+		// Opened from a search: the message that matched is shown and selected, and n finds
+		// the words again.
+		m.finding = finding{query: query, reveal: hit.MessageID}
+		m.revealFound()
+	}
+	return cmd
 }
 
 // pickerView draws the session list in the transcript's place: height lines.
 func (m *Model) pickerView(height int) []string {
 	st := m.styles
-	look := listLook{title: "Sessions", choose: "open", typing: "type to search", query: "search", none: "no session's title or messages hold "}
-	return m.picker.view(st, m.keys.Picker, m.width, height, look, func(s history.Session) string {
+	k := m.keys.Picker
+	look := listLook{title: "Sessions", choose: "open", typing: "type to search", query: "search", none: "no session's title or messages hold ",
+		more: []key.Binding{k.Delete, k.Rename}}
+	if m.picker.renaming != "" {
+		look.heading = st.ReplyLabel.Render("Rename: ") + sanitize.String(m.picker.title) + "▏" +
+			st.Muted.Render("  "+hint(relabel(k.Choose, "saves"), relabel(k.Close, "keeps the title")))
+	}
+	room := max(0, m.width-2)
+	return m.picker.view(st, k, m.width, height, look, func(s history.Session) string {
 		row := fmt.Sprintf("%s  %s  %d messages  %s", chat.FormatDate(s.UpdatedAt),
 			sanitize.String(sessionTitle(s)), s.Messages, shortID(s.ID))
-		if e := m.picker.excerpt(s.ID); e != "" {
-			row += st.Muted.Render("  " + sanitize.String(e))
+		if e := m.picker.excerpt(s.ID, room, st); e != "" {
+			// The words that matched come first: a narrow screen cuts the rest, not them.
+			row = e + st.Muted.Render("  · "+row)
 		}
-		return ansi.Truncate(row, max(0, m.width-2), "…")
+		return ansi.Truncate(row, room, "…")
 	})
 }
 

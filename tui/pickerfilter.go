@@ -4,8 +4,10 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/history"
+	"parley/internal/sanitize"
 )
 
 // This file narrows the session picker as the operator types: to the sessions whose title
@@ -18,14 +20,14 @@ const pickerSearchLimit = 500
 type pickerSearch struct {
 	// queryGen counts the queries typed; a search for an earlier one is dropped.
 	queryGen int
-	// hits maps each session with a matching message to the excerpt of its best match.
-	hits map[string]string
+	// hits maps each session with a matching message to its best match.
+	hits map[string]history.Hit
 }
 
 // pickerSearchMsg carries the sessions whose messages match the picker's query number gen.
 type pickerSearchMsg struct {
 	gen  int
-	hits map[string]string
+	hits map[string]history.Hit
 	err  error
 }
 
@@ -60,10 +62,10 @@ func (m *Model) searchPicker() tea.Cmd {
 	db, gen := m.db, p.queryGen
 	return func() tea.Msg {
 		found, err := db.Search(q, pickerSearchLimit)
-		hits := map[string]string{}
+		hits := map[string]history.Hit{}
 		for _, h := range found {
 			if _, seen := hits[h.SessionID]; !seen {
-				hits[h.SessionID] = h.Excerpt
+				hits[h.SessionID] = h
 			}
 		}
 		return pickerSearchMsg{gen: gen, hits: hits, err: err}
@@ -87,12 +89,37 @@ func (m *Model) handlePickerSearch(msg pickerSearchMsg) tea.Cmd {
 	return nil
 }
 
-// excerpt is one line of the best match in session id's messages, its match marks dropped;
-// empty when the session matched by its title alone.
-func (p *picker) excerpt(id string) string {
-	e, ok := p.hits[id]
-	if !ok {
+// The marks of a match while an excerpt is made safe to show: sanitizing drops the control
+// characters history marks matches with, and keeps these (private use) characters.
+const (
+	markStart = "\ue000"
+	markEnd   = "\ue001"
+)
+
+// excerpt is the best match in session id's messages on one line of at most width cells, the
+// matched words bold and the words before the first match cut short so that it shows; empty
+// when the session matched by its title alone.
+func (p *picker) excerpt(id string, width int, st *theme) string {
+	h, ok := p.hits[id]
+	if !ok || width <= 0 {
 		return ""
 	}
-	return strings.Join(strings.Fields(strings.NewReplacer(history.HitStart, "", history.HitEnd, "").Replace(e)), " ")
+	e := strings.NewReplacer(markStart, "", markEnd, "").Replace(h.Excerpt)
+	e = strings.NewReplacer(history.HitStart, markStart, history.HitEnd, markEnd).Replace(e)
+	e = strings.Join(strings.Fields(sanitize.String(e)), " ")
+	if before, _, found := strings.Cut(e, markStart); found {
+		if r := []rune(before); len(r) > width/3 {
+			e = "…" + string(r[len(r)-width/3:]) + e[len(before):]
+		}
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(e, markStart) {
+		if i == 0 {
+			b.WriteString(part)
+			continue
+		}
+		match, rest, _ := strings.Cut(part, markEnd)
+		b.WriteString(st.ReplyLabel.Render(match) + rest)
+	}
+	return ansi.Truncate(b.String(), width, "…")
 }

@@ -26,9 +26,11 @@ func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 		t.Fatalf("\"quokk\" shows %+v:\n%s", shown, plain(m))
 	}
 	m = runCmds(step(m, press("enter")))
-	if m.session.ID != wild.ID || m.focus != focusInput {
-		t.Fatalf("enter opened %s, want %s", m.session.ID, wild.ID)
+	// Opened from a search: the reply that matched is selected, and n finds the words again.
+	if m.session.ID != wild.ID || m.focus != focusTranscript || !strings.Contains(m.transcript.Text(m.transcript.Selected()), "Quokkas") {
+		t.Fatalf("enter opened %s (want %s), focus %v, selected %q", m.session.ID, wild.ID, m.focus, m.transcript.Text(m.transcript.Selected()))
 	}
+	m, _ = step(m, press("esc"))
 
 	m = runCmds(m, m.listSessions())
 	for _, r := range "slow st" {

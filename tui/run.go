@@ -287,6 +287,9 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	if !m.held {
 		next = m.dispatchNext()
 	}
+	if m.rereadWhenIdle && m.active == nil && len(m.queue) == 0 {
+		next = m.rereadSession()
+	}
 	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.readBudget())
 }
 

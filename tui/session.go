@@ -2,12 +2,10 @@ package tui
 
 import (
 	"errors"
-	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
-	"parley/internal/chat"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),
@@ -67,9 +65,13 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	if err != nil {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
+	typed, err := db.Typed(s.ID, recallEarlier)
+	if err != nil {
+		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
+	}
 	files, err := db.DraftFiles(s.ID)
 	return sessionLoadedMsg{sessionGen: sessionGen, session: s, msgs: msgs, earlier: earlier, system: system, draft: draft,
-		files: fromDraftFiles(files), forkOf: forkOf, err: err}
+		typed: typed, files: fromDraftFiles(files), forkOf: forkOf, err: err}
 }
 
 // loadSession reads session id and its transcript.
@@ -100,7 +102,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	m.input.Reset()
 	m.next.files = nil
 	m.draft.savedAs(draft, -1)
-	m.recall, m.cleared = recall{at: -1}, ""
+	m.recall, m.cleared, m.finding = recall{at: -1}, "", finding{}
 	sessionGen, db := m.sessionGen, m.db
 	return func() tea.Msg {
 		if err := errors.Join(cancelQueued(db, queue), db.SetDraft(leaving, draft), db.SetDraftFiles(leaving, files)); err != nil {
@@ -140,20 +142,18 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	m.focus = focusInput
 	m.input.Focus()
 	m.draft.savedAs(msg.draft, -1)
+	m.typedElsewhere = msg.typed
 	if m.input.Empty() {
 		m.input.SetValue(msg.draft)
 	}
 	if len(m.next.files) == 0 {
 		m.next.files = msg.files
 	}
-	// Nothing found at start-up is retried by itself; a reply cut off by a crash is offered
-	// to the operator instead.
-	if n := len(msg.msgs); n > 0 && msg.msgs[n-1].Status == chat.StatusInterrupted {
-		m.setNotice(fmt.Sprintf("interrupted — %s to regenerate (%s selects the reply)",
-			m.keys.Transcript.Regenerate.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
-	}
+	// Nothing found at start-up is retried by itself: a reply cut off by a crash, or failed, is
+	// offered to the operator instead (offerRetry).
 	opened := m.sessionOpened(msg.system, msg.msgs)
 	m.offerRetry(msg.msgs)
+	m.revealFound()
 	if len(msg.msgs) == firstScreen {
 		return tea.Batch(opened, m.loadOlder(msg.msgs[0].ID))
 	}
@@ -175,6 +175,7 @@ func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
+	m.revealFound()
 	return nil
 }
 

@@ -25,7 +25,7 @@ func TestPickerKeys(t *testing.T) {
 	if m.focus != focusPicker || m.picker.cursor != 1 {
 		t.Fatalf("focus %v on session %d, want the picker on the open session s1", m.focus, m.picker.cursor)
 	}
-	for _, want := range []string{"↑/↓ choose · enter open · esc close", "enter open session • esc close"} {
+	for _, want := range []string{"↑/↓ choose · enter open · ctrl+d delete · ctrl+r rename · esc close", "enter open session • esc close"} {
 		if !strings.Contains(plain(m), want) {
 			t.Fatalf("picker lacks %q:\n%s", want, plain(m))
 		}

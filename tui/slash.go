@@ -77,7 +77,7 @@ func init() {
 			return m.compactCommand(args, pending)
 		}},
 		{names: []string{"/file"}, args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
-			return m.fileCommand(args), true
+			return m.fileCommand(args, "/file "+args), true
 		}},
 		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.titleCommand(args), true
@@ -93,7 +93,7 @@ func init() {
 			return m.demoCommand(args), true
 		}},
 		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
-			m.help.ShowAll = true
+			m.openHelp()
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},

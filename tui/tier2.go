@@ -46,10 +46,15 @@ func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
 		return nil
 	}
 	if !m.tier2.Arm(msg.stored.Result(), now) {
-		if c := msg.stored.Retry; c != nil && c.RetryAfterUntil.After(now) {
+		switch c := msg.stored.Retry; {
+		case c != nil && c.RetryAfterUntil.After(now):
 			// Too far away to wait for, or not retryable at all: say when, retry nothing.
 			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
 				sanitize.String(c.Label), chat.FormatClock(c.RetryAfterUntil, now)), true)
+		case c != nil && c.Class == chat.Network:
+			// Nothing listening, a name unknown, a certificate refused: the fix is the
+			// operator's, and then one key sends it again.
+			m.offerAgain(msg.stored.AnchorID, sanitize.String(c.Label))
 		}
 		return nil
 	}

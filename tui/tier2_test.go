@@ -311,8 +311,8 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 				t.Fatalf("session %s: opening it started %T", s.ID, msg)
 			}
 		}
-		if s == cut && !strings.Contains(plain(m), "interrupted — r to regenerate") {
-			t.Fatalf("the interrupted reply is not offered for r:\n%s", plain(m))
+		if s == cut && !strings.Contains(plain(m), "interrupted — enter sends it again, esc dismisses") {
+			t.Fatalf("the interrupted reply is not offered:\n%s", plain(m))
 		}
 	}
 }

@@ -208,7 +208,7 @@ func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 // server or tool on or off, esc closes, typing narrows.
 func (m *Model) toolsKey(msg tea.KeyPressMsg) tea.Cmd {
 	l := &m.toolList
-	switch l.key(msg, m.keys.Picker, len(l.kept)) {
+	switch l.key(msg, m.keys.Picker, len(l.kept), max(1, m.transcript.Height()-3)) {
 	case listChose:
 		if len(l.kept) == 0 {
 			return nil

@@ -52,18 +52,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
+	case pasteTickMsg:
+		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
 
 	// The session (session.go, picker.go, versions.go, title.go).
 	case sessionLoadedMsg:
 		cmd = m.handleSessionLoaded(msg)
 	case olderLoadedMsg:
 		cmd = m.handleOlderLoaded(msg)
+	case rereadMsg:
+		cmd = m.handleReread(msg)
 	case spentMsg:
 		cmd = m.handleSpent(msg)
 	case sessionsMsg:
 		cmd = m.handleSessions(msg)
 	case pickerSearchMsg:
 		cmd = m.handlePickerSearch(msg)
+	case sessionEditedMsg:
+		cmd = m.handleSessionEdited(msg)
 	case versionsMsg:
 		cmd = m.handleVersions(msg)
 	case restoredMsg:
@@ -122,6 +128,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
 	m.layout()
+	m.clampHelp()
 	return m, tea.Batch(cmd, m.settle())
 }
 
@@ -133,7 +140,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	m.focusInput()
 	if path, ok := droppedImage(msg.Content); ok {
 		// A file dropped on the terminal: the image is attached, not its path typed.
-		return m.fileCommand(path)
+		return m.fileCommand(path, msg.Content)
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -142,6 +149,15 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 
 // handleWheel scrolls the transcript, or the version shown.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
+	if m.helpShown() {
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scrollHelp(-wheelLines)
+		case tea.MouseWheelDown:
+			m.scrollHelp(wheelLines)
+		}
+		return
+	}
 	t := m.transcript
 	if m.focus == focusVersions {
 		t = m.versions.view

@@ -127,7 +127,7 @@ func TestVersionsShowTheirTurnsCopyAndRestore(t *testing.T) {
 	if msgs := execCmd(cmd, time.Second); len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Blue, the first answer." {
 		t.Fatalf("y gave %v, want the version's text for the clipboard", msgs)
 	}
-	if !strings.Contains(plain(m), "version 1 sent as OSC 52 — tmux needs set-clipboard on") {
+	if !strings.Contains(plain(m), "version 1 handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on") {
 		t.Fatalf("no notice of the copy:\n%s", plain(m))
 	}
 	m = followCmds(step(m, press("enter")))

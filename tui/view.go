@@ -27,14 +27,16 @@ func (m Model) View() tea.View {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
-	switch m.focus {
-	case focusPicker:
+	switch {
+	case m.helpShown():
+		lines = append(lines, m.helpOverlay(m.transcript.Height())...)
+	case m.focus == focusPicker:
 		lines = append(lines, m.pickerView(m.transcript.Height())...)
-	case focusModels:
+	case m.focus == focusModels:
 		lines = append(lines, m.modelsView(m.transcript.Height())...)
-	case focusTools:
+	case m.focus == focusTools:
 		lines = append(lines, m.toolsView(m.transcript.Height())...)
-	case focusVersions:
+	case m.focus == focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
 		lines = append(lines, m.transcript.View()...)
@@ -75,16 +77,12 @@ func (m *Model) layout() {
 	}
 }
 
-// helpView is the help of the keys that apply now (the SELECT bar while replies are selected),
-// or with ? every key and the slash commands; wrapped to the width, never cut.
+// helpView is the help of the keys that apply now (the SELECT bar while replies are selected,
+// the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
 	case m.help.ShowAll:
-		lines := m.fullHelp()
-		for _, l := range wrap.Lines("commands: "+slashHelp(), m.width) {
-			lines = append(lines, m.styles.Muted.Render(l))
-		}
-		return lines
+		return m.shortHelp() // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
 		for i, l := range lines {
@@ -93,87 +91,6 @@ func (m *Model) helpView() []string {
 		return lines
 	}
 	return m.shortHelp()
-}
-
-// fullHelp lists every key by focus, "key  what it does", each section in as many columns as
-// fit the width; an entry wider than the width wraps its description, never cuts it.
-func (m *Model) fullHelp() []string {
-	st := m.help.Styles
-	var lines []string
-	for _, sec := range fullKeys(m.keys).sections() {
-		lines = append(lines, m.styles.ReplyLabel.Render(sec.title))
-		var cells [][]string // each entry's lines, unpadded
-		for _, b := range sec.bindings {
-			k, d := b.Help().Key, b.Help().Desc
-			room := max(m.width-lipgloss.Width(k)-3, 8)
-			var cell []string
-			for i, l := range wrap.Lines(d, room) {
-				if i == 0 {
-					cell = append(cell, "  "+st.FullKey.Render(k)+" "+st.FullDesc.Render(l))
-				} else {
-					cell = append(cell, strings.Repeat(" ", lipgloss.Width(k)+3)+st.FullDesc.Render(l))
-				}
-			}
-			cells = append(cells, cell)
-		}
-		lines = append(lines, columns(cells, m.width)...)
-	}
-	return lines
-}
-
-// columns lays cells out in as many columns as fit width, filled top to bottom, each column as
-// wide as its widest cell.
-func columns(cells [][]string, width int) []string {
-	const gap = 2
-	for cols := len(cells); cols > 1; cols-- {
-		rows := (len(cells) + cols - 1) / cols
-		widths := make([]int, cols)
-		for i, c := range cells {
-			for _, l := range c {
-				widths[i/rows] = max(widths[i/rows], lipgloss.Width(l))
-			}
-		}
-		total := gap * (cols - 1)
-		for _, w := range widths {
-			total += w
-		}
-		if total > width || len(cells) <= (cols-1)*rows {
-			continue
-		}
-		var lines []string
-		for r := range rows {
-			height := 0
-			for c := range cols {
-				if i := c*rows + r; i < len(cells) {
-					height = max(height, len(cells[i]))
-				}
-			}
-			for h := range height {
-				line := ""
-				for c := range cols {
-					i := c*rows + r
-					if i >= len(cells) {
-						break
-					}
-					text := ""
-					if h < len(cells[i]) {
-						text = cells[i][h]
-					}
-					if c > 0 {
-						line += strings.Repeat(" ", gap)
-					}
-					line += text + strings.Repeat(" ", widths[c]-lipgloss.Width(text))
-				}
-				lines = append(lines, strings.TrimRight(line, " "))
-			}
-		}
-		return lines
-	}
-	var lines []string
-	for _, c := range cells {
-		lines = append(lines, c...)
-	}
-	return lines
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,
@@ -209,6 +126,10 @@ func (m *Model) headerView() string {
 	}
 	if m.tools != nil && m.tools.Any() {
 		badge += st.HeaderState.Render(" tools on ")
+	}
+	if m.client != nil && m.client.Endpoint().KeyErr != "" {
+		// Nothing can be sent: said from the start, not after the first message fails.
+		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
 	}
 	state := " " + m.headerState() + " "
 	var told []string

@@ -33,6 +33,16 @@ func (m *Model) fallbackOffered() bool {
 	return m.fallback != nil && m.tier2.Armed() && retry.FallbackOffered(m.tier2.Class())
 }
 
+// noFallback says why the fallback key (k) did nothing: no fallback is configured, or no retry
+// waits to be sent to it.
+func (m *Model) noFallback(k string) {
+	if m.fallback == nil {
+		m.setNotice(k+": no fallback endpoint — set fallback = \"PROFILE\" in this profile of config.toml", true)
+		return
+	}
+	m.setNotice(k+" sends a retry that waits to "+m.fallback.Endpoint().Model+"; none waits now", false)
+}
+
 // fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
 func (m *Model) fallbackNow() tea.Cmd {
 	if !m.fallbackOffered() {
@@ -44,15 +54,24 @@ func (m *Model) fallbackNow() tea.Cmd {
 	return m.regenerate(anchor, false, m.fallback)
 }
 
+// offer is what enter on an empty input does about the failed reply the screen ends on, one
+// key, and esc dismisses: schedule its retry at the provider's time (run), or send its question
+// again now (anchor). Nothing is sent without it.
+type offer struct{ run, anchor int64 }
+
 // offerRetry says what can be done about the last reply of a session just opened, when its
-// run failed retryable: never sending by itself, it names r, or with a provider's time still
-// ahead, offers to schedule the retry then.
+// run failed retryable or was interrupted: never sending by itself, it offers to send it again,
+// or with a provider's time still ahead, to schedule the retry then.
 func (m *Model) offerRetry(msgs []history.Message) {
-	m.offerRun = 0
+	m.offer = offer{}
 	if len(msgs) == 0 {
 		return
 	}
 	last := msgs[len(msgs)-1]
+	if last.Status == chat.StatusInterrupted {
+		m.offerAgain(last.AnchorID, "interrupted")
+		return
+	}
 	c := last.Retry
 	if last.Status != chat.StatusFailed || c == nil || !c.Retryable {
 		return
@@ -60,28 +79,51 @@ func (m *Model) offerRetry(msgs []history.Message) {
 	now := m.clock.Now()
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
-		m.offerRun = last.RunID
+		m.offer = offer{run: last.RunID}
 		m.setNotice(fmt.Sprintf("%s until %s — %s to schedule, %s to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now),
 			m.keys.Input.Send.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
 		return
 	}
-	when := ""
 	if !last.CreatedAt.IsZero() {
-		when = " at " + chat.FormatClock(last.CreatedAt, now)
+		label += " at " + chat.FormatClock(last.CreatedAt, now)
 	}
-	m.setNotice(fmt.Sprintf("%s%s — %s to regenerate (%s selects the reply)", label, when,
-		m.keys.Transcript.Regenerate.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
+	m.offerAgain(last.AnchorID, label)
 }
 
-// takeOffer is enter on the offer: Tier 2 arms from the stored run, as after any failure.
+// offerAgain offers to send the question anchor again, after what says what happened.
+func (m *Model) offerAgain(anchor int64, what string) {
+	m.offer = offer{anchor: anchor}
+	m.setNotice(fmt.Sprintf("%s — %s sends it again, %s dismisses", what, m.keys.Input.Send.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
+}
+
+// offered reports whether an offer stands.
+func (m *Model) offered() bool { return m.offer != offer{} }
+
+// takeOffer is enter on the offer: the question is sent again (regenerated), or Tier 2 arms
+// from the stored run, as after any failure.
 func (m *Model) takeOffer() tea.Cmd {
-	runID := m.offerRun
+	o := m.offer
 	m.dismissOffer()
-	return m.readFailedRun(runID)
+	if o.anchor != 0 {
+		return m.regenerate(o.anchor, false, nil)
+	}
+	return m.readFailedRun(o.run)
 }
 
 // dismissOffer is esc on the offer.
 func (m *Model) dismissOffer() {
-	m.offerRun = 0
+	m.offer = offer{}
 	m.notice = ""
+}
+
+// sayEndpoint opens the screen saying what it will talk to when the operator may not know: a
+// key that is not set (no message can be sent), or how the endpoint was chosen (chosen).
+func (m *Model) sayEndpoint(chosen string) {
+	if m.client != nil && m.client.Endpoint().KeyErr != "" {
+		m.setNotice(m.client.Endpoint().KeyErr, true)
+		return
+	}
+	if chosen != "" {
+		m.setNotice(chosen, false)
+	}
 }

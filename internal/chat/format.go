@@ -55,6 +55,13 @@ func FormatClock(at, now time.Time) string { return clock(at, now, "15:04") }
 // the seconds matter.
 func FormatClockSeconds(at, now time.Time) string { return clock(at, now, "15:04:05") }
 
+// FormatHeld says why a run sent nothing: a provider said at saidAt not to come back before
+// until (endpoint memory), "held: the endpoint said at 07:13 to wait until 07:23 · nothing
+// sent". The run that says it heard nothing itself, so it tells when the wait was said.
+func FormatHeld(saidAt, until, now time.Time) string {
+	return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", FormatClock(saidAt, now), FormatClock(until, now))
+}
+
 // FormatDate is at as lists of sessions and messages show it: "2026-03-01 14:50", local time.
 func FormatDate(at time.Time) string { return at.Local().Format("2006-01-02 15:04") }
 

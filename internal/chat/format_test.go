@@ -40,6 +40,14 @@ func TestFormatClock(t *testing.T) {
 	}
 }
 
+func TestFormatHeldSaysWhenTheWaitWasSaid(t *testing.T) {
+	now := time.Date(2026, 11, 30, 7, 20, 0, 0, time.Local)
+	said, until := time.Date(2026, 11, 30, 7, 13, 0, 0, time.Local), time.Date(2026, 11, 30, 7, 23, 0, 0, time.Local)
+	if got, want := FormatHeld(said, until, now), "held: the endpoint said at 07:13 to wait until 07:23 · nothing sent"; got != want {
+		t.Errorf("FormatHeld = %q, want %q", got, want)
+	}
+}
+
 func TestFormatRetry(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
 	for _, c := range []struct {

@@ -58,12 +58,14 @@ type app struct {
 	roles  map[string]config.Role
 	// attach are the largest text file and image that may be attached.
 	attach attach.Limits
-	// readingWidth and mouse are config.toml's for the chat screen.
+	// readingWidth and mouse are config.toml's for the chat screen; chosen says how the
+	// endpoint was chosen when nothing configured it (config.Resolved.Chosen).
 	readingWidth int
 	mouse        bool
 	// tools are the configured tool servers and the tools on (the profile's), nil when
 	// config.toml configures none; closing the app closes every server.
 	tools *toolloop.Toolbox
+	chosen       string
 	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
 	needsModel bool
 	cfgPath    string
@@ -95,7 +97,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 		return nil, history.Session{}, err
 	}
 	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
-	a.readingWidth, a.mouse = cfg.ReadingWidth, cfg.Mouse
+	a.readingWidth, a.mouse, a.chosen = cfg.ReadingWidth, cfg.Mouse, cfg.Chosen
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -63,6 +64,10 @@ func converse(ctx context.Context, args []string, ios *IO) (int, error) {
 			}
 		}
 		o.print.Images = attach.Images(files)
+		if ios.OutTerminal && !o.raw {
+			// Rendered as the chat screen sets a reply: no wider than its reading width.
+			o.print.RenderWidth = min(cmp.Or(ios.OutColumns, 80), cmp.Or(a.readingWidth, tui.DefaultReadingWidth))
+		}
 		return printReply(ctx, a, sess, attach.Compose(o.prompt, o.piped, files), o.print, ios), nil
 	}
 	if addr := ios.Getenv("PARLEY_PPROF"); addr != "" {
@@ -122,7 +127,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
 		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
-		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files}
+		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen}
 	if a.demo != nil {
 		o.Demo = a.demo
 	}

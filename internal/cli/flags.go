@@ -40,6 +40,8 @@ type options struct {
 	sessionID string
 	// timeout is --timeout, the longest print mode may take in all; 0 sets none.
 	timeout time.Duration
+	// raw is --raw: print mode writes the reply as the model sent it, on a terminal too.
+	raw bool
 }
 
 // printModeUsage begins the usage of every flag that only print mode takes: what marks a flag
@@ -52,6 +54,7 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.StringVar(&o.prompt, "p", "", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit")
 	fs.BoolVar(&o.print.JSON, "json", false, printModeUsage+"print one JSON object at the end")
 	fs.BoolVar(&o.print.ShowReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
+	fs.BoolVar(&o.raw, "raw", false, printModeUsage+"write the reply's markdown as the model sent it (on a terminal it is rendered; piped, it is raw)")
 	fs.BoolVar(&o.print.Force, "force", false, printModeUsage+"send even while the provider's last wait holds the endpoint")
 	fs.Var(&waitFlag{&o.print.Wait}, "wait", printModeUsage+"wait for a retryable failure as the chat screen would, up to `MAX` in all (--wait alone: 30m)")
 	fs.BoolVar(&o.print.UseFallback, "fallback", false, printModeUsage+"after a retryable failure with no output, try the profile's fallback once")

@@ -20,6 +20,8 @@ type IO struct {
 	// InTerminal, OutTerminal and ErrTerminal say whether In, Out and ErrOut are terminals:
 	// stdin that is not one holds a prompt or text to attach, output to one is neutralised.
 	InTerminal, OutTerminal, ErrTerminal bool
+	// OutColumns is Out's width when it is a terminal that says it; 0 otherwise.
+	OutColumns int
 	// Getenv reads an environment variable, "" when it is unset.
 	Getenv func(string) string
 	// Clock times Tier 1's waits, --wait and the spend limits' day.
@@ -29,8 +31,13 @@ type IO struct {
 // System returns the IO of the process: os.Stdin, os.Stdout and os.Stderr, the process's
 // environment and the real clock.
 func System() *IO {
+	cols := 0
+	if w, _, err := term.GetSize(os.Stdout.Fd()); err == nil {
+		cols = w
+	}
 	return &IO{
-		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		OutColumns: cols,
+		In:         os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		InTerminal:  term.IsTerminal(os.Stdin.Fd()),
 		OutTerminal: term.IsTerminal(os.Stdout.Fd()),
 		ErrTerminal: term.IsTerminal(os.Stderr.Fd()),

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
@@ -21,7 +23,7 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
 	}
 
-	s := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m").stdout
+	s := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m", "--raw").stdout
 	if !strings.Contains(s, "safe ") || !strings.Contains(s, "red") {
 		t.Fatalf("the visible text is missing: %q", s)
 	}
@@ -31,6 +33,18 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
 		if strings.Contains(s, seq) {
 			t.Errorf("terminal output carries %q: %q", seq, s)
+		}
+	}
+
+	// Rendered as markdown (a terminal without --raw), the same text is as safe.
+	srv.Push(demo.Fault{Stream: demotest.HostileStream})
+	rendered := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m").stdout
+	if text := ansi.Strip(rendered); !strings.Contains(text, "then done") || strings.Contains(text, "ned-again") {
+		t.Errorf("rendered, the visible text is wrong: %q", text)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;"} {
+		if strings.Contains(rendered, seq) {
+			t.Errorf("rendered terminal output carries %q: %q", seq, rendered)
 		}
 	}
 }

@@ -150,7 +150,7 @@ func TestPrintModeThinkingThatUsesUpTheLimitFails(t *testing.T) {
 		res.Error == nil || *res.Error != "Empty response — "+fix || res.Retry == nil || res.Retry.Retryable || res.Retry.RetryClass != "empty_response" {
 		t.Errorf("exit %d, %+v %+v", r.code, res, res.Retry)
 	}
-	if want := "parley: Empty response — " + fix + " (not retryable, run 1)\n"; !strings.HasSuffix(r.stderr, want) {
+	if want := "parley: Empty response — " + fix + " (not retryable, session " + res.SessionID + ")\n"; !strings.HasSuffix(r.stderr, want) {
 		t.Errorf("stderr %q; want it to end %q", r.stderr, want)
 	}
 	e := decode[exportJSON](t, u.run("export", res.SessionID, "--json").stdout)

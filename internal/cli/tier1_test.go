@@ -108,7 +108,7 @@ func TestPrintModeErrorsNameTheFix(t *testing.T) {
 			"at " + base + "/chat/completions/chat/completions: the base URL should end in /v1: use " + base + "/v1"},
 		{"no /v1", base, false, 1, "at " + base + "/chat/completions: the base URL should end in /v1: use " + base + "/v1"},
 		{"nothing listening", "http://" + closed + "/v1", false, 1,
-			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then send again"},
+			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then try again"},
 		{"no key sent", srv.URL(), true, 1, "no API key was sent; set OPENAI_API_KEY to the server's key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

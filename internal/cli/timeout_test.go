@@ -3,6 +3,7 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,10 @@ import (
 // the hang without it.
 
 // timedOutJSON is the --json object of a run --timeout stopped.
+// sessionNamed matches print mode's last line ending with the session it stored in, as
+// --session takes it.
+var sessionNamed = regexp.MustCompile(`\(retryable, session [0-9a-f]{8}\)\n$`)
+
 type timedOutJSON struct {
 	printJSON
 	Error string `json:"error"`
@@ -34,7 +39,7 @@ func TestTimeoutStopsAHangKeepingTheText(t *testing.T) {
 		res.Error != "Timed out — stopped after --timeout 1s" || srv.Requests() != 1 {
 		t.Fatalf("exit %d after %d requests: %+v %+v", r.code, srv.Requests(), res, res.Retry)
 	}
-	if !strings.HasSuffix(r.stderr, "parley: Timed out — stopped after --timeout 1s (retryable, run 1)\n") {
+	if !strings.HasSuffix(r.stderr, "parley: Timed out — stopped after --timeout 1s (retryable, session "+res.SessionID+")\n") {
 		t.Errorf("stderr %q", r.stderr)
 	}
 	if took < time.Second || took > 10*time.Second {
@@ -58,7 +63,8 @@ func TestTimeoutBoundsWait(t *testing.T) {
 	start := time.Now()
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=10m", "--timeout", "1s")
 	took := time.Since(start)
-	if r.code != 3 || srv.Requests() != 1 || !strings.HasSuffix(r.stderr, "parley: Timed out — stopped after --timeout 1s (retryable, run 1)\n") {
+	if r.code != 3 || srv.Requests() != 1 || !sessionNamed.MatchString(r.stderr) ||
+		!strings.Contains(r.stderr, "parley: Timed out — stopped after --timeout 1s (retryable, session ") {
 		t.Fatalf("exit %d after %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
 	}
 	if took > 10*time.Second {

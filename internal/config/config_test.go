@@ -137,6 +137,7 @@ var (
 		return r.Fallback.Name + " " + r.Fallback.BaseURL + " " + r.Fallback.Model
 	}
 	priceOf  = func(m string) func(config.Resolved) any { return func(r config.Resolved) any { return r.Prices.Of(m) } }
+	chosen   = func(r config.Resolved) any { return r.Chosen }
 	loopback = "http://127.0.0.1:9/v1"
 )
 
@@ -160,6 +161,12 @@ func TestPrecedence(t *testing.T) {
 		{"the only profile is used, by its name", "[profiles.only]\nbase_url = \"http://127.0.0.1:4/v1\"\nmodel = \"om\"\n", config.Flags{}, nil, name, "only"},
 		{"default: OPENAI_API_KEY alone is OpenAI", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, baseURL, "https://api.openai.com/v1"},
 		{"default: OPENAI_API_KEY alone is named openai", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, name, "openai"},
+		{"default: OPENAI_API_KEY alone is said", "", config.Flags{}, []string{"OPENAI_API_KEY=sk"}, chosen,
+			"using OPENAI_API_KEY: gpt-4o-mini at api.openai.com · --demo for the offline demo"},
+		{"default: OPENAI_API_KEY alone, with the model asked for", "", config.Flags{}, []string{"OPENAI_API_KEY=sk", "PARLEY_MODEL=gpt-4o"}, chosen,
+			"using OPENAI_API_KEY: gpt-4o at api.openai.com · --demo for the offline demo"},
+		{"a profile chosen is not said", "", config.Flags{Profile: "openai"}, []string{"OPENAI_API_KEY=sk"}, chosen, ""},
+		{"the demo is not said", "", config.Flags{}, nil, chosen, ""},
 
 		{"base_url: preset", "", config.Flags{Profile: "ollama"}, nil, baseURL, "http://127.0.0.1:11434/v1"},
 		{"base_url: a profile's preset", "[profiles.p]\npreset = \"ollama\"\n", config.Flags{Profile: "p"}, nil, baseURL, "http://127.0.0.1:11434/v1"},

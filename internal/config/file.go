@@ -112,6 +112,9 @@ type profile struct {
 	Tools []string `toml:"tools"`
 	// A profile's own spend limits override those of the [limits] table.
 	limits
+	// fromKey is set on the resolved profile when OPENAI_API_KEY alone chose OpenAI: nothing
+	// configured an endpoint. It is never read from the file.
+	fromKey bool
 }
 
 // limits are spend limits, per session and per calendar day, in US dollars and in tokens.

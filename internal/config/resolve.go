@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -81,7 +82,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 			return demoEndpoint(fl), p, nil
 		}
 		p = merge(presets["openai"], p)
-		name = "openai"
+		p.fromKey, name = true, "openai"
 	}
 	if name == "" {
 		name = "custom"
@@ -205,6 +206,14 @@ func spendSettings(f file, p profile, model string, fl Flags) (agent.Prices, age
 		SessionCost: l.MaxSpendSession, DayCost: l.MaxSpendDay,
 		SessionTokens: l.MaxTokensSession, DayTokens: l.MaxTokensDay,
 	}
+}
+
+// hostOf is the host of base URL u, as the operator knows the endpoint: "api.openai.com".
+func hostOf(u string) string {
+	if parsed, err := url.Parse(u); err == nil && parsed.Host != "" {
+		return parsed.Host
+	}
+	return u
 }
 
 func isLoopback(host string) bool {

@@ -182,10 +182,11 @@ func Quota() Fault {
 		"insufficient_quota", "", "insufficient_quota")
 }
 
-// BadKey is a 401 invalid_api_key. Not retryable.
+// BadKey is a 401 invalid_api_key, as a server that wants a key says it to a request that
+// carries none (parley sends the demo none). Not retryable.
 func BadKey() Fault {
 	return jsonFault(401, jsonHeader,
-		"Incorrect API key provided: sk-demo****************key. You can find your API key in your account settings.",
+		"You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
 		"invalid_request_error", "", "invalid_api_key")
 }
 

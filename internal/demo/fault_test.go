@@ -54,7 +54,7 @@ func TestNamedFaults(t *testing.T) {
 			map[string]string{"Retry-After": "3000", "Retry-After-Ms": "3000000", "X-Ratelimit-Reset-Requests": "50m0s"},
 			"Please try again in 50m0s."},
 		{"quota", Quota(), 429, "insufficient_quota", "insufficient_quota", nil, "exceeded your current quota"},
-		{"bad key", BadKey(), 401, "invalid_api_key", "invalid_request_error", nil, "Incorrect API key"},
+		{"bad key", BadKey(), 401, "invalid_api_key", "invalid_request_error", nil, "You didn't provide an API key"},
 		{"context overflow", ContextOverflow(), 400, "context_length_exceeded", "invalid_request_error", nil,
 			"maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens"},
 	}

@@ -30,6 +30,8 @@ type view struct {
 	// token limit (chat.ThoughtOut).
 	maxTokens int
 	profile   string
+	// renderWidth, when set, renders the answer's markdown at that width (markdown.go).
+	renderWidth int
 }
 
 // printEvents streams a run's events as print mode shows them: the answer to stdout (unless
@@ -76,6 +78,8 @@ type stream struct {
 	thinkingOpen bool
 	// notes are what the run's end says beyond its outcome (chat.RunNotes).
 	notes []string
+	// md renders the answer as markdown; nil writes it as it comes.
+	md *rendered
 }
 
 // The lines that count what a run waits for, with the time so far.
@@ -91,6 +95,9 @@ func newStream(v view) *stream {
 	s := &stream{v: v, out: bufio.NewWriterSize(v.stdout, 32<<10)}
 	if v.stdoutTerminal {
 		s.san = new(sanitize.Stream)
+	}
+	if v.renderWidth > 0 && !v.jsonOut {
+		s.md = &rendered{width: v.renderWidth}
 	}
 	if v.stderrTerminal {
 		s.thinkSan = new(sanitize.Stream)
@@ -220,7 +227,11 @@ func (s *stream) delta(text string) {
 	if s.san != nil {
 		text = s.san.Clean(text)
 	}
-	io.WriteString(s.out, text)
+	if s.md != nil {
+		s.md.add(s.out, text)
+	} else {
+		io.WriteString(s.out, text)
+	}
 	if s.flush == nil {
 		s.flush = time.After(flushAfter)
 	}
@@ -244,6 +255,9 @@ func (s *stream) stopStatus() {
 // exit status.
 func (s *stream) end(o chat.Outcome) (runOutput, int) {
 	s.stopStatus()
+	if s.md != nil {
+		s.md.end(s.out)
+	}
 	s.out.Flush()
 	s.endThinking()
 	res := s.res
@@ -252,9 +266,9 @@ func (s *stream) end(o chat.Outcome) (runOutput, int) {
 		// Stored as the endpoint ended it; reported as what it is to the script waiting for it.
 		o = chat.Outcome{Status: chat.StatusFailed, Retry: &c}
 	}
-	if !s.v.jsonOut && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
-		// A reply ends its last line, as llm and mods end theirs: a shell prompt, or what a
-		// script appends, starts on a line of its own.
+	if !s.v.jsonOut && s.md == nil && res.Text != "" && !strings.HasSuffix(res.Text, "\n") {
+		// A reply ends its last line: a shell prompt, or what a script appends, starts on a
+		// line of its own.
 		fmt.Fprintln(s.v.stdout)
 	}
 	res.Status, res.Retry = o.Status, o.Retry

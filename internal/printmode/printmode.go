@@ -42,6 +42,9 @@ type Options struct {
 	// stream is a terminal, where control sequences are neutralised and waits redrawn.
 	Stdout, Stderr                 io.Writer
 	StdoutTerminal, StderrTerminal bool
+	// RenderWidth, when set, renders the answer's markdown for the terminal stdout is, at that
+	// width, as the chat screen does; 0 writes it as the model sent it (piped, or --raw).
+	RenderWidth int
 	// Clock times --wait.
 	Clock chat.Clock
 
@@ -297,7 +300,8 @@ func (p *printer) context() ([]chat.Message, history.Progress, error) {
 func (p *printer) view() view {
 	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
-		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile()}
+		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
+		renderWidth: o.RenderWidth}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
@@ -377,11 +381,13 @@ func (p *printer) report(res runOutput, code int) int {
 	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
 	res.ToolCalls = append([]toolCallJSON{}, p.total.ToolCalls...)
 	if res.Error != nil && code != chat.ExitInterrupted {
-		run := ""
-		if p.rcpt.RunID != 0 {
-			run = fmt.Sprintf(", run %d", p.rcpt.RunID)
+		// The session, as --session and export take it: a run's id counts every run of the
+		// history, and says nothing to the operator.
+		where := ""
+		if p.rcpt.SessionID != "" {
+			where = ", session " + shortSession(p.rcpt.SessionID)
 		}
-		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), run)
+		p.say("%s (%s%s)", *res.Error, chat.FormatRetry(*res.Retry, p.o.Clock.Now()), where)
 	}
 	if p.o.JSON {
 		chat.WriteJSON(p.o.Stdout, res.result)
@@ -399,4 +405,12 @@ func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification
 		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: msg, Retry: &c, Stored: true})
 	}
 	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
+}
+
+// shortSession is the start of a session id that --session, -c's list and export take.
+func shortSession(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }

@@ -2,6 +2,7 @@ package inputbox
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -141,4 +142,18 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TakeBack removes typed from just before the cursor when that is what the box holds there,
+// and reports whether it did: keys typed one by one that turn out to be the start of a paste
+// are taken back, to be pasted whole.
+func (m *Box) TakeBack(typed string) bool {
+	rs := sanitizeInput(typed, false)
+	l := m.line()
+	if len(rs) == 0 || m.col < len(rs) || !slices.Equal(l[m.col-len(rs):m.col], rs) {
+		return false
+	}
+	m.delete(m.col-len(rs), m.col)
+	m.scroll()
+	return true
 }

@@ -222,6 +222,23 @@ func (s *Stream) Unfinished(from, to int) bool {
 	return s.tailPlain && to > s.chunksEnd
 }
 
+// SetMinChunk makes chunks from n bytes on, where a frame's cost wants them at least
+// minChunk: print mode writes each block as soon as it is whole, and has no frame to keep
+// short. It applies from the next Render of a new text.
+func (s *Stream) SetMinChunk(n int) { s.min = n }
+
+// Stable returns how many of the last render's lines stay as they are while the text grows: the
+// head's and those of the chunks up to the first still plain. The tail's may change. Print mode
+// writes them as soon as they are stable.
+func (s *Stream) Stable() int {
+	for _, c := range s.chunks {
+		if !c.rendered {
+			return c.at
+		}
+	}
+	return s.chunksEnd
+}
+
 // Rendered reports whether every chunk and the tail are rendered: nothing is left to do
 // unless the text grows.
 func (s *Stream) Rendered() bool { return !s.tailPlain && s.plain == 0 }

@@ -4,6 +4,8 @@ package transcript
 // of a reply. Positions are lines of renders, found by walking entries from a known line, so
 // moving costs only the lines passed.
 
+import "strings"
+
 // linePos is a line of the transcript: line number line of entry entry's render.
 type linePos struct{ entry, line int }
 
@@ -162,4 +164,36 @@ func (t *List) reveal(i int) {
 	} else {
 		t.setTop(linePos{i, 0})
 	}
+}
+
+// Select selects message id, a reply or an operator message, and scrolls it into view; it
+// reports whether it is shown.
+func (t *List) Select(id int64) bool {
+	for i, e := range t.entries {
+		if e.message.ID == id && selectable(e.message) {
+			t.sel = i
+			t.reveal(i)
+			return true
+		}
+	}
+	return false
+}
+
+// Find selects the nearest message from the selected one in direction dir (-1 earlier, 1
+// later; from the end when none is selected) whose text holds query, case aside, and scrolls
+// it into view; it reports whether one does.
+func (t *List) Find(query string, dir int) bool {
+	q := strings.ToLower(query)
+	i := t.sel + dir
+	if t.sel < 0 {
+		i = len(t.entries) - 1
+	}
+	for ; i >= 0 && i < len(t.entries); i += dir {
+		if e := t.entries[i]; selectable(e.message) && strings.Contains(strings.ToLower(e.text.String()), q) {
+			t.sel = i
+			t.reveal(i)
+			return true
+		}
+	}
+	return false
 }

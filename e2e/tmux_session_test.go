@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/demo"
+)
+
+// Two windows on one session: the screen never sends a turn another process stored that it
+// has not shown.
+
+func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 40, nil)
+	p.send("first question")
+	p.waitReplies(1)
+	session := strings.Fields(string(p.parley("sessions")))[0]
+	p.parley("--session", session, "-p", "a question from the other window", "--base-url", p.srv.URL(), "--model", "m")
+	p.requests(2)
+
+	p.send("my second question")
+	p.waitScreen("not sent: another parley added 2 messages to this session")
+	s := p.waitScreen("a question from the other window")
+	if in := screenInputLine(s); in != "my second question" {
+		t.Fatalf("input %q, want the text back; screen:\n%s", in, s)
+	}
+	p.quiet(500 * time.Millisecond)
+	p.requests(2)
+
+	// Shown, it goes with the next message: the model sees what the operator saw.
+	p.key("Enter")
+	p.waitRequests(3)
+	sent := p.srv.Received()[2].Messages
+	var texts []string
+	for _, m := range sent {
+		texts = append(texts, m.Content)
+	}
+	joined := strings.Join(texts, "\n")
+	if len(sent) != 5 || !strings.Contains(joined, "a question from the other window") || sent[4].Content != "my second question" {
+		t.Fatalf("sent %d messages:\n%s", len(sent), joined)
+	}
+}
+
+// ctrl+p walks on from this session's messages into those sent in earlier ones.
+func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.start(100, 30, nil)
+	p.send("asked in the first session")
+	p.waitReplies(1)
+	p.send("/new")
+	p.waitScreenNot("asked in the first session")
+	p.send("asked in the second")
+	p.waitReplies(1)
+	p.key("C-p")
+	p.waitScreen("┃ asked in the second")
+	p.key("C-p")
+	p.waitScreen("┃ asked in the first session")
+}
+
+// /sessions with many sessions: paging, the words that matched first at 80 columns, opening a
+// match at the message that matched, and deleting after asking.
+func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	for i := range 30 {
+		prompt := fmt.Sprintf("question number %d", i)
+		if i == 2 {
+			prompt = "an old question whose words go on for a while before they say that quokkas live on Rottnest"
+		}
+		p.parley("-p", prompt, "--base-url", p.srv.URL(), "--model", "m")
+	}
+	p.start(80, 24, nil)
+	p.send("/sessions")
+	p.waitScreen("Sessions")
+	p.key("End")
+	p.waitScreen("question number 0 ")
+	p.key("Home")
+	p.waitScreen("› ")
+	p.tmux("send-keys", "-t", "parley", "-l", "quokkas")
+	s := p.waitScreen("that quokkas live")
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "› ") && !strings.Contains(l, "that quokkas live") {
+			t.Fatalf("the row does not show the words that matched at 80 columns:\n%s", s)
+		}
+	}
+	p.key("Enter")
+	s = p.waitScreen("SELECT")
+	if !strings.Contains(s, "the message that matched “quokkas”") {
+		t.Fatalf("opening the match:\n%s", s)
+	}
+	p.key("i")
+	p.send("/sessions")
+	p.waitScreen("Sessions")
+	p.key("End")
+	p.key("C-d")
+	p.waitScreen("ctrl+d again deletes “question number 0”")
+	p.key("C-d")
+	p.waitScreen("deleted “question number 0”")
+	if strings.Contains(string(p.parley("sessions")), "question number 0\n") {
+		t.Fatal("the session is still listed after ctrl+d twice")
+	}
+}

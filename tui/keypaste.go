@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// This file tells a paste that arrives as keys from typing. A terminal without bracketed
+// paste (or tmux's paste-buffer without -p) sends pasted text as key presses, each line ended
+// by enter: taken as typed, every line would be sent as a message of its own. Keys come that
+// close together only from a paste, so an enter right after a key waits that long: when a
+// key follows as quickly, the enter is a line end and the keys a paste; otherwise it sends.
+
+// DefaultPasteGap is the program's Options.PasteGap: no one types an enter and the key after
+// it this close together, and a paste's keys arrive much closer.
+const DefaultPasteGap = 25 * time.Millisecond
+
+// keyPaste is the paste being told from typing. Its times are the screen's clock's.
+type keyPaste struct {
+	// last is when the last key arrived; run is the text of the printable keys typed into the
+	// input in one quick run up to it (each within the gap of the one before).
+	last time.Time
+	run  string
+	// enter is the enter that came right after run, waiting to see whether a key follows as
+	// quickly, and enters how many came in a row (0: none waits). text, while collecting, is
+	// the paste so far.
+	enter      tea.KeyPressMsg
+	enters     int
+	collecting bool
+	text       string
+	// tag names the newest pasteTickMsg asked for; older ones are dropped.
+	tag int
+}
+
+// pasteKey sees a key before it acts. It reports took when the key is part of a paste (held
+// back, to go into the input as one paste when the keys stop). Otherwise the key acts as it
+// would, after cmd: a waiting enter that nothing followed sends first, a paste that ended goes
+// into the input first.
+func (m *Model) pasteKey(msg tea.KeyPressMsg) (cmd tea.Cmd, took bool) {
+	p := &m.keyPaste
+	if m.pasteGap <= 0 {
+		return nil, false
+	}
+	now := m.clock.Now()
+	quick := !p.last.IsZero() && now.Sub(p.last) < m.pasteGap
+	text, isText := pasteText(msg, m.keys.Input.Newline)
+	switch {
+	case p.collecting && isText && quick:
+		p.text += text
+		p.last = now
+		return nil, true
+	case p.collecting:
+		cmd = m.endKeyPaste()
+	case p.enters > 0 && quick && text == "\n":
+		p.enters++ // another line end in a row: what follows decides
+		p.last = now
+		return nil, true
+	case p.enters > 0 && isText && quick:
+		// A key right after the enter: the run, the enters and this key are a paste.
+		if m.input.TakeBack(p.run) {
+			p.text = p.run
+		}
+		p.text += strings.Repeat("\n", p.enters) + text
+		p.collecting, p.enters, p.last = true, 0, now
+		return nil, true
+	case p.enters > 0:
+		cmd = m.sendWaitingEnters()
+	}
+	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && m.confirm == (confirm{}) {
+		p.enter, p.enters, p.last = msg, 1, now
+		return tea.Batch(cmd, m.pasteTick(m.pasteGap)), true
+	}
+	switch {
+	case m.focus == focusInput && msg.Text != "" && msg.Mod&^tea.ModShift == 0 && quick:
+		p.run += msg.Text
+	case m.focus == focusInput && msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		p.run = msg.Text
+	default:
+		p.run = ""
+	}
+	p.last = now
+	return cmd, false
+}
+
+// pasteText is what a key adds to a paste: its text, a line end for enter and the newline
+// keys, a tab for tab; isText is false for any other key, which ends a paste.
+func pasteText(msg tea.KeyPressMsg, newline key.Binding) (text string, isText bool) {
+	switch {
+	case msg.Code == tea.KeyEnter && msg.Mod == 0, key.Matches(msg, newline):
+		return "\n", true
+	case msg.Code == tea.KeyTab && msg.Mod == 0:
+		return "\t", true
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		return msg.Text, true
+	}
+	return "", false
+}
+
+// pasteTick asks for a pasteTickMsg after d.
+func (m *Model) pasteTick(d time.Duration) tea.Cmd {
+	m.keyPaste.tag++
+	tag := m.keyPaste.tag
+	return tea.Tick(d, func(time.Time) tea.Msg { return pasteTickMsg{tag: tag} })
+}
+
+// handlePasteTick ends what waits once no key has come for the gap: the enter sends, the paste
+// goes into the input. A key that came since moves the end on.
+func (m *Model) handlePasteTick(msg pasteTickMsg) tea.Cmd {
+	p := &m.keyPaste
+	if msg.tag != p.tag || (p.enters == 0 && !p.collecting) {
+		return nil
+	}
+	if quiet := m.clock.Now().Sub(p.last); quiet < m.pasteGap {
+		return m.pasteTick(m.pasteGap - quiet)
+	}
+	if p.collecting {
+		return m.endKeyPaste()
+	}
+	return m.sendWaitingEnters()
+}
+
+// sendWaitingEnters lets the enters that waited act, as they would have when they came: the
+// first sends.
+func (m *Model) sendWaitingEnters() tea.Cmd {
+	p := &m.keyPaste
+	n := p.enters
+	p.enters, p.run = 0, ""
+	var cmds []tea.Cmd
+	for range n {
+		cmds = append(cmds, m.routeKey(p.enter, confirm{}))
+	}
+	return tea.Batch(cmds...)
+}
+
+// endKeyPaste puts the paste collected into the input, as a paste.
+func (m *Model) endKeyPaste() tea.Cmd {
+	p := &m.keyPaste
+	text := p.text
+	p.collecting, p.text, p.run = false, "", ""
+	return m.handlePaste(tea.PasteMsg{Content: text})
+}
