@@ -64,8 +64,8 @@ type app struct {
 	mouse        bool
 	// tools are the configured tool servers and the tools on (the profile's), nil when
 	// config.toml configures none; closing the app closes every server.
-	tools *toolloop.Toolbox
-	chosen       string
+	tools  *toolloop.Toolbox
+	chosen string
 	// needsModel is set when nothing named a model: the endpoint is asked (discover.go).
 	needsModel bool
 	cfgPath    string
