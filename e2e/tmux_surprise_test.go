@@ -293,7 +293,19 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p := newPane(t, "fake-model", demo.Options{})
 		p.start(40, 40, nil)
 		p.tmux("send-keys", "-t", "parley", "-l", "?")
-		s := p.waitScreen("versions ([ or ])")
+		s := p.waitScreen("typing")
+		// Where the list does not fit it scrolls: page down until its last section shows.
+		for page := 0; !strings.Contains(s, "versions ([ or ])"); page++ {
+			if page == 5 {
+				t.Fatalf("five pages down and no versions section:\n%s", s)
+			}
+			shown := p.screen()
+			p.key("NPage")
+			for deadline := time.Now().Add(5 * time.Second); p.screen() == shown && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+			}
+			s += p.screen()
+		}
 		for _, group := range tui.HelpKeys() {
 			for _, b := range group {
 				if want := b.Help().Key + " " + strings.Fields(b.Help().Desc)[0]; !strings.Contains(s, want) {
