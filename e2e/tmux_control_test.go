@@ -20,15 +20,15 @@ func TestTmuxContinueAndFork(t *testing.T) {
 		p.start(110, 40, nil)
 		p.send("tell me about quokkas")
 		p.waitScreen("· c continue")
-		cut := p.export()[1]
-		p.key("c")
+		p.key("c") // at once: the retry's countdown is 2 s
 		msgs := p.waitExport("the continued reply", settledReplies(1))
+		cut := msgs[1]
 		sent := p.srv.Received()[1].Messages
 		if len(sent) < 2 || sent[1].Role != "assistant" || sent[1].Content != cut.Content {
 			t.Fatalf("the continuation sent %+v; want the cut text as the assistant's turn", sent)
 		}
 		joined := msgs[len(msgs)-1]
-		if len(msgs) != 3 || !msgs[1].Superseded || msgs[1].Content != cut.Content || !strings.HasPrefix(joined.Content, cut.Content) ||
+		if len(msgs) != 3 || !cut.Superseded || cut.Status != "failed" || !strings.HasPrefix(joined.Content, cut.Content) ||
 			len(joined.Content) <= len(cut.Content) {
 			t.Fatalf("export %+v; want the cut version kept and one reply going on from it", msgs)
 		}

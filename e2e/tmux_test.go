@@ -122,7 +122,7 @@ func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parl
 // waitScreen waits until the pane shows text.
 func (p *pane) waitScreen(text string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s := p.screen()
 		if strings.Contains(s, text) {
@@ -138,7 +138,7 @@ func (p *pane) waitScreen(text string) string {
 // waitScreenNot waits until the pane no longer shows text.
 func (p *pane) waitScreenNot(text string) {
 	p.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for s := p.screen(); strings.Contains(s, text); s = p.screen() {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("timed out waiting for %q to go; screen:\n%s", text, s)

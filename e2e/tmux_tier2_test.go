@@ -36,7 +36,7 @@ func (p *pane) requests(want int) {
 // waitRequests waits until the endpoint has received n chat requests.
 func (p *pane) waitRequests(n int) {
 	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for p.srv.Requests() != n {
 		if time.Now().After(deadline) {
 			p.t.Fatalf("%d requests, waited for %d; screen:\n%s", p.srv.Requests(), n, p.screen())
@@ -62,7 +62,7 @@ func (p *pane) quiet(d time.Duration) {
 // waitExport waits until the exported session satisfies cond.
 func (p *pane) waitExport(what string, cond func([]exported) bool) []exported {
 	p.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		msgs := p.export()
 		if cond(msgs) {

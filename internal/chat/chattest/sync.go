@@ -26,11 +26,11 @@ func (b *Buffer) String() string {
 	return b.buf.String()
 }
 
-// WaitFor polls until cond holds, failing the test after ten seconds: for what a real process
+// WaitFor polls until cond holds, failing the test after 30 seconds: for what a real process
 // or server does in its own time, where no manual clock reaches.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
