@@ -287,8 +287,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Fallback):
 		return m.fallbackNow()
 	case key.Matches(msg, t.Thinking):
-		if !m.transcript.ToggleThinking(m.transcript.Selected()) {
-			m.setNotice("this reply has no thinking to show", false)
+		id := m.transcript.Selected()
+		thought, called := m.transcript.ToggleThinking(id), m.transcript.ToggleTools(id)
+		if !thought && !called {
+			m.setNotice("this reply has no thinking or tool calls to show", false)
 		}
 	case key.Matches(msg, t.Older):
 		return m.showVersions(m.transcript.Selected(), -1)

@@ -163,7 +163,7 @@ func DefaultKeyMap() KeyMap {
 			Copy:       bind("copy", "y"),
 			CopyCode:   bind("copy a code block", "Y"),
 			Regenerate: bind("regenerate", "r"),
-			Thinking:   bind("show thinking", "t"),
+			Thinking:   bind("show thinking, tool calls", "t"),
 			Fallback:   bind("send to fallback", "f"),
 			Older:      bind("versions", "["),
 			Newer:      bind("versions", "]"),

@@ -80,6 +80,12 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 	if got := toolResults(srv.Received()[4]); len(got) != 3 || got[2] != "Echo: three" {
 		t.Errorf("the last request carried %q", got)
 	}
+	// t on the reply opens its calls: the arguments and what came back.
+	d.selectReplies()
+	d.send(press("t"))
+	if s := plain(d.m); !strings.Contains(s, `▾ echo {"message":"three"}`) || !strings.Contains(s, "│ Echo: three") {
+		t.Errorf("t did not open the calls:\n%s", s)
+	}
 }
 
 // esc during a call stops the turn: the call is cancelled through MCP and stored cancelled.
