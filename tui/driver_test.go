@@ -102,8 +102,29 @@ type driver struct {
 
 func newDriver(t testing.TB, m Model) *driver {
 	d := &driver{t: t, m: m, msgs: make(chan tea.Msg, 64), done: make(chan struct{})}
-	t.Cleanup(func() { close(d.done) })
+	t.Cleanup(func() {
+		d.settle()
+		close(d.done)
+	})
 	return d
+}
+
+// settle stops a run the test left going and takes in what follows until it is stored, so
+// that nothing writes into the test's database, or its directory, after the test: cleanups run
+// before the database closes and its directory is removed.
+func (d *driver) settle() {
+	if d.m.active != nil {
+		d.m.active.cancel()
+	}
+	deadline := time.After(10 * time.Second)
+	for d.m.active != nil || d.m.posting {
+		select {
+		case msg := <-d.msgs:
+			d.send(msg)
+		case <-deadline:
+			return
+		}
+	}
 }
 
 // send delivers msg to the model and starts the commands it returns.
