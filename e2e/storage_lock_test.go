@@ -201,13 +201,7 @@ func (s *lockedStream) check(t *testing.T) {
 func TestStorageReadingNeedsNoWrite(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
-	for _, c := range []struct {
-		name  string
-		block func(t *testing.T, home string)
-	}{
-		{"another process writes", func(t *testing.T, home string) { holdWriteLock(t, home) }},
-		{"a read-only mount", func(t *testing.T, home string) { mount(t, "-o", "remount,ro", home) }},
-	} {
+	for _, c := range writeBlocks {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			home := tmpfs(t, "16m")

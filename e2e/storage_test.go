@@ -69,6 +69,16 @@ func (u storageUser) must(args ...string) string {
 	return r.stdout
 }
 
+// writeBlocks are the two ways a history cannot be written while it is read: another process
+// holding the write lock, and a read-only mount.
+var writeBlocks = []struct {
+	name  string
+	block func(t *testing.T, home string)
+}{
+	{"another process writes", func(t *testing.T, home string) { holdWriteLock(t, home) }},
+	{"a read-only mount", func(t *testing.T, home string) { mount(t, "-o", "remount,ro", home) }},
+}
+
 // printedAs is what print mode writes to stdout for reply: the reply, its last line ended.
 func printedAs(reply string) string {
 	if reply == "" || strings.HasSuffix(reply, "\n") {

@@ -134,13 +134,7 @@ func containsAll(s string, texts []string) bool {
 // latest session to read.
 func TestStorageTmuxReadsWithoutWriting(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		name  string
-		block func(t *testing.T, home string)
-	}{
-		{"another process writes", func(t *testing.T, home string) { holdWriteLock(t, home) }},
-		{"a read-only mount", func(t *testing.T, home string) { mount(t, "-o", "remount,ro", home) }},
-	} {
+	for _, c := range writeBlocks {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			home := tmpfs(t, "16m")

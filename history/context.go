@@ -15,13 +15,19 @@ import (
 // operator message: its live messages, under its latest system prompt. A session not stored
 // (sessionID "") has none.
 func (db *DB) SessionContext(sessionID string) ([]chat.Message, error) {
-	msgs, _, err := db.NextContext(sessionID)
+	msgs, _, err := db.sessionContext(sessionID, true)
 	return msgs, err
 }
 
-// NextContext is SessionContext with the id of each message: the chat screen weighs it against
-// the model's window before the send, and names what the send would leave out.
+// NextContext is SessionContext with the id of each message, and its images without their
+// bytes: the chat screen weighs it against the model's window before the send (an image by
+// its size), and names what the send would leave out.
 func (db *DB) NextContext(sessionID string) ([]chat.Message, []int64, error) {
+	return db.sessionContext(sessionID, false)
+}
+
+// sessionContext is SessionContext with each message's id, and the images' bytes withData.
+func (db *DB) sessionContext(sessionID string, withData bool) ([]chat.Message, []int64, error) {
 	if sessionID == "" {
 		return nil, nil, nil
 	}
@@ -35,7 +41,7 @@ func (db *DB) NextContext(sessionID string) ([]chat.Message, []int64, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return db.contextRows(rows, sessionID)
+	return db.contextRows(rows, sessionID, withData)
 }
 
 // CompactedBefore returns the message /compact cut session sessionID at: the messages before
@@ -69,7 +75,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, _, err := db.contextRows(rows, "")
+	out, _, err := db.contextRows(rows, "", true)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +103,7 @@ const notCompacted = `(m.role = 'system' OR ` + pinned + ` OR m.id >= coalesce(
 
 // contextRows reads the messages of a context query (id, role, content, reasoning, pinned), of
 // session sessionID ("": the anchor's), with the images of each, bytes and all, and their ids.
-func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, []int64, error) {
+func (db *DB) contextRows(rows *sql.Rows, sessionID string, withData bool) ([]chat.Message, []int64, error) {
 	var ids []int64
 	out, err := readRows(rows, func(rows *sql.Rows, m *chat.Message) error {
 		var id int64
@@ -117,7 +123,7 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string) ([]chat.Message, []i
 	for _, id := range ids {
 		first, last = min(first, id), max(last, id)
 	}
-	images, err := imagesOf(db.sql, sessionID, first, last, true)
+	images, err := imagesOf(db.sql, sessionID, first, last, withData)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -59,9 +59,12 @@ func (m *Model) compareTable() []string {
 	return out
 }
 
+// listPrices are the built-in prices, for a screen with no spend guard to price with.
+var listPrices = agent.DefaultPrices()
+
 // versionCost is what a version cost at the known prices, "—" when its model has none.
 func (m *Model) versionCost(v history.Message) string {
-	prices := agent.DefaultPrices()
+	prices := listPrices
 	if m.spend != nil {
 		prices = m.spend.Prices
 	}

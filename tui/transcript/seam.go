@@ -44,14 +44,7 @@ func dimSeams(lines []string) {
 }
 
 // HasSeams reports whether a reply shown was continued from a cut one.
-func (t *List) HasSeams() bool {
-	for _, e := range t.entries {
-		if e.seam > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (t *List) HasSeams() bool { return t.seams > 0 }
 
 // SeamsShown reports whether seams are marked (they are until ToggleSeams hides them).
 func (t *List) SeamsShown() bool { return !t.hideSeams }

@@ -99,8 +99,9 @@ type List struct {
 	// collapsed, under the box's label, unless showPastes.
 	pastes     []sentPaste
 	showPastes bool
-	// attached counts the files attached to the messages shown, which collapse as pastes do.
-	attached int
+	// attached counts the files attached to the messages shown, which collapse as pastes do;
+	// seams counts the replies shown that continue a cut one.
+	attached, seams int
 	// quota is how much markdown may still be rendered for the current message (see
 	// markdown.FrameQuota); unfinished holds the entries on screen whose render it left
 	// unfinished.
@@ -129,7 +130,7 @@ func (t *List) Reset(msgs []history.Message) {
 	es := make([]entry, len(msgs))
 	t.entries = make([]*entry, 0, len(msgs))
 	t.byID = make(map[int64]*entry, len(msgs))
-	t.attached = 0
+	t.attached, t.seams = 0, 0
 	t.stream = nil
 	for i, msg := range msgs {
 		t.add(&es[i], msg)
@@ -197,7 +198,9 @@ func (t *List) fill(e *entry, msg history.Message) {
 	e.message = msg
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
-	e.seam = seamAt(msg.Role, msg.Content, msg.Seam)
+	if e.seam = seamAt(msg.Role, msg.Content, msg.Seam); e.seam > 0 {
+		t.seams++
+	}
 	e.fillThinking(msg)
 	e.fillTools(msg)
 	if msg.Role == chat.RoleUser {
@@ -286,6 +289,9 @@ func (t *List) Remove(ids []int64) {
 		if slices.Contains(ids, e.message.ID) {
 			delete(t.byID, e.message.ID)
 			t.attached -= len(e.files)
+			if e.seam > 0 {
+				t.seams--
+			}
 			if t.stream == e {
 				t.stream = nil
 			}
