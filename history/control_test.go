@@ -25,6 +25,10 @@ func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
 	if r.Prefix != "Quokkas are small marsupials that live on" || r.AnchorID != first.AnchorID || len(r.Superseded) != 1 || r.Superseded[0] != first.ReplyID {
 		t.Fatalf("receipt %+v", r)
 	}
+	// Its request ends with the cut text as the assistant's turn, to be gone on from.
+	if sent, _, err := db.RunContext(r.RunID); err != nil || len(sent) != 2 || sent[1].Role != chat.RoleAssistant || sent[1].Content != r.Prefix {
+		t.Fatalf("the continuation sends %+v, %v", sent, err)
+	}
 	runTo(t, db, r, " Rottnest Island.", Finish{Status: chat.StatusSucceeded, Attempts: 1, FinishReason: "stop"})
 	msgs, err := db.Transcript(s.ID)
 	if err != nil {

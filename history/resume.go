@@ -88,13 +88,14 @@ func (db *DB) Resume(runID int64, model string, queued bool) (Receipt, error) {
 }
 
 // RunContext returns what run runID sends to the model: its anchor's Context, then what the
-// run itself has done so far (a resumed run's steps and their results), with how far it has
-// come.
+// run itself has done so far (a resumed run's steps and their results, or the cut text a
+// continuation goes on from, as the assistant's turn), with how far it has come.
 func (db *DB) RunContext(runID int64) ([]chat.Message, Progress, error) {
 	var anchorID, replyID int64
 	var content string
-	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, m.content FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
-		runID).Scan(&anchorID, &replyID, &content)
+	var seam int
+	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, m.content, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
+		runID).Scan(&anchorID, &replyID, &content, &seam)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, Progress{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
 	}
@@ -106,8 +107,15 @@ func (db *DB) RunContext(runID int64) ([]chat.Message, Progress, error) {
 		return nil, Progress{}, err
 	}
 	calls, err := db.ToolCalls(runID)
-	if err != nil || len(calls) == 0 {
-		return msgs, Progress{}, err
+	if err != nil {
+		return nil, Progress{}, err
+	}
+	if len(calls) == 0 {
+		if seam > 0 && content != "" {
+			// A continuation (Continue): the cut text, for the model to go on from.
+			msgs = append(slices.Clip(msgs), chat.Message{Role: chat.RoleAssistant, Content: content})
+		}
+		return msgs, Progress{}, nil
 	}
 	done := withTools(chat.Message{Role: chat.RoleAssistant, Content: content}, calls)
 	return append(slices.Clip(msgs), done...), Progress{Steps: calls[len(calls)-1].Step + 1, Seam: len(content)}, nil

@@ -74,10 +74,6 @@ func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
 		var events <-chan chat.Event
 		var toolErrs []string
 		msgs, progress, err := db.RunContext(rcpt.RunID)
-		if rcpt.Prefix != "" {
-			// A continuation: the cut text is the assistant's turn, for the model to go on from.
-			msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: rcpt.Prefix})
-		}
 		switch {
 		case ctx.Err() != nil:
 			// Cancelled before its request was sent: it is stored cancelled and never sent.

@@ -257,14 +257,9 @@ func (p *printer) runOne(ctx context.Context) (runOutput, int) {
 }
 
 // context is the conversation the run sends: up to its anchor and what the run has done so
-// far (a resumed run's tool calls, a continued reply's text), or, for a message the database
-// could not store, the session's with it at the end.
+// far (history.RunContext), or, for a message the database could not store, the session's with
+// it at the end.
 func (p *printer) context() ([]chat.Message, history.Progress, error) {
-	if p.rcpt.Prefix != "" {
-		// A continuation: the cut text is the assistant's turn, for the model to go on from.
-		msgs, progress, err := p.o.DB.RunContext(p.rcpt.RunID)
-		return append(msgs, chat.Message{Role: chat.RoleAssistant, Content: p.rcpt.Prefix}), progress, err
-	}
 	if p.rcpt.RunID >= 0 {
 		return p.o.DB.RunContext(p.rcpt.RunID)
 	}
