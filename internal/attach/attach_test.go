@@ -78,7 +78,7 @@ func TestReadRefusesWhatCannotBeSent(t *testing.T) {
 // down when it is large: the text limit does not apply to it.
 func TestReadAttachesAnImage(t *testing.T) {
 	dir := t.TempDir()
-	b := encode(t, "png", picture(3000, 1500, false))
+	b := encode(t, "png", picture(3072, 192, false))
 	p := filepath.Join(dir, "photo.dat")
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
@@ -87,10 +87,10 @@ func TestReadAttachesAnImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Image == nil || f.Text != "" || f.Image.Name != "photo.dat" || f.Image.Width != 2048 || f.Image.Height != 1024 {
+	if f.Image == nil || f.Text != "" || f.Image.Name != "photo.dat" || f.Image.Width != 2048 || f.Image.Height != 128 {
 		t.Fatalf("read %+v", f)
 	}
-	if got := f.Image.Scaled(); got != "photo.dat: scaled down from 3000×1500 to 2048×1024 to send" {
+	if got := f.Image.Scaled(); got != "photo.dat: scaled down from 3072×192 to 2048×128 to send" {
 		t.Errorf("scaled note %q", got)
 	}
 	if got := attach.Images([]attach.File{{Path: "a.go", Text: "package a"}, f}); len(got) != 1 || got[0].Hash != f.Image.Hash {

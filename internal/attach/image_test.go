@@ -92,12 +92,12 @@ func TestPrepareImageScalesALargeOneDown(t *testing.T) {
 		alpha  bool
 		mime   string
 	}{{"jpeg", false, "image/jpeg"}, {"png", false, "image/jpeg"}, {"png", true, "image/png"}} {
-		b := encode(t, tc.format, picture(4096, 1024, tc.alpha))
+		b := encode(t, tc.format, picture(4096, 128, tc.alpha))
 		im, err := attach.PrepareImage("wide."+tc.format, b, 64<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if im.Width != attach.MaxImageSide || im.Height != 512 || im.ScaledFrom != image.Pt(4096, 1024) || im.MIME != tc.mime {
+		if im.Width != attach.MaxImageSide || im.Height != 64 || im.ScaledFrom != image.Pt(4096, 128) || im.MIME != tc.mime {
 			t.Errorf("%s alpha=%v: %s %dx%d from %v", tc.format, tc.alpha, im.MIME, im.Width, im.Height, im.ScaledFrom)
 		}
 		cfg, format, err := image.DecodeConfig(bytes.NewReader(im.Data))

@@ -98,6 +98,7 @@ func everyBoundary() Stream { return Stream{min: 1, max: math.MaxInt} }
 func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
 	for name, doc := range mdCorpus {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			for _, width := range []int{30, 78} {
 				s := everyBoundary()
 				var md, ref Renderer

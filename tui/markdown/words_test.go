@@ -28,24 +28,27 @@ func TestEveryWordOfTheCorpusIsShown(t *testing.T) {
 	total := 0
 	for name, doc := range readCorpus(t) {
 		total += len(markdowntest.Words(doc))
-		for _, width := range corpusWidths {
-			var md Renderer
-			if miss := missingWords(doc, md.Render(doc, width, true)); len(miss) > 0 {
-				t.Errorf("%s at %d columns, whole: missing %q", name, width, miss)
-			}
-			// Streamed in pieces of 5 bytes, every chunk rendered as the screen would.
-			var s Stream
-			var lines []string
-			for end := 5; ; end += 5 {
-				lines = renderAll(&s, &md, doc[:min(end, len(doc))], width)
-				if end >= len(doc) {
-					break
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, width := range corpusWidths {
+				var md Renderer
+				if miss := missingWords(doc, md.Render(doc, width, true)); len(miss) > 0 {
+					t.Errorf("at %d columns, whole: missing %q", width, miss)
+				}
+				// Streamed in pieces of 5 bytes, every chunk rendered as the screen would.
+				var s Stream
+				var lines []string
+				for end := 5; ; end += 5 {
+					lines = renderAll(&s, &md, doc[:min(end, len(doc))], width)
+					if end >= len(doc) {
+						break
+					}
+				}
+				if miss := missingWords(doc, lines); len(miss) > 0 {
+					t.Errorf("at %d columns, streamed: missing %q", width, miss)
 				}
 			}
-			if miss := missingWords(doc, lines); len(miss) > 0 {
-				t.Errorf("%s at %d columns, streamed: missing %q", name, width, miss)
-			}
-		}
+		})
 	}
 	t.Logf("%d words checked at %d widths, whole and streamed", total, len(corpusWidths))
 }
@@ -55,17 +58,20 @@ func TestEveryWordOfTheCorpusIsShown(t *testing.T) {
 // picks between two equally close terminal colors for an HTML comment in map order.
 func TestCorpusGluesLikeAWholeRender(t *testing.T) {
 	for name, doc := range readCorpus(t) {
-		for _, width := range corpusWidths {
-			s := everyBoundary()
-			var md, ref Renderer
-			for _, end := range steps(doc) {
-				got := ansi.Strip(strings.Join(renderAll(&s, &md, doc[:end], width), "\n"))
-				want := ansi.Strip(strings.Join(ref.full(doc[:end], width, true), "\n"))
-				if got != want {
-					t.Fatalf("%s at %d columns, after %d bytes:\nglued:\n%s\nwhole:\n%s", name, width, end, got, want)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, width := range corpusWidths {
+				s := everyBoundary()
+				var md, ref Renderer
+				for _, end := range steps(doc) {
+					got := ansi.Strip(strings.Join(renderAll(&s, &md, doc[:end], width), "\n"))
+					want := ansi.Strip(strings.Join(ref.full(doc[:end], width, true), "\n"))
+					if got != want {
+						t.Fatalf("at %d columns, after %d bytes:\nglued:\n%s\nwhole:\n%s", width, end, got, want)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
