@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,13 +155,10 @@ type printJSON struct {
 	} `json:"retry"`
 }
 
+// decode reads s, what a run wrote as JSON, into a T.
 func decode[T any](t *testing.T, s string) T {
 	t.Helper()
-	var v T
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, s)
-	}
-	return v
+	return chattest.DecodeJSON[T](t, s)
 }
 
 // exportJSON is `parley export --json` as a user's script reads it.

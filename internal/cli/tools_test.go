@@ -69,7 +69,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 	if want := `parley: tool echo {"message":"hi"} — refused: ` + refusal; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q\nwant %q", r.stderr, want)
 	}
-	if got := toolResults(srv.Received()[1]); len(got) != 1 || got[0] != refusal {
+	if got := demotest.ToolResults(srv.Received()[1]); len(got) != 1 || got[0] != refusal {
 		t.Errorf("the model was sent %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 0 {
@@ -83,7 +83,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 		out.ToolCalls[0].Size != len("Echo: hi") || !strings.Contains(out.Text, "Echo: hi") {
 		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
 	}
-	if got := toolResults(srv.Received()[3]); len(got) != 2 || got[1] != "Echo: hi" {
+	if got := demotest.ToolResults(srv.Received()[3]); len(got) != 2 || got[1] != "Echo: hi" {
 		t.Errorf("the model was sent %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
@@ -154,17 +154,6 @@ type exportToolsJSON struct {
 	} `json:"messages"`
 }
 
-// toolResults are the tool messages of a request.
-func toolResults(req demo.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out = append(out, m.Content)
-		}
-	}
-	return out
-}
-
 // A 503 after a tool's result, until Tier 1 gives up: --wait's retry resumes from the stored
 // result (its request carries it), and the tool server saw exactly one call.
 func TestWaitResumesFromAStoredToolResult(t *testing.T) {
@@ -182,7 +171,7 @@ func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 	if r.code != 0 || out.Status != "succeeded" || len(reqs) != 5 {
 		t.Fatalf("exit %d, %+v, %d requests, stderr %q", r.code, out, len(reqs), r.stderr)
 	}
-	if got := toolResults(reqs[4]); len(got) != 1 || got[0] != "Echo: once" {
+	if got := demotest.ToolResults(reqs[4]); len(got) != 1 || got[0] != "Echo: once" {
 		t.Errorf("the retry carried %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
