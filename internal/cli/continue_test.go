@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // A reply cut after 40 chunks, then `parley -c --continue`: the request carries the cut text
@@ -13,10 +12,9 @@ import (
 // reply, its seam where the cut was, beside the cut version.
 func TestPrintModeContinuesTheCutReply(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{CutAfter: 40})
-	u := newUser(t)
-	endpoint := []string{"--base-url", srv.URL(), "--model", "m"}
+	endpoint := endpointFlags(srv)
 	cut := decode[printJSON](t, u.run(append([]string{"-p", "tell me about quokkas", "--json"}, endpoint...)...).stdout)
 	if cut.Status != "failed" || cut.Text == "" {
 		t.Fatalf("the cut run: %+v", cut)
@@ -48,9 +46,8 @@ func TestPrintModeContinuesTheCutReply(t *testing.T) {
 // not continued.
 func TestPrintModeContinueRefuses(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
-	endpoint := []string{"--base-url", srv.URL(), "--model", "m"}
+	u, srv := newServedUser(t)
+	endpoint := endpointFlags(srv)
 	for _, c := range []struct {
 		args []string
 		code int

@@ -22,8 +22,7 @@ import (
 
 func TestPipedTextFollowsThePrompt(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	if r := u.pipe("ZEBRA", "-p", "say the word", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -48,8 +47,7 @@ func TestPipedTextFollowsThePrompt(t *testing.T) {
 
 func TestAttachedFilesAndRefusals(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeHome(map[string]string{"notes.md": "# Notes\nremember the milk\n", "big.txt": strings.Repeat("x", 3000),
 		"config.toml": "max_attachment_bytes = 2048\n"})
 	notes := filepath.Join(u.home, "notes.md")
@@ -178,8 +176,7 @@ func proxyTo(w http.ResponseWriter, r *http.Request, base string) {
 
 func TestAProfilesSamplingReachesTheRequest(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(fmt.Sprintf("[profiles.warm]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.7\ntop_p = 0.9\n"+
 		"[profiles.cold]\nbase_url = %q\nmodel = \"m\"\ntemperature = 0.0\n", srv.URL(), srv.URL()))
 	for _, p := range []string{"warm", "cold", ""} {

@@ -11,6 +11,8 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // Every test here runs parley in-process, through Run, as a user at a shell would run the
@@ -42,6 +44,18 @@ func newUser(t *testing.T, env ...string) *user {
 		u.env[k] = v
 	}
 	return u
+}
+
+// newServedUser returns a user, as newUser does, and a demo endpoint of their own in its
+// defaults, which endpointFlags point parley at.
+func newServedUser(t *testing.T, env ...string) (*user, *demo.Server) {
+	t.Helper()
+	return newUser(t, env...), demotest.Start(t, demo.Options{})
+}
+
+// endpointFlags are the flags that point parley at srv, asking for model "m".
+func endpointFlags(srv *demo.Server) []string {
+	return []string{"--base-url", srv.URL(), "--model", "m"}
 }
 
 // instantClock makes the user's runs wait on a clock on which every wait passes at once,

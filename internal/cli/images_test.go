@@ -17,8 +17,7 @@ import (
 // byte, and is kept with the message: -c sends it again, and export writes the same bytes.
 func TestImagesAttachedInPrintMode(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 640, 480)
 	r := u.run("-p", "what is this?", "-f", photo, "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || !strings.Contains(r.stdout, "PNG, 640×480 pixels") {
@@ -93,8 +92,7 @@ func firstSession(t *testing.T, u *user) string {
 // binary that is no image is still refused as binary, and sends nothing.
 func TestWideImageScaledAndBinaryRefused(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	dir := t.TempDir()
 	wide, _ := chattest.WritePNG(t, dir, "banner.png", 4096, 64)
 	r := u.run("-p", "what is this?", "-f", wide, "--base-url", srv.URL(), "--model", "m")

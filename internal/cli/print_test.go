@@ -40,8 +40,7 @@ func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
 
 func TestPrintModeContinuesASession(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	first := decode[printJSON](t, u.run("-p", "first", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	second := decode[printJSON](t, u.run("-p", "second", "-c", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	third := decode[printJSON](t, u.run("-p", "third", "--session", first.SessionID, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
@@ -56,9 +55,8 @@ func TestPrintModeContinuesASession(t *testing.T) {
 
 func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{CutAfter: 4})
-	u := newUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
 	out := decode[printJSON](t, r.stdout)
 	if r.code != 3 || out.Status != "failed" || out.Retry == nil || out.Retry.RetryClass != "network" || out.Text == "" || srv.Requests() != 1 {
@@ -104,8 +102,7 @@ func TestBadConfigurationExits2AndChangesNothing(t *testing.T) {
 
 func TestMissingNamedKeySendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY", "--json")
 	out := decode[printJSON](t, r.stdout)
 	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "credentials_unresolved" ||
@@ -121,9 +118,8 @@ func TestMissingNamedKeySendsNothing(t *testing.T) {
 
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{Stall: true}) // answered never: the run ends when the test does
-	u := newUser(t)
 	u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
 	chattest.WaitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	// While the request is still unanswered, a second parley finds the message stored.
@@ -139,9 +135,8 @@ func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 
 func TestAPIKeyNeverStored(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
 	const key = "sk-parley-test-secret-4242"
-	u := newUser(t, "PARLEY_TEST_KEY="+key)
+	u, srv := newServedUser(t, "PARLEY_TEST_KEY="+key)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -220,10 +215,9 @@ func TestPrintModeEndsTheLastLine(t *testing.T) {
 	t.Parallel()
 	const endsLine = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"one line\n"}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{}, demo.Fault{Stream: endsLine}, demo.Fault{})
-	u := newUser(t)
-	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	ep := endpointFlags(srv)
 	r := u.run(append(ep, "-p", "hello")...)
 	if text := strings.TrimSuffix(r.stdout, "\n"); r.code != 0 || r.stdout != text+"\n" || strings.HasSuffix(text, "\n") || text == "" {
 		t.Errorf("exit %d, stdout ends %q: want the reply and one line break", r.code, r.stdout[max(0, len(r.stdout)-20):])
@@ -242,8 +236,7 @@ func TestPrintModeEndsTheLastLine(t *testing.T) {
 // the message, which is never taken back.
 func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
 	for range 2 {
 		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)

@@ -14,9 +14,8 @@ import (
 // sequences neutralised (e2e runs the same through a real terminal).
 func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
-	u := newUser(t)
 
 	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
 	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {

@@ -52,9 +52,8 @@ func toolConfig(srv *demo.Server, server mcp.Server) string {
 
 func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	server, wire := mcptest.Everything(t)
-	u := newUser(t)
 	u.writeConfig(toolConfig(srv, server))
 	echo := demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"hi"}`})
 
@@ -110,8 +109,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 // --allow-tool naming a server config.toml does not have is a usage error naming the fix.
 func TestAllowToolOfNoServer(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(toolConfig(srv, mcp.Server{Name: "fs", Command: []string{"true"}}))
 	r := u.run("-p", "x", "--allow-tool", "nope.read")
 	if r.code != 2 || !strings.Contains(r.stderr, "--allow-tool nope.read: no [mcp.nope] in config.toml (configured: fs)") || srv.Requests() != 0 {
@@ -136,8 +134,7 @@ func TestAToolAskedForWithNoneOn(t *testing.T) {
 // without its tools, and nothing is lost.
 func TestPrintModeNamesAServerThatCannotStart(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(toolConfig(srv, mcp.Server{Name: "ghost", Command: []string{"parley-no-such-server"}}))
 	r := u.run("-p", "hello", "--json")
 	out := decode[toolsJSON](t, r.stdout)
@@ -158,9 +155,8 @@ type exportToolsJSON struct {
 // result (its request carries it), and the tool server saw exactly one call.
 func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	server, wire := mcptest.Everything(t)
-	u := newUser(t)
 	u.instantClock()
 	u.writeConfig(toolConfig(srv, server))
 	srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"once"}`}),
