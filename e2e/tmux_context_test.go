@@ -19,7 +19,7 @@ func TestTmuxContextBudget(t *testing.T) {
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	const turns = 6
 	for i := range turns {
-		p.parley("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler), "--base-url", p.srv.URL(), "--model", p.model)
+		p.printMode("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler))
 	}
 	p.start(120, 40, nil, "-c")
 	screen := p.waitScreen("(llama-server)")
@@ -69,7 +69,7 @@ func TestTmuxCompactionAndSpend(t *testing.T) {
 	p := newPane(t, "gpt-4o-mini", demo.Options{})
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	for i := range 5 {
-		p.parley("-c", "-p", fmt.Sprintf("question %d: %s", i, filler), "--base-url", p.srv.URL(), "--model", p.model)
+		p.printMode("-c", "-p", fmt.Sprintf("question %d: %s", i, filler))
 	}
 	p.srv.SetContext(500, demo.OverflowLlamaCpp)
 

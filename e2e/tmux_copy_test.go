@@ -81,8 +81,7 @@ func TestTmuxCopyThroughXclip(t *testing.T) {
 	p := newPane(t, "m", demo.Options{})
 	p.srv.Push(demo.Fault{Stream: sseReply(codeAnswer, 5)})
 	p.start(100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
-	p.send("code please")
-	p.waitReplies(1)
+	p.sendAndWait("code please", 1)
 	p.selectMessages()
 	p.key("y")
 	p.waitScreen("the reply copied with xclip")
@@ -131,8 +130,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "\x1b[?1007h") {
 		t.Fatalf("parley did not ask for alternate scroll; it wrote %d bytes", len(b))
 	}
-	p.send("a long answer please")
-	p.waitReplies(1)
+	p.sendAndWait("a long answer please", 1)
 	for range 3 {
 		p.key("Up") // what a terminal sends for the wheel, in alternate scroll
 	}
@@ -148,8 +146,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 
 // One backspace removes a whole ZWJ emoji, and the arrows never stop inside one.
 func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(80, 20, nil)
+	p := newChatPane(t, 80, 20, nil)
 	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
 	p.waitScreen("┃ a")
 	p.key("Left")
@@ -170,8 +167,7 @@ func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
 // text with each line ended by a carriage return, as many terminals do.
 
 func TestTmuxAPasteWithoutBracketsIsOneMessage(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, nil)
+	p := newChatPane(t, 100, 30, nil)
 	lines := []string{"please review these lines:", "alpha beta", "", "gamma delta", "the last line"}
 	p.tmux("set-buffer", "-b", "k25", strings.Join(lines, "\n"))
 	p.tmux("paste-buffer", "-b", "k25", "-t", "parley")
@@ -200,8 +196,7 @@ func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 		t.Fatalf("xclip -i: %v", err)
 	}
 
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
+	p := newChatPane(t, 100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
 	p.key("C-v")
 	p.waitScreen("▣ clipboard · 48×32 · ")
 	p.send("what is on my clipboard?")

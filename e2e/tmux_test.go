@@ -46,6 +46,15 @@ func newPane(t *testing.T, model string, opts demo.Options) *pane {
 	return p
 }
 
+// newChatPane starts the chat screen in a new w×h pane, as start does, against a demo
+// endpoint in its defaults, asking for model "m".
+func newChatPane(t *testing.T, w, h int, env []string, args ...string) *pane {
+	t.Helper()
+	p := newPane(t, "m", demo.Options{})
+	p.start(w, h, env, args...)
+	return p
+}
+
 // tmux runs one tmux command in the pane's server.
 func (p *pane) tmux(args ...string) string {
 	p.t.Helper()
@@ -106,6 +115,13 @@ func (p *pane) parley(args ...string) []byte {
 		p.t.Fatalf("parley %v: %v\n%s", args, err, stderr)
 	}
 	return out
+}
+
+// printMode runs parley in print mode outside tmux on the pane's home, against its endpoint
+// and model, with args, and returns its standard output.
+func (p *pane) printMode(args ...string) []byte {
+	p.t.Helper()
+	return p.parley(append(args, "--base-url", p.srv.URL(), "--model", p.model)...)
 }
 
 // send types text and presses enter.
@@ -277,8 +293,7 @@ func TestTmuxAKeyAloneIsOpenAISaidOnTheFirstScreen(t *testing.T) {
 }
 
 func TestTmuxAKeyNotSetIsInTheHeaderAtStart(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(110, 30, nil, "--api-key-env", "PARLEY_K25_UNSET")
+	p := newChatPane(t, 110, 30, nil, "--api-key-env", "PARLEY_K25_UNSET")
 	s := p.screen()
 	header := strings.SplitN(s, "\n", 2)[0]
 	if !strings.Contains(header, "PARLEY_K25_UNSET not set") {
