@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -143,11 +142,8 @@ type exportJSON struct {
 	} `json:"messages"`
 }
 
+// decode reads s, what a run wrote as JSON, into a T.
 func decode[T any](t *testing.T, s string) T {
 	t.Helper()
-	var v T
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, s)
-	}
-	return v
+	return chattest.DecodeJSON[T](t, s)
 }

@@ -8,6 +8,8 @@ import (
 	"parley/internal/demo"
 )
 
+// The model's context window and the session's spend on the chat screen, under tmux.
+
 // TestTmuxContextBudget runs the parley binary in tmux against an endpoint that says its window
 // is 1024 tokens where llama-server says it: the header shows the window and its source, a
 // conversation past it shows the leave-out line before the send, and a pinned early message is
@@ -17,7 +19,7 @@ func TestTmuxContextBudget(t *testing.T) {
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	const turns = 6
 	for i := range turns {
-		p.parley("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler), "--base-url", p.srv.URL(), "--model", p.model)
+		p.printMode("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler))
 	}
 	p.start(120, 40, nil, "-c")
 	screen := p.waitScreen("(llama-server)")
@@ -56,5 +58,40 @@ func TestTmuxContextBudget(t *testing.T) {
 	p.waitScreen("(llama-server)")
 	p.key("Home")
 	p.waitScreen("You · #1 · pinned")
+	p.key("C-c")
+}
+
+// TestTmuxCompactionAndSpend runs the parley binary in tmux against a server that rejects
+// prompts above a token budget: a long session compacts once, the screen shows the note and
+// no retry, and the header shows the session's spend. Then a session token limit refuses the
+// next message without sending it.
+func TestTmuxCompactionAndSpend(t *testing.T) {
+	p := newPane(t, "gpt-4o-mini", demo.Options{})
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
+	for i := range 5 {
+		p.printMode("-c", "-p", fmt.Sprintf("question %d: %s", i, filler))
+	}
+	p.srv.SetContext(500, demo.OverflowLlamaCpp)
+
+	p.start(110, 30, nil, "-c")
+	p.send("and in short?")
+	p.waitScreen("earlier messages left out to fit the model's context")
+	screen := p.waitScreen("idle")
+	p.requests(7)
+	if strings.Contains(screen, "retrying") || strings.Contains(screen, "reconnecting") || strings.Contains(screen, "✗") {
+		t.Fatalf("a retry or a failure showed:\n%s", screen)
+	}
+	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, " tok") || !strings.Contains(header, "$0.00") {
+		t.Fatalf("the header shows no spend: %q", header)
+	}
+	p.key("C-c")
+
+	// The same pane, a new parley: the tmux server stays up.
+	p.tmux("respawn-pane", "-k", "-t", "parley", p.command(nil, "-c", "--max-tokens-session", "1000"))
+	p.waitScreenNot("earlier messages left out") // the new parley has drawn its screen
+	p.waitScreen("idle")
+	p.send("one more")
+	p.waitScreen("Spend limit reached")
+	p.requests(7)
 	p.key("C-c")
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -10,12 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 )
 
-// End-to-end runs of the built binary under tmux for copying: the mouse left to the terminal
-// (tmux sees no mouse mode, so a drag selects text) with the wheel kept through alternate
-// scroll; y and Y through xclip on a display of Xvfb's, read back with xclip.
+// End-to-end runs of the built binary under tmux for copying and pasting: the mouse left to
+// the terminal (tmux sees no mouse mode, so a drag selects text) with the wheel kept through
+// alternate scroll; y and Y through xclip on a display of Xvfb's, read back with xclip; pastes
+// that arrive as keys, and an image pasted from the clipboard.
 
 // xDisplay starts an X server of its own for the test and returns its DISPLAY. xclip and
 // Xvfb are required: .ci/run installs them, and a test that needs them fails without them.
@@ -78,8 +81,7 @@ func TestTmuxCopyThroughXclip(t *testing.T) {
 	p := newPane(t, "m", demo.Options{})
 	p.srv.Push(demo.Fault{Stream: sseReply(codeAnswer, 5)})
 	p.start(100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
-	p.send("code please")
-	p.waitReplies(1)
+	p.sendAndWait("code please", 1)
 	p.selectMessages()
 	p.key("y")
 	p.waitScreen("the reply copied with xclip")
@@ -128,8 +130,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "\x1b[?1007h") {
 		t.Fatalf("parley did not ask for alternate scroll; it wrote %d bytes", len(b))
 	}
-	p.send("a long answer please")
-	p.waitReplies(1)
+	p.sendAndWait("a long answer please", 1)
 	for range 3 {
 		p.key("Up") // what a terminal sends for the wheel, in alternate scroll
 	}
@@ -145,8 +146,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 
 // One backspace removes a whole ZWJ emoji, and the arrows never stop inside one.
 func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(80, 20, nil)
+	p := newChatPane(t, 80, 20, nil)
 	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
 	p.waitScreen("┃ a")
 	p.key("Left")
@@ -161,4 +161,60 @@ func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
 	if got := p.srv.Received()[0].Messages; got[len(got)-1].Content != "a🏳️‍🌈|b" {
 		t.Fatalf("sent %q", got[len(got)-1].Content)
 	}
+}
+
+// Pastes that arrive as keys: tmux's paste-buffer without -p sends no bracketed paste, only the
+// text with each line ended by a carriage return, as many terminals do.
+
+func TestTmuxAPasteWithoutBracketsIsOneMessage(t *testing.T) {
+	p := newChatPane(t, 100, 30, nil)
+	lines := []string{"please review these lines:", "alpha beta", "", "gamma delta", "the last line"}
+	p.tmux("set-buffer", "-b", "k25", strings.Join(lines, "\n"))
+	p.tmux("paste-buffer", "-b", "k25", "-t", "parley")
+	p.waitScreen("the last line")
+	p.quiet(time.Second)
+	p.requests(0)
+	p.key("Enter")
+	p.waitRequests(1)
+	got := p.srv.Received()[0].Messages
+	if last := got[len(got)-1].Content; last != strings.Join(lines, "\n") {
+		t.Fatalf("sent %q, want the paste whole", last)
+	}
+}
+
+// An image on the system clipboard (put there with xclip, on a display of Xvfb's) becomes a
+// chip with ctrl+v and goes with the next message, byte for byte.
+func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
+	display := xDisplay(t)
+	picture := chattest.PNG(t, 48, 32)
+	// xclip forks to serve the selection, and goes with the display; its output is not
+	// captured, or waiting for it would wait for the fork.
+	owner := exec.Command("xclip", "-selection", "clipboard", "-t", "image/png", "-i")
+	owner.Env = append(os.Environ(), "DISPLAY="+display)
+	owner.Stdin = bytes.NewReader(picture)
+	if err := owner.Run(); err != nil {
+		t.Fatalf("xclip -i: %v", err)
+	}
+
+	p := newChatPane(t, 100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
+	p.key("C-v")
+	p.waitScreen("▣ clipboard · 48×32 · ")
+	p.send("what is on my clipboard?")
+	p.key("Enter")
+	p.waitScreen("PNG, 48×32 pixels")
+	got := p.srv.Received()[0].Messages[0]
+	if got.Content != "what is on my clipboard?" || len(got.Images) != 1 || !bytes.Equal(got.Images[0].Data, picture) {
+		t.Fatalf("sent %q with %d images", got.Content, len(got.Images))
+	}
+
+	// With text on the clipboard, ctrl+v says there is no image and leaves the input alone.
+	text := exec.Command("xclip", "-selection", "clipboard", "-i")
+	text.Env = append(os.Environ(), "DISPLAY="+display)
+	text.Stdin = bytes.NewReader([]byte("just words"))
+	if err := text.Run(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // xclip hands the selection over as it forks
+	p.key("C-v")
+	p.waitScreen("nothing attached: the clipboard holds no image")
 }

@@ -40,6 +40,14 @@ func (p *pane) waitReplies(n int) []exported {
 	}
 }
 
+// sendAndWait sends text, as send does, and waits until the newest session holds n live
+// replies, each finished.
+func (p *pane) sendAndWait(text string, n int) []exported {
+	p.t.Helper()
+	p.send(text)
+	return p.waitReplies(n)
+}
+
 // selectMessages presses esc and waits for the transcript to take the keys: a key pressed
 // too soon after esc would reach parley as alt+key.
 func (p *pane) selectMessages() {
@@ -67,8 +75,7 @@ func TestTmuxARolesPromptSurvivesRegenerate(t *testing.T) {
 	writeFile(t, p.home, "roles/poet.md", "Answer in verse.\n", 0o600)
 	p.start(100, 30, nil, "--role", "poet")
 	p.waitScreen("role poet")
-	p.send("hello")
-	p.waitReplies(1)
+	p.sendAndWait("hello", 1)
 	p.waitScreen("System prompt · role poet")
 	p.selectMessages()
 	p.key("r")
@@ -84,12 +91,9 @@ func TestTmuxARolesPromptSurvivesRegenerate(t *testing.T) {
 }
 
 func TestTmuxEditAndResend(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, nil)
-	p.send("first question")
-	p.waitReplies(1)
-	p.send("secnd question")
-	p.waitReplies(2)
+	p := newChatPane(t, 100, 30, nil)
+	p.sendAndWait("first question", 1)
+	p.sendAndWait("secnd question", 2)
 	p.selectMessages()
 	p.key("k") // the question of the newest reply
 	p.key("e")
@@ -166,8 +170,7 @@ func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
 }
 
 func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, nil, "'what are the keys?'")
+	p := newChatPane(t, 100, 30, nil, "'what are the keys?'")
 	p.waitReplies(1)
 	if got := p.srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "what are the keys?" {
 		t.Fatalf("sent %+v", got)
@@ -178,14 +181,12 @@ func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
 // -c in the chat screen continues the session the screen last sent in, not the one print mode
 // wrote to since; print mode's -c continues the latest of any kind.
 func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, nil)
-	p.send("quokkas in the chat screen")
-	p.waitReplies(1)
+	p := newChatPane(t, 100, 30, nil)
+	p.sendAndWait("quokkas in the chat screen", 1)
 	p.send("/quit")
 	p.waitScreenNot("parley ·")
 	p.tmux("kill-session", "-t", "parley")
-	p.parley("-p", "wombats in print mode", "--base-url", p.srv.URL(), "--model", p.model)
+	p.printMode("-p", "wombats in print mode")
 
 	p.start(100, 30, nil, "-c")
 	p.key("Home")
@@ -196,7 +197,7 @@ func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
 	if got := p.srv.Received()[1].Messages[0].Content; got != "wombats in print mode" {
 		t.Fatalf("print mode sent %q in a session of its own", got)
 	}
-	p.parley("-p", "and in print mode?", "-c", "--base-url", p.srv.URL(), "--model", p.model)
+	p.printMode("-p", "and in print mode?", "-c")
 	if got := p.srv.Received()[2].Messages; len(got) != 3 || got[0].Content != "wombats in print mode" {
 		t.Fatalf("print mode's -c sent %+v; want the print-mode session continued", got)
 	}

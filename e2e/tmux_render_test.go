@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ import (
 
 // End-to-end runs of the built binary under tmux for what a reply shows: every word of replies
 // with generics, templates, comparisons and HTML, at 40, 80, 120 and 200 columns, streamed
-// and reopened; tables as wide as their content; prose no wider than the reading width.
+// and reopened; tables as wide as their content; prose no wider than the reading width; print
+// mode's markdown on a terminal; a reply's thinking, reopened.
 
 // tmuxWidths are the widths the screen is read at.
 var tmuxWidths = []int{40, 80, 120, 200}
@@ -106,8 +108,7 @@ func showReply(t *testing.T, doc string, width, height int) (streamed, reopened 
 	p := newPane(t, "m", demo.Options{})
 	p.srv.Push(demo.Fault{Stream: sseReply(doc, 7)})
 	p.start(width, height, nil)
-	p.send("show me")
-	p.waitReplies(1)
+	p.sendAndWait("show me", 1)
 	streamed = p.settled(doc)
 	p.key("C-d")
 	p.waitScreenNot("parley ·")
@@ -170,4 +171,73 @@ func TestTmuxTablesFitAndProseWrapsAtTheCap(t *testing.T) {
 		t.Fatalf("at 200 columns the widest line of the reply is %d columns, want the cap (%d):\n%s", widest, tui.DefaultReadingWidth, wide)
 	}
 	t.Logf("table %d columns at 120 and 200; prose %d columns at 200", tableWidth(wide), widest)
+}
+
+// Print mode on a terminal renders the reply's markdown as the chat screen does; --raw, and a
+// pipe, get it as the model wrote it.
+
+func TestTmuxPrintModeRendersMarkdownOnATerminal(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	run := func(name string, flags ...string) string {
+		cmd := fmt.Sprintf("env PARLEY_HOME=%s %s -p hello --base-url %s --model m %s; echo exit-$?; sleep 60",
+			p.home, p.bin, p.srv.URL(), strings.Join(flags, " "))
+		p.tmux("new-window", "-d", "-n", name, cmd)
+		return p.waitWindow(name, "exit-0")
+	}
+	p.newSession("-d", "-s", "parley", "-x", "100", "-y", "40", "sleep 120")
+	rendered := run("rendered")
+	// The demo's greeting: a list, and flags as inline code.
+	if strings.Contains(rendered, "`--base-url`") || strings.Contains(rendered, "- *What are the keys?*") ||
+		!strings.Contains(rendered, "• What are the keys?") {
+		t.Fatalf("on a terminal the markdown is not rendered:\n%s", rendered)
+	}
+	raw := run("raw", "--raw")
+	if !strings.Contains(raw, "`--base-url`") || !strings.Contains(raw, "- *What are the keys?*") {
+		t.Fatalf("--raw did not write the markdown as sent:\n%s", raw)
+	}
+	piped := run("piped", "| cat")
+	if !strings.Contains(piped, "`--base-url`") {
+		t.Fatalf("piped, the markdown is not as sent:\n%s", piped)
+	}
+}
+
+// waitWindow waits until window name of the pane's session shows text, and returns what it
+// shows.
+func (p *pane) waitWindow(name, text string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		s := p.tmux("capture-pane", "-p", "-t", "parley:"+name)
+		if strings.Contains(s, text) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("timed out waiting for %q in window %s:\n%s", text, name, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// thoughtLine is the collapsed line of a reply's thinking once it is done.
+var thoughtLine = regexp.MustCompile(`▸ Thought for \d+s · [\d.,]+k? tok`)
+
+// A reply with thinking, reopened, says the same "Thought for Ns · N tok" as when it ended,
+// the tokens being the endpoint's count of reasoning tokens.
+func TestTmuxThoughtReadsTheSameReopened(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	p.srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 2 * time.Second})
+	p.start(100, 30, nil)
+	p.sendAndWait("think about it", 1)
+	before := thoughtLine.FindString(p.waitScreen("▸ Thought for"))
+	if before == "" || before == "▸ Thought for 0s" {
+		t.Fatalf("no duration after the reply: %q\n%s", before, p.screen())
+	}
+	p.key("C-d")
+	p.waitScreenNot("parley ·")
+	p.reopen()
+	after := thoughtLine.FindString(p.waitScreen("▸ Thought"))
+	if after != before {
+		t.Fatalf("reopened the reply says %q, before %q\n%s", after, before, p.screen())
+	}
+	t.Logf("%s, streamed and reopened", after)
 }

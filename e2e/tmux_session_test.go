@@ -13,12 +13,10 @@ import (
 // has not shown.
 
 func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 40, nil)
-	p.send("first question")
-	p.waitReplies(1)
+	p := newChatPane(t, 100, 40, nil)
+	p.sendAndWait("first question", 1)
 	session := strings.Fields(string(p.parley("sessions")))[0]
-	p.parley("--session", session, "-p", "a question from the other window", "--base-url", p.srv.URL(), "--model", "m")
+	p.printMode("--session", session, "-p", "a question from the other window")
 	p.requests(2)
 
 	p.send("my second question")
@@ -46,14 +44,11 @@ func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
 
 // ctrl+p walks on from this session's messages into those sent in earlier ones.
 func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
-	p := newPane(t, "m", demo.Options{})
-	p.start(100, 30, nil)
-	p.send("asked in the first session")
-	p.waitReplies(1)
+	p := newChatPane(t, 100, 30, nil)
+	p.sendAndWait("asked in the first session", 1)
 	p.send("/new")
 	p.waitScreenNot("asked in the first session")
-	p.send("asked in the second")
-	p.waitReplies(1)
+	p.sendAndWait("asked in the second", 1)
 	p.key("C-p")
 	p.waitScreen("┃ asked in the second")
 	p.key("C-p")
@@ -69,7 +64,7 @@ func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
 		if i == 2 {
 			prompt = "an old question whose words go on for a while before they say that quokkas live on Rottnest"
 		}
-		p.parley("-p", prompt, "--base-url", p.srv.URL(), "--model", "m")
+		p.printMode("-p", prompt)
 	}
 	p.start(80, 24, nil)
 	p.send("/sessions")

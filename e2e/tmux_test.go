@@ -17,7 +17,8 @@ import (
 )
 
 // End-to-end runs of the built parley binary under tmux: the harness, and the tests of
-// sending, streaming, cancelling, queueing, scrolling, resizing, quitting and -c.
+// sending, streaming, cancelling, queueing, scrolling, resizing, quitting and -c, and of what
+// the first screen says.
 
 // pane is the built parley running in a tmux server of its own, against a request-counting
 // demo endpoint in this process, with a PARLEY_HOME of its own.
@@ -42,6 +43,15 @@ func newPane(t *testing.T, model string, opts demo.Options) *pane {
 	p := &pane{t: t, socket: fmt.Sprintf("parley-test-%d-%d", os.Getpid(), paneSeq.Add(1)),
 		bin: tmuxBinary(t), model: model, home: t.TempDir(), srv: demotest.Start(t, opts)}
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	return p
+}
+
+// newChatPane starts the chat screen in a new w×h pane, as start does, against a demo
+// endpoint in its defaults, asking for model "m".
+func newChatPane(t *testing.T, w, h int, env []string, args ...string) *pane {
+	t.Helper()
+	p := newPane(t, "m", demo.Options{})
+	p.start(w, h, env, args...)
 	return p
 }
 
@@ -105,6 +115,13 @@ func (p *pane) parley(args ...string) []byte {
 		p.t.Fatalf("parley %v: %v\n%s", args, err, stderr)
 	}
 	return out
+}
+
+// printMode runs parley in print mode outside tmux on the pane's home, against its endpoint
+// and model, with args, and returns its standard output.
+func (p *pane) printMode(args ...string) []byte {
+	p.t.Helper()
+	return p.parley(append(args, "--base-url", p.srv.URL(), "--model", p.model)...)
 }
 
 // send types text and presses enter.
@@ -256,4 +273,34 @@ func tmuxBinary(t *testing.T) string {
 		t.Fatal("tmux is not installed: install it (Debian: apt-get install tmux), or run with -short")
 	}
 	return bin
+}
+
+// The first screen says what parley will talk to when the operator may not know.
+
+func TestTmuxAKeyAloneIsOpenAISaidOnTheFirstScreen(t *testing.T) {
+	p := newPane(t, "m", demo.Options{})
+	// No config, no flags, no OPENAI_BASE_URL: only the key most developers have exported.
+	// Nothing is sent: the test only reads the first screen.
+	cmd := fmt.Sprintf("env -u OPENAI_BASE_URL -u PARLEY_MODEL PARLEY_HOME=%s OPENAI_API_KEY=sk-k25-not-a-key %s; sleep 60", p.home, p.bin)
+	p.newSession("-d", "-s", "parley", "-x", "110", "-y", "30", cmd)
+	s := p.waitScreen("idle")
+	if !strings.Contains(s, "using OPENAI_API_KEY: gpt-4o-mini at api.openai.com · --demo for the offline demo") {
+		t.Fatalf("the first screen does not say where messages go:\n%s", s)
+	}
+	if !strings.Contains(s, "openai · gpt-4o-mini") {
+		t.Fatalf("the header does not name the endpoint:\n%s", s)
+	}
+}
+
+func TestTmuxAKeyNotSetIsInTheHeaderAtStart(t *testing.T) {
+	p := newChatPane(t, 110, 30, nil, "--api-key-env", "PARLEY_K25_UNSET")
+	s := p.screen()
+	header := strings.SplitN(s, "\n", 2)[0]
+	if !strings.Contains(header, "PARLEY_K25_UNSET not set") {
+		t.Fatalf("the header does not say the key is not set:\n%s", s)
+	}
+	if !strings.Contains(s, "PARLEY_K25_UNSET is not set: export PARLEY_K25_UNSET=…") {
+		t.Fatalf("the first screen does not name the fix:\n%s", s)
+	}
+	p.requests(0)
 }

@@ -25,6 +25,16 @@ func startTier2Pane(t *testing.T, env ...string) *pane {
 	return p
 }
 
+// sendTier2 starts parley as startTier2Pane does, against an endpoint that answers first as
+// faults say, and sends text.
+func sendTier2(t *testing.T, text string, faults ...demo.Fault) *pane {
+	t.Helper()
+	p := startTier2Pane(t)
+	p.srv.Push(faults...)
+	p.send(text)
+	return p
+}
+
 // requests checks that the endpoint has received want chat requests in all, so far.
 func (p *pane) requests(want int) {
 	p.t.Helper()
@@ -107,11 +117,9 @@ func TestTmuxTier2(t *testing.T) {
 
 	t.Run("503 for two runs, then a reply", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2Pane(t)
 		// Tier 1 sends the first run 3 times; a Tier 2 retry is one request, with no Tier 1
 		// retries stacked beneath it.
-		p.srv.Push(overloads(4)...)
-		p.send("hello there")
+		p := sendTier2(t, "hello there", overloads(4)...)
 		p.waitScreen("Provider overloaded — retrying in 2s (attempt 1) · esc cancel · enter retry now")
 		p.requests(3)
 		p.waitScreen("retrying in 4s (attempt 2)")
@@ -181,9 +189,7 @@ func TestTmuxTier2(t *testing.T) {
 
 	t.Run("esc while armed", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2Pane(t)
-		p.srv.Push(overloads(3)...)
-		p.send("hello")
+		p := sendTier2(t, "hello", overloads(3)...)
 		p.waitScreen("retrying in")
 		p.key("Escape")
 		p.waitScreenNot("retrying in")
@@ -194,9 +200,7 @@ func TestTmuxTier2(t *testing.T) {
 
 	t.Run("esc while dispatching", func(t *testing.T) {
 		t.Parallel()
-		p := startTier2Pane(t)
-		p.srv.Push(append(overloads(3), demo.Fault{Stall: true})...)
-		p.send("hello")
+		p := sendTier2(t, "hello", append(overloads(3), demo.Fault{Stall: true})...)
 		p.waitScreen("retrying in")
 		p.waitRequests(4) // the retry is out, and stalls
 		p.waitScreen("waiting for the reply")
@@ -221,9 +225,7 @@ func TestTmuxTier2(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p := startTier2Pane(t)
-			p.srv.Push(c.fault)
-			p.send("hello")
+			p := sendTier2(t, "hello", c.fault)
 			if c.esc {
 				p.waitRequests(1)
 				p.waitScreen("waiting for the reply")

@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/internal/mcp/mcptest"
 )
 
@@ -37,7 +38,7 @@ func TestTmuxToolCalls(t *testing.T) {
 	p.waitScreen(`run everything.echo {"message":"one"}?  y once · a always for this tool · n refuse · esc stop`)
 	p.key("n")
 	p.waitScreen(`run everything.echo {"message":"two"}?`)
-	if got := toolMessages(p.srv.Received()[1]); len(got) != 1 || !strings.HasPrefix(got[0], "The operator refused this call") {
+	if got := demotest.ToolResults(p.srv.Received()[1]); len(got) != 1 || !strings.HasPrefix(got[0], "The operator refused this call") {
 		t.Errorf("the refusal sent back: %q", got)
 	}
 	p.key("a")
@@ -57,10 +58,10 @@ func TestTmuxToolCalls(t *testing.T) {
 	p.send("take your time")
 	p.waitScreen("run everything.trigger-long-running-operation")
 	p.key("y")
-	waitFor(t, "the call at the server", func() bool { return len(mcptest.Sent(t, wire, "tools/call")) == 3 })
+	chattest.WaitFor(t, "the call at the server", func() bool { return len(mcptest.Sent(t, wire, "tools/call")) == 3 })
 	p.key("Escape")
 	p.waitScreen("cancelled")
-	waitFor(t, "notifications/cancelled at the server", func() bool { return len(mcptest.Sent(t, wire, "notifications/cancelled")) == 1 })
+	chattest.WaitFor(t, "notifications/cancelled at the server", func() bool { return len(mcptest.Sent(t, wire, "notifications/cancelled")) == 1 })
 
 	var out struct {
 		Messages []struct {
@@ -76,28 +77,5 @@ func TestTmuxToolCalls(t *testing.T) {
 	if last.Status != "cancelled" || len(last.ToolCalls) != 1 || last.ToolCalls[0].Tool != "trigger-long-running-operation" ||
 		last.ToolCalls[0].Status != "cancelled" {
 		t.Errorf("stored %+v", last)
-	}
-}
-
-// toolMessages are the tool results a request carried.
-func toolMessages(req demo.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out = append(out, m.Content)
-		}
-	}
-	return out
-}
-
-// waitFor waits up to 15 s for cond.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

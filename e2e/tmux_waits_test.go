@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,9 +73,7 @@ func TestTmuxThinking(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
 		p.srv.Push(demo.Fault{StallAfter: 3})
-		if err := os.WriteFile(filepath.Join(p.home, "config.toml"), []byte("[profiles.local]\nstream_idle_timeout = \"2s\"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p.home, "config.toml", "[profiles.local]\nstream_idle_timeout = \"2s\"\n", 0o600)
 		p.start(120, 40, nil, "--profile", "local")
 		p.send("what is tcp")
 		p.waitScreen("Timed out — retrying in")
@@ -158,9 +155,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 		}
 		spare := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 		cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", spare.URL())
-		if err := os.WriteFile(filepath.Join(p.home, "config.toml"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p.home, "config.toml", cfg, 0o600)
 		p.start(120, 40, nil)
 		p.send("hello")
 		p.waitScreen("ctrl+f send to small now")

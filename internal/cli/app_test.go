@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"parley/history"
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // -c in the chat screen continues the session the screen last sent in; in print mode, the
@@ -14,9 +12,8 @@ import (
 // wiring marks the screen's (chatScreen).
 func TestDashCChoosesBySessionsUse(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
-	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	u, srv := newServedUser(t)
+	ep := endpointFlags(srv)
 	u.run(append(ep, "-p", "in print mode, before any chat")...)
 	app := func() *app {
 		db, err := history.Open(filepath.Join(u.home, "history.db"))

@@ -32,8 +32,7 @@ func TestHelpPrintsTheUsage(t *testing.T) {
 // with the reason when it has no use for them; either way nothing is sent as a prompt.
 func TestSubcommandsAfterParleysFlags(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.run("-p", "where do quokkas live?", "--base-url", srv.URL(), "--model", "m")
 	if r := u.run("--json", "sessions"); r.code != 0 || len(decode[[]sessionJSON](t, r.stdout)) != 1 {
 		t.Errorf("--json sessions: exit %d, %q %q", r.code, r.stdout, r.stderr)
@@ -64,9 +63,8 @@ func TestSubcommandsAfterParleysFlags(t *testing.T) {
 // terminal alike.
 func TestAMistypedSubcommandIsNotSent(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
-	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	u, srv := newServedUser(t)
+	ep := endpointFlags(srv)
 	for _, c := range []struct {
 		args []string
 		want string

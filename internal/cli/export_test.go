@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // `parley export`: every message of a session with its run, status and classification, as
@@ -19,8 +16,7 @@ import (
 
 func TestPrintModeAgainstAServerThenExport(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	r := u.run("-p", "what are the keys?", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || r.stdout == "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

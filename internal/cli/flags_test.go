@@ -4,9 +4,6 @@ import (
 	"flag"
 	"strings"
 	"testing"
-
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // parley's flags, checked against each other and against what stdin is.
@@ -40,8 +37,7 @@ func TestAFlagsBadValueNamesItsKind(t *testing.T) {
 
 func TestEmptyPromptIsAUsageError(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	for _, c := range []struct {
 		stdin string
 		args  []string
@@ -65,8 +61,7 @@ func TestEmptyPromptIsAUsageError(t *testing.T) {
 // without -p: the chat screen would ignore it.
 func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	// --allow-tool names a configured server: one that exits as it starts, said on stderr.
 	u.writeConfig("[mcp.fs]\ncommand = [\"true\"]\n")
 	values := map[string]string{"timeout": "1m", "allow-tool": "fs"}

@@ -15,7 +15,7 @@ func TestForkFromTheCommandLine(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Tokens: 3})
 	u := newUser(t)
-	endpoint := []string{"--base-url", srv.URL(), "--model", "m"}
+	endpoint := endpointFlags(srv)
 	first := decode[printJSON](t, u.run(append([]string{"-p", "question 1", "--json"}, endpoint...)...).stdout)
 	for i := 2; i <= 6; i++ {
 		u.run(append([]string{"-c", "-p", fmt.Sprintf("question %d", i)}, endpoint...)...)

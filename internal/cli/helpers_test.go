@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,8 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // Every test here runs parley in-process, through Run, as a user at a shell would run the
@@ -43,6 +44,18 @@ func newUser(t *testing.T, env ...string) *user {
 		u.env[k] = v
 	}
 	return u
+}
+
+// newServedUser returns a user, as newUser does, and a demo endpoint of their own in its
+// defaults, which endpointFlags point parley at.
+func newServedUser(t *testing.T, env ...string) (*user, *demo.Server) {
+	t.Helper()
+	return newUser(t, env...), demotest.Start(t, demo.Options{})
+}
+
+// endpointFlags are the flags that point parley at srv, asking for model "m".
+func endpointFlags(srv *demo.Server) []string {
+	return []string{"--base-url", srv.URL(), "--model", "m"}
 }
 
 // instantClock makes the user's runs wait on a clock on which every wait passes at once,
@@ -156,13 +169,10 @@ type printJSON struct {
 	} `json:"retry"`
 }
 
+// decode reads s, what a run wrote as JSON, into a T.
 func decode[T any](t *testing.T, s string) T {
 	t.Helper()
-	var v T
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, s)
-	}
-	return v
+	return chattest.DecodeJSON[T](t, s)
 }
 
 // exportJSON is `parley export --json` as a user's script reads it.

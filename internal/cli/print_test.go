@@ -10,13 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
 
 // Print mode: a prompt in, a reply out, the run stored, and the exit status the interface
-// contract gives.
+// contract gives; a cut reply continued with --continue; the model's control sequences on a
+// terminal.
 
 func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
 	t.Parallel()
@@ -40,8 +43,7 @@ func TestPrintModeWithNothingConfiguredUsesTheDemo(t *testing.T) {
 
 func TestPrintModeContinuesASession(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	first := decode[printJSON](t, u.run("-p", "first", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	second := decode[printJSON](t, u.run("-p", "second", "-c", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	third := decode[printJSON](t, u.run("-p", "third", "--session", first.SessionID, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
@@ -56,9 +58,8 @@ func TestPrintModeContinuesASession(t *testing.T) {
 
 func TestPrintModeCutMidStreamKeepsPartialText(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{CutAfter: 4})
-	u := newUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
 	out := decode[printJSON](t, r.stdout)
 	if r.code != 3 || out.Status != "failed" || out.Retry == nil || out.Retry.RetryClass != "network" || out.Text == "" || srv.Requests() != 1 {
@@ -104,8 +105,7 @@ func TestBadConfigurationExits2AndChangesNothing(t *testing.T) {
 
 func TestMissingNamedKeySendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY", "--json")
 	out := decode[printJSON](t, r.stdout)
 	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "credentials_unresolved" ||
@@ -121,9 +121,8 @@ func TestMissingNamedKeySendsNothing(t *testing.T) {
 
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{Stall: true}) // answered never: the run ends when the test does
-	u := newUser(t)
 	u.start("-p", "remember this", "--base-url", srv.URL(), "--model", "m")
 	chattest.WaitFor(t, "the request", func() bool { return srv.Requests() == 1 })
 	// While the request is still unanswered, a second parley finds the message stored.
@@ -139,9 +138,8 @@ func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 
 func TestAPIKeyNeverStored(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
 	const key = "sk-parley-test-secret-4242"
-	u := newUser(t, "PARLEY_TEST_KEY="+key)
+	u, srv := newServedUser(t, "PARLEY_TEST_KEY="+key)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_KEY", "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -220,10 +218,9 @@ func TestPrintModeEndsTheLastLine(t *testing.T) {
 	t.Parallel()
 	const endsLine = `data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"one line\n"}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" + "data: [DONE]\n\n"
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{}, demo.Fault{Stream: endsLine}, demo.Fault{})
-	u := newUser(t)
-	ep := []string{"--base-url", srv.URL(), "--model", "m"}
+	ep := endpointFlags(srv)
 	r := u.run(append(ep, "-p", "hello")...)
 	if text := strings.TrimSuffix(r.stdout, "\n"); r.code != 0 || r.stdout != text+"\n" || strings.HasSuffix(text, "\n") || text == "" {
 		t.Errorf("exit %d, stdout ends %q: want the reply and one line break", r.code, r.stdout[max(0, len(r.stdout)-20):])
@@ -242,8 +239,7 @@ func TestPrintModeEndsTheLastLine(t *testing.T) {
 // the message, which is never taken back.
 func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
 	for range 2 {
 		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)
@@ -314,5 +310,93 @@ func TestASessionKeepsItsProfileAndModel(t *testing.T) {
 	// A new session starts on the default.
 	if r := u.run("-p", "new"); r.code != 0 || sent(a) != "ma" {
 		t.Errorf("a new session: exit %d, model %q", r.code, sent(a))
+	}
+}
+
+// A reply cut after 40 chunks, then `parley -c --continue`: the request carries the cut text
+// as the assistant's turn, stdout gets what follows the cut, and the session holds one joined
+// reply, its seam where the cut was, beside the cut version.
+func TestPrintModeContinuesTheCutReply(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	srv.Push(demo.Fault{CutAfter: 40})
+	endpoint := endpointFlags(srv)
+	cut := decode[printJSON](t, u.run(append([]string{"-p", "tell me about quokkas", "--json"}, endpoint...)...).stdout)
+	if cut.Status != "failed" || cut.Text == "" {
+		t.Fatalf("the cut run: %+v", cut)
+	}
+	r := u.run(append([]string{"-c", "--continue"}, endpoint...)...)
+	if r.code != 0 || srv.Requests() != 2 {
+		t.Fatalf("exit %d, %d requests; stderr %q", r.code, srv.Requests(), r.stderr)
+	}
+	sent := srv.Received()[1].Messages
+	if len(sent) < 2 || sent[0].Content != "tell me about quokkas" || sent[1].Role != "assistant" || sent[1].Content != cut.Text {
+		t.Fatalf("the continuation sent %+v; want the cut text as the assistant's turn", sent)
+	}
+	e := decode[exportJSON](t, u.run("export", cut.SessionID, "--json").stdout)
+	var live []string
+	for _, m := range e.Messages {
+		if m.Role == "assistant" && !m.Superseded {
+			live = append(live, m.Content)
+		}
+	}
+	if len(e.Messages) != 3 || len(live) != 1 || live[0] != cut.Text+strings.TrimSuffix(r.stdout, "\n") {
+		t.Fatalf("export %+v; want the cut version and one reply joined from it and stdout %q", e.Messages, r.stdout)
+	}
+	if e.Messages[1].Content != cut.Text || !e.Messages[1].Superseded {
+		t.Errorf("the cut version is not kept: %+v", e.Messages[1])
+	}
+}
+
+// --continue's mistakes are said with the fix, and send nothing; a reply that ended whole is
+// not continued.
+func TestPrintModeContinueRefuses(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	endpoint := endpointFlags(srv)
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--continue"}, 2, "add -c (the latest session) or --session ID"},
+		{[]string{"-c", "--continue", "-p", "more"}, 2, "--continue sends no prompt"},
+	} {
+		if r := u.run(append(c.args, endpoint...)...); r.code != c.code || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("parley %v: exit %d, %q; want %d, %q", c.args, r.code, r.stderr, c.code, c.says)
+		}
+	}
+	u.run(append([]string{"-p", "hello"}, endpoint...)...)
+	r := u.run(append([]string{"-c", "--continue"}, endpoint...)...)
+	if r.code != 1 || !strings.Contains(r.stderr, "the session's last reply was not cut") || srv.Requests() != 1 {
+		t.Errorf("a whole reply: exit %d, %q, %d requests", r.code, r.stderr, srv.Requests())
+	}
+}
+
+// Model output reaches a pipe as the model wrote it, and a terminal with its control
+// sequences neutralised (e2e runs the same through a real terminal).
+func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	srv.Push(demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
+
+	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")
+	if !strings.Contains(piped.stdout, "\x1b]52;c;") || !strings.Contains(piped.stdout, "\x1b[31m") {
+		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
+	}
+
+	s := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m", "--raw").stdout
+	demotest.CheckNeutralised(t, s, s)
+
+	// Rendered as markdown (a terminal without --raw), the same text is as safe.
+	srv.Push(demo.Fault{Stream: demotest.HostileStream})
+	rendered := u.onTerminal("-p", "hi", "--base-url", srv.URL(), "--model", "m").stdout
+	if text := ansi.Strip(rendered); !strings.Contains(text, "then done") || strings.Contains(text, "ned-again") {
+		t.Errorf("rendered, the visible text is wrong: %q", text)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;"} {
+		if strings.Contains(rendered, seq) {
+			t.Errorf("rendered terminal output carries %q: %q", seq, rendered)
+		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // The server's numbers win: four real shapes of a limit that states when it frees, worded as
@@ -35,9 +34,8 @@ func TestAStatedResetIsAScheduledWait(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{})
+			u, srv := newServedUser(t)
 			srv.Push(c.fault)
-			u := newUser(t)
 			u.clock = chattest.NewInstant(noon)
 			r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
 			out := decode[printJSON](t, r.stdout)

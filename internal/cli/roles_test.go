@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // Roles and system prompts from the command line: `parley roles`, --role, --system and a
@@ -25,8 +22,7 @@ type exportedSystem struct {
 
 func TestARoleFilesPromptIsSentFirstAndStored(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeHome(map[string]string{"roles/poet.md": "---\nmodel: verse-1\n---\nAnswer in verse.\n"})
 	first := decode[printJSON](t, u.run("-p", "hello", "--role", "poet", "--base-url", srv.URL(), "--json").stdout)
 	if first.Status != "succeeded" {
@@ -65,8 +61,7 @@ func TestARoleFilesPromptIsSentFirstAndStored(t *testing.T) {
 // sessions only.
 func TestSystemFlagAndADefaultRole(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(fmt.Sprintf("profile = \"p\"\n[profiles.p]\nbase_url = %q\nmodel = \"m\"\nrole = \"terse\"\n[roles.terse]\nsystem = \"Be terse.\"\n", srv.URL()))
 	old := decode[printJSON](t, u.run("-p", "one", "--system", "Be kind.", "--json").stdout)
 	u.run("-p", "two", "--session", old.SessionID)

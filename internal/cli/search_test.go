@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"parley/history"
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 func TestExcerptsAreBoldOnATerminalAndPlainOtherwise(t *testing.T) {
@@ -29,8 +27,7 @@ func TestExcerptsAreBoldOnATerminalAndPlainOtherwise(t *testing.T) {
 // On a terminal the matches are bold; to a pipe the line is plain text.
 func TestSearchBoldsMatchesOnlyOnATerminal(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.run("-p", "where do quokkas live?", "--base-url", srv.URL(), "--model", "m")
 	if r := u.onTerminal("search", "quokkas"); r.code != 0 || !strings.Contains(r.stdout, "\x1b[1mquokkas\x1b[22m") {
 		t.Errorf("on a terminal: exit %d, %q", r.code, r.stdout)
@@ -44,8 +41,7 @@ func TestSearchBoldsMatchesOnlyOnATerminal(t *testing.T) {
 // one that stops at --limit says how many more there are.
 func TestSearchSaysWhatItLeftOut(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	for i := range 5 {
 		u.run("-p", fmt.Sprintf("quokka number %d", i), "--base-url", srv.URL(), "--model", "m")
 	}

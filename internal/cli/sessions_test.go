@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	_ "modernc.org/sqlite"
-
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // `parley sessions`, `sessions title` and `sessions rm`, beside search, and the one way every
@@ -17,8 +14,7 @@ import (
 
 func TestSearchRenameAndRemoveSessions(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	old := decode[printJSON](t, u.run("-p", "where do quokkas live?", "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	for _, q := range []string{"what is TCP", "and UDP"} {
 		u.run("-p", q, "--base-url", srv.URL(), "--model", "m")

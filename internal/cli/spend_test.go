@@ -51,8 +51,7 @@ func TestPrintModeCompactsALongSessionOnOverflow(t *testing.T) {
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{})
-			u := newUser(t)
+			u, srv := newServedUser(t)
 			id := longSession(t, u, srv, 5)
 			srv.SetContext(500, form)
 			before := srv.Requests()
@@ -93,8 +92,7 @@ func TestPrintModeOversizeMessageFailsAsContextOverflow(t *testing.T) {
 
 func TestPrintModeCompactsBeforeSendingWithAConfiguredContext(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	id := longSession(t, u, srv, 5)
 	srv.SetContext(500, demo.OverflowOpenAI)
 	cfg := fmt.Sprintf("[profiles.small]\nbase_url = %q\nmodel = \"m\"\ncontext_tokens = 600\n", srv.URL())
@@ -109,8 +107,7 @@ func TestPrintModeCompactsBeforeSendingWithAConfiguredContext(t *testing.T) {
 
 func TestPrintModeSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	r := u.run("-p", strings.Repeat("a long prompt ", 100), "--base-url", srv.URL(), "--model", "m", "--max-tokens-session", "100", "--json")
 	out := decode[printJSON](t, r.stdout)
 	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "spend_limit_exceeded" || out.Retry.Retryable || out.Attempts != 0 {
@@ -124,8 +121,7 @@ func TestPrintModeSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
 
 func TestPrintModeSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	// The first prompt's estimate is well under 150 tokens; the reply takes the session past it.
 	first := decode[spendJSON](t, u.run("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--max-tokens-session", "150", "--json").stdout)
 	if first.Status != "succeeded" || first.Usage.PromptTokens+first.Usage.CompletionTokens <= 150 {
@@ -142,8 +138,7 @@ func TestPrintModeSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 // session, and prices come from OpenAI's presets or the profile.
 func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	first := decode[spendJSON](t, u.run("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "gpt-4o", "--max-spend", "0.002", "--json").stdout)
 	want := (float64(first.Usage.PromptTokens)*2.50 + float64(first.Usage.CompletionTokens)*10) / 1e6
 	if first.Status != "succeeded" || first.CostUSD != want || first.CostUSD <= 0.002 {

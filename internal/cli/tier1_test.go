@@ -47,8 +47,7 @@ func TestTier1Scenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{})
-			u := newUser(t)
+			u, srv := newServedUser(t)
 			clock := u.instantClock()
 			start := clock.Now()
 			date := start.Add(3 * time.Second).Truncate(time.Second)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"parley/internal/demo"
-	"parley/internal/demo/demotest"
 )
 
 // --timeout bounds a whole print-mode run: a server that hangs mid-reply, and --wait's waits.
@@ -28,9 +27,8 @@ type timedOutJSON struct {
 
 func TestTimeoutStopsAHangKeepingTheText(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{StallAfter: 3}) // three words, then nothing until the client goes
-	u := newUser(t)
 	start := time.Now()
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--timeout", "1s", "--json")
 	took := time.Since(start)
@@ -57,9 +55,8 @@ func TestTimeoutStopsAHangKeepingTheText(t *testing.T) {
 // --wait's wait counts in the limit: a provider's two minutes are not waited for past it.
 func TestTimeoutBoundsWait(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(demo.RateLimited(2 * time.Minute))
-	u := newUser(t)
 	start := time.Now()
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=10m", "--timeout", "1s")
 	took := time.Since(start)

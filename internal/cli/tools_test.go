@@ -52,9 +52,8 @@ func toolConfig(srv *demo.Server, server mcp.Server) string {
 
 func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	server, wire := mcptest.Everything(t)
-	u := newUser(t)
 	u.writeConfig(toolConfig(srv, server))
 	echo := demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"hi"}`})
 
@@ -69,7 +68,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 	if want := `parley: tool echo {"message":"hi"} — refused: ` + refusal; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q\nwant %q", r.stderr, want)
 	}
-	if got := toolResults(srv.Received()[1]); len(got) != 1 || got[0] != refusal {
+	if got := demotest.ToolResults(srv.Received()[1]); len(got) != 1 || got[0] != refusal {
 		t.Errorf("the model was sent %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 0 {
@@ -83,7 +82,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 		out.ToolCalls[0].Size != len("Echo: hi") || !strings.Contains(out.Text, "Echo: hi") {
 		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
 	}
-	if got := toolResults(srv.Received()[3]); len(got) != 2 || got[1] != "Echo: hi" {
+	if got := demotest.ToolResults(srv.Received()[3]); len(got) != 2 || got[1] != "Echo: hi" {
 		t.Errorf("the model was sent %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
@@ -110,8 +109,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 // --allow-tool naming a server config.toml does not have is a usage error naming the fix.
 func TestAllowToolOfNoServer(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(toolConfig(srv, mcp.Server{Name: "fs", Command: []string{"true"}}))
 	r := u.run("-p", "x", "--allow-tool", "nope.read")
 	if r.code != 2 || !strings.Contains(r.stderr, "--allow-tool nope.read: no [mcp.nope] in config.toml (configured: fs)") || srv.Requests() != 0 {
@@ -136,8 +134,7 @@ func TestAToolAskedForWithNoneOn(t *testing.T) {
 // without its tools, and nothing is lost.
 func TestPrintModeNamesAServerThatCannotStart(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	u.writeConfig(toolConfig(srv, mcp.Server{Name: "ghost", Command: []string{"parley-no-such-server"}}))
 	r := u.run("-p", "hello", "--json")
 	out := decode[toolsJSON](t, r.stdout)
@@ -154,24 +151,12 @@ type exportToolsJSON struct {
 	} `json:"messages"`
 }
 
-// toolResults are the tool messages of a request.
-func toolResults(req demo.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out = append(out, m.Content)
-		}
-	}
-	return out
-}
-
 // A 503 after a tool's result, until Tier 1 gives up: --wait's retry resumes from the stored
 // result (its request carries it), and the tool server saw exactly one call.
 func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	server, wire := mcptest.Everything(t)
-	u := newUser(t)
 	u.instantClock()
 	u.writeConfig(toolConfig(srv, server))
 	srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"once"}`}),
@@ -182,7 +167,7 @@ func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 	if r.code != 0 || out.Status != "succeeded" || len(reqs) != 5 {
 		t.Fatalf("exit %d, %+v, %d requests, stderr %q", r.code, out, len(reqs), r.stderr)
 	}
-	if got := toolResults(reqs[4]); len(got) != 1 || got[0] != "Echo: once" {
+	if got := demotest.ToolResults(reqs[4]); len(got) != 1 || got[0] != "Echo: once" {
 		t.Errorf("the retry carried %q", got)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {

@@ -25,9 +25,8 @@ func rateLimited3000() demo.Fault {
 // until when; --force sends; another model is not held.
 func TestEndpointMemoryAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	srv.Push(rateLimited3000())
-	u := newUser(t)
 	clock := u.instantClock()
 	args := []string{"--base-url", srv.URL(), "--model", "gpt-4o", "--json"}
 	first := decode[printJSON](t, u.run(append([]string{"-p", "hello"}, args...)...).stdout)
@@ -63,9 +62,8 @@ func TestWaitFlag(t *testing.T) {
 	t.Parallel()
 	t.Run("503 three times then ok", func(t *testing.T) {
 		t.Parallel()
-		srv := demotest.Start(t, demo.Options{})
+		u, srv := newServedUser(t)
 		srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
-		u := newUser(t)
 		clock := u.instantClock()
 		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s")
 		if r.code != 0 || srv.Requests() != 4 {
@@ -81,9 +79,8 @@ func TestWaitFlag(t *testing.T) {
 	})
 	t.Run("503,503,ok", func(t *testing.T) {
 		t.Parallel()
-		srv := demotest.Start(t, demo.Options{})
+		u, srv := newServedUser(t)
 		srv.Push(demo.Overloaded(), demo.Overloaded())
-		u := newUser(t)
 		u.instantClock()
 		if r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=20s"); r.code != 0 || srv.Requests() != 3 {
 			t.Fatalf("exit %d after %d requests", r.code, srv.Requests())
@@ -111,10 +108,9 @@ func TestWaitFlag(t *testing.T) {
 	})
 	t.Run("a remembered wait is waited for", func(t *testing.T) {
 		t.Parallel()
-		srv := demotest.Start(t, demo.Options{})
+		u, srv := newServedUser(t)
 		srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "45"},
 			Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
-		u := newUser(t)
 		u.instantClock()
 		u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 		r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait=5s")
@@ -154,10 +150,9 @@ func TestPrintModeFallback(t *testing.T) {
 // with it, and print mode says which rule decided; a malformed rule stops parley, named.
 func TestClassifyRuleInConfig(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
+	u, srv := newServedUser(t)
 	warming := demo.Fault{Status: 500, Body: `{"error":{"message":"Model is warming up, please retry shortly","type":"server_error"}}`}
 	srv.Push(warming, warming, warming)
-	u := newUser(t)
 	cfg := "[[classify]]\nname = \"warmup\"\nstatus = 500\nmessage = \"(?i)warming up\"\nclass = \"overloaded\"\nwait = \"45s\"\n"
 	u.writeConfig(cfg)
 	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
@@ -198,8 +193,7 @@ func TestClassifyRuleInConfig(t *testing.T) {
 // reset, not before.
 func TestPacingHoldsTheNextParley(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	u := newUser(t)
+	u, srv := newServedUser(t)
 	clock := u.instantClock()
 	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "3", "x-ratelimit-remaining-requests": "0",
 		"x-ratelimit-reset-requests": "5s"}})

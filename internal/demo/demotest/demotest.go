@@ -3,6 +3,7 @@
 package demotest
 
 import (
+	"strings"
 	"testing"
 
 	"parley/internal/demo"
@@ -27,3 +28,32 @@ const HostileStream = `data: {"choices":[{"index":0,"delta":{"role":"assistant",
 	`data: {"choices":[{"index":0,"delta":{"content":"ned-again\u0007done"}}]}` + "\n\n" +
 	`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n" +
 	"data: [DONE]\n\n"
+
+// CheckNeutralised checks out, what a terminal was given of HostileStream's reply, and
+// visible, the text the terminal shows of it (out without its styles, where it is rendered):
+// the text is all there, and none of the stream's control sequences is.
+func CheckNeutralised(t testing.TB, out, visible string) {
+	t.Helper()
+	if !strings.Contains(visible, "safe ") || !strings.Contains(visible, "red") {
+		t.Fatalf("the visible text is missing: %q", out)
+	}
+	if strings.Contains(visible, "ned-again") || !strings.Contains(visible, "then done") {
+		t.Errorf("a sequence split across deltas leaked its text: %q", out)
+	}
+	for _, seq := range []string{"\x1b]52", "\x1b]0;", "\x1b[31m"} {
+		if strings.Contains(out, seq) {
+			t.Errorf("terminal output carries %q: %q", seq, out)
+		}
+	}
+}
+
+// ToolResults are the tool messages of a request, in its order.
+func ToolResults(req demo.Request) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			out = append(out, m.Content)
+		}
+	}
+	return out
+}
