@@ -11,26 +11,17 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/transcript/transcripttest"
 )
 
-// goldenReply is a reply with the markdown a model typically sends.
-const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
-
-// goldenSession is a finished exchange followed by a question whose reply is in state st.
-func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
-	return []history.Message{
-		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
-		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
-		{ID: 4, Role: chat.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
-	}
-}
+// goldenSession is a finished exchange followed by a question whose reply is in state st:
+// the session the layout goldens of the transcript and of the chat screen are drawn from.
+var goldenSession = transcripttest.GoldenSession
 
 // TestGolden pins the layout of each state at 80×24 as a terminal without colors sees it.
 // Regenerate with go test ./tui -update.
 func TestGolden(t *testing.T) {
-	withMessage := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
-		Message: "The service may be temporarily overloaded, please try again later."}
+	withMessage := transcripttest.Overloaded()
 	states := map[string]func(t *testing.T) Model{
 		"empty": func(t *testing.T) Model { return loadedModel(t, nil, 80, 24) },
 		"finished": func(t *testing.T) Model {

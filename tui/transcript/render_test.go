@@ -8,26 +8,17 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/transcript/transcripttest"
 )
 
-// goldenReply is a reply with the markdown a model typically sends.
-const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
-
-// goldenSession is a finished exchange followed by a question whose reply is in state st.
-func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
-	return []history.Message{
-		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
-		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
-		{ID: 4, Role: chat.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
-	}
-}
+// goldenSession is a finished exchange followed by a question whose reply is in state st:
+// the session the layout goldens of the transcript and of the chat screen are drawn from.
+var goldenSession = transcripttest.GoldenSession
 
 // TestGolden pins how the transcript draws each state of a reply, and the other messages it
 // shows, at 60×24 without colors. Regenerate with go test ./tui/transcript -update.
 func TestGolden(t *testing.T) {
-	overloaded := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
-		Message: "The service may be temporarily overloaded, please try again later."}
+	overloaded := transcripttest.Overloaded()
 	states := map[string]func() *List{
 		"finished": func() *List {
 			return newList(goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 60, 24)
