@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -13,8 +12,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
+	"parley/tui/markdown/markdowntest"
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one
@@ -30,21 +28,7 @@ import (
 // 127.0.0.1, as a run receives them.
 func generatedReply(tb testing.TB, n int) []string {
 	tb.Helper()
-	srv := demotest.Start(tb, demo.Options{Tokens: n})
-	client := demoClient(srv, chat.SystemClock{}, 0)
-	var toks []string
-	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
-		switch ev.Kind {
-		case chat.EventDelta:
-			toks = append(toks, ev.Text)
-		case chat.EventFailed, chat.EventCancelled:
-			tb.Fatalf("generated reply: %+v", ev)
-		}
-	}
-	if len(toks) != n {
-		tb.Fatalf("%d chunks, want %d", len(toks), n)
-	}
-	return toks
+	return markdowntest.DemoReply(tb, n, false)
 }
 
 // cpuTime is the CPU time the process has used so far.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"parley/history"
 	"parley/internal/chat"
 )
@@ -54,17 +52,6 @@ func renderWhole(m Model) []string {
 	t.Prepare()
 	lines := t.View()
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return lines
