@@ -58,12 +58,12 @@ func openOffline(t testing.TB, db *history.DB, s history.Session, w, h int) (Mod
 // storedExchanges returns n finished question/answer pairs as the database would return them.
 var storedExchanges = transcripttest.StoredExchanges
 
-// loadedModel returns a model showing msgs, without a database.
 func init() {
 	// The screen's tests copy as OSC 52 only, whatever display the machine has.
 	systemClipboard = func() clipboard.Way { return clipboard.Way{OSC52: true} }
 }
 
+// loadedModel returns a model showing msgs, without a database.
 func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
 	t.Helper()
 	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
