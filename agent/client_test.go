@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
@@ -208,7 +207,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 		t.Fatalf("first run: %+v, %d requests", first, srv.Requests())
 	}
 
-	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(reopen(t, store)).Stream(context.Background(), hello))
+	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(historytest.Reopen(t, store)).Stream(context.Background(), hello))
 	if srv.Requests() != 1 {
 		t.Fatalf("a held endpoint was sent %d requests", srv.Requests()-1)
 	}
@@ -233,17 +232,6 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	}
 }
 
-// reopen opens db's file a second time, as another parley process would.
-func reopen(t *testing.T, db *history.DB) *history.DB {
-	t.Helper()
-	db2, err := history.Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db2.Close() })
-	return db2
-}
-
 // Twenty requests into an outage make twenty first attempts and the budget's twelve retries,
 // not sixty: the rest fail as they were, for Tier 2, without a retry.
 func TestRetryBudgetBoundsAnOutage(t *testing.T) {
@@ -258,7 +246,7 @@ func TestRetryBudgetBoundsAnOutage(t *testing.T) {
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m"}
 	held := 0
 	for range 20 {
-		c := NewClient(ep, clock, policy).WithStore(reopen(t, store))
+		c := NewClient(ep, clock, policy).WithStore(historytest.Reopen(t, store))
 		for ev := range c.Stream(context.Background(), hello) {
 			if ev.Kind == chat.EventFailed && ev.Class.Class != chat.Overloaded {
 				t.Fatalf("failed as %s", ev.Class.Class)
@@ -466,7 +454,7 @@ func TestPacingHoldsASendTheProviderWouldRefuse(t *testing.T) {
 	if ev := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello)); ev.Kind != chat.EventFinished {
 		t.Fatalf("first run: %+v", ev)
 	}
-	held := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(reopen(t, store)).Stream(context.Background(), hello))
+	held := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(historytest.Reopen(t, store)).Stream(context.Background(), hello))
 	if srv.Requests() != 1 {
 		t.Fatalf("a paced send went out: %d requests", srv.Requests())
 	}

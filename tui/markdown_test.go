@@ -7,6 +7,7 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/markdown/markdowntest"
 )
 
 // Markdown on the screen: a streamed reply drawn as a stored one is. How replies are cut and
@@ -16,7 +17,7 @@ import (
 // only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is
 // opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
-	toks := generatedReply(t, 1200)
+	toks := markdowntest.DemoReply(t, 1200, false)
 	m := streamingModel(t, nil, 90, 30)
 	id := m.active.rcpt.ReplyID
 	for i := 0; i < len(toks); i += 7 {
