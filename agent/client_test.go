@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
@@ -21,56 +20,6 @@ import (
 	"parley/retry"
 	"parley/retry/retrytest"
 )
-
-// instantClock is a clock whose waits pass at once, recorded.
-func instantClock() *chattest.Clock { return chattest.NewInstant(chattest.Start) }
-
-// testClient is a client of ep with the default retry policy on an instant clock.
-func testClient(ep Endpoint) *Client {
-	return NewClient(ep, instantClock(), retry.DefaultPolicy())
-}
-
-// stuckClock's waits never end: only cancellation can stop them.
-type stuckClock struct{ waiting chan struct{} }
-
-func (stuckClock) Now() time.Time { return time.Now() }
-func (c stuckClock) After(time.Duration) <-chan time.Time {
-	close(c.waiting)
-	return nil
-}
-
-// collect runs one request and returns its events.
-func collect(t *testing.T, c *Client, ctx context.Context) []chat.Event {
-	t.Helper()
-	var events []chat.Event
-	for ev := range c.Stream(ctx, []chat.Message{{Role: "user", Content: "hello"}}) {
-		events = append(events, ev)
-	}
-	if len(events) == 0 || !events[len(events)-1].Terminal() {
-		t.Fatalf("run did not end with a terminal event: %+v", events)
-	}
-	return events
-}
-
-func text(events []chat.Event) string {
-	var b strings.Builder
-	for _, ev := range events {
-		if ev.Kind == chat.EventDelta {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
-}
-
-func count(events []chat.Event, kind chat.EventKind) int {
-	n := 0
-	for _, ev := range events {
-		if ev.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
 
 func TestStreamsAReplyWithUsage(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
@@ -245,17 +194,6 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 	}
 }
 
-func lastEvent(t *testing.T, events <-chan chat.Event) chat.Event {
-	t.Helper()
-	var last chat.Event
-	for ev := range events {
-		last = ev
-	}
-	return last
-}
-
-var hello = []chat.Message{{Role: "user", Content: "hello"}}
-
 // A provider's "come back at 14:50" holds back every client on the same endpoint and model
 // until then, without a request; another model, or force, sends.
 func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
@@ -269,7 +207,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 		t.Fatalf("first run: %+v, %d requests", first, srv.Requests())
 	}
 
-	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(reopen(t, store)).Stream(context.Background(), hello))
+	again := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(historytest.Reopen(t, store)).Stream(context.Background(), hello))
 	if srv.Requests() != 1 {
 		t.Fatalf("a held endpoint was sent %d requests", srv.Requests()-1)
 	}
@@ -294,17 +232,6 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 	}
 }
 
-// reopen opens db's file a second time, as another parley process would.
-func reopen(t *testing.T, db *history.DB) *history.DB {
-	t.Helper()
-	db2, err := history.Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db2.Close() })
-	return db2
-}
-
 // Twenty requests into an outage make twenty first attempts and the budget's twelve retries,
 // not sixty: the rest fail as they were, for Tier 2, without a retry.
 func TestRetryBudgetBoundsAnOutage(t *testing.T) {
@@ -319,7 +246,7 @@ func TestRetryBudgetBoundsAnOutage(t *testing.T) {
 	ep := Endpoint{BaseURL: srv.URL(), Model: "m"}
 	held := 0
 	for range 20 {
-		c := NewClient(ep, clock, policy).WithStore(reopen(t, store))
+		c := NewClient(ep, clock, policy).WithStore(historytest.Reopen(t, store))
 		for ev := range c.Stream(context.Background(), hello) {
 			if ev.Kind == chat.EventFailed && ev.Class.Class != chat.Overloaded {
 				t.Fatalf("failed as %s", ev.Class.Class)
@@ -513,4 +440,56 @@ func recorded(t *testing.T, e retrytest.CorpusEntry) retry.Failure {
 	}
 	f.Now = time.Now()
 	return f
+}
+
+// A provider that says no requests are left until a reset holds back the next send, from this
+// client or another parley's, until then, without a request; after the reset it goes.
+func TestPacingHoldsASendTheProviderWouldRefuse(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	store := historytest.Open(t)
+	clock := chattest.New(chattest.Start)
+	ep := Endpoint{Name: "openai", BaseURL: srv.URL(), Model: "m", KeyEnv: "OPENAI_API_KEY"}
+	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "0",
+		"x-ratelimit-reset-requests": "5s", "x-ratelimit-remaining-tokens": "29000", "x-ratelimit-reset-tokens": "120ms"}})
+	if ev := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello)); ev.Kind != chat.EventFinished {
+		t.Fatalf("first run: %+v", ev)
+	}
+	held := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(historytest.Reopen(t, store)).Stream(context.Background(), hello))
+	if srv.Requests() != 1 {
+		t.Fatalf("a paced send went out: %d requests", srv.Requests())
+	}
+	c := held.Class
+	if held.Kind != chat.EventFailed || c.Class != chat.RateLimited || !c.Retryable || c.Rule != "endpoint.pacing" ||
+		!c.RetryAfterUntil.Equal(chattest.Start.Add(5*time.Second)) || !held.SaidAt.Equal(chattest.Start) {
+		t.Fatalf("held run ended %+v", held)
+	}
+	if c.Label != "openai says 0 requests left" || !strings.Contains(c.Message, "until "+chat.FormatClockSeconds(chattest.Start.Add(5*time.Second), chattest.Start)) {
+		t.Errorf("label %q message %q", c.Label, c.Message)
+	}
+	if r, ok := NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).RateLimits(); !ok || r.Requests != 0 || r.RequestLimit != 500 {
+		t.Errorf("RateLimits = %+v, %v", r, ok)
+	}
+	clock.Advance(5 * time.Second)
+	if ev := lastEvent(t, NewClient(ep, clock, retry.DefaultPolicy()).WithStore(store).Stream(context.Background(), hello)); ev.Kind != chat.EventFinished || srv.Requests() != 2 {
+		t.Fatalf("after the reset: %+v, %d requests", ev, srv.Requests())
+	}
+}
+
+// Without rate-limit headers nothing is remembered, and sends go as they always did.
+func TestNoPacingWithoutHeaders(t *testing.T) {
+	srv := demotest.Start(t, demo.Options{})
+	store := historytest.Open(t)
+	clock := chattest.New(chattest.Start)
+	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy()).WithStore(store)
+	for i := range 3 {
+		if ev := lastEvent(t, c.Stream(context.Background(), hello)); ev.Kind != chat.EventFinished {
+			t.Fatalf("run %d: %+v", i, ev)
+		}
+	}
+	if srv.Requests() != 3 {
+		t.Errorf("%d requests, want 3", srv.Requests())
+	}
+	if _, ok := c.RateLimits(); ok {
+		t.Error("limits remembered from an answer that gave none")
+	}
 }

@@ -58,19 +58,15 @@ func (c *Client) WithTools(tools []json.RawMessage) *Client {
 	cc := *c
 	cc.tools = nil
 	for _, entry := range tools {
-		var t struct {
-			Type     string `json:"type"`
-			Function struct {
-				Name        string          `json:"name"`
-				Description string          `json:"description"`
-				Parameters  json.RawMessage `json:"parameters"`
-			} `json:"function"`
-		}
+		// The entry is read into go-openai's own type. Its parameters go into a json.RawMessage
+		// (json fills the pointer Parameters holds), so the schema is sent as the server wrote
+		// it, not remade from a map.
+		var schema json.RawMessage
+		t := openai.Tool{Function: &openai.FunctionDefinition{Parameters: &schema}}
 		if json.Unmarshal(entry, &t) != nil {
 			continue // mcp.Tool.Entry is made by json.Marshal: it always reads
 		}
-		cc.tools = append(cc.tools, openai.Tool{Type: openai.ToolType(t.Type), Function: &openai.FunctionDefinition{
-			Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters}})
+		cc.tools = append(cc.tools, t)
 	}
 	return &cc
 }

@@ -52,7 +52,7 @@ func TestSessionModel(t *testing.T) {
 // A database of an earlier schema gains both: none of its sessions was used in the chat screen
 // that anyone knows of, none has a stored model, and each can be given one.
 func TestChoicesOnAMigratedDatabase(t *testing.T) {
-	db := openV1(t)
+	db := openCopy(t, "testdata/v1.db")
 	sessions := mustSessions(t, db)
 	for _, s := range sessions {
 		if s.Profile != "" || s.Model != "" {

@@ -59,12 +59,7 @@ func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
 // is not changed.
 func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 	db, s := openSession(t)
-	var replies []Receipt
-	for i := range 6 {
-		r := post(t, db, s.ID, fmt.Sprintf("question %d", i+1))
-		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
-		replies = append(replies, r)
-	}
+	replies := exchanges(t, db, s.ID, 6)
 	if err := db.SetPinned(replies[0].AnchorID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +115,7 @@ func TestPinsAndCompactionPoint(t *testing.T) {
 	if _, err := db.PostSystem(s.ID, SystemPrompt{Text: "You are terse."}); err != nil {
 		t.Fatal(err)
 	}
-	var rs []Receipt
-	for i := range 4 {
-		r := post(t, db, s.ID, fmt.Sprintf("question %d", i+1))
-		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
-		rs = append(rs, r)
-	}
+	rs := exchanges(t, db, s.ID, 4)
 	if err := db.SetPinned(rs[0].AnchorID, true); err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +150,7 @@ func TestPinsAndCompactionPoint(t *testing.T) {
 // the pins read back after reopening.
 func TestNextContextNamesItsMessages(t *testing.T) {
 	db, s := openSession(t)
-	var rs []Receipt
-	for i := range 3 {
-		r := post(t, db, s.ID, fmt.Sprintf("question %d", i+1))
-		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
-		rs = append(rs, r)
-	}
+	rs := exchanges(t, db, s.ID, 3)
 	if before, err := db.CompactedBefore(s.ID); before != 0 || err != nil {
 		t.Fatalf("never compacted: %d, %v", before, err)
 	}

@@ -1,8 +1,11 @@
 package history
 
 import (
+	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"parley/internal/chat"
@@ -11,12 +14,37 @@ import (
 // openTemp opens a new database in a temporary directory, closed when the test ends.
 func openTemp(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(filepath.Join(t.TempDir(), "history.db"))
+	return openPath(t, filepath.Join(t.TempDir(), "history.db"))
+}
+
+// openPath opens the database at path, closed when the test ends.
+func openPath(t *testing.T, path string) *DB {
+	t.Helper()
+	db, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// openCopy opens a copy of the database file name (testdata/v1.db…), migrated, closed when
+// the test ends.
+func openCopy(t *testing.T, name string) *DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "history.db")
+	copyFile(t, name, path)
+	return openPath(t, path)
+}
+
+// onlySession returns the one session of db, failing the test unless there is exactly one.
+func onlySession(t *testing.T, db *DB) Session {
+	t.Helper()
+	list, err := db.Sessions()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions %+v, %v", list, err)
+	}
+	return list[0]
 }
 
 // openSession opens a new database with one new session in it.
@@ -29,12 +57,7 @@ func openSession(t *testing.T) (*DB, Session) {
 // openAgain opens a second handle on the database of db, as a second parley would.
 func openAgain(t *testing.T, db *DB) *DB {
 	t.Helper()
-	db2, err := Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db2.Close() })
-	return db2
+	return openPath(t, db.Path())
 }
 
 // rawSQL opens the file with the bare driver, bypassing this package.
@@ -46,6 +69,27 @@ func rawSQL(t *testing.T, path string) *sql.DB {
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// holdWriteLock takes the write lock of the database at path on a bare connection, as another
+// parley in a write transaction does; release, or the end of the test, gives it back.
+func holdWriteLock(t *testing.T, path string) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := rawSQL(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		conn.Close()
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() {
+		conn.ExecContext(ctx, "ROLLBACK")
+		conn.Close()
+	})
+	t.Cleanup(release)
+	return release
 }
 
 // newSession creates a session or fails the test.
@@ -66,6 +110,19 @@ func post(t *testing.T, db *DB, sessionID, content string) Receipt {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// exchanges posts n questions to session sessionID ("question 1"…), answers each ("answer 1"…)
+// and returns their receipts.
+func exchanges(t *testing.T, db *DB, sessionID string, n int) []Receipt {
+	t.Helper()
+	var rs []Receipt
+	for i := range n {
+		r := post(t, db, sessionID, fmt.Sprintf("question %d", i+1))
+		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
+		rs = append(rs, r)
+	}
+	return rs
 }
 
 // regenerate starts a new reply to the live operator message anchorID or fails the test.

@@ -3,7 +3,6 @@ package history
 import (
 	"bytes"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"parley/internal/chat"
@@ -125,16 +124,9 @@ func TestRecoveredPostKeepsItsImages(t *testing.T) {
 	}
 	stream(t, db, r.RunID, "A receipt.", 2)
 	db.Close()
-	again, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	list, err := again.Sessions()
-	if err != nil || len(list) != 1 {
-		t.Fatalf("sessions %+v, %v", list, err)
-	}
-	ctx, err := again.SessionContext(list[0].ID)
+	again := openPath(t, path)
+	session := onlySession(t, again)
+	ctx, err := again.SessionContext(session.ID)
 	if err != nil || len(ctx) != 2 || len(ctx[0].Images) != 1 || !bytes.Equal(ctx[0].Images[0].Data, im.Data) {
 		t.Fatalf("folded back: %+v, %v", ctx, err)
 	}
@@ -143,13 +135,7 @@ func TestRecoveredPostKeepsItsImages(t *testing.T) {
 // testdata/v9.db was made by the release before images (the built binary, in print mode
 // against the demo endpoint, with -c and -f): it migrates without loss and then takes images.
 func TestSchema9DatabaseTakesImages(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v9.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openCopy(t, "testdata/v9.db")
 	sessions := mustSessions(t, db)
 	if len(sessions) != 2 {
 		t.Fatalf("sessions %+v", sessions)

@@ -83,19 +83,6 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	}
 }
 
-// openV1 opens a copy of testdata/v1.db, migrated, closed when the test ends.
-func openV1(t *testing.T) *DB {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v1.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func mustSessions(t *testing.T, db *DB) []Session {
 	t.Helper()
 	ss, err := db.Sessions()

@@ -65,21 +65,29 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) {
 	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
 	err := db.write(func(tx *sql.Tx) error {
-		var err error
-		if r.SessionID, err = liveAnchorSession(tx, anchorID); err != nil {
-			return err
-		}
-		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, anchorID, model, nanos(time.Now())); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID)
-		return err
+		return db.newHiddenRun(tx, &r, model, nanos(time.Now()))
 	})
 	if err != nil {
 		return Receipt{}, err
 	}
 	db.takeOvers.Store(r.RunID, true)
 	return r, nil
+}
+
+// newHiddenRun creates, in tx, the queued run of Retry and Resume: it answers r.AnchorID, which
+// must be a live operator message, and its reply is hidden (superseded by its own run) until
+// its first text takes over (takeOver). It fills r's SessionID, RunID and ReplyID; once tx has
+// committed, the caller adds the run to db.takeOvers.
+func (db *DB) newHiddenRun(tx *sql.Tx, r *Receipt, model string, now int64) error {
+	var err error
+	if r.SessionID, err = liveAnchorSession(tx, r.AnchorID); err != nil {
+		return err
+	}
+	if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now); err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID)
+	return err
 }
 
 // takeOver makes the hidden reply of Retry's run runID live, in place of the messages that were

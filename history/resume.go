@@ -58,26 +58,20 @@ func (db *DB) Resume(runID int64, model string, queued bool) (Receipt, error) {
 		if !seam.Valid || status == chat.StatusQueued || status == chat.StatusRunning {
 			return fmt.Errorf("run %d has no tool calls to resume from, or is not over: %w", runID, ErrNothingToContinue)
 		}
-		if r.SessionID, err = liveAnchorSession(tx, r.AnchorID); err != nil {
-			return err
-		}
 		now := nanos(time.Now())
-		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now); err != nil {
+		if err := db.newHiddenRun(tx, &r, model, now); err != nil {
 			return err
 		}
 		prefix := content[:min(int(seam.Int64), len(content))]
 		if _, err := tx.Exec(`UPDATE messages SET content = ? WHERE id = ?`, prefix, r.ReplyID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO tool_calls (run_id, step, seam, call_id, function, arguments, server, tool,
+		_, err = tx.Exec(`INSERT INTO tool_calls (run_id, step, seam, call_id, function, arguments, server, tool,
 				status, result, is_error, size, created_at, finished_at)
 			SELECT ?1, step, seam, call_id, function, arguments, server, tool,
 				CASE status WHEN 'pending' THEN 'failed' ELSE status END,
 				CASE status WHEN 'pending' THEN ?2 ELSE result END, is_error, size, created_at, coalesce(finished_at, ?3)
-			FROM tool_calls WHERE run_id = ?4 ORDER BY id`, r.RunID, pendingText, now, runID); err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO supersessions (message_id, run_id) VALUES (?, ?)`, r.ReplyID, r.RunID)
+			FROM tool_calls WHERE run_id = ?4 ORDER BY id`, r.RunID, pendingText, now, runID)
 		return err
 	})
 	if err != nil {

@@ -308,7 +308,7 @@ func TestSetTitle(t *testing.T) {
 
 // The migration indexes what an older database already holds.
 func TestSearchFindsMigratedMessages(t *testing.T) {
-	db := openV1(t)
+	db := openCopy(t, "testdata/v1.db")
 	if hits, err := db.Search("retries", 10); err != nil || len(hits) == 0 {
 		t.Errorf("hits %+v, %v", hits, err)
 	}

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -98,29 +97,16 @@ func TestALockHeldAcrossTheEndIsNotCalledStored(t *testing.T) {
 	shortBusy(t, 100*time.Millisecond)
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "q")
-	other := rawSQL(t, db.Path())
-	ctx := context.Background()
-	conn, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdWriteLock(t, db.Path())
 	text := strings.Repeat("held ", 1000)
 	end := stream(t, db, r.RunID, text, 100)
 	if !strings.Contains(end.NotStored, "another parley is writing") || !strings.Contains(end.NotStored, ".recovery") {
 		t.Fatalf("ended %+v; want NotStored naming the lock and the recovery file", end)
 	}
-	conn.ExecContext(ctx, "ROLLBACK")
-	conn.Close()
+	release()
 	path := db.Path()
 	db.Close()
-	again, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
+	again := openPath(t, path)
 	if got := replyText(t, again, r.RunID); got != text {
 		t.Fatalf("after the lock freed and parley reopened: %d bytes, want %d", len(got), len(text))
 	}
@@ -133,17 +119,7 @@ func TestOpenReadsWhileAnotherWrites(t *testing.T) {
 	db := openTemp(t)
 	s := newSession(t, db)
 	post(t, db, s.ID, "hello")
-	other := rawSQL(t, db.Path())
-	ctx := context.Background()
-	conn, err := other.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, "ROLLBACK")
+	holdWriteLock(t, db.Path())
 	reader, err := Open(db.Path())
 	if err != nil {
 		t.Fatalf("opening while another writes: %v", err)
@@ -195,16 +171,9 @@ func TestPostToRecoveryIsFoldedBack(t *testing.T) {
 		t.Fatalf("ended %+v", end)
 	}
 	db.Close()
-	again, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	list, err := again.Sessions()
-	if err != nil || len(list) != 1 {
-		t.Fatalf("sessions %+v, %v", list, err)
-	}
-	msgs, err := again.AllMessages(list[0].ID)
+	again := openPath(t, path)
+	session := onlySession(t, again)
+	msgs, err := again.AllMessages(session.ID)
 	if err != nil || len(msgs) != 2 || msgs[0].Content != "what is a quokka?" || msgs[1].Content != "A small wallaby." ||
 		msgs[1].Status != chat.StatusSucceeded {
 		t.Fatalf("folded back: %+v, %v", msgs, err)
@@ -255,16 +224,7 @@ func TestOpenWithNoRoomForTheSharedMemoryReads(t *testing.T) {
 func TestForgettingNoWaitNeedsNoWrite(t *testing.T) {
 	shortBusy(t, 100*time.Millisecond)
 	db := openTemp(t)
-	ctx := context.Background()
-	conn, err := rawSQL(t, db.Path()).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, "ROLLBACK")
+	holdWriteLock(t, db.Path())
 	if err := db.ForgetWait(chat.EndpointKey{BaseURL: "http://127.0.0.1:8080/v1", Model: "m"}); err != nil {
 		t.Fatalf("forgetting no wait under another's lock: %v", err)
 	}
@@ -277,15 +237,7 @@ func TestTheEndWaitsOffTheEventPath(t *testing.T) {
 	shortBusy(t, 3*time.Second)
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "q")
-	ctx := context.Background()
-	conn, err := rawSQL(t, db.Path()).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdWriteLock(t, db.Path())
 	in := make(chan chat.Event, 16)
 	out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
@@ -303,7 +255,7 @@ func TestTheEndWaitsOffTheEventPath(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("the text before the end came %s late: the end waited for the lock on the event path", took)
 	}
-	conn.ExecContext(ctx, "ROLLBACK")
+	release()
 	var end chat.Event
 	for ev := range out {
 		end = ev

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -51,13 +50,7 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 
 	// testdata/v9.db was made by the release before this column: opening it migrates, what
 	// was there stays, and a reply's duration reads 0.
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v9.db", path)
-	old, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Close()
+	old := openCopy(t, "testdata/v9.db")
 	replies, err := old.queryMessages(`WHERE m.role = 'assistant'`)
 	if err != nil || len(replies) != 3 {
 		t.Fatalf("replies %+v, %v", replies, err)

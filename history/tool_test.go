@@ -1,7 +1,6 @@
 package history
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -150,29 +149,20 @@ func TestRetryResumesFromStoredResults(t *testing.T) {
 // mode against the demo endpoint, with -c): it migrates without loss and then stores them.
 func TestSchema13DatabaseTakesToolCalls(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "history.db")
-	copyFile(t, "testdata/v13.db", path)
-	db, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sessions := mustSessions(t, db)
-	if len(sessions) != 1 {
-		t.Fatalf("sessions %+v", sessions)
-	}
-	before, err := db.Transcript(sessions[0].ID)
+	db := openCopy(t, "testdata/v13.db")
+	session := onlySession(t, db)
+	before, err := db.Transcript(session.ID)
 	if err != nil || len(before) != 4 || before[0].Content != "hello there" || before[2].Content != "what are the keys?" ||
 		before[3].Status != chat.StatusSucceeded || len(before[3].ToolCalls) != 0 {
 		t.Fatalf("messages %+v, %v", before, err)
 	}
-	r := post(t, db, sessions[0].ID, "echo hi")
+	r := post(t, db, session.ID, "echo hi")
 	streaming(t, db, r, "")
 	callTool(t, db, r, 0, 0, echoCall, echoRan)
 	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded}); err != nil {
 		t.Fatal(err)
 	}
-	next := post(t, db, sessions[0].ID, "and?")
+	next := post(t, db, session.ID, "and?")
 	ctx, err := db.Context(next.AnchorID)
 	if err != nil || len(ctx) != 8 || ctx[4].Content != "echo hi" || len(ctx[5].ToolCalls) != 1 || ctx[6].Content != "Echo: hi" {
 		t.Fatalf("context after migrating: %+v, %v", ctx, err)

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -13,39 +12,17 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
+	"parley/tui/markdown/markdowntest"
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one
-// batchWindow per message and View runs after every message. The model's clock is moved by
-// the simulated stream, so the model renders frames when it would at that rate, however fast
-// the benchmark runs. They report CPU time (user+sys of the whole process, so the garbage
-// collector is counted) next to wall time. Run them all with
+// batchWindow per message and View runs after every message (the reply is
+// markdowntest.DemoReply's). The model's clock is moved by the simulated stream, so the model
+// renders frames when it would at that rate, however fast the benchmark runs. They report CPU
+// time (user+sys of the whole process, so the garbage collector is counted) next to wall time.
+// Run them all with
 //
 //	go test ./tui -run '^$' -bench . -benchtime 1x
-//
-// generatedReply returns the n chunks of the demo endpoint's generated markdown reply
-// (paragraphs, lists, fenced code), read through parley's own client from a demo server on
-// 127.0.0.1, as a run receives them.
-func generatedReply(tb testing.TB, n int) []string {
-	tb.Helper()
-	srv := demotest.Start(tb, demo.Options{Tokens: n})
-	client := demoClient(srv, chat.SystemClock{}, 0)
-	var toks []string
-	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
-		switch ev.Kind {
-		case chat.EventDelta:
-			toks = append(toks, ev.Text)
-		case chat.EventFailed, chat.EventCancelled:
-			tb.Fatalf("generated reply: %+v", ev)
-		}
-	}
-	if len(toks) != n {
-		tb.Fatalf("%d chunks, want %d", len(toks), n)
-	}
-	return toks
-}
 
 // cpuTime is the CPU time the process has used so far.
 func cpuTime(tb testing.TB) time.Duration {
@@ -89,7 +66,7 @@ func streamTokens(m Model, toks []string, rate int) Model {
 // second: four deltas per message and frame) into a session of 10 or 1,000 finished messages.
 // It must not depend on the size of the session.
 func BenchmarkDelta(b *testing.B) {
-	toks := generatedReply(b, 2000)
+	toks := markdowntest.DemoReply(b, 2000, false)
 	for _, n := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("finished=%d", n), func(b *testing.B) {
 			var cpu time.Duration
@@ -125,7 +102,7 @@ func BenchmarkDelta(b *testing.B) {
 // 60,000 tokens a second (what the demo endpoint delivers without pacing), and reports the
 // CPU seconds per reply. The cost per token must stay flat as replies grow.
 func BenchmarkReply(b *testing.B) {
-	all := generatedReply(b, 100_000)
+	all := markdowntest.DemoReply(b, 100_000, false)
 	for _, n := range []int{2_000, 20_000, 100_000} {
 		b.Run(fmt.Sprintf("tokens=%d", n), func(b *testing.B) {
 			toks := all[:n]
@@ -157,7 +134,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := newSessionIn(b, db)
-	reply := strings.Join(generatedReply(b, 120), "")
+	reply := strings.Join(markdowntest.DemoReply(b, 120, false), "")
 	for i := range 5000 {
 		storeExchange(b, db, s.ID, fmt.Sprintf("question %d", i+1), reply)
 	}
@@ -184,7 +161,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 // markdown blocks) to its start, one Update and View per page up, as holding pgup does. Only
 // the messages a page brings on screen are rendered, so every page costs about the same.
 func BenchmarkScroll(b *testing.B) {
-	reply := strings.Join(generatedReply(b, 120), "")
+	reply := strings.Join(markdowntest.DemoReply(b, 120, false), "")
 	msgs := storedExchanges(5000)
 	for i := 1; i < len(msgs); i += 2 {
 		msgs[i].Content = reply

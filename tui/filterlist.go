@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"context"
+	"strings"
+	"time"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -46,6 +50,22 @@ func (l *filterList[T]) narrow(keep func(T) bool) {
 			l.kept = append(l.kept, it)
 		}
 	}
+}
+
+// fetchItems returns a command that gets a list's items off the event loop, f given at most
+// timeout: /model asks the endpoint for its models, /tools starts the servers.
+func fetchItems(timeout time.Duration, f func(context.Context) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		return f(ctx)
+	}
+}
+
+// narrowFold shows the items whose text holds the query, whatever the case of either.
+func (l *filterList[T]) narrowFold(text func(T) string) {
+	q := strings.ToLower(l.query)
+	l.narrow(func(it T) bool { return strings.Contains(strings.ToLower(text(it)), q) })
 }
 
 // openList gives the focus to the list just made, of models (focusModels) or of sessions

@@ -7,6 +7,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/tui/markdown"
+	"parley/tui/markdown/markdowntest"
 )
 
 // Frames: what one message may render, and keys during a flood of batches.
@@ -18,7 +19,7 @@ func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() 
 // more than a frame's quota and a chunk, esc cancels the run at once (its Update renders no
 // more than any other), the batches already read still show, and the run's end stops it.
 func TestEscDuringAFloodOfBatches(t *testing.T) {
-	toks := generatedReply(t, 30_000)
+	toks := markdowntest.DemoReply(t, 30_000, false)
 	m := streamingModel(t, storedExchanges(5), 120, 40)
 	clock := chattest.New(clockStart)
 	m.clock = clock
@@ -69,7 +70,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 // within a frame's quota per message, and asks for frames until the screen is rendered.
 func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
 	msgs := storedExchanges(2)
-	msgs[3].Content = strings.Join(generatedReply(t, 20_000), "")
+	msgs[3].Content = strings.Join(markdowntest.DemoReply(t, 20_000, false), "")
 	m := loadedModel(t, msgs, 100, 30)
 	e := lastReply(t, m)
 	chunks := func() []bool { return m.transcript.Progress(e.message.ID).Chunks }

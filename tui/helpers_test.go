@@ -2,7 +2,6 @@ package tui
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"parley/internal/chat/chattest"
 	"parley/retry"
 	"parley/tui/clipboard"
+	"parley/tui/transcript/transcripttest"
 )
 
 // Helpers that build a model and step it by hand; driver_test.go runs one like a program.
@@ -56,25 +56,14 @@ func openOffline(t testing.TB, db *history.DB, s history.Session, w, h int) (Mod
 }
 
 // storedExchanges returns n finished question/answer pairs as the database would return them.
-func storedExchanges(n int) []history.Message {
-	var msgs []history.Message
-	for i := range n {
-		id := int64(2*i + 1)
-		msgs = append(msgs,
-			history.Message{ID: id, Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
-			history.Message{ID: id + 1, Role: chat.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
-				Status: chat.StatusSucceeded, Model: "test-model",
-				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
-	}
-	return msgs
-}
+var storedExchanges = transcripttest.StoredExchanges
 
-// loadedModel returns a model showing msgs, without a database.
 func init() {
 	// The screen's tests copy as OSC 52 only, whatever display the machine has.
 	systemClipboard = func() clipboard.Way { return clipboard.Way{OSC52: true} }
 }
 
+// loadedModel returns a model showing msgs, without a database.
 func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
 	t.Helper()
 	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})

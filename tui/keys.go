@@ -92,12 +92,9 @@ type TranscriptKeys struct {
 
 // PickerKeys act while the session picker is open.
 type PickerKeys struct {
-	Up               key.Binding
-	Down             key.Binding
-	PageUp, PageDown key.Binding
-	Top, Bottom      key.Binding
-	Choose           key.Binding
-	Close            key.Binding
+	ListKeys
+	Choose key.Binding
+	Close  key.Binding
 	// Delete and Rename act on the session under the cursor (the model list has neither).
 	// They are ctrl keys: letters are the search typed in the list.
 	Delete, Rename key.Binding
@@ -106,10 +103,16 @@ type PickerKeys struct {
 // HelpListKeys act while the list of every key is shown (?). Any other key closes it and
 // acts as it would: typing goes on past it.
 type HelpListKeys struct {
+	ListKeys
+	Close key.Binding
+}
+
+// ListKeys move through a list drawn in the transcript's place (the session picker, /model's
+// and /tools' lists, the list of every key): a line, a page, or to either end.
+type ListKeys struct {
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
 	Top, Bottom      key.Binding
-	Close            key.Binding
 }
 
 // VersionKeys act while the version view is open.
@@ -180,24 +183,14 @@ func DefaultKeyMap() KeyMap {
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
-			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "choose")),
-			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "choose")),
-			PageUp:   bind("page", "pgup"),
-			PageDown: bind("page", "pgdown"),
-			Top:      bind("first", "home"),
-			Bottom:   bind("last", "end"),
+			ListKeys: listKeys("choose", "first", "last"),
 			Choose:   bind("open session", "enter"),
 			Close:    bind("close", "esc"),
 			Delete:   bind("delete", "ctrl+d", "delete"),
 			Rename:   bind("rename", "ctrl+r"),
 		},
 		HelpList: HelpListKeys{
-			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "scroll")),
-			Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll")),
-			PageUp:   bind("page", "pgup"),
-			PageDown: bind("page", "pgdown"),
-			Top:      bind("top", "home"),
-			Bottom:   bind("end", "end"),
+			ListKeys: listKeys("scroll", "top", "end"),
 			Close:    bind("close", "esc", "?"),
 		},
 		Versions: VersionKeys{
@@ -211,6 +204,19 @@ func DefaultKeyMap() KeyMap {
 			PageDown:   bind("page down", "pgdown", "space"),
 			Close:      bind("close", "esc", "q"),
 		},
+	}
+}
+
+// listKeys returns a list's arrows, paging keys and ends: line says what an arrow does there,
+// top and bottom what home and end do.
+func listKeys(line, top, bottom string) ListKeys {
+	return ListKeys{
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", line)),
+		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", line)),
+		PageUp:   bind("page", "pgup"),
+		PageDown: bind("page", "pgdown"),
+		Top:      bind(top, "home"),
+		Bottom:   bind(bottom, "end"),
 	}
 }
 

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,32 +11,13 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/internal/demo"
-	"parley/internal/demo/demotest"
+	"parley/tui/markdown/markdowntest"
 )
 
 // What a key waits for: the benchmarks below time each message the event loop handles (Update,
 // then View) while a long reply streams, and each key typed into the input box. Run them with
 //
 //	go test ./tui -run '^$' -bench 'Messages|Keys' -benchtime 1x
-
-// demoReply returns the n chunks of the demo endpoint's generated reply; with openCode the
-// reply opens a code block early and runs on inside it.
-func demoReply(tb testing.TB, n int, openCode bool) []string {
-	tb.Helper()
-	srv := demotest.Start(tb, demo.Options{Tokens: n, OpenCode: openCode})
-	client := demoClient(srv, chat.SystemClock{}, 0)
-	toks := make([]string, 0, n)
-	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
-		if ev.Kind == chat.EventDelta {
-			toks = append(toks, ev.Text)
-		}
-	}
-	if len(toks) != n {
-		tb.Fatalf("%d chunks, want %d", len(toks), n)
-	}
-	return toks
-}
 
 // BenchmarkMessages streams replies of 400,000 tokens (realistic markdown, and one inside a
 // single code block) at 60,000 tokens a second into a 120×40 screen, a batch per batchWindow
@@ -48,7 +28,7 @@ func BenchmarkMessages(b *testing.B) {
 		name     string
 		openCode bool
 	}{{"realistic", false}, {"open-code", true}} {
-		toks := demoReply(b, 400_000, c.openCode)
+		toks := markdowntest.DemoReply(b, 400_000, c.openCode)
 		b.Run(fmt.Sprintf("%s/tokens=%d", c.name, len(toks)), func(b *testing.B) {
 			var times []time.Duration
 			worstWork := 0

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/markdown/markdowntest"
 )
 
 // Markdown on the screen: a streamed reply drawn as a stored one is. How replies are cut and
@@ -18,7 +17,7 @@ import (
 // only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is
 // opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
-	toks := generatedReply(t, 1200)
+	toks := markdowntest.DemoReply(t, 1200, false)
 	m := streamingModel(t, nil, 90, 30)
 	id := m.active.rcpt.ReplyID
 	for i := 0; i < len(toks); i += 7 {
@@ -54,17 +53,6 @@ func renderWhole(m Model) []string {
 	t.Prepare()
 	lines := t.View()
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1]
 	}
 	return lines

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -53,8 +52,7 @@ type modelsMsg struct {
 
 // refilter shows the models whose names contain the query, in order.
 func (p *modelPicker) refilter() {
-	q := strings.ToLower(p.query)
-	p.narrow(func(c modelChoice) bool { return strings.Contains(strings.ToLower(c.label()), q) })
+	p.narrowFold(modelChoice.label)
 }
 
 // listModels asks the endpoint for its models, to open the list on them: for /model alone
@@ -66,12 +64,10 @@ func (m *Model) listModels(compare int64) tea.Cmd {
 	}
 	client := m.client
 	m.setNotice("asking the endpoint for its models…", false)
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), modelsTimeout)
-		defer cancel()
+	return fetchItems(modelsTimeout, func(ctx context.Context) tea.Msg {
 		models, err := client.Models(ctx)
 		return modelsMsg{models: models, compare: compare, err: err}
-	}
+	})
 }
 
 // handleModels opens the list on the current model; for R, with the other profiles first,

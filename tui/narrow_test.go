@@ -9,6 +9,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/tui/markdown"
+	"parley/tui/markdown/markdowntest"
 )
 
 // No surprises on a narrow screen: help, notices and wrapped code fit 40 columns whole.
@@ -51,7 +52,7 @@ func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
 	long := "fmt.Println(\"a string long enough to be wrapped at forty columns, and then some\")"
 	text := "Here:\n\n```go\nfunc main() {\n\tif true {\n\t\t" + long + "\n\t}\n}\n```\n"
 	var md markdown.Renderer
-	lines := trimBlank(md.Render(text, 40, true))
+	lines := markdowntest.TrimBlank(md.Render(text, 40, true))
 	var parts []string
 	for _, l := range lines {
 		if p := strings.TrimRight(ansi.Strip(l), " "); strings.Contains(p, "fmt.Println") || strings.Contains(p, "then some") ||

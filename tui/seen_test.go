@@ -7,24 +7,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
 )
 
 // Two windows on one session: a turn stored by another process is shown before anything is
 // sent after it.
-
-// otherWindow opens db's file a second time, as another parley would.
-func otherWindow(t *testing.T, db *history.DB) *history.DB {
-	t.Helper()
-	other, err := history.Open(db.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
-	return other
-}
 
 // postedFrom runs cmd and returns the postedMsg among its messages.
 func postedFrom(t *testing.T, cmd tea.Cmd) postedMsg {
@@ -42,7 +30,7 @@ func TestAnotherWindowsTurnIsShownBeforeSending(t *testing.T) {
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
 	m, _ := openOffline(t, db, s, 100, 30)
-	storeExchange(t, otherWindow(t, db), s.ID, "their question", "their answer")
+	storeExchange(t, historytest.Reopen(t, db), s.ID, "their question", "their answer")
 
 	m = typeText(m, "my question")
 	m, cmd := step(m, press("enter"))
@@ -73,7 +61,7 @@ func TestAnotherWindowsTurnShowsWhenTheReplyEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ = step(m, postedMsg{out: outgoing{text: "being answered"}, modelName: "test-model", session: s, rcpt: rcpt})
-	storeExchange(t, otherWindow(t, db), s.ID, "their question", "their answer")
+	storeExchange(t, historytest.Reopen(t, db), s.ID, "their question", "their answer")
 
 	m = typeText(m, "queued behind")
 	m, cmd := step(m, press("enter"))

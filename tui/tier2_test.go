@@ -14,6 +14,7 @@ import (
 	"parley/internal/demo"
 	"parley/retry"
 	"parley/retry/retrytest"
+	"parley/tui/transcript/transcripttest"
 )
 
 // The Tier 2 machine in the screen, against a demo endpoint and a real database, on a clock
@@ -326,7 +327,7 @@ func TestTier2CasesOnScreen(t *testing.T) {
 				chat.SystemClock{}, retry.DefaultPolicy())
 			m := New(Options{Client: offlineClient(), Fallback: spare, Session: history.Session{ID: "s1", Title: "test session"}})
 			m, _ = step(m, tea.WindowSizeMsg{Width: 200, Height: 24})
-			m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: goldenSession(chat.StatusFailed, "", &c.Class)})
+			m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: transcripttest.GoldenSession(chat.StatusFailed, "", &c.Class)})
 			if !m.tier2.Arm(failedRun(1, c.Class), retrytest.Tier2Failed) {
 				t.Fatal("not armed")
 			}

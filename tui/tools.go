@@ -169,11 +169,9 @@ type toolsListMsg struct{ rows []toolRow }
 func (m *Model) listTools() tea.Cmd {
 	box := m.tools
 	m.setNotice("starting the tool servers and listing their tools…", false)
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), toolsListTimeout)
-		defer cancel()
+	return fetchItems(toolsListTimeout, func(ctx context.Context) tea.Msg {
 		return toolsListMsg{rows: toolRows(ctx, box)}
-	}
+	})
 }
 
 // toolRows lists each server of box, then its tools, with what each schema costs in tokens.

@@ -11,54 +11,46 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/transcript/transcripttest"
 )
 
-// goldenReply is a reply with the markdown a model typically sends.
-const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
-
-// goldenSession is a finished exchange followed by a question whose reply is in state st.
-func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
-	return []history.Message{
-		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
-		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
-		{ID: 4, Role: chat.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
-	}
+// goldenModel is an 80×24 screen on transcripttest.GoldenSession, its last reply in state st.
+func goldenModel(t testing.TB, st chat.Status, content string, fail *chat.Classification) Model {
+	t.Helper()
+	return loadedModel(t, transcripttest.GoldenSession(st, content, fail), 80, 24)
 }
 
 // TestGolden pins the layout of each state at 80×24 as a terminal without colors sees it.
 // Regenerate with go test ./tui -update.
 func TestGolden(t *testing.T) {
-	withMessage := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
-		Message: "The service may be temporarily overloaded, please try again later."}
 	states := map[string]func(t *testing.T) Model{
 		"empty": func(t *testing.T) Model { return loadedModel(t, nil, 80, 24) },
 		"finished": func(t *testing.T) Model {
-			return loadedModel(t, goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 80, 24)
+			return goldenModel(t, chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil)
 		},
 		"failed": func(t *testing.T) Model {
-			return loadedModel(t, goldenSession(chat.StatusFailed, "", withMessage), 80, 24)
+			return goldenModel(t, chat.StatusFailed, "", transcripttest.Overloaded())
 		},
 		"cancelled": func(t *testing.T) Model {
-			return loadedModel(t, goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 80, 24)
+			return goldenModel(t, chat.StatusCancelled, "In Rust you use the", nil)
 		},
 		"interrupted": func(t *testing.T) Model {
-			return loadedModel(t, goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 80, 24)
+			return goldenModel(t, chat.StatusInterrupted, "Rust has a macro", nil)
 		},
 		"streaming": func(t *testing.T) Model {
-			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
+			m := streamingModel(t, transcripttest.GoldenSession(chat.StatusSucceeded, "`println!`", nil)[:2], 80, 24)
 			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
 				delta("Sure:\n\n1. one\n2. tw"))
 			m, _ = step(m, frameMsg{tag: m.active.tag})
 			return m
 		},
 		"waiting": func(t *testing.T) Model {
-			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
+			m := streamingModel(t, transcripttest.GoldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 			return m
 		},
 		"queued": func(t *testing.T) Model {
-			m := streamingModel(t, goldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
+			m := streamingModel(t, transcripttest.GoldenSession(chat.StatusSucceeded, "", nil)[:2], 80, 24)
 			m, _ = deliver(m, delta("Working on it"))
 			m, _ = step(m, frameMsg{tag: m.active.tag})
 			m, _ = step(m, postedMsg{out: outgoing{text: "Also in C?"}, modelName: "test-model", session: m.session,
@@ -66,7 +58,7 @@ func TestGolden(t *testing.T) {
 			return m
 		},
 		"transcript-focus": func(t *testing.T) Model {
-			m := loadedModel(t, goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 80, 24)
+			m := goldenModel(t, chat.StatusSucceeded, "Use `println!`.", nil)
 			m, _ = step(m, press("esc"))
 			return m
 		},
@@ -85,7 +77,7 @@ func TestGolden(t *testing.T) {
 
 // The same state renders the same at a new size as a fresh model of that size.
 func TestResizeMatchesFreshRender(t *testing.T) {
-	msgs := goldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
+	msgs := transcripttest.GoldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
 	m := loadedModel(t, msgs, 80, 24)
 	m, _ = step(m, tea.WindowSizeMsg{Width: 50, Height: 20})
 	if got, want := m.View().Content, loadedModel(t, msgs, 50, 20).View().Content; got != want {
@@ -154,7 +146,7 @@ func TestTier2BannerGolden(t *testing.T) {
 	}
 	for name, arm := range forms {
 		t.Run(name, func(t *testing.T) {
-			m := loadedModel(t, goldenSession(chat.StatusFailed, "", &overloaded), 80, 24)
+			m := goldenModel(t, chat.StatusFailed, "", &overloaded)
 			arm(&m)
 			m.now = clockStart
 			m, _ = step(m, tea.WindowSizeMsg{Width: 80, Height: 24})

@@ -19,3 +19,15 @@ func Open(t testing.TB) *history.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// Reopen opens db's file a second time, as another parley process would, closed when the test
+// ends.
+func Reopen(t testing.TB, db *history.DB) *history.DB {
+	t.Helper()
+	again, err := history.Open(db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	return again
+}

@@ -30,12 +30,7 @@ type CorpusEntry struct {
 // the repository). A missing file fails the test: a fresh clone has it.
 func Corpus(t testing.TB) []CorpusEntry {
 	t.Helper()
-	path := filepath.Join(testdata(t), "shared-corpus.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return decode(t, path, data)
+	return read(t, "shared-corpus.json")
 }
 
 // testdata is retry/testdata, found from this source file so that any package's tests can
@@ -53,24 +48,14 @@ func testdata(t testing.TB) string {
 // whose entries have the shape of the shared corpus.
 func ProviderCorpus(t testing.TB) []CorpusEntry {
 	t.Helper()
-	path := filepath.Join(testdata(t), "corpus.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return decode(t, path, data)
+	return read(t, "corpus.json")
 }
 
 // SecondCorpus reads the corpus's second round (retry/testdata/corpus2.json, ids P162…),
 // gathered from sources the first lacked, in the same shape.
 func SecondCorpus(t testing.TB) []CorpusEntry {
 	t.Helper()
-	path := filepath.Join(testdata(t), "corpus2.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return decode(t, path, data)
+	return read(t, "corpus2.json")
 }
 
 // Holdout returns the ids of ProviderCorpus set aside before the classifier was tuned
@@ -98,8 +83,14 @@ func holdout(t testing.TB, name string) map[string]bool {
 	return ids
 }
 
-func decode(t testing.TB, path string, data []byte) []CorpusEntry {
+// read reads the corpus file name of retry/testdata.
+func read(t testing.TB, name string) []CorpusEntry {
 	t.Helper()
+	path := filepath.Join(testdata(t), name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var entries []CorpusEntry
 	if err := json.Unmarshal(data, &entries); err != nil {
 		t.Fatalf("%s: %v", path, err)

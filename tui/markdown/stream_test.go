@@ -1,7 +1,6 @@
 package markdown
 
 import (
-	"context"
 	"math"
 	"slices"
 	"strings"
@@ -9,11 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/agent"
-	"parley/internal/chat"
 	"parley/internal/demo"
-	"parley/internal/demo/demotest"
-	"parley/retry"
+	"parley/tui/markdown/markdowntest"
 )
 
 // mdCorpus holds documents with the constructs that make gluing renders risky: blocks that
@@ -41,45 +37,11 @@ var mdCorpus = map[string]string{
 // full renders text in one piece, without the surrounding blank lines: what gluing chunks
 // must equal.
 func (md *Renderer) full(text string, width int, dark bool) []string {
-	return trimBlank(md.Render(text, width, dark))
-}
-
-// trimBlank drops leading and trailing lines that show nothing.
-func trimBlank(lines []string) []string {
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
-	}
-	return lines
+	return markdowntest.TrimBlank(md.Render(text, width, dark))
 }
 
 func init() {
 	mdCorpus["demo reply"] = demo.Reply([]demo.Message{{Role: "user", Content: "what are the keys?"}})
-}
-
-// demoReply returns the n chunks of the demo endpoint's generated markdown reply (paragraphs,
-// lists, fenced code), read through parley's own client from a demo server on 127.0.0.1, as a
-// run receives them; with openCode the reply opens a code block early and runs on inside it.
-func demoReply(tb testing.TB, n int, openCode bool) []string {
-	tb.Helper()
-	srv := demotest.Start(tb, demo.Options{Tokens: n, OpenCode: openCode})
-	ep := agent.Endpoint{Name: "demo", BaseURL: srv.URL(), Model: demo.DefaultModel, Demo: true}
-	client := agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
-	toks := make([]string, 0, n)
-	for ev := range client.Stream(context.Background(), []chat.Message{{Role: "user", Content: "go"}}) {
-		switch ev.Kind {
-		case chat.EventDelta:
-			toks = append(toks, ev.Text)
-		case chat.EventFailed, chat.EventCancelled:
-			tb.Fatalf("generated reply: %+v", ev)
-		}
-	}
-	if len(toks) != n {
-		tb.Fatalf("%d chunks, want %d", len(toks), n)
-	}
-	return toks
 }
 
 // renderAll renders text with s, every chunk of it, without a head and without a quota.
@@ -156,7 +118,7 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 // A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
 // glues like a full render at every line end, and the stable prefix keeps up with it.
 func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
-	doc := strings.Join(demoReply(t, 1500, false), "")
+	doc := strings.Join(markdowntest.DemoReply(t, 1500, false), "")
 	s := everyBoundary()
 	var md, ref Renderer
 	for i := 0; i < len(doc); i++ {
@@ -181,7 +143,7 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 // chroma picks between two equally close terminal colors in map order, so a comment's color
 // can differ from one render to the next.)
 func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
-	doc := strings.Join(demoReply(t, 3000, true), "")
+	doc := strings.Join(markdowntest.DemoReply(t, 3000, true), "")
 	var whole, streamed Stream
 	var md, ref Renderer
 	got := ansi.Strip(strings.Join(renderAll(&whole, &md, doc, 90), "\n"))

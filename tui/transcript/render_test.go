@@ -8,60 +8,51 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/transcript/transcripttest"
 )
 
-// goldenReply is a reply with the markdown a model typically sends.
-const goldenReply = "Here is a **list** and some `code`:\n\n- first item\n- second item\n\n```go\nfmt.Println(\"hi\")\n```\n\nThat is all."
-
-// goldenSession is a finished exchange followed by a question whose reply is in state st.
-func goldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
-	return []history.Message{
-		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
-		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: goldenReply},
-		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
-		{ID: 4, Role: chat.RoleAssistant, AnchorID: 3, RunID: 2, Status: st, Model: "test-model", Content: content, Retry: fail},
-	}
+// goldenList is a 60×24 transcript of transcripttest.GoldenSession, its last reply in state st.
+func goldenList(st chat.Status, content string, fail *chat.Classification) *List {
+	return newList(transcripttest.GoldenSession(st, content, fail), 60, 24)
 }
 
 // TestGolden pins how the transcript draws each state of a reply, and the other messages it
 // shows, at 60×24 without colors. Regenerate with go test ./tui/transcript -update.
 func TestGolden(t *testing.T) {
-	overloaded := &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
-		Message: "The service may be temporarily overloaded, please try again later."}
 	states := map[string]func() *List{
 		"finished": func() *List {
-			return newList(goldenSession(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil), 60, 24)
+			return goldenList(chat.StatusSucceeded, "Use `println!(\"hi\");` in **Rust**.", nil)
 		},
 		"failed": func() *List {
-			return newList(goldenSession(chat.StatusFailed, "Rust has", overloaded), 60, 24)
+			return goldenList(chat.StatusFailed, "Rust has", transcripttest.Overloaded())
 		},
 		"cancelled": func() *List {
-			return newList(goldenSession(chat.StatusCancelled, "In Rust you use the", nil), 60, 24)
+			return goldenList(chat.StatusCancelled, "In Rust you use the", nil)
 		},
 		"interrupted": func() *List {
-			return newList(goldenSession(chat.StatusInterrupted, "Rust has a macro", nil), 60, 24)
+			return goldenList(chat.StatusInterrupted, "Rust has a macro", nil)
 		},
 		"held": func() *List {
-			l := newList(goldenSession(chat.StatusQueued, "", nil), 60, 24)
+			l := goldenList(chat.StatusQueued, "", nil)
 			l.SetHeld(true, "enter")
 			return l
 		},
 		"streaming": func() *List {
-			l := newList(goldenSession(chat.StatusQueued, "", nil), 60, 24)
+			l := goldenList(chat.StatusQueued, "", nil)
 			l.StartStreaming(4)
 			l.AppendDelta(4, "Sure:\n\n1. one\n2. tw")
 			l.Refresh()
 			return l
 		},
 		"thinking": func() *List {
-			msgs := goldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
+			msgs := transcripttest.GoldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
 			msgs[3].Reasoning = "The operator asks about Rust. The macro is println!, with a bang."
 			l := newList(msgs, 60, 24)
 			l.ToggleThinking(4)
 			return l
 		},
 		"selected with a note": func() *List {
-			l := newList(goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 60, 24)
+			l := goldenList(chat.StatusSucceeded, "Use `println!`.", nil)
 			l.SetNote(4, "retry 1 failed: Provider overloaded")
 			l.SelectLast()
 			return l
@@ -112,7 +103,7 @@ func TestModelNameShowsAPathByItsFileName(t *testing.T) {
 
 // A reply with other versions says which it is.
 func TestRepliesWithVersionsAreMarked(t *testing.T) {
-	l := newList(goldenSession(chat.StatusSucceeded, "Use `println!`.", nil), 60, 24)
+	l := goldenList(chat.StatusSucceeded, "Use `println!`.", nil)
 	l.SetMarks(map[int64]history.Mark{4: {N: 2, Of: 3}})
 	if got := plain(l); !strings.Contains(got, "Assistant · test-model ‹ 2/3 ›") || strings.Count(got, "‹") != 1 {
 		t.Fatalf("marks:\n%s", got)

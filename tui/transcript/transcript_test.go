@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -9,24 +8,14 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/tui/transcript/transcripttest"
 )
 
 // The transcript, driven as the chat screen drives it: a message changes it, Prepare renders
 // what the window shows within the message's quota, and View draws the window.
 
 // storedExchanges returns n finished question/answer pairs as the database would return them.
-func storedExchanges(n int) []history.Message {
-	var msgs []history.Message
-	for i := range n {
-		id := int64(2*i + 1)
-		msgs = append(msgs,
-			history.Message{ID: id, Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
-			history.Message{ID: id + 1, Role: chat.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
-				Status: chat.StatusSucceeded, Model: "test-model",
-				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
-	}
-	return msgs
-}
+var storedExchanges = transcripttest.StoredExchanges
 
 // newList returns a transcript of width×height showing msgs, prepared as after its first
 // message.

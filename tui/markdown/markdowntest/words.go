@@ -1,6 +1,7 @@
 // Package markdowntest holds what tests of rendered replies share: the corpus of replies with
-// generics, templates, comparisons and HTML, and the check that every word of a reply is on
-// screen.
+// generics, templates, comparisons and HTML, the demo endpoint's reply as a run receives it,
+// the check that every word of a reply is on screen, and its lines without the blank ones
+// around them.
 package markdowntest
 
 import (

@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"parley/internal/chat"
+	"parley/internal/chat/chattest"
+	"parley/retry"
+)
+
+// This file holds what the agent's tests share: clocks, a client on them, and reading the
+// events of a run.
+
+// instantClock is a clock whose waits pass at once, recorded.
+func instantClock() *chattest.Clock { return chattest.NewInstant(chattest.Start) }
+
+// testClient is a client of ep with the default retry policy on an instant clock.
+func testClient(ep Endpoint) *Client {
+	return NewClient(ep, instantClock(), retry.DefaultPolicy())
+}
+
+// stuckClock's waits never end: only cancellation can stop them.
+type stuckClock struct{ waiting chan struct{} }
+
+func (stuckClock) Now() time.Time { return time.Now() }
+
+func (c stuckClock) After(time.Duration) <-chan time.Time {
+	close(c.waiting)
+	return nil
+}
+
+// collect runs one request and returns its events.
+func collect(t *testing.T, c *Client, ctx context.Context) []chat.Event {
+	t.Helper()
+	var events []chat.Event
+	for ev := range c.Stream(ctx, []chat.Message{{Role: "user", Content: "hello"}}) {
+		events = append(events, ev)
+	}
+	if len(events) == 0 || !events[len(events)-1].Terminal() {
+		t.Fatalf("run did not end with a terminal event: %+v", events)
+	}
+	return events
+}
+
+func text(events []chat.Event) string {
+	var b strings.Builder
+	for _, ev := range events {
+		if ev.Kind == chat.EventDelta {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func count(events []chat.Event, kind chat.EventKind) int {
+	n := 0
+	for _, ev := range events {
+		if ev.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func lastEvent(t *testing.T, events <-chan chat.Event) chat.Event {
+	t.Helper()
+	var last chat.Event
+	for ev := range events {
+		last = ev
+	}
+	return last
+}
+
+var hello = []chat.Message{{Role: "user", Content: "hello"}}
