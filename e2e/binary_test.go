@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,17 +17,10 @@ import (
 // parleyBin is the parley binary, built once for every test here; "" under -short.
 var parleyBin string
 
-// waitingParallel is how many tests here run at once unless -parallel says: most of their time
-// is spent waiting on processes, panes and locks another process holds, not on the CPU.
-const waitingParallel = 4
-
 func TestMain(m *testing.M) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", fmt.Sprint(waitingParallel))
-	}
+	// Most of these tests' time is spent waiting on processes, panes and locks another
+	// process holds, not on the CPU.
+	chattest.WaitingParallel(4)
 	if testing.Short() {
 		os.Exit(m.Run())
 	}

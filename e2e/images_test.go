@@ -18,6 +18,7 @@ import (
 // and the line on stderr says so. (Here in e2e because scaling it under -race in-process
 // takes many times what it takes parley.)
 func TestTwentyMegabytePhotoIsScaledDown(t *testing.T) {
+	t.Parallel()
 	u := newUser(t)
 	srv := demotest.Start(t, demo.Options{})
 	// Noise does not compress, and PNG without compression is quick to write: 3000×2230 of

@@ -51,6 +51,7 @@ func TestExitStatuses(t *testing.T) {
 // Twenty scripts into an outage make twenty first attempts and the shared budget's twelve
 // retries, not sixty; the database they share is whole afterwards.
 func TestRetryBudgetAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	for range 100 {
 		srv.Push(demo.Overloaded())
@@ -93,6 +94,7 @@ func TestRetryBudgetAcrossProcesses(t *testing.T) {
 }
 
 func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
 	u := newUser(t)

@@ -17,6 +17,7 @@ import (
 // countdown at once, exit 130, and nothing more is sent.
 
 func TestSIGINTWhileStreamingCancels(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Pace: 20 * time.Millisecond})
 	u := newUser(t)
 	cmd, stdout, _ := u.start("-p", "tell me about retries", "--base-url", srv.URL(), "--model", "m", "--json")
@@ -47,6 +48,7 @@ func TestSIGINTWhileStreamingCancels(t *testing.T) {
 }
 
 func TestSIGINTDuringATier1Wait(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
 	u := newUser(t)
@@ -60,6 +62,7 @@ func TestSIGINTDuringATier1Wait(t *testing.T) {
 }
 
 func TestSIGINTDuringAWait(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	for range 10 {
 		srv.Push(demo.Overloaded())

@@ -15,6 +15,7 @@ import (
 // conversation past it shows the leave-out line before the send, and a pinned early message is
 // in the request the send makes after leaving older turns out; the pin is there on reopening.
 func TestTmuxContextBudget(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "tiny.gguf", demo.Options{Window: 1024})
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	const turns = 6
@@ -66,6 +67,7 @@ func TestTmuxContextBudget(t *testing.T) {
 // no retry, and the header shows the session's spend. Then a session token limit refuses the
 // next message without sending it.
 func TestTmuxCompactionAndSpend(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "gpt-4o-mini", demo.Options{})
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20)
 	for i := range 5 {

@@ -13,6 +13,7 @@ import (
 // Conversation control, driven as the operator drives it: a reply cut after 40 chunks goes on
 // from the cut with c on Tier 2's banner, and F forks the conversation at its 3rd turn.
 func TestTmuxContinueAndFork(t *testing.T) {
+	t.Parallel()
 	t.Run("c continues a cut reply", func(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "fake-model", demo.Options{Pace: 2 * time.Millisecond})

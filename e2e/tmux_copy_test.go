@@ -77,6 +77,7 @@ func clipboardOn(t *testing.T, display string) string {
 const codeAnswer = "Two ways:\n\n```go\nvar names List<String>\nfor i := 0; i<n; i++ {}\n```\n\nor, with <b>less</b> code:\n\n```sh\necho \"a <tag>\"\n```\n"
 
 func TestTmuxCopyThroughXclip(t *testing.T) {
+	t.Parallel()
 	display := xDisplay(t)
 	p := newPane(t, "m", demo.Options{})
 	p.srv.Push(demo.Fault{Stream: sseReply(codeAnswer, 5)})
@@ -104,6 +105,7 @@ func TestTmuxCopyThroughXclip(t *testing.T) {
 // without shift; ctrl+t captures it and gives it back. parley asks for alternate scroll, and
 // the arrows a terminal sends for the wheel then scroll the transcript.
 func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{Tokens: 400})
 	out := filepath.Join(t.TempDir(), "pane.out")
 	// The pane's output is read from its first byte: parley starts once the pipe is on.
@@ -146,6 +148,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 
 // One backspace removes a whole ZWJ emoji, and the arrows never stop inside one.
 func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 80, 20, nil)
 	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
 	p.waitScreen("┃ a")
@@ -167,6 +170,7 @@ func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
 // text with each line ended by a carriage return, as many terminals do.
 
 func TestTmuxAPasteWithoutBracketsIsOneMessage(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 30, nil)
 	lines := []string{"please review these lines:", "alpha beta", "", "gamma delta", "the last line"}
 	p.tmux("set-buffer", "-b", "k25", strings.Join(lines, "\n"))
@@ -185,6 +189,7 @@ func TestTmuxAPasteWithoutBracketsIsOneMessage(t *testing.T) {
 // An image on the system clipboard (put there with xclip, on a display of Xvfb's) becomes a
 // chip with ctrl+v and goes with the next message, byte for byte.
 func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
+	t.Parallel()
 	display := xDisplay(t)
 	picture := chattest.PNG(t, 48, 32)
 	// xclip forks to serve the selection, and goes with the display; its output is not

@@ -71,6 +71,7 @@ func writeFile(t *testing.T, dir, name, text string, mode os.FileMode) string {
 }
 
 func TestTmuxARolesPromptSurvivesRegenerate(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	writeFile(t, p.home, "roles/poet.md", "Answer in verse.\n", 0o600)
 	p.start(100, 30, nil, "--role", "poet")
@@ -91,6 +92,7 @@ func TestTmuxARolesPromptSurvivesRegenerate(t *testing.T) {
 }
 
 func TestTmuxEditAndResend(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 30, nil)
 	p.sendAndWait("first question", 1)
 	p.sendAndWait("secnd question", 2)
@@ -129,6 +131,7 @@ func TestTmuxEditAndResend(t *testing.T) {
 }
 
 func TestTmuxEditorFillsTheInput(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	// The editor writes fixed text, unless the file asks it to save nothing.
 	editor := writeFile(t, t.TempDir(), "editor.sh",
@@ -157,6 +160,7 @@ func TestTmuxEditorFillsTheInput(t *testing.T) {
 
 // An editor that fails says why on the screen, and leaves nothing on the terminal under it.
 func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	editor := writeFile(t, t.TempDir(), "editor.sh", "#!/bin/sh\necho 'editor-k25: cannot open the terminal' >&2\nexit 3\n", 0o700)
 	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
@@ -170,6 +174,7 @@ func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
 }
 
 func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 30, nil, "'what are the keys?'")
 	p.waitReplies(1)
 	if got := p.srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "what are the keys?" {
@@ -181,6 +186,7 @@ func TestTmuxAQuestionOnTheCommandLineIsSent(t *testing.T) {
 // -c in the chat screen continues the session the screen last sent in, not the one print mode
 // wrote to since; print mode's -c continues the latest of any kind.
 func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 30, nil)
 	p.sendAndWait("quokkas in the chat screen", 1)
 	p.send("/quit")

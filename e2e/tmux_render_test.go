@@ -120,6 +120,7 @@ func showReply(t *testing.T, doc string, width, height int) (streamed, reopened 
 }
 
 func TestTmuxEveryWordOfTheCorpusIsOnScreen(t *testing.T) {
+	t.Parallel()
 	docs := corpusDocs(t)
 	for name, doc := range docs {
 		for _, width := range tmuxWidths {
@@ -148,6 +149,7 @@ func TestTmuxEveryWordOfTheCorpusIsOnScreen(t *testing.T) {
 // At 200 columns a three-column table is as wide as at 120, its content's width, and prose
 // wraps at the reading width (100 columns, the gutter aside), not at the screen's.
 func TestTmuxTablesFitAndProseWrapsAtTheCap(t *testing.T) {
+	t.Parallel()
 	doc := corpusDocs(t)["typescript.md"]
 	tableWidth := func(screen string) int {
 		w := 0
@@ -177,6 +179,7 @@ func TestTmuxTablesFitAndProseWrapsAtTheCap(t *testing.T) {
 // pipe, get it as the model wrote it.
 
 func TestTmuxPrintModeRendersMarkdownOnATerminal(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	run := func(name string, flags ...string) string {
 		cmd := fmt.Sprintf("env PARLEY_HOME=%s %s -p hello --base-url %s --model m %s; echo exit-$?; sleep 60",
@@ -224,6 +227,7 @@ var thoughtLine = regexp.MustCompile(`▸ Thought for \d+s · [\d.,]+k? tok`)
 // A reply with thinking, reopened, says the same "Thought for Ns · N tok" as when it ended,
 // the tokens being the endpoint's count of reasoning tokens.
 func TestTmuxThoughtReadsTheSameReopened(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	p.srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 2 * time.Second})
 	p.start(100, 30, nil)

@@ -13,6 +13,7 @@ import (
 // has not shown.
 
 func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 40, nil)
 	p.sendAndWait("first question", 1)
 	session := strings.Fields(string(p.parley("sessions")))[0]
@@ -44,6 +45,7 @@ func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
 
 // ctrl+p walks on from this session's messages into those sent in earlier ones.
 func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 100, 30, nil)
 	p.sendAndWait("asked in the first session", 1)
 	p.send("/new")
@@ -58,6 +60,7 @@ func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
 // /sessions with many sessions: paging, the words that matched first at 80 columns, opening a
 // match at the message that matched, and deleting after asking.
 func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	for i := range 30 {
 		prompt := fmt.Sprintf("question number %d", i)

@@ -63,10 +63,10 @@ func replies(msgs []exported) int {
 	return n
 }
 
-func TestTmuxNoSurprises(t *testing.T) {
+func TestTmuxEscJustAfterAReply(t *testing.T) {
 	// Not parallel: it runs first, alone, so that the time from the reply's end to esc is the
 	// harness's and not the machine's load.
-	t.Run("esc just after a reply, then a sentence with r and i", func(t *testing.T) {
+	t.Run("then a sentence with r and i", func(t *testing.T) {
 		p := newPane(t, "fake-model", demo.Options{Pace: 2 * time.Millisecond, Tokens: 120})
 		p.start(120, 40, nil)
 		const sentence = "great, now rewrite it shorter"
@@ -109,7 +109,10 @@ func TestTmuxNoSurprises(t *testing.T) {
 			p.key("C-c") // clears the draft
 		}
 	})
+}
 
+func TestTmuxNoSurprises(t *testing.T) {
+	t.Parallel()
 	t.Run("r on the second-newest reply asks first", func(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "fake-model", demo.Options{Pace: 2 * time.Millisecond, Tokens: 40})

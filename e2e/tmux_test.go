@@ -193,6 +193,7 @@ func (p *pane) export() []exported {
 // TestTmuxEndToEnd runs the parley binary in tmux against a local endpoint: send, stream,
 // cancel, queue during a run, scroll up during streaming, resize, quit, and -c.
 func TestTmuxEndToEnd(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "fake-model", demo.Options{Pace: 10 * time.Millisecond, Tokens: 300})
 	p.start(100, 30, nil)
 	p.send("first question")
@@ -278,6 +279,7 @@ func tmuxBinary(t *testing.T) string {
 // The first screen says what parley will talk to when the operator may not know.
 
 func TestTmuxAKeyAloneIsOpenAISaidOnTheFirstScreen(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "m", demo.Options{})
 	// No config, no flags, no OPENAI_BASE_URL: only the key most developers have exported.
 	// Nothing is sent: the test only reads the first screen.
@@ -293,6 +295,7 @@ func TestTmuxAKeyAloneIsOpenAISaidOnTheFirstScreen(t *testing.T) {
 }
 
 func TestTmuxAKeyNotSetIsInTheHeaderAtStart(t *testing.T) {
+	t.Parallel()
 	p := newChatPane(t, 110, 30, nil, "--api-key-env", "PARLEY_K25_UNSET")
 	s := p.screen()
 	header := strings.SplitN(s, "\n", 2)[0]

@@ -107,6 +107,7 @@ func settledReplies(n int) func([]exported) bool {
 // TestTmuxTier2 runs the built binary under tmux against a request-counting demo endpoint:
 // the Tier 2 banner, its retries and cancels, the classes that never arm, and r.
 func TestTmuxTier2(t *testing.T) {
+	t.Parallel()
 	overloads := func(n int) []demo.Fault {
 		f := make([]demo.Fault, n)
 		for i := range f {

@@ -19,6 +19,7 @@ import (
 // goes back as the result), a runs the next call of the tool without asking, and esc during
 // the long-running tool cancels it at the server and stores it cancelled.
 func TestTmuxToolCalls(t *testing.T) {
+	t.Parallel()
 	p := newPane(t, "parley-demo", demo.Options{})
 	server, wire := mcptest.Everything(t)
 	config := fmt.Sprintf("profile = \"tools\"\n[profiles.tools]\ntools = [\"everything\"]\n\n[mcp.everything]\ncommand = [%q, %q, %q]\nenv = { WIRE = %q, ENTRY = %q }\n",

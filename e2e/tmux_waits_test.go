@@ -26,6 +26,7 @@ func askThinker(t *testing.T, model string, pace time.Duration, fault demo.Fault
 // The built parley in tmux against a server that thinks before it answers, in silence, or
 // stalls: what the operator sees.
 func TestTmuxThinking(t *testing.T) {
+	t.Parallel()
 	t.Run("thinking streams as one line, then the answer", func(t *testing.T) {
 		t.Parallel()
 		thinks := demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 3 * time.Second}
@@ -98,6 +99,7 @@ func rateLimitedPane(t *testing.T) *pane {
 // A provider's wait outlives the process that heard it, on the chat screen: what the operator
 // sees after a restart, while the endpoint is held, and when a fallback is offered.
 func TestTmuxProviderWaits(t *testing.T) {
+	t.Parallel()
 	t.Run("a remembered wait schedules the message instead of sending it", func(t *testing.T) {
 		t.Parallel()
 		p := rateLimitedPane(t)

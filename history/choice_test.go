@@ -8,6 +8,7 @@ import (
 // -c in the chat screen continues the session the screen last sent in, not the latest print
 // mode wrote to: a handle the screen writes through marks each session it sends in.
 func TestLatestInteractive(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	if _, err := db.LatestInteractive(); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("LatestInteractive of an empty database: %v", err)
@@ -33,6 +34,7 @@ func TestLatestInteractive(t *testing.T) {
 
 // A session keeps the profile and model it was last set to run on.
 func TestSessionModel(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	post(t, db, s.ID, "hello")
 	if s, _ := db.Session(s.ID); s.Profile != "" || s.Model != "" {
@@ -52,6 +54,7 @@ func TestSessionModel(t *testing.T) {
 // A database of an earlier schema gains both: none of its sessions was used in the chat screen
 // that anyone knows of, none has a stored model, and each can be given one.
 func TestChoicesOnAMigratedDatabase(t *testing.T) {
+	t.Parallel()
 	db := openCopy(t, "testdata/v1.db")
 	sessions := mustSessions(t, db)
 	for _, s := range sessions {

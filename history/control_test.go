@@ -14,6 +14,7 @@ var cut = chat.Classification{Retryable: true, Class: chat.Network, Label: chat.
 // A cut reply is continued as a new version that begins with its text: the old version is
 // kept, the seam is where the new text begins, and the stitched text is one reply everywhere.
 func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	first := post(t, db, s.ID, "tell me about quokkas")
 	runTo(t, db, first, "Quokkas are small marsupials that live on", Finish{Status: chat.StatusFailed, Retry: &cut, Attempts: 1})
@@ -58,6 +59,7 @@ func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
 // A fork holds the conversation up to the message it was made at, linked to its origin, which
 // is not changed.
 func TestForkAtTheThirdOfSixTurns(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	replies := exchanges(t, db, s.ID, 6)
 	if err := db.SetPinned(replies[0].AnchorID, true); err != nil {
@@ -111,6 +113,7 @@ func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 // A pinned message, and the system prompt, stay in the context past a /compact; the rest
 // before the point is left out.
 func TestPinsAndCompactionPoint(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	if _, err := db.PostSystem(s.ID, SystemPrompt{Text: "You are terse."}); err != nil {
 		t.Fatal(err)
@@ -149,6 +152,7 @@ func TestPinsAndCompactionPoint(t *testing.T) {
 // NextContext names each message a new message would be sent with, the compaction point and
 // the pins read back after reopening.
 func TestNextContextNamesItsMessages(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	rs := exchanges(t, db, s.ID, 3)
 	if before, err := db.CompactedBefore(s.ID); before != 0 || err != nil {

@@ -10,6 +10,7 @@ import (
 // A database damaged where its sessions are kept opens, and reading them says so in plain
 // words, with the file and the way out, not only "malformed (11)".
 func TestReadingADamagedDatabaseSaysSo(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	post(t, db, newSession(t, db).ID, "kept")
 	path := db.Path()

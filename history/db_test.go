@@ -22,6 +22,7 @@ func mode(t *testing.T, path string) os.FileMode {
 }
 
 func TestOpenCreatesPrivateFiles(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "home", "parley")
 	path := filepath.Join(dir, "history.db")
 	db, err := Open(path)
@@ -79,6 +80,7 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 }
 
 func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "history.db")
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -97,6 +99,7 @@ func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
 }
 
 func TestReopenKeepsData(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	r := post(t, db, s.ID, "remember me")
 	answer(t, db, r, "I will")
@@ -154,6 +157,7 @@ func lockFiles(t *testing.T, path string) []string {
 }
 
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		// older is what an older parley left at path, if anything: an older version of the
@@ -246,6 +250,7 @@ func refusedOpen(t *testing.T, path string, want error, fix string) {
 }
 
 func TestOpenRefusesNonDatabase(t *testing.T) {
+	t.Parallel()
 	for name, content := range map[string]string{
 		"text":         "milk\neggs\nflour\n",
 		"short":        "SQLite",
@@ -271,6 +276,7 @@ func TestOpenRefusesNonDatabase(t *testing.T) {
 }
 
 func TestOpenPathWithURICharacters(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "odd ?#% name")
 	path := filepath.Join(dir, "history.db")
 	db, err := Open(path)
@@ -299,6 +305,7 @@ func TestOpenPathWithURICharacters(t *testing.T) {
 // Parleys started together on a new home all open its database: the switch to WAL mode, which
 // SQLite does not wait for, is tried again while another holds the lock.
 func TestOpenTogetherOnANewDatabase(t *testing.T) {
+	t.Parallel()
 	for round := range 20 {
 		path := filepath.Join(t.TempDir(), "history.db")
 		var wg sync.WaitGroup

@@ -18,6 +18,7 @@ func photo(name string, fill byte) chat.Image {
 // An image is stored once however many messages carry it, goes with its message into every
 // later context with its bytes, shows in the transcript without them, and stays with an edit.
 func TestImagesStoredOnceAndSentWithTheirMessage(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	a, b := photo("a.png", 1), photo("b.png", 2)
 	first, err := db.Post(s.ID, "what is in these?", "m", false, a, b)
@@ -73,6 +74,7 @@ func TestImagesStoredOnceAndSentWithTheirMessage(t *testing.T) {
 
 // A message may be an image alone; the session is titled by it.
 func TestAnImageAloneIsAMessage(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	r, err := db.Post("", " ", "m", false, photo("shot.png", 3))
 	if err != nil {
@@ -89,6 +91,7 @@ func TestAnImageAloneIsAMessage(t *testing.T) {
 
 // Deleting a session deletes the images only it carried.
 func TestDeletingASessionDeletesItsOwnImages(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	shared, own := photo("shared.png", 4), photo("own.png", 5)
 	keep, err := db.Post("", "keep", "m", false, shared)
@@ -115,6 +118,7 @@ func TestDeletingASessionDeletesItsOwnImages(t *testing.T) {
 // A message the database could not take keeps its images in the recovery file, bytes and all,
 // and they are folded back with it.
 func TestRecoveredPostKeepsItsImages(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	path := db.Path()
 	im := photo("receipt.png", 6)
@@ -135,6 +139,7 @@ func TestRecoveredPostKeepsItsImages(t *testing.T) {
 // testdata/v9.db was made by the release before images (the built binary, in print mode
 // against the demo endpoint, with -c and -f): it migrates without loss and then takes images.
 func TestSchema9DatabaseTakesImages(t *testing.T) {
+	t.Parallel()
 	db := openCopy(t, "testdata/v9.db")
 	sessions := mustSessions(t, db)
 	if len(sessions) != 2 {

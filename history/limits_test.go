@@ -10,6 +10,7 @@ import (
 // What a provider says is left of its limits is read back by every parley, per endpoint,
 // model and key variable, with the times it gave and -1 for the counts it did not.
 func TestRemainingIsSharedPerEndpoint(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	other := openAgain(t, db)
 	ep := chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}

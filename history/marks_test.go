@@ -10,6 +10,7 @@ import (
 // word is none; a turn answered once has no mark; an edit's reply counts with the turn it
 // replaced.
 func TestVersionMarksNumberTheVersions(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	q1 := post(t, db, s.ID, "first")
 	answer(t, db, q1, "one")

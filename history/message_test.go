@@ -13,6 +13,7 @@ import (
 )
 
 func TestPostCommitsBeforeReturning(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	r, err := db.Post(s.ID, "is this saved?", "model-a", true)
 	if err != nil {
@@ -63,6 +64,7 @@ func TestPostCommitsBeforeReturning(t *testing.T) {
 }
 
 func TestPostRefusals(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	if _, err := db.Post("deadbeef", "hello", "m", false); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Post to a missing session: %v, want ErrNotFound", err)
@@ -77,6 +79,7 @@ func TestPostRefusals(t *testing.T) {
 }
 
 func TestOperatorRowsAreImmutable(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	r := post(t, db, s.ID, "original words")
 	raw := rawSQL(t, db.Path())
@@ -139,6 +142,7 @@ func ids(msgs []Message) []int64 {
 }
 
 func TestRegenerate(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	other := newSession(t, db)
 	r1 := post(t, db, s.ID, "one")
@@ -256,6 +260,7 @@ func TestRegenerate(t *testing.T) {
 }
 
 func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	sys := func(content string) {
 		if _, err := db.sql.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'system', ?, 1)`,
@@ -295,6 +300,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 }
 
 func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	var rs []Receipt
 	for i := 0; i < 4; i++ {
@@ -325,6 +331,7 @@ func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
 // Editing an operator message supersedes its turn and what follows (system prompts aside),
 // stores the new text as a new operator message and keeps the old turn as a version.
 func TestEditSupersedesTheTurnAndKeepsItAsAVersion(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	r1 := post(t, db, s.ID, "first")
 	answer(t, db, r1, "one")
@@ -412,6 +419,7 @@ func contextOf(t *testing.T, db *DB, anchor int64) []string {
 // A system prompt goes first, for the operator messages after it; a later one takes over for
 // the messages after it, while regenerating an earlier reply keeps that reply's prompt.
 func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	poet := SystemPrompt{Role: "poet", Text: "Answer in verse."}
 	if m, err := db.PostSystem(s.ID, poet); err != nil || m.ID == 0 || m.SystemRole != "poet" {
@@ -462,6 +470,7 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 }
 
 func TestPostSystemRefusals(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	if _, err := db.PostSystem("nosuch", SystemPrompt{Text: "x"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown session: %v", err)
@@ -478,6 +487,7 @@ func TestPostSystemRefusals(t *testing.T) {
 // Removing the system prompt stores the removal as an empty system message: the messages after
 // it are sent with none, those before keep theirs, and a session with none stores nothing.
 func TestRemoveSystem(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	if m, err := db.RemoveSystem(s.ID); err != nil || m.ID != 0 {
 		t.Fatalf("removing a prompt the session does not have stored %+v, %v", m, err)
@@ -511,6 +521,7 @@ func TestRemoveSystem(t *testing.T) {
 
 // Two windows on one session: a post by the one that has not seen the other's turns is refused.
 func TestPostSeenRefusesWhatTheOtherProcessStored(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	mine, err := db.Post(s.ID, "my first question", "m", false)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 // against the demo endpoint): three sessions, succeeded, failed and interrupted runs, and a
 // run left running by a process killed with SIGKILL mid-reply.
 func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "history.db")
 	copyFile(t, "testdata/v1.db", path)
 

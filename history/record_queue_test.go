@@ -10,6 +10,7 @@ import (
 // The queue between a run and a reader that falls behind hands events over in order, across
 // its blocks, whether the reader lags by a few events or by thousands.
 func TestEventQueueKeepsOrder(t *testing.T) {
+	t.Parallel()
 	var q eventQueue
 	pushed, popped := 0, 0
 	pop := func(n int) {

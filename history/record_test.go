@@ -74,6 +74,7 @@ func startRecording(t *testing.T, content string) recording {
 }
 
 func TestRecordBatchesDeltas(t *testing.T) {
+	t.Parallel()
 	rec := startRecording(t, "tell me")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 
@@ -126,6 +127,7 @@ func TestRecordBatchesDeltas(t *testing.T) {
 }
 
 func TestRecordTerminalEvents(t *testing.T) {
+	t.Parallel()
 	overloaded := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "Overloaded"}
 	for _, c := range []struct {
@@ -230,6 +232,7 @@ func TestRecordTerminalEvents(t *testing.T) {
 }
 
 func TestRecordCountsAttemptsAndUsage(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	r := post(t, db, newSession(t, db).ID, "q")
 	events := []chat.Event{
@@ -261,6 +264,7 @@ func TestRecordCountsAttemptsAndUsage(t *testing.T) {
 }
 
 func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
+	t.Parallel()
 	var logged bytes.Buffer
 	db := openTemp(t)
 	db.SetLogger(slog.New(slog.NewTextHandler(&logged, nil)))
@@ -284,6 +288,7 @@ func TestRecordKeepsForwardingOnDatabaseErrors(t *testing.T) {
 }
 
 func TestRecordDoesNotWaitForTheReader(t *testing.T) {
+	t.Parallel()
 	rec := startRecording(t, "q")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 	// Nobody reads out while the run streams.
@@ -309,6 +314,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 // Thinking is stored apart from the answer, readable by another handle while it streams, and
 // kept with the reply, its finish reason and its reasoning tokens once the run ends.
 func TestRecordStoresThinkingApart(t *testing.T) {
+	t.Parallel()
 	rec := startRecording(t, "why is the sky blue?")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 	send := func(ev chat.Event) {
@@ -374,6 +380,7 @@ func waitFor(t *testing.T, ok func() bool) {
 // The recorder stores every ending as chat.Decide decides it; the chat screen and print mode
 // are held to the same table in their own packages.
 func TestRecordStoresEveryEndingAsDecided(t *testing.T) {
+	t.Parallel()
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
 		db := openTemp(t)
 		r := post(t, db, newSession(t, db).ID, "q")

@@ -89,6 +89,7 @@ func assertInterrupted(t *testing.T, db *DB, id int64, text string) {
 }
 
 func TestRecoveryLeavesLiveOwnersAlone(t *testing.T) {
+	t.Parallel()
 	a := openTemp(t)
 	r := startRunning(t, a, "still going")
 	b := openAgain(t, a) // Open recovers: a is alive
@@ -116,6 +117,7 @@ func TestRecoveryLeavesLiveOwnersAlone(t *testing.T) {
 }
 
 func TestRecoveryAfterOwnerClosed(t *testing.T) {
+	t.Parallel()
 	a := openTemp(t)
 	b := openAgain(t, a)
 	r := startRunning(t, a, "partial")
@@ -140,6 +142,7 @@ func TestRecoveryAfterOwnerClosed(t *testing.T) {
 }
 
 func TestRecoveryAfterOwnerCrashed(t *testing.T) {
+	t.Parallel()
 	a := openTemp(t)
 	r1 := startRunning(t, a, "first")
 	r2 := startRunning(t, a, "second")
@@ -168,6 +171,7 @@ func TestRecoveryAfterOwnerCrashed(t *testing.T) {
 }
 
 func TestRecoveryWithSecondProcess(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+db.Path())
@@ -230,6 +234,7 @@ func TestRecoveryWithSecondProcess(t *testing.T) {
 }
 
 func TestRecoveryInterruptsRunsLeftQueued(t *testing.T) {
+	t.Parallel()
 	a := openTemp(t)
 	s := newSession(t, a)
 	running := startRunning(t, a, "half")

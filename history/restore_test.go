@@ -38,6 +38,7 @@ func fail(t *testing.T, db *DB, r Receipt, text string) {
 }
 
 func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	q := post(t, db, "", "write an essay")
 	sid := q.SessionID
@@ -100,6 +101,7 @@ func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {
 }
 
 func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	q1 := post(t, db, "", "question one")
 	sid := q1.SessionID
@@ -157,6 +159,7 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 }
 
 func TestRestoreRefusals(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	q := post(t, db, "", "question")
 	answer(t, db, q, "answer")
@@ -179,6 +182,7 @@ func TestRestoreRefusals(t *testing.T) {
 }
 
 func TestDrafts(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	q := post(t, db, "", "question")
 	answer(t, db, q, "answer")
@@ -217,6 +221,7 @@ func TestDrafts(t *testing.T) {
 // Files attached to a draft are kept with it: through a quit, apart from its text, and gone
 // only when both are.
 func TestDraftFilesAreKept(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	files := []DraftFile{{Path: "notes.md", Text: "# notes\n"}, {Path: "main.go", Text: "package main\n"}}
 	if err := db.SetDraftFiles("", files); err != nil {

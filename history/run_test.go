@@ -11,6 +11,7 @@ import (
 )
 
 func TestRunTransitions(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	failed := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
 
@@ -113,6 +114,7 @@ func TestRunTransitions(t *testing.T) {
 }
 
 func TestFinishRunStoresOutcome(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	r := post(t, db, s.ID, "hello")
 	streaming(t, db, r, "Hel")
@@ -165,6 +167,7 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 }
 
 func TestRunBelongsToItsOwner(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	other := openAgain(t, db)
 	s := newSession(t, db)
@@ -193,6 +196,7 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 }
 
 func TestEndpointMemory(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	other := openAgain(t, db)
 	ep := chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}
@@ -227,6 +231,7 @@ func TestEndpointMemory(t *testing.T) {
 
 // Parleys taking retries from one budget at once never take more than it holds.
 func TestTakeRetryIsSharedExactly(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	budget := retry.DefaultRetryBudget()
 	now := time.Now()

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCreateSession(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	seen := map[string]bool{}
 	for range 20 {
@@ -30,6 +31,7 @@ func TestCreateSession(t *testing.T) {
 }
 
 func TestSessionPrefixLookup(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	tx, err := db.sql.Begin()
 	if err != nil {
@@ -86,6 +88,7 @@ func TestSessionPrefixLookup(t *testing.T) {
 }
 
 func TestLatestSessionAndOrdering(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	if _, err := db.LatestSession(); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("LatestSession on an empty database: %v, want ErrNotFound", err)
@@ -148,6 +151,7 @@ func TestLatestSessionAndOrdering(t *testing.T) {
 }
 
 func TestTitle(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 70)
 	for _, c := range []struct{ in, want string }{
 		{"hello", "hello"},
@@ -174,6 +178,7 @@ func TestTitle(t *testing.T) {
 }
 
 func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
+	t.Parallel()
 	db, old := openSession(t)
 	r := post(t, db, old.ID, "How do zebras sleep?")
 	answer(t, db, r, "Zebras sleep standing up, in short naps.")
@@ -229,6 +234,7 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 }
 
 func TestDeleteSessionRules(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	streaming(t, db, post(t, db, s.ID, "still streaming"), "Half a")
 	if err := db.DeleteSession(s.ID); !errors.Is(err, ErrStreaming) {
@@ -247,6 +253,7 @@ func TestDeleteSessionRules(t *testing.T) {
 // A session whose every run ended without sending goes, whole, operator messages included; one
 // that sent a request, or has a run still to end, stays.
 func TestDiscardUnsent(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	unsent := func() Receipt {
 		r, err := db.Post("", "no key", "m", false)
@@ -280,6 +287,7 @@ func TestDiscardUnsent(t *testing.T) {
 }
 
 func TestPostWithoutSessionCreatesIt(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	r, err := db.Post("", "first words", "m", false)
 	if err != nil {
@@ -292,6 +300,7 @@ func TestPostWithoutSessionCreatesIt(t *testing.T) {
 }
 
 func TestSetTitle(t *testing.T) {
+	t.Parallel()
 	db, s := openSession(t)
 	post(t, db, s.ID, "first message")
 	if err := db.SetTitle(s.ID, "  Networking notes\nsecond line"); err != nil {
@@ -308,6 +317,7 @@ func TestSetTitle(t *testing.T) {
 
 // The migration indexes what an older database already holds.
 func TestSearchFindsMigratedMessages(t *testing.T) {
+	t.Parallel()
 	db := openCopy(t, "testdata/v1.db")
 	if hits, err := db.Search("retries", 10); err != nil || len(hits) == 0 {
 		t.Errorf("hits %+v, %v", hits, err)

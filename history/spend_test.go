@@ -34,6 +34,7 @@ func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st chat.Stat
 }
 
 func TestUsageIsSummedPerModelFromRuns(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	a, b := newSession(t, db), newSession(t, db)
 	finishWithUsage(t, db, a.ID, "gpt-4o", chat.StatusSucceeded, chat.Usage{PromptTokens: 100, CompletionTokens: 20})
@@ -117,6 +118,7 @@ func refused(run Run) bool {
 }
 
 func TestSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
+	t.Parallel()
 	r := newSpendRig(t)
 	s := newSession(t, r.db)
 	run := r.send(s.ID, strings.Repeat("long prompt ", 100), agent.Limits{SessionTokens: 200})
@@ -131,6 +133,7 @@ func TestSpendLimitCrossedByTheEstimateSendsNothing(t *testing.T) {
 }
 
 func TestSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
+	t.Parallel()
 	r := newSpendRig(t)
 	s := newSession(t, r.db)
 	// $0.001 a token: the first prompt's estimate (about $0.010) fits under $0.05, and the
@@ -156,6 +159,7 @@ func TestSpendLimitCrossedByUsageStopsTheNextRequest(t *testing.T) {
 }
 
 func TestDailyLimitSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	r := newSpendRig(t)
 	limits := agent.Limits{DayTokens: 200}
 	first := r.send(newSession(t, r.db).ID, "tell me about retries", limits)

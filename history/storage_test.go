@@ -60,6 +60,7 @@ func stream(t *testing.T, db *DB, runID int64, text string, size int) chat.Event
 // text is, every byte is in the database or the recovery file, and the next open with room puts
 // it all in the database, the run ended as it did.
 func TestAFullDiskKeepsTheReplyInTheRecoveryFile(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	path := db.Path()
 	r := post(t, db, newSession(t, db).ID, "write a long story")
@@ -137,6 +138,7 @@ func TestOpenReadsWhileAnotherWrites(t *testing.T) {
 
 // A database that cannot be written opens to read, and every write says why in plain words.
 func TestReadOnlyDatabase(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	s := newSession(t, db)
 	post(t, db, s.ID, "kept")
@@ -160,6 +162,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 // A message the database cannot take is kept, with its run, in the recovery file, so that it
 // can be sent; the next open with room stores both in a new session.
 func TestPostToRecoveryIsFoldedBack(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	path := db.Path()
 	r, err := db.PostToRecovery("", "what is a quokka?", "m", errors.New("database or disk is full"))
@@ -207,6 +210,7 @@ func openWithNoRoom(path string) error {
 // A database in WAL mode on a disk with no room for its -shm file (SQLite says only "disk I/O
 // error" then) opens read-only, and what it holds reads.
 func TestOpenWithNoRoomForTheSharedMemoryReads(t *testing.T) {
+	t.Parallel()
 	db := openTemp(t)
 	post(t, db, newSession(t, db).ID, "kept")
 	path := db.Path()

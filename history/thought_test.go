@@ -11,6 +11,7 @@ import (
 // end and read with the reply, with its usage; a
 // database from before it was kept migrates without loss and reads 0 (not known).
 func TestThoughtIsStoredAndMigrates(t *testing.T) {
+	t.Parallel()
 	rec := startRecording(t, "think first")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}

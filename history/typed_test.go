@@ -6,6 +6,7 @@ import (
 )
 
 func TestTypedWalksEarlierScreenSessionsNewestFirst(t *testing.T) {
+	t.Parallel()
 	db, _ := openSession(t)
 	printed := openAgain(t, db) // print mode's handle: its sessions are not the screen's
 	if _, err := printed.Post("", "a piped diff", "m", false); err != nil {

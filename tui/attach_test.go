@@ -14,6 +14,7 @@ import (
 // Attachments on the chat screen: /file, its chips, and the files parley was started with.
 
 func TestFileAttachesToTheNextMessageOnly(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notes := filepath.Join(dir, "notes.md")
 	if err := os.WriteFile(notes, []byte("remember the milk\n"), 0o600); err != nil {
@@ -66,6 +67,7 @@ func TestFileAttachesToTheNextMessageOnly(t *testing.T) {
 }
 
 func TestAQuestionGivenAtStartIsSentWithItsAttachments(t *testing.T) {
+	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{})
 	o.Send = "what is in it?"
 	o.Attachments = []attach.File{{Path: "a.go", Text: "package a\n"}}

@@ -51,6 +51,7 @@ func sentWith(sent []string, prefix string) bool {
 // compaction will trim, the line above the input names what it leaves out by the numbers the
 // transcript shows.
 func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
+	t.Parallel()
 	d, _ := longSession(t, 8, 1024)
 	screen := plain(d.m)
 	header, _, _ := strings.Cut(screen, "\n")
@@ -81,6 +82,7 @@ func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
 
 // A window nothing says leaves the header with the tokens alone, and no leave-out line.
 func TestHeaderWithoutAWindowShowsTokens(t *testing.T) {
+	t.Parallel()
 	d, _ := longSession(t, 8, 0)
 	screen := plain(d.m)
 	header, _, _ := strings.Cut(screen, "\n")
@@ -95,6 +97,7 @@ func TestHeaderWithoutAWindowShowsTokens(t *testing.T) {
 // p pins the selected message: it is marked, stored, kept by the next send though older
 // turns are left out, and p again unpins it.
 func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
+	t.Parallel()
 	d, srv := longSession(t, 8, 1024)
 	d.selectReplies()
 	for range 20 {
@@ -137,6 +140,7 @@ func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
 // /compact says what it would leave out and does it only when asked again; the transcript then
 // shows where it cut, and later requests leave those messages out.
 func TestCompactPreviewsThenApplies(t *testing.T) {
+	t.Parallel()
 	d, srv := longSession(t, 8, 1024)
 	d.typeAndSend("/compact")
 	screen := plain(d.m)
@@ -176,6 +180,7 @@ func TestCompactPreviewsThenApplies(t *testing.T) {
 
 // /compact N keeps the last N turns; /compact with nothing to leave out says so and does nothing.
 func TestCompactKeepsTheLastTurns(t *testing.T) {
+	t.Parallel()
 	d, _ := longSession(t, 3, 0)
 	d.typeAndSend("/compact")
 	if !strings.Contains(plain(d.m), "nothing to compact") {

@@ -13,6 +13,7 @@ import (
 // transcript and in the input when it is edited; ctrl+o shows it in full, and the edit sends it
 // whole.
 func TestAttachedFilesShowAsChips(t *testing.T) {
+	t.Parallel()
 	file := attach.File{Path: "main.go", Text: strings.Repeat("fmt.Println(\"a line of the file\")\n", 60)}
 	msgs := []history.Message{
 		{ID: 1, Role: chat.RoleUser, Content: attach.Compose("review this", "", []attach.File{file})},

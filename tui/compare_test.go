@@ -15,6 +15,7 @@ import (
 // reply again there, a new version beside the first; the version view sets both side by side,
 // model, tokens and times; enter on the first makes it live again.
 func TestCompareOnAnotherProfile(t *testing.T) {
+	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{demo: demo.Options{Tokens: 30}})
 	second := demotest.Start(t, demo.Options{Tokens: 50})
 	o.Others = []*agent.Client{agent.NewClient(agent.Endpoint{Name: "second", BaseURL: second.URL(), Model: "other-model"},

@@ -11,6 +11,7 @@ import (
 // message. Any other key forgets the question, and its notice.
 
 func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
+	t.Parallel()
 	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	other := storedSession(t, db, "an older question", "its answer")
 	d.sendUntilStreaming("a long one")
@@ -30,6 +31,7 @@ func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
 }
 
 func TestQuitWhileAReplyStreamsAsksFirst(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name        string
 		keys, again func(d *driver)
@@ -68,6 +70,7 @@ func TestQuitWhileAReplyStreamsAsksFirst(t *testing.T) {
 }
 
 func TestCtrlCJustAfterAReplyEndedAsksBeforeQuitting(t *testing.T) {
+	t.Parallel()
 	m, clock, _ := answeredOffline(t)
 	clock.Advance(200 * time.Millisecond)
 	m, cmd := step(m, press("ctrl+c"))
@@ -86,6 +89,7 @@ func TestCtrlCJustAfterAReplyEndedAsksBeforeQuitting(t *testing.T) {
 }
 
 func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
 	m, _ = step(m, press("esc"))
 	for range 3 {
@@ -118,6 +122,7 @@ func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
 }
 
 func TestACancelledRegenerateQuestionLeavesNoNotice(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
 	m, _ = step(m, press("esc"))
 	m, _ = step(m, press("k"))

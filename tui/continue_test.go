@@ -13,6 +13,7 @@ import (
 // cut text joined with what followed, the cut one stays as a version, and the seam is marked
 // until s hides it.
 func TestContinueGoesOnFromTheCut(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Fault{CutAfter: 40}))
 	d.typeAndSend("tell me about quokkas")
 	d.until("the retry to arm", armed)
@@ -66,6 +67,7 @@ const seamGlyph = "‸"
 
 // c on a reply that ended whole says so, and sends nothing.
 func TestContinueRefusesAWholeReply(t *testing.T) {
+	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: queueable})
 	d.typeAndSend("hello")
 	d.until("the reply", func(m Model) bool { return settled(m) && lastReply(t, m).message.Status == chat.StatusSucceeded })

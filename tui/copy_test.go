@@ -37,6 +37,7 @@ func clipText(cmd tea.Cmd) string {
 // Y copies one code block of the selected reply, its source exactly, and the next on each
 // press.
 func TestCopyCodeCopiesOneBlock(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, codeReply(), 80, 24)
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, tea.KeyPressMsg{Code: 'y', ShiftedCode: 'Y', Text: "Y", Mod: tea.ModShift})
@@ -54,6 +55,7 @@ func TestCopyCodeCopiesOneBlock(t *testing.T) {
 
 // /copy copies the last reply; a clipboard tool runs in a command and its outcome is said.
 func TestCopyCommandUsesTheTool(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "clip")
 	tool := filepath.Join(dir, "fakeclip")
@@ -80,6 +82,7 @@ func TestCopyCommandUsesTheTool(t *testing.T) {
 // The mouse is the terminal's until ctrl+t captures it; the wheel's arrows scroll on an empty
 // input meanwhile.
 func TestMouseIsTheTerminalsByDefault(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(30), 80, 20)
 	if m.View().MouseMode != tea.MouseModeNone {
 		t.Fatal("the mouse is captured by default")

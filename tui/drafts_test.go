@@ -14,6 +14,7 @@ import (
 // a session not stored yet.
 
 func TestDraftsSurviveAQuit(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
 	open := func(s history.Session) Model {
@@ -63,6 +64,7 @@ func TestDraftsSurviveAQuit(t *testing.T) {
 
 // Files attached with /file are part of the draft: they survive a quit, and go once sent.
 func TestAttachedFilesSurviveAQuit(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
 	open := func() Model {

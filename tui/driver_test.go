@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -19,6 +20,13 @@ import (
 
 // A driven screen: a model run like a Bubble Tea program, without a terminal, against a demo
 // endpoint and a real database.
+
+func TestMain(m *testing.M) {
+	// Driven screens spend most of their time waiting on demo endpoints, MCP servers and
+	// pumped messages, not on the CPU.
+	chattest.WaitingParallel(4)
+	os.Exit(m.Run())
+}
 
 // clockStart is when the tests' manual clocks start: a fixed local time, as banners show
 // local times.

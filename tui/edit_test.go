@@ -12,6 +12,7 @@ import (
 // database.
 
 func TestEditResendsInPlaceOfTheOldTurn(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("first question")
 	d.until("the first reply", answered(t, 2))
@@ -71,6 +72,7 @@ func TestEditResendsInPlaceOfTheOldTurn(t *testing.T) {
 }
 
 func TestEscAbandonsAnEdit(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m = typeText(m, "a draft")
 	m, _ = step(m, press("esc"))

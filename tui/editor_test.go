@@ -7,6 +7,7 @@ import (
 )
 
 func TestEditorCommandChoosesTheOperatorsEditor(t *testing.T) {
+	t.Parallel()
 	rows := []struct {
 		name  string
 		env   map[string]string
@@ -38,6 +39,7 @@ func TestEditorCommandChoosesTheOperatorsEditor(t *testing.T) {
 }
 
 func TestWhatTheEditorSavedFillsTheInput(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 80, 24)
 	m = typeText(m, "a draft")
 	m, _ = step(m, editorDoneMsg{text: "  \n"})

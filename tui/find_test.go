@@ -11,6 +11,7 @@ import (
 
 // / while replies are selected finds a text in the session's messages; n and N find it again.
 func TestFindInTheTranscript(t *testing.T) {
+	t.Parallel()
 	var msgs []history.Message
 	for i := range 30 {
 		text := fmt.Sprintf("reply %d about nothing in particular", i)

@@ -73,6 +73,7 @@ func waitFor(t *testing.T, tm *teatest.TestModel, marker string) {
 }
 
 func TestFlowSendCancelQuit(t *testing.T) {
+	t.Parallel()
 	tm, o, _ := startFlow(t, cancellable)
 	db, s := o.DB, o.Session
 	sendLine(tm, "tell me a story")
@@ -93,6 +94,7 @@ func TestFlowSendCancelQuit(t *testing.T) {
 }
 
 func TestFlowQueueAndContinue(t *testing.T) {
+	t.Parallel()
 	tm, o, srv := startFlow(t, queueable)
 	db, s := o.DB, o.Session
 	sendLine(tm, "first")

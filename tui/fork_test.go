@@ -12,6 +12,7 @@ import (
 // F on the 3rd of 6 replies opens a new session holding the first 3 turns, titled and linked
 // to its origin in the header; the origin still holds its 6.
 func TestForkAtTheThirdOfSixTurns(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "question 1", "answer 1")
 	for i := 2; i <= 6; i++ {

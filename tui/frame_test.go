@@ -19,6 +19,7 @@ func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() 
 // more than a frame's quota and a chunk, esc cancels the run at once (its Update renders no
 // more than any other), the batches already read still show, and the run's end stops it.
 func TestEscDuringAFloodOfBatches(t *testing.T) {
+	t.Parallel()
 	toks := markdowntest.DemoReply(t, 30_000, false)
 	m := streamingModel(t, storedExchanges(5), 120, 40)
 	clock := chattest.New(clockStart)
@@ -69,6 +70,7 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 // screen) renders only what is on screen; scrolling renders the rest as it comes into view,
 // within a frame's quota per message, and asks for frames until the screen is rendered.
 func TestLongReplyRendersWhatIsOnScreen(t *testing.T) {
+	t.Parallel()
 	msgs := storedExchanges(2)
 	msgs[3].Content = strings.Join(markdowntest.DemoReply(t, 20_000, false), "")
 	m := loadedModel(t, msgs, 100, 30)

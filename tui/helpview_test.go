@@ -26,6 +26,7 @@ func helpPages(t *testing.T, m Model) []string {
 }
 
 func TestHelpScrollsAt40x15(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 40, 15)
 	m, _ = step(m, press("?"))
 	first := plain(m)
@@ -68,6 +69,7 @@ func TestHelpScrollsAt40x15(t *testing.T) {
 }
 
 func TestEscAndTypingCloseTheHelp(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 80, 24)
 	m, _ = step(m, press("?"))
 	m, _ = step(m, press("esc"))

@@ -17,6 +17,7 @@ import (
 // shown as chips, sent with the message and kept with it (and with the draft).
 
 func TestAnImageGoesWithTheMessage(t *testing.T) {
+	t.Parallel()
 	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 320, 240)
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("/file " + photo)
@@ -51,6 +52,7 @@ func TestAnImageGoesWithTheMessage(t *testing.T) {
 // A file dropped on the terminal arrives as a paste of its path, quoted or escaped or as a
 // file:// URL: an image is attached, anything else is pasted as text.
 func TestADroppedImageIsAttached(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spaced, _ := chattest.WritePNG(t, dir, "my photo.png", 8, 8)
 	plainPath, _ := chattest.WritePNG(t, dir, "shot.png", 8, 8)
@@ -82,6 +84,7 @@ func TestADroppedImageIsAttached(t *testing.T) {
 
 // An image attached and not sent stays with the draft across a quit, bytes and all.
 func TestAnAttachedImageSurvivesAQuit(t *testing.T) {
+	t.Parallel()
 	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 16, 16)
 	d, _, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("/file " + photo)

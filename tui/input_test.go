@@ -46,6 +46,7 @@ func assertCursorAfter(t *testing.T, m Model, before string) {
 }
 
 func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 30)
 	big := bigDraft(1300)
 	m = typeText(m, "see: ")

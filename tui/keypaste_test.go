@@ -46,6 +46,7 @@ func afterGap(m Model, clk *chattest.Clock) Model {
 }
 
 func TestKeysOfAPasteAreOnePaste(t *testing.T) {
+	t.Parallel()
 	m, clk := pasteGapModel(t)
 	m = keysApart(m, clk, "first line\rsecond line\r\rfourth line", time.Millisecond)
 	m = afterGap(m, clk)
@@ -65,6 +66,7 @@ func TestKeysOfAPasteAreOnePaste(t *testing.T) {
 }
 
 func TestTypedEnterSends(t *testing.T) {
+	t.Parallel()
 	// Typed: the enter sends at once.
 	m, clk := pasteGapModel(t)
 	m = keysApart(m, clk, "hello\r", 90*time.Millisecond)
@@ -91,6 +93,7 @@ func TestTypedEnterSends(t *testing.T) {
 }
 
 func TestNoGapTakesEveryEnterAsTyped(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 30)
 	m = typeText(m, "one")
 	m, _ = step(m, press("enter"))

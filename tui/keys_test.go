@@ -15,6 +15,7 @@ import (
 // The keys of the input and the transcript, driven through Update.
 
 func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
 	if m.focus != focusInput {
 		t.Fatal("the input should have the focus at start")
@@ -58,6 +59,7 @@ func TestEscMovesFocusAndSelectsNewestReply(t *testing.T) {
 }
 
 func TestInputKeys(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 80, 24)
 	m = typeText(m, "one")
 	for i, k := range []string{"shift+enter", "alt+enter", "ctrl+j"} {
@@ -92,6 +94,7 @@ func TestInputKeys(t *testing.T) {
 }
 
 func TestHelpToggle(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
 	short := plain(m)
 	if !strings.Contains(short, "enter send") || strings.Contains(short, "previous reply") {
@@ -113,6 +116,7 @@ func TestHelpToggle(t *testing.T) {
 }
 
 func TestQuitKeys(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 80, 24)
 	_, cmd := step(m, press("ctrl+c"))
 	if !quits(cmd) {
@@ -130,6 +134,7 @@ func TestQuitKeys(t *testing.T) {
 }
 
 func TestPrintableKeyLeavesSelectModeWithIt(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m, _ = step(m, press("esc"))
 	if !strings.Contains(plain(m), "SELECT — ↑↓ reply · r regenerate · y copy · [ ] versions · i/esc back to typing") {
@@ -152,6 +157,7 @@ func TestPrintableKeyLeavesSelectModeWithIt(t *testing.T) {
 }
 
 func TestCopySelectedReply(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m, _ = step(m, press("esc"))
 	m, _ = step(m, press("k"))
@@ -167,6 +173,7 @@ func TestCopySelectedReply(t *testing.T) {
 }
 
 func TestFollowModeAndScrolling(t *testing.T) {
+	t.Parallel()
 	m := streamingModel(t, storedExchanges(20), 80, 20)
 	m, _ = deliver(m, delta("first words"))
 	m, _ = step(m, frameMsg{tag: m.active.tag})
@@ -210,6 +217,7 @@ func TestFollowModeAndScrolling(t *testing.T) {
 // Help names keys by their bindings: rebound, the full list, the SELECT bar and the notices
 // name the new keys, and nothing names the old one.
 func TestHelpNamesTheKeysBound(t *testing.T) {
+	t.Parallel()
 	msgs := storedExchanges(2)
 	msgs[3].Status = chat.StatusInterrupted
 	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})

@@ -17,6 +17,7 @@ import (
 // only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is
 // opened.
 func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
+	t.Parallel()
 	toks := markdowntest.DemoReply(t, 1200, false)
 	m := streamingModel(t, nil, 90, 30)
 	id := m.active.rcpt.ReplyID

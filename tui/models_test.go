@@ -12,6 +12,7 @@ import (
 )
 
 func TestModelAloneListsTheEndpointsModels(t *testing.T) {
+	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: demo.Options{MoreModels: []string{"big-model", "small-model"}}})
 	d.typeAndSend("/model")
 	d.until("the list", func(m Model) bool { return m.focus == focusModels })
@@ -48,6 +49,7 @@ func TestModelAloneListsTheEndpointsModels(t *testing.T) {
 // With no model named and several served, the screen opens on the list to choose one; the
 // question it was started with waits in the input, and nothing is sent until a model is chosen.
 func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
+	t.Parallel()
 	m, _ := openModel(t, Options{DB: historytest.Open(t), Client: agent.NewClient(agent.Endpoint{BaseURL: "http://127.0.0.1:9/v1"}, chat.SystemClock{}, retry.DefaultPolicy()),
 		ChooseModel: []string{"alpha", "beta"}, Send: "what is tcp"}, 80, 24)
 	if m.focus != focusModels || !strings.Contains(plain(m), "alpha") || m.input.Value() != "what is tcp" {
@@ -65,6 +67,7 @@ func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
 
 // When the endpoint's models could not be listed, the screen opens anyway and says why.
 func TestTheScreenOpensWhenTheModelsCannotBeListed(t *testing.T) {
+	t.Parallel()
 	problem := "no model named, and the endpoint's could not be listed: Network error — nothing is listening on 127.0.0.1:9 (connection refused) — /model NAME chooses one"
 	m, _ := openModel(t, Options{DB: historytest.Open(t), Client: agent.NewClient(agent.Endpoint{BaseURL: "http://127.0.0.1:9/v1"}, chat.SystemClock{}, retry.DefaultPolicy()),
 		ModelProblem: problem}, 200, 24)

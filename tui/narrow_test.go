@@ -15,6 +15,7 @@ import (
 // No surprises on a narrow screen: help, notices and wrapped code fit 40 columns whole.
 
 func TestNoticesAndHelpFit40Columns(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 40, 40)
 	m, _ = step(m, press("?"))
 	s := plain(m)
@@ -49,6 +50,7 @@ func TestNoticesAndHelpFit40Columns(t *testing.T) {
 }
 
 func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
+	t.Parallel()
 	long := "fmt.Println(\"a string long enough to be wrapped at forty columns, and then some\")"
 	text := "Here:\n\n```go\nfunc main() {\n\tif true {\n\t\t" + long + "\n\t}\n}\n```\n"
 	var md markdown.Renderer

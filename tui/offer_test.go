@@ -11,6 +11,7 @@ import (
 // What can be done about a failed reply is one key: enter sends it again, esc dismisses.
 
 func TestEnterSendsAnInterruptedReplyAgain(t *testing.T) {
+	t.Parallel()
 	msgs := storedExchanges(2)
 	msgs[3].Status = chat.StatusInterrupted
 	m := loadedModel(t, msgs, 100, 24)
@@ -30,6 +31,7 @@ func TestEnterSendsAnInterruptedReplyAgain(t *testing.T) {
 }
 
 func TestARefusedConnectionIsOfferedAgainOnceFixed(t *testing.T) {
+	t.Parallel()
 	msgs := storedExchanges(1)
 	msgs[1].Status = chat.StatusFailed
 	refused := chat.Classification{Class: chat.Network, Label: "Network error",

@@ -15,6 +15,7 @@ import (
 // queued behind it, before what was typed meanwhile, and nothing more is sent until the
 // operator says so.
 func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	m, _ := openOffline(t, db, history.Session{}, 80, 24)
 	if err := db.Close(); err != nil { // from now on every store fails
@@ -49,6 +50,7 @@ func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
 // A reply the history could not store says so under it, and in the status line: the outcome
 // shown is the outcome stored.
 func TestAReplyNotStoredSaysSo(t *testing.T) {
+	t.Parallel()
 	m := streamingModel(t, storedExchanges(1), 100, 24)
 	notStored := "not saved: the disk is full (/home/me/.local/share/parley/history.db): free space; the text is kept in /tmp/parley-recovery-1.jsonl"
 	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1}, delta("Here is the whole answer."),
@@ -69,6 +71,7 @@ func TestAReplyNotStoredSaysSo(t *testing.T) {
 // A message sent notes what the session runs on, so that -c goes on with it; the demo's runs
 // note nothing (the demo is no profile to come back to).
 func TestASentMessageNotesWhatTheSessionRunsOn(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	o := Options{DB: db, Client: offlineClient().WithModel("qwen3-coder"), Clock: chattest.New(clockStart)}
 	m, _ := openModel(t, o, 80, 24)

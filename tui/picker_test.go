@@ -16,6 +16,7 @@ import (
 // at the message that matched.
 
 func TestPickerPages(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
 	var sessions []history.Session
 	for i := range 400 {
@@ -39,6 +40,7 @@ func TestPickerPages(t *testing.T) {
 }
 
 func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	other := storedSession(t, db, "an old question", "an old answer")
 	open := storedSession(t, db, "the open one", "its answer")
@@ -85,6 +87,7 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 }
 
 func TestPickerShowsTheMatchFirstAndOpensAtIt(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	long := storedSession(t, db, "a long conversation with a title that goes on and on and on", "first answer")
 	for i := range 40 {
@@ -125,6 +128,7 @@ func typeQuery(m Model, text string) (Model, tea.Cmd) {
 }
 
 func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	wild := storedSession(t, db, "Tell me about marsupials", "Quokkas live on Rottnest Island.")
 	net := storedSession(t, db, "What is TCP slow start?", "It grows the window.")

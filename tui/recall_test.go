@@ -9,6 +9,7 @@ import (
 // ctrl+p walks the messages sent in this session, then those sent on the screen in earlier
 // sessions, newest first, as a shell's history does.
 func TestRecallWalksOnIntoEarlierSessions(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	db.SetInteractive()
 	storedSession(t, db, "from the oldest session", "an answer")

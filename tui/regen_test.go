@@ -23,6 +23,7 @@ func liveIDs(t *testing.T, db *history.DB, sessionID string) []int64 {
 }
 
 func TestRegenerateNewestAndEarlierReply(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	for i, q := range []string{"first question", "second question", "third question"} {
 		d.typeAndSend(q)
@@ -117,6 +118,7 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 }
 
 func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
 	d.typeAndSend("first")
 	d.until("the first reply", answered(t, 2))
@@ -141,6 +143,7 @@ func TestRegenQueuesBehindTheActiveRun(t *testing.T) {
 }
 
 func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
 	d.queueBehind("first", "second")
 	queued := d.m.queue[0]
@@ -156,6 +159,7 @@ func TestRegenCancelsASupersededQueuedRun(t *testing.T) {
 }
 
 func TestRegenerateRefusals(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 80, 24)
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("r"))

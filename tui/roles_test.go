@@ -14,6 +14,7 @@ import (
 var poet = history.SystemPrompt{Role: "poet", Text: "Answer in verse."}
 
 func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
+	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{})
 	o.System, o.SystemExplicit = poet, true
 	o.Roles = map[string]Role{"terse": {Name: "terse", System: "Be terse.", Model: "terse-model"}}
@@ -62,6 +63,7 @@ func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
 
 // Which system prompt a session opened gets.
 func TestTheSystemPromptOfASessionOpened(t *testing.T) {
+	t.Parallel()
 	terse := history.SystemPrompt{Text: "Be terse."}
 	some := storedExchanges(1)
 	rows := []struct {
@@ -94,6 +96,7 @@ func TestTheSystemPromptOfASessionOpened(t *testing.T) {
 // /role none and /system off remove the system prompt for the messages after them; the earlier
 // ones keep theirs, and /role says what is in use.
 func TestRoleNoneAndSystemOffRemoveThePrompt(t *testing.T) {
+	t.Parallel()
 	for _, line := range []string{"/role none", "/system off"} {
 		t.Run(line, func(t *testing.T) {
 			o, srv, _ := demoOptions(t, screenConfig{})

@@ -14,6 +14,7 @@ import (
 // These tests run the model against a real demo endpoint on 127.0.0.1 and a real database.
 
 func TestSendStreamsAndStoresReply(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("what are the keys?")
 	d.until("the reply to finish", func(m Model) bool {
@@ -39,6 +40,7 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 }
 
 func TestEscCancelsRunKeepingPartialText(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	d.sendUntilStreaming("tell me a long story")
 	d.send(press("esc"))
@@ -67,6 +69,7 @@ func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 }
 
 func TestSendingDuringARunQueues(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{demo: queueable})
 	d.queueBehind("first question", "second question", "third question")
 	if !strings.Contains(plain(d.m), "queued: sends when the current reply ends") || !strings.Contains(plain(d.m), "2 queued") {
@@ -102,6 +105,7 @@ func TestSendingDuringARunQueues(t *testing.T) {
 }
 
 func TestQuitCancelsQueuedRuns(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	d.queueBehind("first", "second")
 	queued := d.m.queue[0]
@@ -121,6 +125,7 @@ func TestQuitCancelsQueuedRuns(t *testing.T) {
 }
 
 func TestFailedRunShowsLabelAndMessage(t *testing.T) {
+	t.Parallel()
 	d, _, _, _ := demoScreen(t, screenConfig{faults: []demo.Fault{demo.Quota()}})
 	d.typeAndSend("hello")
 	d.until("the run to end", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
@@ -135,6 +140,7 @@ func TestFailedRunShowsLabelAndMessage(t *testing.T) {
 }
 
 func TestUnstoredMessageIsGivenBack(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	m, _ := openOffline(t, db, newSessionIn(t, db), 80, 24)
 	db.Close()

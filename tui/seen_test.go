@@ -27,6 +27,7 @@ func postedFrom(t *testing.T, cmd tea.Cmd) postedMsg {
 }
 
 func TestAnotherWindowsTurnIsShownBeforeSending(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
 	m, _ := openOffline(t, db, s, 100, 30)
@@ -53,6 +54,7 @@ func TestAnotherWindowsTurnIsShownBeforeSending(t *testing.T) {
 }
 
 func TestAnotherWindowsTurnShowsWhenTheReplyEnds(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
 	m, _ := openOffline(t, db, s, 100, 30)

@@ -16,6 +16,7 @@ import (
 // The picker moves with its keys, says them in its title and help line, and closes with esc
 // or q; enter on the open session closes it without switching.
 func TestPickerKeys(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
 	open := func(m Model) Model {
 		m, _ = step(m, sessionsMsg{sessions: []history.Session{{ID: "s0", Title: "zero"}, {ID: "s1"}, {ID: "s2"}}})
@@ -47,6 +48,7 @@ func TestPickerKeys(t *testing.T) {
 }
 
 func TestSlashCommands(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	first := d.m.session.ID
 
@@ -107,6 +109,7 @@ func TestSlashCommands(t *testing.T) {
 }
 
 func TestContinueShowsStoredHistory(t *testing.T) {
+	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
 	d.typeAndSend("remember this question")
 	d.until("reply", func(m Model) bool { return m.active == nil && m.transcript.Len() == 2 })
@@ -123,6 +126,7 @@ func TestContinueShowsStoredHistory(t *testing.T) {
 // A long session shows its end from the first frame; the older messages arrive next, before
 // what is shown, without moving the window or the selection.
 func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	const turns = 150 // 300 messages: more than the first read takes
@@ -165,6 +169,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 }
 
 func TestNewSessionIsStoredWithItsFirstMessage(t *testing.T) {
+	t.Parallel()
 	o, _, _ := demoOptions(t, screenConfig{})
 	o.Session = history.Session{}
 	m, _ := openModel(t, o, 100, 30)

@@ -12,6 +12,7 @@ import (
 // slash, and the menu that opens when a line starts with /.
 
 func TestMistypedCommandsAreNeverSent(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ line, notice string }{
 		{"/sesions", "unknown command /sesions — did you mean /sessions? (// sends it as text)"},
 		{"/sesions of last week", "unknown command /sesions — did you mean /sessions? (// sends it as text)"},
@@ -40,6 +41,7 @@ func TestMistypedCommandsAreNeverSent(t *testing.T) {
 }
 
 func TestCommandsIgnoreCase(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m = typeText(m, "/Model other-model")
 	m, _ = step(m, press("enter"))
@@ -58,6 +60,7 @@ func TestCommandsIgnoreCase(t *testing.T) {
 }
 
 func TestSlashMenu(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m = typeText(m, "/")
 	if s := plain(m); !strings.Contains(s, "/sessions") || !strings.Contains(s, "/quit") || !strings.Contains(s, "tab completes") {

@@ -26,6 +26,7 @@ func exchange(d *driver, text string) {
 // Against a server that rejects long prompts, a long session compacts once: the screen says
 // what was left out, shows no retry, and the reply arrives.
 func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
+	t.Parallel()
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			d, srv, clock, _ := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{}})
@@ -52,6 +53,7 @@ func TestOverflowShowsTheNoteAndNoRetry(t *testing.T) {
 }
 
 func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{}})
 	srv.SetContext(100, demo.OverflowLlamaCpp)
 	exchange(d, strings.Repeat("far too long ", 100))
@@ -69,6 +71,7 @@ func TestOversizeMessageFailsAsOverflowAndNothingRetries(t *testing.T) {
 // The header shows what the session spent; a limit crossed by the reply's usage stops the
 // next request, which fails in the transcript without being sent, and Tier 2 stays idle.
 func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, screenConfig{manual: true, limits: &agent.Limits{SessionCost: 0.05}})
 	if strings.Contains(plain(d.m), "tok") {
 		t.Fatalf("a new session shows spend:\n%s", plain(d.m))
@@ -100,6 +103,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 // A provider that says little is left of its limits has the header say so; a later answer
 // with room takes it away.
 func TestTheHeaderShowsLimitsRunningLow(t *testing.T) {
+	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{})
 	o.Client = o.Client.WithStore(o.DB)
 	m, _ := openModel(t, o, 120, 30)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSpentLabel(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		s    agent.Spent
 		want string
@@ -25,6 +26,7 @@ func TestSpentLabel(t *testing.T) {
 }
 
 func TestLimitsLabel(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 14, 0, 0, 0, time.Local)
 	for _, c := range []struct {
 		r    chat.Remaining

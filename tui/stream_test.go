@@ -17,6 +17,7 @@ import (
 // ending.
 
 func TestStreamingRendersPerFrame(t *testing.T) {
+	t.Parallel()
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, storedExchanges(2), 80, 24)
 	m.clock = clock
@@ -67,6 +68,7 @@ func TestStreamingRendersPerFrame(t *testing.T) {
 }
 
 func TestModelOutputIsSanitized(t *testing.T) {
+	t.Parallel()
 	m := streamingModel(t, nil, 80, 24)
 	m, _ = deliver(m, delta("safe \x1b]0;evil title\x07text \x1b]52;c;cHduZWQ=\x1b\\and \x1b[2J\x1b[31mred\u009b1m"),
 		chat.Event{Kind: chat.EventFinished})
@@ -82,6 +84,7 @@ func TestModelOutputIsSanitized(t *testing.T) {
 }
 
 func TestTier1StatusAndFailure(t *testing.T) {
+	t.Parallel()
 	m := streamingModel(t, nil, 100, 24)
 	withMessage := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "The service may be temporarily overloaded, please try again later"}
@@ -102,6 +105,7 @@ func TestTier1StatusAndFailure(t *testing.T) {
 }
 
 func TestStaleRunEventsAreIgnored(t *testing.T) {
+	t.Parallel()
 	m := streamingModel(t, nil, 80, 24)
 	id := m.active.tag
 	ch := make(chan chat.Event)
@@ -120,6 +124,7 @@ func TestStaleRunEventsAreIgnored(t *testing.T) {
 }
 
 func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
+	t.Parallel()
 	ch := make(chan chat.Event, 2000)
 	var want strings.Builder
 	for i := range 1200 {
@@ -158,6 +163,7 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 // A batch of deltas ends when its window has passed, though the stream goes on; any other
 // event is handed over at once.
 func TestReadEventsWindow(t *testing.T) {
+	t.Parallel()
 	ch := make(chan chat.Event)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -183,6 +189,7 @@ func TestReadEventsWindow(t *testing.T) {
 }
 
 func TestTier1CountdownFollowsTheClock(t *testing.T) {
+	t.Parallel()
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, nil, 100, 24)
 	m.clock = clock
@@ -204,6 +211,7 @@ func TestTier1CountdownFollowsTheClock(t *testing.T) {
 // The chat screen shows every ending as chat.Decide decides it, as the recorder stores it and
 // print mode reports it (their tests hold them to the same table).
 func TestScreenShowsEveryEndingAsDecided(t *testing.T) {
+	t.Parallel()
 	chattest.CheckEndings(t, func(t *testing.T, e chattest.Ending) chat.Outcome {
 		m := streamingModel(t, storedExchanges(1), 80, 24)
 		reply := m.active.rcpt.ReplyID

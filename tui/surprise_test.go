@@ -32,6 +32,7 @@ func answeredOffline(t *testing.T) (Model, *chattest.Clock, *history.DB) {
 }
 
 func TestEscRightAfterAReplyIsNotSelect(t *testing.T) {
+	t.Parallel()
 	m, clock, _ := answeredOffline(t)
 	clock.Advance(300 * time.Millisecond)
 	m, _ = step(m, press("esc"))
@@ -66,6 +67,7 @@ func TestEscRightAfterAReplyIsNotSelect(t *testing.T) {
 }
 
 func TestEscStopsAReplyThenWaitsBeforeSelecting(t *testing.T) {
+	t.Parallel()
 	m, clock, _ := answeredOffline(t)
 	clock.Advance(time.Hour)
 	m, _ = step(m, postedMsg{out: outgoing{text: "again"}, modelName: "test-model", session: m.session,
@@ -84,6 +86,7 @@ func TestEscStopsAReplyThenWaitsBeforeSelecting(t *testing.T) {
 }
 
 func TestRegenerateAnEarlierReplyAsksOnce(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
 	m, _ = step(m, press("esc"))
 	m, _ = step(m, press("k")) // the newest question
@@ -110,6 +113,7 @@ func TestRegenerateAnEarlierReplyAsksOnce(t *testing.T) {
 }
 
 func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m = typeText(m, "half a thought")
 	m, cmd := step(m, press("ctrl+c"))
@@ -149,6 +153,7 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 }
 
 func TestEscWithAQueueKeepsIt(t *testing.T) {
+	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: queueable})
 	d.queueBehind("first", "second", "third")
 	d.send(press("esc"))
@@ -170,6 +175,7 @@ func TestEscWithAQueueKeepsIt(t *testing.T) {
 }
 
 func TestNewDuringAReplyAsksFirst(t *testing.T) {
+	t.Parallel()
 	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
 	d.sendUntilStreaming("a long one")
 	first, run := d.m.session.ID, d.m.active.rcpt
@@ -187,6 +193,7 @@ func TestNewDuringAReplyAsksFirst(t *testing.T) {
 }
 
 func TestLinesThatAreNoCommandAreSentAndErrorsKeepTheInput(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 80, 24)
 	m.client = nil
 	m = typeText(m, "/model bigger")

@@ -14,6 +14,7 @@ func reasoning(s string) chat.Event { return chat.Event{Kind: chat.EventReasonin
 // Thinking streams as one dim line that counts, apart from the answer; it becomes "Thought
 // for" once the answer starts, and t on the selected reply expands and collapses it.
 func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
+	t.Parallel()
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, storedExchanges(1), 100, 30)
 	m.clock = clock
@@ -53,6 +54,7 @@ func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
 
 // A stored reply's thinking shows collapsed when the session opens.
 func TestStoredThinkingShowsCollapsed(t *testing.T) {
+	t.Parallel()
 	msgs := storedExchanges(1)
 	msgs[1].Reasoning = "Stored thinking about the question."
 	m := loadedModel(t, msgs, 100, 30)
@@ -63,6 +65,7 @@ func TestStoredThinkingShowsCollapsed(t *testing.T) {
 
 // A reply cut at the token limit says so; with no answer, that the thinking used it up.
 func TestLengthNote(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		events []chat.Event
 		note   string
@@ -85,6 +88,7 @@ func TestLengthNote(t *testing.T) {
 
 // Every wait for the first word shows how long it has lasted.
 func TestWaitingCountsUp(t *testing.T) {
+	t.Parallel()
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, storedExchanges(1), 100, 30)
 	m.clock = clock
@@ -98,6 +102,7 @@ func TestWaitingCountsUp(t *testing.T) {
 
 // The reader joins a flood of thinking deltas into one event per kind, in order.
 func TestReaderBatchesThinkingAndAnswer(t *testing.T) {
+	t.Parallel()
 	ch := make(chan chat.Event, 8)
 	for _, ev := range []chat.Event{reasoning("a"), reasoning("b"), delta("c"), delta("d"), {Kind: chat.EventFinished}} {
 		ch <- ev
@@ -117,6 +122,7 @@ func TestReaderBatchesThinkingAndAnswer(t *testing.T) {
 // The thinking line counts the endpoint's reasoning tokens once usage says them, and says the
 // duration the run stored once it ends; reopened, the reply says the very same.
 func TestThoughtReadsTheSameReopened(t *testing.T) {
+	t.Parallel()
 	clock := chattest.New(clockStart)
 	m := streamingModel(t, storedExchanges(1), 100, 30)
 	m.clock = clock

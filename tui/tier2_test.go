@@ -24,6 +24,7 @@ import (
 func armed(m Model) bool { return m.tier2.Armed() }
 
 func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Overloaded()))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -89,6 +90,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 }
 
 func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -107,6 +109,7 @@ func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 }
 
 func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{Stall: true}))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -135,6 +138,7 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 }
 
 func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -169,6 +173,7 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 }
 
 func TestTier2EnterRetriesNow(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -185,6 +190,7 @@ func TestTier2EnterRetriesNow(t *testing.T) {
 }
 
 func TestTier2NewMessageDisarms(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
 	d.typeAndSend("first")
 	d.until("the retry to arm", armed)
@@ -207,6 +213,7 @@ func TestTier2NewMessageDisarms(t *testing.T) {
 }
 
 func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct {
 		fault demo.Fault
 		esc   bool
@@ -225,8 +232,8 @@ func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
 				d.until("the request", func(m Model) bool { return srv.Requests() == 1 })
 				d.send(press("esc"))
 			}
-			d.until("the run to end", func(m Model) bool { return m.active == nil })
-			d.pump(50 * time.Millisecond) // the stored run is read back
+			d.until("the run to end", settled) // not merely before the send has begun
+			d.pump(50 * time.Millisecond)      // the stored run is read back
 			clock.Advance(14 * time.Hour)
 			d.pump(50 * time.Millisecond)
 			if d.m.tier2.Active() || strings.Contains(plain(d.m), "retrying") || srv.Requests() != 1 {
@@ -237,6 +244,7 @@ func TestTier2NeverArmsForNonRetryableOrCancelledRuns(t *testing.T) {
 }
 
 func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
+	t.Parallel()
 	d, _, _, _ := demoScreen(t, tier2Config(demo.RateLimited(13*time.Hour)))
 	d.typeAndSend("hello")
 	d.until("the notice", func(m Model) bool { return strings.Contains(m.notice, "not before") })
@@ -247,6 +255,7 @@ func TestTier2TooFarAdviceIsShownWithItsTime(t *testing.T) {
 }
 
 func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
+	t.Parallel()
 	// The event says overloaded; the database says quota. The database wins.
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)
@@ -272,6 +281,7 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 }
 
 func TestTier2NeverArmsAtStartUp(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := dir + "/history.db"
 	db1, err := history.Open(path)
@@ -321,6 +331,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 // The screen waits, rounds and offers the fallback as retry's table says, the table print
 // mode's --wait is held to as well.
 func TestTier2CasesOnScreen(t *testing.T) {
+	t.Parallel()
 	for _, c := range retrytest.Tier2Cases {
 		t.Run(c.Name, func(t *testing.T) {
 			spare := agent.NewClient(agent.Endpoint{Name: "spare", BaseURL: "http://127.0.0.1:9/v1", Model: "spare-model"},
@@ -348,6 +359,7 @@ func TestTier2CasesOnScreen(t *testing.T) {
 // A Tier 2 retry is one request, whatever Tier 1's policy: against a steady overload, the
 // requests sent after the first run are the attempts the banner counted, not three times them.
 func TestTier2AttemptsAreRequests(t *testing.T) {
+	t.Parallel()
 	var faults []demo.Fault
 	for range 20 {
 		faults = append(faults, demo.Overloaded())

@@ -13,6 +13,7 @@ import (
 // database and among the versions.
 
 func TestTier2RetryThatProducesNothingLeavesThePartialReply(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Fault{CutAfter: 12}, demo.Overloaded()))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)

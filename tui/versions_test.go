@@ -35,6 +35,7 @@ func versionsDB(t *testing.T) (*history.DB, history.Session) {
 }
 
 func TestVersionsCycleThroughEarlierReplies(t *testing.T) {
+	t.Parallel()
 	db, s := versionsDB(t)
 	m, _ := openOffline(t, db, s, 80, 24)
 	m, _ = step(m, press("esc"))
@@ -73,6 +74,7 @@ func TestVersionsCycleThroughEarlierReplies(t *testing.T) {
 }
 
 func TestVersionsOfAReplyWithOnlyOne(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	if _, err := db.Post(s.ID, "only once", "test-model", false); err != nil {
@@ -104,6 +106,7 @@ func followCmds(m Model, cmd tea.Cmd) Model {
 }
 
 func TestVersionsShowTheirTurnsCopyAndRestore(t *testing.T) {
+	t.Parallel()
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	q1 := storeExchange(t, db, s.ID, "Name a colour.", "Blue, the first answer.")

@@ -23,6 +23,7 @@ func goldenModel(t testing.TB, st chat.Status, content string, fail *chat.Classi
 // TestGolden pins the layout of each state at 80×24 as a terminal without colors sees it.
 // Regenerate with go test ./tui -update.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	states := map[string]func(t *testing.T) Model{
 		"empty": func(t *testing.T) Model { return loadedModel(t, nil, 80, 24) },
 		"finished": func(t *testing.T) Model {
@@ -77,6 +78,7 @@ func TestGolden(t *testing.T) {
 
 // The same state renders the same at a new size as a fresh model of that size.
 func TestResizeMatchesFreshRender(t *testing.T) {
+	t.Parallel()
 	msgs := transcripttest.GoldenSession(chat.StatusSucceeded, "Use `println!`.", nil)
 	m := loadedModel(t, msgs, 80, 24)
 	m, _ = step(m, tea.WindowSizeMsg{Width: 50, Height: 20})
@@ -86,6 +88,7 @@ func TestResizeMatchesFreshRender(t *testing.T) {
 }
 
 func TestResizeRelaysOut(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(5), 80, 24)
 	for _, size := range [][2]int{{40, 12}, {120, 40}, {60, 30}} {
 		m, _ = step(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -105,6 +108,7 @@ func TestResizeRelaysOut(t *testing.T) {
 }
 
 func TestLightBackground(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 80, 24)
 	dark := m.View().Content
 	m, _ = step(m, tea.BackgroundColorMsg{Color: ansiWhite{}})
@@ -126,6 +130,7 @@ func (ansiWhite) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xf
 
 // TestTier2BannerGolden pins both banner forms at 80×24.
 func TestTier2BannerGolden(t *testing.T) {
+	t.Parallel()
 	forms := map[string]func(m *Model){
 		"countdown": func(m *Model) {
 			// Third attempt, as in the issue: 8 s.

@@ -11,6 +11,7 @@ import (
 // The help line says what a key does now: while a retry's reply is being written, esc stops
 // that reply, not "the retry".
 func TestEscWhileARetrysReplyStreamsCancelsTheReply(t *testing.T) {
+	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{StallAfter: 3}))
 	d.typeAndSend("hello")
 	d.until("the retry to arm", armed)
@@ -27,6 +28,7 @@ func TestEscWhileARetrysReplyStreamsCancelsTheReply(t *testing.T) {
 
 // A /file that fails leaves its line in the input, to mend, as a failed command does.
 func TestAFailedFileCommandKeepsItsLine(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
 	m = typeText(m, "/file nope-k25")
 	m = runCmds(step(m, press("enter")))
@@ -37,6 +39,7 @@ func TestAFailedFileCommandKeepsItsLine(t *testing.T) {
 
 // y on a message of yours says it is yours, and nothing of sending.
 func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m.focusTranscript()
 	m, _ = step(m, press("k"))
@@ -48,6 +51,7 @@ func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
 
 // ctrl+f with no retry to send to a fallback says why it does nothing, and the fix.
 func TestFallbackKeyWithoutAFallbackSaysSo(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m, _ = step(m, press("ctrl+f"))
 	if !strings.Contains(m.notice, "ctrl+f: no fallback endpoint — set fallback = \"PROFILE\" in this profile of config.toml") {
@@ -63,6 +67,7 @@ func TestFallbackKeyWithoutAFallbackSaysSo(t *testing.T) {
 
 // The demo's refused key and parley's fix say the same: no key was sent.
 func TestDemoBadKeySaysOneThing(t *testing.T) {
+	t.Parallel()
 	d, _, _, _ := demoScreen(t, screenConfig{})
 	d.typeAndSend("/demo badkey")
 	d.typeAndSend("hello")
@@ -75,6 +80,7 @@ func TestDemoBadKeySaysOneThing(t *testing.T) {
 
 // A question asked with r and then forgotten takes its notice with it.
 func TestAForgottenRegenerateQuestionLeavesNoNotice(t *testing.T) {
+	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 100, 24)
 	m.focusTranscript()
 	m, _ = step(m, press("k"))

@@ -20,6 +20,12 @@ import (
 // says it is a terminal. What needs a process of its own (signals, many processes, a real
 // terminal) is in e2e.
 
+func TestMain(m *testing.M) {
+	// Most runs here wait on a demo endpoint's pacing, a timeout or a lock, not on the CPU.
+	chattest.WaitingParallel(4)
+	os.Exit(m.Run())
+}
+
 // result is one run of parley.
 type result struct {
 	stdout, stderr string

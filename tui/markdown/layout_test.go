@@ -18,6 +18,7 @@ func widest(lines []string) int {
 
 // A table is as wide as its content, however wide the screen, and its columns stay aligned.
 func TestTablesAreAsWideAsTheirContent(t *testing.T) {
+	t.Parallel()
 	doc := "| Name | Age | City |\n|---|:---:|--:|\n| **Kini** | 40 | New York |\n| Eli | 3 | `London` |\n"
 	var md Renderer
 	lines := md.Render(doc, 200, true)
@@ -46,6 +47,7 @@ func TestTablesAreAsWideAsTheirContent(t *testing.T) {
 // A wrapped list item hangs under its text, not under its bullet; a code block's lines that
 // look like list items are left as they are.
 func TestWrappedListItemsHang(t *testing.T) {
+	t.Parallel()
 	doc := "- a list item that is long enough to wrap across several lines at forty\n  - nested item that is long enough to wrap across lines here\n\n" +
 		"10. ten item that is long enough to wrap across several lines\n\n```\n1. step one\nnot merged\n```\n"
 	var md Renderer
@@ -67,6 +69,7 @@ func TestWrappedListItemsHang(t *testing.T) {
 
 // A blockquote keeps its bar on every line it wraps to.
 func TestQuotesKeepTheirBar(t *testing.T) {
+	t.Parallel()
 	doc := "> quoted text that is long enough to wrap across several lines at forty columns, with Result<T, E>\n>\n> more\n"
 	var md Renderer
 	n := 0
@@ -84,6 +87,7 @@ func TestQuotesKeepTheirBar(t *testing.T) {
 // A code block shows its language above it, and a code line too long for the screen goes on
 // on lines marked as its continuation.
 func TestCodeBlocksAreLabelledAndMarkContinuations(t *testing.T) {
+	t.Parallel()
 	doc := "```go\nfunc main() { fmt.Println(\"a line of code that is much too long for forty columns\") }\n```\n"
 	var md Renderer
 	lines := md.Render(doc, 40, true)
@@ -101,6 +105,7 @@ func TestCodeBlocksAreLabelledAndMarkContinuations(t *testing.T) {
 
 // A reply's code blocks are found as written, without their fences or a list's indent.
 func TestCodeBlocksAreFoundAsWritten(t *testing.T) {
+	t.Parallel()
 	text := "Intro\n\n```go\nfunc f() {\n\treturn\n}\n```\n\n- item\n\n  ~~~\n  indented <b>\n  ~~~\n\n```sh\nopen at the end"
 	got := CodeBlocks(text)
 	want := []CodeBlock{{"go", "func f() {\n\treturn\n}\n"}, {"", "indented <b>\n"}, {"sh", "open at the end"}}
@@ -116,6 +121,7 @@ func TestCodeBlocksAreFoundAsWritten(t *testing.T) {
 
 // fits counts what glamour draws as it is measured, wide characters included.
 func TestFitsMeasuresLikeStringWidth(t *testing.T) {
+	t.Parallel()
 	for _, l := range []string{"plain ascii", "\x1b[38;5;252m• item\x1b[m", "─┼─ ↪ … “q”", "✅ done", "日本語のテキスト", "e\u0301t\u00e9", "👩‍👩‍👧‍👦 family"} {
 		for w := 0; w < 20; w++ {
 			if got, want := fits(l, w), ansi.StringWidth(l) <= w; got != want {
@@ -127,6 +133,7 @@ func TestFitsMeasuresLikeStringWidth(t *testing.T) {
 
 // A word longer than the line is broken, not cut, and in a quote its pieces keep the bar.
 func TestLongWordsBreakInsideTheirQuote(t *testing.T) {
+	t.Parallel()
 	url := "https://example.com/" + strings.Repeat("a-very-long-path/", 6) + "end"
 	var md Renderer
 	got := plainText(md.Render("> see "+url+"\n", 40, true))

@@ -12,6 +12,7 @@ import (
 // glued, as a terminal without colors shows them. Regenerate with go test ./tui/markdown
 // -update.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"paragraphs", "headings", "lists", "fences", "table", "quotes"} {
 		t.Run(name, func(t *testing.T) {
 			s := everyBoundary()

@@ -83,7 +83,7 @@ func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
 func steps(doc string) []int {
 	var out []int
 	for i := 1; i <= len(doc); i++ {
-		if (i%7 == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
+		if (i%(7*sparser) == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
 			out = append(out, i)
 		}
 	}
@@ -92,6 +92,7 @@ func steps(doc string) []int {
 
 // Gluing moves the stable prefix forward, so only the tail is rendered per frame.
 func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
+	t.Parallel()
 	s := everyBoundary()
 	var md Renderer
 	doc := mdCorpus["long"]
@@ -118,6 +119,7 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 // A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
 // glues like a full render at every line end, and the stable prefix keeps up with it.
 func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
+	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 1500, false), "")
 	s := everyBoundary()
 	var md, ref Renderer
@@ -143,6 +145,7 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 // chroma picks between two equally close terminal colors in map order, so a comment's color
 // can differ from one render to the next.)
 func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
+	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 3000, true), "")
 	var whole, streamed Stream
 	var md, ref Renderer
@@ -170,6 +173,7 @@ func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
 }
 
 func TestCodeBlocksKeepTabIndentation(t *testing.T) {
+	t.Parallel()
 	var md Renderer
 	lines := md.full("```go\nfunc f() {\n\treturn\n}\n```\n", 60, true)
 	var fn, body string
