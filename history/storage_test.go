@@ -14,7 +14,8 @@ import (
 	"parley/internal/chat/chattest"
 )
 
-// shortBusy makes statements wait only d for a lock another handle holds, for the test.
+// shortBusy makes statements wait only d for a lock another handle holds, for the test. A
+// test that calls it is not parallel: the timeout is the package's.
 func shortBusy(t *testing.T, d time.Duration) {
 	prev := busyTimeout
 	busyTimeout = d
