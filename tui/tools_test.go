@@ -8,6 +8,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/internal/mcp"
 	"parley/internal/mcp/mcptest"
 	"parley/internal/toolloop"
@@ -61,7 +62,7 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 	})
 	d.send(press("n"))
 	asked(d)
-	if got := toolResults(srv.Received()[1]); len(got) != 1 || got[0] != toolloop.Refused {
+	if got := demotest.ToolResults(srv.Received()[1]); len(got) != 1 || got[0] != toolloop.Refused {
 		t.Errorf("the refusal sent back: %q", got)
 	}
 	d.send(press("a"))
@@ -77,7 +78,7 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 2 {
 		t.Errorf("server-everything saw %d calls, want 2: a let echo run without asking", n)
 	}
-	if got := toolResults(srv.Received()[4]); len(got) != 3 || got[2] != "Echo: three" {
+	if got := demotest.ToolResults(srv.Received()[4]); len(got) != 3 || got[2] != "Echo: three" {
 		t.Errorf("the last request carried %q", got)
 	}
 	// t on the reply opens its calls: the arguments and what came back.
@@ -159,7 +160,7 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))
 	}
-	if got := toolResults(reqs[2]); len(got) != 1 || got[0] != "Echo: once" {
+	if got := demotest.ToolResults(reqs[2]); len(got) != 1 || got[0] != "Echo: once" {
 		t.Errorf("the retry carried %q", got)
 	}
 	d.until("the resumed reply with its call", func(m Model) bool {
@@ -175,15 +176,4 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 	if d.m.notice != want || srv.Requests() != 3 {
 		t.Errorf("r said %q after %d requests; want %q", d.m.notice, srv.Requests(), want)
 	}
-}
-
-// toolResults are the tool messages of a request.
-func toolResults(req demo.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out = append(out, m.Content)
-		}
-	}
-	return out
 }

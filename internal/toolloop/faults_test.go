@@ -13,6 +13,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 	"parley/internal/mcp"
 )
 
@@ -95,7 +96,7 @@ func TestAServerThatExitsMidCallIsNamed(t *testing.T) {
 		!strings.HasPrefix(calls[0].Result.Text, `mcp server "everything": stopped during the call to "trigger-long-running-operation"`) {
 		t.Fatalf("stored %+v, %v", calls, err)
 	}
-	if got := results(r.srv.Received()[1]); len(got) != 1 || got[0] != calls[0].Result.Text {
+	if got := demotest.ToolResults(r.srv.Received()[1]); len(got) != 1 || got[0] != calls[0].Result.Text {
 		t.Errorf("the model was told %q", got)
 	}
 }

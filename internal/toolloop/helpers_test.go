@@ -81,17 +81,6 @@ func (r *rig) post(t *testing.T, content string) history.Receipt {
 // runAll is a gate that lets every call run.
 func runAll(mcp.Tool) (toolloop.Decision, string) { return toolloop.Run, "" }
 
-// results are the tool messages of a request, in order.
-func results(req demo.Request) []string {
-	var out []string
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
-			out = append(out, m.Content)
-		}
-	}
-	return out
-}
-
 // everything, filesystem and sent are mcptest's, named short for the tests here.
 var (
 	everything = mcptest.Everything

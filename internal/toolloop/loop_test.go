@@ -10,6 +10,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // The demo asks for echo, get-sum (server-everything's add) and read_file (server-filesystem,
@@ -38,7 +39,7 @@ func TestLoopSendsRealToolResultsBack(t *testing.T) {
 	}
 	want := []string{"Echo: hi there", "The sum of 2 and 3 is 5.", "the tide is at six"}
 	for i := 1; i <= 3; i++ {
-		got := results(reqs[i])
+		got := demotest.ToolResults(reqs[i])
 		if !reflect.DeepEqual(got, want[:i]) {
 			t.Errorf("request %d carried results %q, want %q", i+1, got, want[:i])
 		}
@@ -90,7 +91,7 @@ func TestRetryAfterAToolResultCarriesItAndRunsNothingAgain(t *testing.T) {
 	if len(reqs) != 5 {
 		t.Fatalf("%d requests, want 1 + 3 + 1", len(reqs))
 	}
-	if got := results(reqs[4]); !reflect.DeepEqual(got, []string{"Echo: once"}) {
+	if got := demotest.ToolResults(reqs[4]); !reflect.DeepEqual(got, []string{"Echo: once"}) {
 		t.Errorf("the retry carried %q", got)
 	}
 	if n := len(sent(t, wire, "tools/call")); n != 1 {
