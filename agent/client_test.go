@@ -400,9 +400,11 @@ func replayCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[str
 		}
 		t.Run(e.ID, func(t *testing.T) {
 			t.Parallel()
+			// Short enough that a stalled entry ends soon, long enough for a TLS handshake
+			// of the race detector's on a loaded machine (over 500 ms has been seen).
 			c := NewClient(Endpoint{
-				BaseURL: replayServer(t, e) + "/v1", Model: "m", ConnectTimeout: 300 * time.Millisecond,
-				HeaderTimeout: 300 * time.Millisecond, FirstDeltaTimeout: 500 * time.Millisecond,
+				BaseURL: replayServer(t, e) + "/v1", Model: "m", ConnectTimeout: time.Second,
+				HeaderTimeout: time.Second, FirstDeltaTimeout: 2 * time.Second,
 			}, chat.SystemClock{}, oneAttempt())
 			var last chat.Event
 			for ev := range c.Stream(context.Background(), []chat.Message{{Role: "user", Content: "hi"}}) {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,12 @@ import (
 
 // This file holds what the agent's tests share: clocks, a client on them, and reading the
 // events of a run.
+
+func TestMain(m *testing.M) {
+	// The corpus replays wait on local servers and on timeouts, not on the CPU.
+	chattest.WaitingParallel(4)
+	os.Exit(m.Run())
+}
 
 // instantClock is a clock whose waits pass at once, recorded.
 func instantClock() *chattest.Clock { return chattest.NewInstant(chattest.Start) }
