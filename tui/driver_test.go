@@ -203,10 +203,11 @@ func (d *driver) queueBehind(first string, queued ...string) {
 }
 
 // until processes messages until cond holds, checking it also while no message comes (it may
-// wait on the endpoint or the clock), and fails after a few seconds.
+// wait on the endpoint or the clock), and fails after 30 s: as long as e2e waits for a pane,
+// for a loaded machine renders a streamed reply slowly under the race detector.
 func (d *driver) until(what string, cond func(m Model) bool) {
 	d.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for !cond(d.m) {
 		select {
 		case msg := <-d.msgs:
