@@ -113,7 +113,7 @@ func (db *DB) Fork(sessionID string, through int64) (Session, error) {
 			updated_at = ?3 WHERE id = ?1`, id, sessionID, now); err != nil {
 			return err
 		}
-		if err := copyConversation(tx, sessionID, id, through); err != nil {
+		if err := copyConversation(tx, sessionID, id, through, now); err != nil {
 			return err
 		}
 		_, err = tx.Exec(`INSERT INTO forks (session_id, origin, at_message, created_at) VALUES (?, ?, ?, ?)`, id, sessionID, through, now)
@@ -127,8 +127,8 @@ func (db *DB) Fork(sessionID string, through int64) (Session, error) {
 }
 
 // copyConversation copies the live messages of session from, up to through, into session to:
-// each message, its images and pin, and a reply's run as it ended.
-func copyConversation(tx *sql.Tx, from, to string, through int64) error {
+// each message, its images and pin, and a reply's run as it ended, with its tool calls.
+func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 	ids, err := column[int64](tx.Query(`SELECT id FROM messages m WHERE session_id = ? AND id <= ?
 		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id) ORDER BY id`, from, through))
 	if err != nil {
@@ -137,7 +137,8 @@ func copyConversation(tx *sql.Tx, from, to string, through int64) error {
 	copied := map[int64]int64{} // origin message → its copy
 	for _, old := range ids {
 		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, reasoning, system_role, anchor_id, created_at)
-			SELECT ?, role, content, reasoning, system_role, NULL, created_at FROM messages WHERE id = ?`, to, old)
+			SELECT ?, m.role, `+liveContent+`, `+liveReasoning+`, m.system_role, NULL, m.created_at
+			FROM messages m LEFT JOIN runs r ON r.reply_id = m.id WHERE m.id = ?`, to, old)
 		if err != nil {
 			return err
 		}
@@ -164,15 +165,32 @@ func copyConversation(tx *sql.Tx, from, to string, through int64) error {
 		if _, err := tx.Exec(`UPDATE messages SET anchor_id = ? WHERE id = ?`, copied[anchor.Int64], id); err != nil {
 			return err
 		}
-		// A reply keeps its run as it ended; one still running in the origin is copied as
-		// interrupted, its text so far kept: the fork does not own that stream.
-		if _, err := tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, owner, model, attempts,
+		// A reply keeps its run as it ended, with its tool calls; one still running in the
+		// origin is copied as interrupted, its text so far kept, and a call it left pending
+		// as failed: the fork does not own that stream.
+		var originRun int64
+		err = tx.QueryRow(`SELECT id FROM runs WHERE reply_id = ?`, old).Scan(&originRun)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		res, err = tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, owner, model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
 				retry_message, retry_rule, finish_reason, seam, thought_ms, first_word_ms, created_at, started_at, finished_at)
 			SELECT ?1, ?2, ?3, CASE WHEN status IN ('queued', 'running') THEN 'interrupted' ELSE status END, '', model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
 				retry_message, retry_rule, finish_reason, seam, thought_ms, first_word_ms, created_at, started_at, finished_at
-			FROM runs WHERE reply_id = ?4`, to, copied[anchor.Int64], id, old); err != nil {
+			FROM runs WHERE id = ?4`, to, copied[anchor.Int64], id, originRun)
+		if err != nil {
+			return err
+		}
+		run, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if err := copyToolCalls(tx, originRun, run, now); err != nil {
 			return err
 		}
 	}

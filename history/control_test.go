@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"parley/internal/chat"
@@ -107,6 +108,52 @@ func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 	}
 	if link, ok, err := db.ForkOf(fork.ID); err != nil || !ok || link.OriginTitle != "" {
 		t.Errorf("after the origin is deleted: %+v %v %v", link, ok, err)
+	}
+}
+
+// A fork keeps a reply's tool calls with their results, so it sends the same turns on. One
+// taken while the reply still runs has its pending call failed, as a resume has: the fork
+// does not own that call, and never runs it again.
+func TestForkKeepsToolCalls(t *testing.T) {
+	t.Parallel()
+	db, s := openSession(t)
+	r := post(t, db, s.ID, "echo hi, then add 2 and 3")
+	streaming(t, db, r, "Let me look.")
+	callTool(t, db, r, 0, len("Let me look."), echoCall, echoRan)
+	callTool(t, db, r, 1, len("Let me look."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
+	fork, err := db.Fork(s.ID, r.ReplyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := db.Transcript(fork.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := msgs[1].ToolCalls
+	if len(msgs) != 2 || msgs[1].Status != chat.StatusInterrupted || len(calls) != 2 ||
+		calls[0].Call != echoCall || calls[0].Result != echoRan || calls[1].Call != sumCall ||
+		calls[1].Result.Status != chat.ToolFailed || calls[1].Result.Text != pendingText {
+		t.Fatalf("forked transcript %+v", msgs)
+	}
+	next := post(t, db, fork.ID, "thanks")
+	got, err := db.Context(next.AnchorID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chat.Message{
+		{Role: chat.RoleUser, Content: "echo hi, then add 2 and 3"},
+		{Role: chat.RoleAssistant, Content: "Let me look.", ToolCalls: []chat.ToolCall{echoCall}},
+		{Role: chat.RoleTool, ToolCallID: "call_1", Content: "Echo: hi"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{sumCall}},
+		{Role: chat.RoleTool, ToolCallID: "call_2", Content: pendingText},
+		{Role: chat.RoleUser, Content: "thanks"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the fork sends\n%+v\nwant\n%+v", got, want)
+	}
+	// The origin's call is its own still: pending, for its run to end.
+	if origin, _ := db.Transcript(s.ID); origin[1].ToolCalls[1].Result.Status != chat.ToolPending {
+		t.Errorf("the origin's call became %+v", origin[1].ToolCalls[1].Result)
 	}
 }
 

@@ -208,13 +208,12 @@ func (db *DB) newRun(tx *sql.Tx, sessionID string, anchorID int64, model string,
 
 // messageQuery reads messages with their runs; a running run's reply is its stored text and
 // the chunks streamed since.
-const messageQuery = `SELECT m.id, m.session_id, m.role,
-	m.content || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'content'), '') ELSE '' END,
+const messageQuery = `SELECT m.id, m.session_id, m.role, ` + liveContent + `,
 	coalesce(m.anchor_id, 0),
 	coalesce(r.id, 0), coalesce(r.status, ''), x.message_id IS NOT NULL, m.created_at,
 	r.retryable, r.retry_class, r.retry_after_until, r.retry_label, r.retry_message, r.retry_rule,
 	coalesce(r.attempts, 0), coalesce(r.model, ''),
-	m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END,
+	` + liveReasoning + `,
 	coalesce(r.finish_reason, ''), m.system_role, coalesce(m.edit_of, 0),
 	coalesce(r.reasoning_tokens, 0), coalesce(r.thought_ms, 0),
 	EXISTS (SELECT 1 FROM pins p WHERE p.message_id = m.id), coalesce(r.seam, 0),
@@ -224,6 +223,13 @@ FROM messages m
 LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
 `
+
+// liveContent and liveReasoning are message m's text and thinking as they are now: for the
+// reply of a running run r, what is stored and the chunks streamed since.
+const (
+	liveContent   = `m.content || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'content'), '') ELSE '' END`
+	liveReasoning = `m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END`
+)
 
 // streamedChunks begins the text of a running run's chunks of one kind; the kind and the
 // closing parentheses follow it.

@@ -66,19 +66,25 @@ func (db *DB) Resume(runID int64, model string, queued bool) (Receipt, error) {
 		if _, err := tx.Exec(`UPDATE messages SET content = ? WHERE id = ?`, prefix, r.ReplyID); err != nil {
 			return err
 		}
-		_, err = tx.Exec(`INSERT INTO tool_calls (run_id, step, seam, call_id, function, arguments, server, tool,
-				status, result, is_error, size, created_at, finished_at)
-			SELECT ?1, step, seam, call_id, function, arguments, server, tool,
-				CASE status WHEN 'pending' THEN 'failed' ELSE status END,
-				CASE status WHEN 'pending' THEN ?2 ELSE result END, is_error, size, created_at, coalesce(finished_at, ?3)
-			FROM tool_calls WHERE run_id = ?4 ORDER BY id`, r.RunID, pendingText, now, runID)
-		return err
+		return copyToolCalls(tx, runID, r.RunID, now)
 	})
 	if err != nil {
 		return Receipt{}, err
 	}
 	db.takeOvers.Store(r.RunID, true)
 	return r, nil
+}
+
+// copyToolCalls copies run from's tool calls to run to, with their results. A call from left
+// pending goes as failed, with the result that it may have run: it is never run again.
+func copyToolCalls(tx *sql.Tx, from, to, now int64) error {
+	_, err := tx.Exec(`INSERT INTO tool_calls (run_id, step, seam, call_id, function, arguments, server, tool,
+			status, result, is_error, size, created_at, finished_at)
+		SELECT ?1, step, seam, call_id, function, arguments, server, tool,
+			CASE status WHEN 'pending' THEN 'failed' ELSE status END,
+			CASE status WHEN 'pending' THEN ?2 ELSE result END, is_error, size, created_at, coalesce(finished_at, ?3)
+		FROM tool_calls WHERE run_id = ?4 ORDER BY id`, to, pendingText, now, from)
+	return err
 }
 
 // RunContext returns what run runID sends to the model: its anchor's Context, then what the
