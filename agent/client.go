@@ -47,8 +47,10 @@ type Client struct {
 	// keeps, per model, what it said. Copies made by WithModel share both.
 	http  *http.Client
 	facts *factsCache
-	// tools are offered in every request (WithTools).
-	tools []openai.Tool
+	// tools are offered in every request (WithTools); toolTokens estimates their schemas,
+	// which every request carries besides its messages.
+	tools      []openai.Tool
+	toolTokens int
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -147,7 +149,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	// msgs is what is sent: all, or all without its oldest images and turns once compacted.
 	msgs, omitted, images := all, 0, 0
 	if window := c.window(ctx, all); window > 0 {
-		if msgs, omitted, images = compactAll(all, PreSendTarget(window)); omitted+images > 0 {
+		if msgs, omitted, images = compactAll(all, PreSendTarget(window, c.toolTokens)); omitted+images > 0 {
 			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 		}
 	}

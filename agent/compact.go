@@ -149,9 +149,10 @@ func LeaveOut(msgs []chat.Message, target int) (drop []bool, omitted int) {
 }
 
 // PreSendTarget is the estimate a conversation may reach before it is sent to a model whose
-// context window is window: the rest is left for the reply.
-func PreSendTarget(window int) int {
-	return int(float64(window) * promptShare)
+// context window is window, in requests that also carry fixed tokens besides the messages
+// (the schemas of the tools offered): the rest is left for the reply.
+func PreSendTarget(window, fixed int) int {
+	return max(0, int(float64(window)*promptShare)-fixed)
 }
 
 // SendPlan is what a send leaves out of a conversation to fit the model's window, decided as
@@ -161,17 +162,20 @@ type SendPlan struct {
 	// counts the images left out of the messages kept.
 	Drop            []bool
 	Omitted, Images int
-	// Tokens is the estimate of what is sent; LeftOut of what is left out.
+	// Tokens is the estimate of what is sent, the fixed tokens included; LeftOut of what is
+	// left out.
 	Tokens, LeftOut int
 }
 
-// PlanSend says what a send of msgs to a model whose context window is window leaves out
+// PlanSend says what a send of msgs to a model whose context window is window, in a request
+// that also carries fixed tokens (the offered tools' schemas: ToolTokens), leaves out
 // before it is sent (at PreSendTarget); nothing for a window of 0, which is unknown.
-func PlanSend(msgs []chat.Message, window int) SendPlan {
+func PlanSend(msgs []chat.Message, window, fixed int) SendPlan {
 	if window <= 0 {
-		return SendPlan{Drop: make([]bool, len(msgs)), Tokens: EstimateTokens(msgs)}
+		return SendPlan{Drop: make([]bool, len(msgs)), Tokens: EstimateTokens(msgs) + fixed}
 	}
-	_, p := planAt(msgs, PreSendTarget(window))
+	_, p := planAt(msgs, PreSendTarget(window, fixed))
+	p.Tokens += fixed
 	return p
 }
 

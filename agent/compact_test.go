@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -439,9 +440,9 @@ func TestPlanSendSaysWhatTheSendLeavesOut(t *testing.T) {
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
 	msgs := conversation(20)
 	msgs[1].Pinned = true
-	plan := PlanSend(msgs, 800)
-	if plan.Omitted == 0 || plan.Drop[1] || !plan.Drop[2] || plan.Tokens > PreSendTarget(800) {
-		t.Fatalf("plan %+v: want the oldest turns left out but the pinned one, within %d", plan, PreSendTarget(800))
+	plan := PlanSend(msgs, 800, 0)
+	if plan.Omitted == 0 || plan.Drop[1] || !plan.Drop[2] || plan.Tokens > PreSendTarget(800, 0) {
+		t.Fatalf("plan %+v: want the oldest turns left out but the pinned one, within %d", plan, PreSendTarget(800, 0))
 	}
 	runEvents(t, c, msgs)
 	var want []chat.Message
@@ -456,7 +457,48 @@ func TestPlanSendSaysWhatTheSendLeavesOut(t *testing.T) {
 	if plan.Tokens != EstimateTokens(want) || plan.Tokens+plan.LeftOut != EstimateTokens(msgs) {
 		t.Errorf("plan estimates %d sent + %d left out; the messages are %d of %d", plan.Tokens, plan.LeftOut, EstimateTokens(want), EstimateTokens(msgs))
 	}
-	if p := PlanSend(msgs, 0); p.Omitted != 0 || p.Tokens != EstimateTokens(msgs) {
+	if p := PlanSend(msgs, 0, 0); p.Omitted != 0 || p.Tokens != EstimateTokens(msgs) {
 		t.Errorf("an unknown window plans %+v, want nothing left out", p)
+	}
+}
+
+// The offered tools' schemas go with every request and take room in the window: the send
+// leaves out as much more of the conversation as they take, and the plan says the same.
+// The tools are server-filesystem's 14, as internal/mcp offers them.
+func TestOfferedToolsTakeRoomInTheWindow(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/filesystem-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []json.RawMessage
+	if err := json.Unmarshal(b, &entries); err != nil || len(entries) != 14 {
+		t.Fatalf("%d entries, %v", len(entries), err)
+	}
+	fixed := ToolTokens(entries)
+	msgs := conversation(10)
+	const window = 4096
+	if p := PlanSend(msgs, window, 0); p.Omitted != 0 {
+		t.Fatalf("without tools the conversation should fit: %+v", p)
+	}
+	plan := PlanSend(msgs, window, fixed)
+	if plan.Omitted == 0 || plan.Tokens > PreSendTarget(window, 0) || plan.Tokens-fixed > PreSendTarget(window, fixed) {
+		t.Fatalf("with %d tokens of tools: plan %+v, want turns left out within %d", fixed, plan, PreSendTarget(window, 0))
+	}
+	srv := demotest.Start(t, demo.Options{})
+	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: window}).WithTools(entries)
+	events := runEvents(t, c, msgs)
+	if events[0].Kind != chat.EventCompacted || events[0].Omitted != plan.Omitted {
+		t.Fatalf("events %v, want compaction of %d first", kinds(events), plan.Omitted)
+	}
+	var want []chat.Message
+	for i, m := range msgs {
+		if !plan.Drop[i] {
+			want = append(want, chat.Message{Role: m.Role, Content: m.Content})
+		}
+	}
+	req := srv.Received()[0]
+	if sent := toAgent(req.Messages); !reflect.DeepEqual(sent, want) || len(req.Tools) != 14 {
+		t.Fatalf("sent %d messages and %d tools; the plan kept %d messages", len(sent), len(req.Tools), len(want))
 	}
 }

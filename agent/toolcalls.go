@@ -56,7 +56,7 @@ func (s *streamedCalls) whole(finishReason string) []chat.ToolCall {
 // ({"type":"function","function":{…}}), in every request; none offers none.
 func (c *Client) WithTools(tools []json.RawMessage) *Client {
 	cc := *c
-	cc.tools = nil
+	cc.tools, cc.toolTokens = nil, ToolTokens(tools)
 	for _, entry := range tools {
 		// The entry is read into go-openai's own type. Its parameters go into a json.RawMessage
 		// (json fills the pointer Parameters holds), so the schema is sent as the server wrote
@@ -69,6 +69,16 @@ func (c *Client) WithTools(tools []json.RawMessage) *Client {
 		cc.tools = append(cc.tools, t)
 	}
 	return &cc
+}
+
+// ToolTokens estimates what offering tools (OpenAI `tools` entries, as WithTools takes them)
+// adds to every request: their schemas are sent with each one, and take room in the window.
+func ToolTokens(tools []json.RawMessage) int {
+	n := 0
+	for _, entry := range tools {
+		n += EstimateText(string(entry))
+	}
+	return n
 }
 
 // toolMessage converts the tool calls and tool results of m for the request.

@@ -97,12 +97,17 @@ func (m *Model) budgetChanged() tea.Cmd {
 	return nil
 }
 
-// planBudget plans the next send: what was read, and the input as the message sent.
+// planBudget plans the next send: what was read, and the input as the message sent, with the
+// schemas of the tools it offers (of the servers started so far: none is started to count).
 func (m *Model) planBudget() {
 	b := &m.budget
 	draft := m.input.Value()
 	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: draft})
-	b.plan, b.rev, b.draft = agent.PlanSend(next, b.window), m.input.Rev(), agent.EstimateText(draft)
+	tools := 0
+	if m.tools != nil {
+		tools = agent.ToolTokens(m.tools.OfferedSoFar())
+	}
+	b.plan, b.rev, b.draft = agent.PlanSend(next, b.window, tools), m.input.Rev(), agent.EstimateText(draft)
 }
 
 // budgetLabel is the header's word on the context: "ctx ~812/1024 · 79% (llama-server)", or

@@ -57,7 +57,7 @@ func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
 	header, _, _ := strings.Cut(screen, "\n")
 	plan := d.m.budget.plan
 	want := fmt.Sprintf("ctx ~%d/1024 · %d%% (llama-server)", plan.Tokens, plan.Tokens*100/1024)
-	if !strings.Contains(header, want) || plan.Tokens > agent.PreSendTarget(1024) {
+	if !strings.Contains(header, want) || plan.Tokens > agent.PreSendTarget(1024, 0) {
 		t.Fatalf("header %q, want %q within three quarters of the window", header, want)
 	}
 	last := 0
@@ -195,5 +195,28 @@ func TestCompactKeepsTheLastTurns(t *testing.T) {
 	ctx, _ := d.m.db.SessionContext(d.m.session.ID)
 	if len(ctx) != 2 || !strings.HasPrefix(ctx[0].Content, "question 3:") {
 		t.Fatalf("the context after /compact 1 holds %d messages", len(ctx))
+	}
+}
+
+// Once the tools' servers have started, the header's estimate carries the schemas that every
+// send offers, as the send's own compaction counts them.
+func TestTheHeaderCountsTheOfferedTools(t *testing.T) {
+	t.Parallel()
+	const window = 32768
+	d, srv, _, _ := toolScreenConfig(t, screenConfig{demo: demo.Options{Window: window}})
+	d.typeAndSend("hello")
+	d.until("the reply, and the size read after it", func(m Model) bool {
+		return answered(t, 2)(m) && m.budget.read && len(m.budget.msgs) == 2
+	})
+	offered := d.m.tools.OfferedSoFar()
+	tools := agent.ToolTokens(offered)
+	if len(offered) == 0 || len(offered) != len(srv.Received()[0].Tools) || tools < 500 {
+		t.Fatalf("%d tools known (%d tokens), %d offered in the request", len(offered), tools, len(srv.Received()[0].Tools))
+	}
+	next := append(slices.Clip(d.m.budget.msgs), chat.Message{Role: chat.RoleUser})
+	want := agent.PlanSend(next, window, 0).Tokens + tools
+	header, _, _ := strings.Cut(plain(d.m), "\n")
+	if d.m.budget.plan.Tokens != want || !strings.Contains(header, "ctx ~"+contextTokens(want)+"/") {
+		t.Fatalf("planned %d tokens, want %d (%d of them the tools'); header %q", d.m.budget.plan.Tokens, want, tools, header)
 	}
 }

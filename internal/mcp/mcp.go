@@ -172,6 +172,14 @@ func (h *Host) Tools(ctx context.Context, server string) ([]Tool, error) {
 	return tools, nil
 }
 
+// Listed returns the tools last listed, of every server that has been started; it starts
+// none.
+func (h *Host) Listed() []Tool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Values(h.tools))
+}
+
 // Lookup finds the tool the model called by its function name, among the tools last listed.
 func (h *Host) Lookup(function string) (Tool, bool) {
 	h.mu.Lock()

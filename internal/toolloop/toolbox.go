@@ -122,6 +122,18 @@ func (b *Toolbox) Gate(t mcp.Tool) (Decision, string) {
 	return Ask, ""
 }
 
+// OfferedSoFar returns the entries Offered would, of the servers already started: what a
+// send offers, known without starting one.
+func (b *Toolbox) OfferedSoFar() []json.RawMessage {
+	var entries []json.RawMessage
+	for _, t := range b.host.Listed() {
+		if b.On(t) {
+			entries = append(entries, t.Entry)
+		}
+	}
+	return entries
+}
+
 // Offered lists the servers that have tools on (starting them) and returns the tools on, in
 // the order of Servers, with the entries a request offers them by. A server that cannot be
 // started or listed is left out, with its error (which names it) in errs: the others are
