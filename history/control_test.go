@@ -117,10 +117,7 @@ func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 func TestForkKeepsToolCalls(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	r := post(t, db, s.ID, "echo hi, then add 2 and 3")
-	streaming(t, db, r, "Let me look.")
-	callTool(t, db, r, 0, len("Let me look."), echoCall, echoRan)
-	callTool(t, db, r, 1, len("Let me look."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
+	r := echoThenSum(t, db, s.ID, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
 	fork, err := db.Fork(s.ID, r.ReplyID)
 	if err != nil {
 		t.Fatal(err)
@@ -140,15 +137,7 @@ func TestForkKeepsToolCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []chat.Message{
-		{Role: chat.RoleUser, Content: "echo hi, then add 2 and 3"},
-		{Role: chat.RoleAssistant, Content: "Let me look.", ToolCalls: []chat.ToolCall{echoCall}},
-		{Role: chat.RoleTool, ToolCallID: "call_1", Content: "Echo: hi"},
-		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{sumCall}},
-		{Role: chat.RoleTool, ToolCallID: "call_2", Content: pendingText},
-		{Role: chat.RoleUser, Content: "thanks"},
-	}
-	if !reflect.DeepEqual(got, want) {
+	if want := append(echoThenSumSent(pendingText), chat.Message{Role: chat.RoleUser, Content: "thanks"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the fork sends\n%+v\nwant\n%+v", got, want)
 	}
 	// The origin's call is its own still: pending, for its run to end.

@@ -32,15 +32,35 @@ var (
 	sumRan   = chat.ToolResult{Status: chat.ToolRan, Server: "everything", Tool: "get-sum", Text: "The sum of 2 and 3 is 5.", Size: 24}
 )
 
+// echoThenSum stores, in session, a question whose reply calls echo, then get-sum with the
+// result sum (its status pending: no end stored), and runs on.
+func echoThenSum(t *testing.T, db *DB, session string, sum chat.ToolResult) Receipt {
+	t.Helper()
+	r := post(t, db, session, "echo hi, then add 2 and 3")
+	streaming(t, db, r, "Let me look.")
+	callTool(t, db, r, 0, len("Let me look."), echoCall, echoRan)
+	callTool(t, db, r, 1, len("Let me look."), sumCall, sum)
+	return r
+}
+
+// echoThenSumSent is what a later request carries of echoThenSum's turn, get-sum's result
+// going back as sumText.
+func echoThenSumSent(sumText string) []chat.Message {
+	return []chat.Message{
+		{Role: chat.RoleUser, Content: "echo hi, then add 2 and 3"},
+		{Role: chat.RoleAssistant, Content: "Let me look.", ToolCalls: []chat.ToolCall{echoCall}},
+		{Role: chat.RoleTool, ToolCallID: "call_1", Content: "Echo: hi"},
+		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{sumCall}},
+		{Role: chat.RoleTool, ToolCallID: "call_2", Content: sumText},
+	}
+}
+
 // A reply that called tools goes back in later turns as the turns it was: each step's text
 // with its calls, the results, then the text after them.
 func TestToolCallsGoBackInLaterTurns(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	r := post(t, db, s.ID, "echo hi, then add 2 and 3")
-	streaming(t, db, r, "Let me look.")
-	callTool(t, db, r, 0, len("Let me look."), echoCall, echoRan)
-	callTool(t, db, r, 1, len("Let me look."), sumCall, sumRan)
+	r := echoThenSum(t, db, s.ID, sumRan)
 	if err := db.AppendReply(r.RunID, " It is 5.", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +72,8 @@ func TestToolCallsGoBackInLaterTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []chat.Message{
-		{Role: chat.RoleUser, Content: "echo hi, then add 2 and 3"},
-		{Role: chat.RoleAssistant, Content: "Let me look.", ToolCalls: []chat.ToolCall{echoCall}},
-		{Role: chat.RoleTool, ToolCallID: "call_1", Content: "Echo: hi"},
-		{Role: chat.RoleAssistant, ToolCalls: []chat.ToolCall{sumCall}},
-		{Role: chat.RoleTool, ToolCallID: "call_2", Content: "The sum of 2 and 3 is 5."},
-		{Role: chat.RoleAssistant, Content: " It is 5."},
-		{Role: chat.RoleUser, Content: "thanks"},
-	}
+	want := append(echoThenSumSent("The sum of 2 and 3 is 5."),
+		chat.Message{Role: chat.RoleAssistant, Content: " It is 5."}, chat.Message{Role: chat.RoleUser, Content: "thanks"})
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("context\n%+v\nwant\n%+v", got, want)
 	}
