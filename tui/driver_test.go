@@ -50,6 +50,7 @@ type screenConfig struct {
 	manual   bool          // the client, Tier 2 and the quota run on a manual clock from clockStart
 	attempts int           // Tier 1's attempts a run; 0: the default policy's
 	limits   *agent.Limits // a quota at testPrices held to these limits; nil: none
+	allowed  []string      // tools config.toml lets run without asking, as SERVER.TOOL
 }
 
 // tier2Config sets a screen up for Tier 2: a manual clock, one request a run (so each failed

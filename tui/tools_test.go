@@ -30,7 +30,7 @@ func toolScreenConfig(t *testing.T, c screenConfig, more ...mcp.Server) (*driver
 	host := mcp.New(append([]mcp.Server{server}, more...), nil)
 	t.Cleanup(func() { host.Close() })
 	o, srv, clock := demoOptions(t, c)
-	o.Tools = toolloop.NewToolbox(host, []string{"everything"})
+	o.Tools = toolloop.NewToolbox(host, []string{"everything"}, c.allowed)
 	m, _ := openModel(t, o, 120, 30)
 	return newDriver(t, m), srv, clock, wire
 }
@@ -87,6 +87,25 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 	if s := plain(d.m); !strings.Contains(s, `▾ echo {"message":"three"}`) || !strings.Contains(s, "│ Echo: three") {
 		t.Errorf("t did not open the calls:\n%s", s)
 	}
+}
+
+// A tool config.toml allows ([mcp.NAME] allow) runs without asking; the server's other tools
+// are asked for as ever.
+func TestConfigAllowedToolsRunWithoutAsking(t *testing.T) {
+	t.Parallel()
+	d, _, _, wire := toolScreenConfig(t, screenConfig{allowed: []string{"everything.echo"}, faults: []demo.Fault{
+		demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"hi"}`}),
+		demo.AskTools(demo.Call{Function: "get-sum", Arguments: `{"a":2,"b":3}`}),
+	}})
+	d.typeAndSend("echo hi, then add")
+	if q := asked(d); !strings.HasPrefix(q, `run everything.get-sum {"a":2,"b":3}?`) {
+		t.Errorf("asked %q, want get-sum's question alone", q)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls before the question, want echo's", n)
+	}
+	d.send(press("y"))
+	d.until("the reply", answered(t, 2))
 }
 
 // esc during a call stops the turn: the call is cancelled through MCP and stored cancelled.

@@ -115,7 +115,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 			a.close()
 			return nil, history.Session{}, err
 		}
-		a.tools = toolloop.NewToolbox(mcp.New(cfg.MCP, a.log), on)
+		a.tools = toolloop.NewToolbox(mcp.New(cfg.MCP, a.log), on, cfg.Allowed)
 	} else if len(o.print.AllowTools) > 0 {
 		a.close()
 		return nil, history.Session{}, usagef("--allow-tool %s: config.toml configures no tool servers: add an [mcp.NAME] table", o.print.AllowTools[0])

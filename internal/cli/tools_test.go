@@ -64,7 +64,7 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 		out.ToolCalls[0].Server != "everything" || out.ToolCalls[0].Tool != "echo" {
 		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
 	}
-	refusal := "Not run: parley's print mode runs a tool only when --allow-tool everything.echo (or --allow-tools) allows it."
+	refusal := "Not run: parley's print mode runs a tool only when --allow-tool everything.echo (or --allow-tools, or allow in [mcp.everything]) allows it."
 	if want := `parley: tool echo {"message":"hi"} — refused: ` + refusal; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr %q\nwant %q", r.stderr, want)
 	}
@@ -103,6 +103,26 @@ func TestPrintModeRefusesToolsUnlessAllowed(t *testing.T) {
 	md := u.run("export", out.SessionID, "--markdown").stdout
 	if !strings.Contains(md, "- tool `echo {\"message\":\"hi\"}` — refused\n") || !strings.Contains(md, "- tool `echo {\"message\":\"hi\"}` — ran, 8 B\n") {
 		t.Errorf("markdown:\n%s", md)
+	}
+}
+
+// A tool config.toml allows ([mcp.NAME] allow) runs in print mode without --allow-tool; the
+// server's other tools are still refused.
+func TestPrintModeRunsWhatConfigAllows(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	server, wire := mcptest.Everything(t)
+	u.writeConfig(toolConfig(srv, server) + "allow = [\"echo\"]\n")
+	srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"hi"}`},
+		demo.Call{Function: "get-sum", Arguments: `{"a":2,"b":3}`}))
+	r := u.run("-p", "say hi and add", "--json")
+	out := decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || len(out.ToolCalls) != 2 || out.ToolCalls[0].Status != "ran" || out.ToolCalls[0].Result != "Echo: hi" ||
+		out.ToolCalls[1].Status != "refused" {
+		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want echo's alone", n)
 	}
 }
 

@@ -82,6 +82,8 @@ type Resolved struct {
 	MCP []mcp.Server
 	// Tools are the profile's tools on from the start: SERVER (all its tools) or SERVER.TOOL.
 	Tools []string
+	// Allowed are the tools [mcp.NAME] allow lets run without asking, as SERVER.TOOL.
+	Allowed []string
 	// Chosen, when set, says how the endpoint was chosen where nothing configured one, for the
 	// first screen: "using OPENAI_API_KEY: gpt-4o-mini at api.openai.com · --demo for the
 	// offline demo".
@@ -147,7 +149,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
 		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others,
-		MCP: f.mcpServers(), Tools: p.Tools}
+		MCP: f.mcpServers(), Tools: p.Tools, Allowed: f.allowedTools()}
 	if p.fromKey {
 		r.Chosen = fmt.Sprintf("using OPENAI_API_KEY: %s at %s · --demo for the offline demo", ep.Model, hostOf(ep.BaseURL))
 	}

@@ -21,6 +21,9 @@ type mcpTable struct {
 	Headers map[string]string `toml:"headers"`
 	// Timeout bounds each tool call; unset, mcp.DefaultCallTimeout.
 	Timeout duration `toml:"timeout"`
+	// Allow names the server's tools that run without asking (in print mode too, as
+	// --allow-tool would let them).
+	Allow []string `toml:"allow"`
 }
 
 // checkMCP refuses [mcp.NAME] tables that cannot start a server, and profiles' tools that
@@ -55,6 +58,11 @@ func (f file) checkMCP(path string, md toml.MetaData) error {
 				return fmt.Errorf("%s: url %q is not http(s)://host[:port]/path%s", where, t.URL, fix)
 			}
 		}
+		for _, tool := range t.Allow {
+			if strings.TrimSpace(tool) == "" || strings.Contains(tool, ".") {
+				return fmt.Errorf("%s: allow names this server's tools as they are listed (%q is not one: no server prefix, not empty)%s", where, tool, fix)
+			}
+		}
 		if err := CheckHeaders(t.Headers); err != nil {
 			return fmt.Errorf("%s: %v%s", where, err, fix)
 		}
@@ -78,6 +86,18 @@ func (f file) checkMCP(path string, md toml.MetaData) error {
 		}
 	}
 	return nil
+}
+
+// allowedTools are the tools the [mcp.NAME] tables allow to run without asking, as
+// SERVER.TOOL.
+func (f file) allowedTools() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
+		for _, tool := range f.MCP[name].Allow {
+			out = append(out, name+"."+tool)
+		}
+	}
+	return out
 }
 
 // mcpServers are the [mcp.NAME] tables as the tool host takes them, sorted by name.

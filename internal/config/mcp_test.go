@@ -22,6 +22,7 @@ tools = ["notes", "web.fetch"]
 command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"]
 env = { NODE_OPTIONS = "--no-warnings" }
 timeout = "90s"
+allow = ["read_text_file", "list_directory"]
 
 [mcp.web]
 url = "https://tools.example.com/mcp"
@@ -41,6 +42,9 @@ headers = { Authorization = "Bearer x" }
 	}
 	if !reflect.DeepEqual(r.Tools, []string{"notes", "web.fetch"}) {
 		t.Errorf("Tools = %v", r.Tools)
+	}
+	if !reflect.DeepEqual(r.Allowed, []string{"notes.read_text_file", "notes.list_directory"}) {
+		t.Errorf("Allowed = %v", r.Allowed)
 	}
 	none, _, err := resolve(t, "", config.Flags{Demo: true})
 	if err != nil || none.MCP != nil || none.Tools != nil {
@@ -73,6 +77,8 @@ func TestMCPValidation(t *testing.T) {
 			`config CONFIG line 3: "soon" is not a duration like 30s or 2m` + fix},
 		{"a header HTTP cannot send", "[mcp.web]\nurl = \"https://h/mcp\"\nheaders = { \"A B\" = \"c\" }\n",
 			`config CONFIG: [mcp.web]: header name "A B" is not one HTTP can send (letters, digits and -, no spaces or colons)` + fix},
+		{"allow naming a server's tool", "[mcp.fs]\ncommand = [\"x\"]\nallow = [\"fs.read_text_file\"]\n",
+			`config CONFIG: [mcp.fs]: allow names this server's tools as they are listed ("fs.read_text_file" is not one: no server prefix, not empty)` + fix},
 		{"mistyped key", "[mcp.fs]\ncomand = [\"x\"]\n",
 			`config CONFIG: unknown key "mcp.fs.comand" — did you mean command? Fix the file (it was not changed)`},
 		{"a dotted name", "[mcp.\"a.b\"]\ncommand = [\"x\"]\n",

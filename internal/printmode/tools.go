@@ -33,12 +33,14 @@ func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress hist
 	return loop.Run(ctx, msgs)
 }
 
-// gate lets a tool run only when --allow-tool names it or its server, or --allow-tools.
+// gate lets a tool run only when --allow-tool names it or its server, --allow-tools, or
+// config.toml's allow.
 func (p *printer) gate(t mcp.Tool) (toolloop.Decision, string) {
-	if p.o.AllowAllTools || slices.Contains(p.o.AllowTools, toolloop.Key(t)) || slices.Contains(p.o.AllowTools, t.Server) {
+	if p.o.AllowAllTools || slices.Contains(p.o.AllowTools, toolloop.Key(t)) || slices.Contains(p.o.AllowTools, t.Server) ||
+		p.o.Tools.Allowed(t) {
 		return toolloop.Run, ""
 	}
-	return toolloop.Refuse, fmt.Sprintf("Not run: parley's print mode runs a tool only when --allow-tool %s (or --allow-tools) allows it.", toolloop.Key(t))
+	return toolloop.Refuse, fmt.Sprintf("Not run: parley's print mode runs a tool only when --allow-tool %s (or --allow-tools, or allow in [mcp.%s]) allows it.", toolloop.Key(t), t.Server)
 }
 
 // toolCallJSON is one tool call of the --json object.

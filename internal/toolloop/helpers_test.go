@@ -39,7 +39,7 @@ func newRig(t *testing.T, servers ...mcp.Server) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rig{box: toolloop.NewToolbox(host, on), srv: demotest.Start(t, demo.Options{}), db: db, ses: ses}
+	return &rig{box: toolloop.NewToolbox(host, on, nil), srv: demotest.Start(t, demo.Options{}), db: db, ses: ses}
 }
 
 // run runs rcpt's run through the loop with gate, recorded as the front ends record it, and

@@ -14,6 +14,8 @@ import (
 // screen changes it while a run's loop reads it.
 type Toolbox struct {
 	host *mcp.Host
+	// allowed are the tools config.toml lets run without asking, by SERVER.TOOL; set once.
+	allowed map[string]bool
 
 	mu sync.Mutex
 	// servers are the servers with every tool on; tools the single tools on, by
@@ -24,10 +26,13 @@ type Toolbox struct {
 }
 
 // NewToolbox is host's tools with on turned on: a server's name (every tool of it) or
-// SERVER.TOOL.
-func NewToolbox(host *mcp.Host, on []string) *Toolbox {
+// SERVER.TOOL; allowed (SERVER.TOOL) run without asking.
+func NewToolbox(host *mcp.Host, on, allowed []string) *Toolbox {
 	b := &Toolbox{host: host, servers: map[string]bool{}, tools: map[string]bool{}, off: map[string]bool{},
-		always: map[string]bool{}}
+		always: map[string]bool{}, allowed: map[string]bool{}}
+	for _, key := range allowed {
+		b.allowed[key] = true
+	}
 	for _, name := range on {
 		if strings.Contains(name, ".") {
 			b.tools[name] = true
@@ -112,14 +117,19 @@ func (b *Toolbox) Always(t mcp.Tool) {
 	b.always[Key(t)] = true
 }
 
-// Gate asks for every call, except of the tools Always let run.
+// Gate asks for every call, except of the tools config.toml allows and those Always let run.
 func (b *Toolbox) Gate(t mcp.Tool) (Decision, string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.always[Key(t)] {
+	if b.always[Key(t)] || b.allowed[Key(t)] {
 		return Run, ""
 	}
 	return Ask, ""
+}
+
+// Allowed reports whether config.toml lets tool run without asking ([mcp.NAME] allow).
+func (b *Toolbox) Allowed(t mcp.Tool) bool {
+	return b.allowed[Key(t)]
 }
 
 // OfferedSoFar returns the entries Offered would, of the servers already started: what a
