@@ -206,6 +206,8 @@ type Model struct {
 	// rereadWhenIdle is set when another process stored messages in the session while a reply
 	// was being written here: the session is read again when it ends (seen.go).
 	rereadWhenIdle bool
+	// opening is set until the session read at start-up is shown (showSession).
+	opening bool
 	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
 	keyPaste keyPaste
 	pasteGap time.Duration
@@ -229,6 +231,7 @@ func New(o Options) Model {
 	}
 	styles := newTheme(true)
 	m := Model{
+		opening:    true,
 		db:         o.DB,
 		client:     o.Client,
 		fallback:   o.Fallback,

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"parley/history"
 	"parley/history/historytest"
 	"parley/internal/chat"
@@ -81,5 +83,26 @@ func TestASentMessageNotesWhatTheSessionRunsOn(t *testing.T) {
 	s, err := db.Session(m.session.ID)
 	if err != nil || s.Model != "qwen3-coder" || s.Profile != offlineClient().Endpoint().Profile() {
 		t.Fatalf("session %+v, %v", s, err)
+	}
+}
+
+// A message sent before the session read at start-up answers stays on the screen, its reply
+// streaming on, when that read was made before the message was stored (a loaded machine).
+// (Had the session held messages the screen had not shown, the send would be refused: seen.go.)
+func TestASendBeforeTheSessionLoadedStays(t *testing.T) {
+	t.Parallel()
+	o, _, _ := demoOptions(t, screenConfig{demo: queueable})
+	m := New(o)
+	m, _ = step(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	stale := m.loadSession(o.Session.ID)() // read now, shown late
+	d := newDriver(t, m)
+	d.sendUntilStreaming("hello")
+	d.send(stale)
+	if n := d.m.transcript.Len(); n != 2 {
+		t.Fatalf("%d messages on screen after the late read, want 2:\n%s", n, plain(d.m))
+	}
+	d.until("the reply", answered(t, 2))
+	if r := lastReply(t, d.m); !strings.Contains(plain(d.m), "You · #1") || r.text == "" {
+		t.Errorf("reply %q; screen:\n%s", r.text, plain(d.m))
 	}
 }

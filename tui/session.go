@@ -137,7 +137,22 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 		return nil
 	}
 	m.session, m.forkOf = msg.session, msg.forkOf
-	m.transcript.Reset(msg.msgs)
+	if m.opening && m.transcript.Len() > 0 {
+		// Sent before the session read at start-up answered (a loaded machine, a quick
+		// typist): what the screen shows stays as it is, a reply streaming into it too, since
+		// the read may have come before it was stored. What the session had before goes above.
+		var before []history.Message
+		oldest := m.transcript.Oldest()
+		for _, s := range msg.msgs {
+			if s.ID < oldest {
+				before = append(before, s)
+			}
+		}
+		m.transcript.Prepend(before)
+	} else {
+		m.transcript.Reset(msg.msgs)
+	}
+	m.opening = false
 	m.transcript.SetEarlier(msg.earlier)
 	m.focus = focusInput
 	m.input.Focus()

@@ -126,6 +126,17 @@ func (t *List) LastReply() int64 {
 	return 0
 }
 
+// Oldest returns the lowest message id shown, or 0.
+func (t *List) Oldest() int64 {
+	var id int64
+	for _, e := range t.entries {
+		if id == 0 || e.message.ID < id {
+			id = e.message.ID
+		}
+	}
+	return id
+}
+
 // Newest returns the highest message id shown, or 0: the newest stored message the screen has
 // read or stored (a retry's reply is shown in the place of the one it retries, not at the end).
 func (t *List) Newest() int64 {
