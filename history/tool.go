@@ -100,18 +100,22 @@ func (db *DB) ToolCalls(runID int64) ([]ToolCall, error) {
 	if err != nil {
 		return nil, db.readError(err)
 	}
-	calls, err := readRows(rows, scanToolCall)
+	calls, err := readRows(rows, func(rows *sql.Rows, c *ToolCall) error { return scanToolCall(rows, c) })
 	return calls, db.readError(err)
 }
 
-const toolCallQuery = `SELECT t.id, t.run_id, t.step, t.seam, t.call_id, t.function, t.arguments, t.server, t.tool,
-	t.status, t.result, t.is_error, t.size, t.created_at, t.finished_at FROM tool_calls t`
+// toolCallColumns are the columns of a tool call t that scanToolCall reads, in its order.
+const toolCallColumns = `t.id, t.run_id, t.step, t.seam, t.call_id, t.function, t.arguments, t.server, t.tool,
+	t.status, t.result, t.is_error, t.size, t.created_at, t.finished_at`
 
-func scanToolCall(rows *sql.Rows, c *ToolCall) error {
+const toolCallQuery = `SELECT ` + toolCallColumns + ` FROM tool_calls t`
+
+// scanToolCall reads a row of toolCallColumns into c, then any further columns into also.
+func scanToolCall(rows *sql.Rows, c *ToolCall, also ...any) error {
 	var created, finished sql.NullInt64
-	err := rows.Scan(&c.ID, &c.RunID, &c.Step, &c.Seam, &c.Call.ID, &c.Call.Function, &c.Call.Arguments,
+	err := rows.Scan(append([]any{&c.ID, &c.RunID, &c.Step, &c.Seam, &c.Call.ID, &c.Call.Function, &c.Call.Arguments,
 		&c.Result.Server, &c.Result.Tool, &c.Result.Status, &c.Result.Text, &c.Result.IsError, &c.Result.Size,
-		&created, &finished)
+		&created, &finished}, also...)...)
 	c.CreatedAt, c.FinishedAt = fromNanos(created), fromNanos(finished)
 	return err
 }
@@ -119,8 +123,7 @@ func scanToolCall(rows *sql.Rows, c *ToolCall) error {
 // toolCallsOfReplies returns the tool calls of the runs whose replies are in session
 // sessionID with ids from first to last, by reply id.
 func toolCallsOfReplies(q querier, sessionID string, first, last int64) (map[int64][]ToolCall, error) {
-	rows, err := q.Query(`SELECT r.reply_id, t.id, t.run_id, t.step, t.seam, t.call_id, t.function, t.arguments, t.server, t.tool,
-		t.status, t.result, t.is_error, t.size, t.created_at, t.finished_at
+	rows, err := q.Query(`SELECT `+toolCallColumns+`, r.reply_id
 		FROM tool_calls t JOIN runs r ON r.id = t.run_id
 		WHERE r.session_id = ? AND r.reply_id BETWEEN ? AND ? ORDER BY t.id`, sessionID, first, last)
 	if err != nil {
@@ -129,11 +132,7 @@ func toolCallsOfReplies(q querier, sessionID string, first, last int64) (map[int
 	out := map[int64][]ToolCall{}
 	_, err = readRows(rows, func(rows *sql.Rows, c *ToolCall) error {
 		var reply int64
-		var created, finished sql.NullInt64
-		err := rows.Scan(&reply, &c.ID, &c.RunID, &c.Step, &c.Seam, &c.Call.ID, &c.Call.Function, &c.Call.Arguments,
-			&c.Result.Server, &c.Result.Tool, &c.Result.Status, &c.Result.Text, &c.Result.IsError, &c.Result.Size,
-			&created, &finished)
-		c.CreatedAt, c.FinishedAt = fromNanos(created), fromNanos(finished)
+		err := scanToolCall(rows, c, &reply)
 		out[reply] = append(out[reply], *c)
 		return err
 	})
