@@ -103,16 +103,22 @@ const promptShare = 0.75
 // in order, and how many were left out; msgs itself is not changed.
 func Compact(msgs []chat.Message, target int) (kept []chat.Message, omitted int) {
 	drop, omitted := LeaveOut(msgs, target)
+	return keep(msgs, drop, omitted), omitted
+}
+
+// keep returns the messages of msgs that drop does not leave out, omitted of them being left
+// out; msgs itself when none is.
+func keep(msgs []chat.Message, drop []bool, omitted int) []chat.Message {
 	if omitted == 0 {
-		return msgs, 0
+		return msgs
 	}
-	kept = make([]chat.Message, 0, len(msgs)-omitted)
+	kept := make([]chat.Message, 0, len(msgs)-omitted)
 	for i, m := range msgs {
 		if !drop[i] {
 			kept = append(kept, m)
 		}
 	}
-	return kept, omitted
+	return kept
 }
 
 // LeaveOut says which of msgs Compact leaves out to reach target, by index, and how many: what
@@ -203,13 +209,7 @@ func planAt(msgs []chat.Message, target int) ([]chat.Message, SendPlan) {
 // the messages kept and how many messages and images were left out.
 func compactAll(msgs []chat.Message, target int) (kept []chat.Message, messages, images int) {
 	withImages, p := planAt(msgs, target)
-	kept = make([]chat.Message, 0, len(msgs)-p.Omitted)
-	for i, m := range withImages {
-		if !p.Drop[i] {
-			kept = append(kept, m)
-		}
-	}
-	return kept, p.Omitted, p.Images
+	return keep(withImages, p.Drop, p.Omitted), p.Omitted, p.Images
 }
 
 // compactTarget is the estimate the messages kept after an overflow may reach. When the error

@@ -42,7 +42,7 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Transcript.Seams = relabel(k.Transcript.Seams, "show seams")
 	}
-	k.Chat.Continue.SetEnabled(m.tier2.Armed() && (trans || empty) && m.cutReply() != 0)
+	k.Chat.Continue.SetEnabled((trans || empty) && m.cutReply() != 0)
 	k.Transcript.Thinking.SetEnabled(selected)
 	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered())

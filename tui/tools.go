@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,12 +133,8 @@ func (m *Model) toolsCommand(args string) (tea.Cmd, bool) {
 // setTools turns server or server.tool on or off, saying so.
 func (m *Model) setTools(name string, on bool) bool {
 	server, tool, single := strings.Cut(name, ".")
-	known := false
-	for _, s := range m.tools.Servers() {
-		known = known || s == server
-	}
-	if !known {
-		m.setNotice(fmt.Sprintf("no tool server %q: configured are %s", sanitize.String(server), strings.Join(m.tools.Servers(), ", ")), true)
+	if servers := m.tools.Servers(); !slices.Contains(servers, server) {
+		m.setNotice(fmt.Sprintf("no tool server %q: configured are %s", sanitize.String(server), strings.Join(servers, ", ")), true)
 		return false
 	}
 	if single {

@@ -139,7 +139,10 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	prices, limits := spendSettings(f, p, ep.Model, fl)
 	var others []agent.Endpoint
 	for _, name := range slices.Sorted(maps.Keys(f.Profiles)) {
-		if o, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: name}, getenv); err == nil && name != ep.Profile() {
+		if name == ep.Profile() {
+			continue
+		}
+		if o, _, err := resolveEndpoint(f, paths.Config, Flags{Profile: name}, getenv); err == nil {
 			others = append(others, o)
 		}
 	}
