@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -316,22 +315,14 @@ func llamaCounts(body []byte) (nCtx, nPrompt int) {
 func OmittedNote(ev chat.Event) string {
 	var parts []string
 	if ev.OmittedImages > 0 {
-		parts = append(parts, counted(ev.OmittedImages, "earlier image"))
+		parts = append(parts, chat.Plural(ev.OmittedImages, "earlier image"))
 	}
 	if ev.Omitted > 0 {
-		parts = append(parts, counted(ev.Omitted, "earlier message"))
+		parts = append(parts, chat.Plural(ev.Omitted, "earlier message"))
 	}
 	why := "to fit the model's context"
 	if ev.ImagesUnseen {
 		why = "because this model takes no images"
 	}
 	return strings.Join(parts, " and ") + " left out " + why
-}
-
-// counted is n of what, plural when it must be.
-func counted(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
