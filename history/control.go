@@ -155,8 +155,10 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 				return err
 			}
 		}
-		var anchor sql.NullInt64
-		if err := tx.QueryRow(`SELECT anchor_id FROM messages WHERE id = ?`, old).Scan(&anchor); err != nil {
+		// A reply is a message with an anchor; one without a run is copied as a message alone.
+		var anchor, originRun sql.NullInt64
+		if err := tx.QueryRow(`SELECT m.anchor_id, r.id FROM messages m LEFT JOIN runs r ON r.reply_id = m.id WHERE m.id = ?`,
+			old).Scan(&anchor, &originRun); err != nil {
 			return err
 		}
 		if !anchor.Valid {
@@ -168,13 +170,8 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 		// A reply keeps its run as it ended, with its tool calls; one still running in the
 		// origin is copied as interrupted, its text so far kept, and a call it left pending
 		// as failed: the fork does not own that stream.
-		var originRun int64
-		err = tx.QueryRow(`SELECT id FROM runs WHERE reply_id = ?`, old).Scan(&originRun)
-		if errors.Is(err, sql.ErrNoRows) {
+		if !originRun.Valid {
 			continue
-		}
-		if err != nil {
-			return err
 		}
 		res, err = tx.Exec(`INSERT INTO runs (session_id, anchor_id, reply_id, status, owner, model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
@@ -182,7 +179,7 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 			SELECT ?1, ?2, ?3, CASE WHEN status IN ('queued', 'running') THEN 'interrupted' ELSE status END, '', model, attempts,
 				prompt_tokens, completion_tokens, reasoning_tokens, retryable, retry_class, retry_after_until, retry_label,
 				retry_message, retry_rule, finish_reason, seam, thought_ms, first_word_ms, created_at, started_at, finished_at
-			FROM runs WHERE id = ?4`, to, copied[anchor.Int64], id, originRun)
+			FROM runs WHERE id = ?4`, to, copied[anchor.Int64], id, originRun.Int64)
 		if err != nil {
 			return err
 		}
@@ -190,7 +187,7 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 		if err != nil {
 			return err
 		}
-		if err := copyToolCalls(tx, originRun, run, now); err != nil {
+		if err := copyToolCalls(tx, originRun.Int64, run, now); err != nil {
 			return err
 		}
 	}
