@@ -12,7 +12,7 @@ import (
 
 	"parley/internal/demo"
 	"parley/tui"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 )
 
 // End-to-end runs of the built binary under tmux for what a reply shows: every word of replies
@@ -50,7 +50,7 @@ func sseReply(text string, n int) string {
 
 // corpusDocs returns the corpus of replies the markdown package is tested on, by file name.
 func corpusDocs(t *testing.T) map[string]string {
-	return markdowntest.Corpus(t, "../tui/markdown/testdata/corpus")
+	return markdowntest.Corpus(t, "../internal/markdown/testdata/corpus")
 }
 
 // unseen returns the words of src the screen does not show.

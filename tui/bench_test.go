@@ -12,7 +12,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 )
 
 // The benchmarks feed the model as the program does: the reader hands over the deltas of one

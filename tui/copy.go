@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/tui/clipboard"
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // This file copies what the operator asks for (a message, one code block of a reply, the last

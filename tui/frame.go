@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 	"parley/tui/transcript"
 )
 

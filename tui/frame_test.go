@@ -6,8 +6,8 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/tui/markdown"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown"
+	"parley/internal/markdown/markdowntest"
 )
 
 // Frames: what one message may render, and keys during a flood of batches.

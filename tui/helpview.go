@@ -9,7 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/tui/wrap"
+	"parley/internal/wrap"
 )
 
 // This file owns the list of every key and command (?, /help), drawn in the transcript's

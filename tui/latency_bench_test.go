@@ -11,7 +11,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 )
 
 // What a key waits for: the benchmarks below time each message the event loop handles (Update,

@@ -7,11 +7,11 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 )
 
 // Markdown on the screen: a streamed reply drawn as a stored one is. How replies are cut and
-// glued is tested in tui/markdown.
+// glued is tested in internal/markdown.
 
 // A reply that finished streaming keeps the render it streamed with (its last frame renders
 // only the tail), and, rendered whole, it is drawn as a stored copy of it is when a session is

@@ -8,8 +8,8 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
-	"parley/tui/markdown"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown"
+	"parley/internal/markdown/markdowntest"
 )
 
 // No surprises on a narrow screen: help, notices and wrapped code fit 40 columns whole.

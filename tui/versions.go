@@ -12,7 +12,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/tui/transcript"
-	"parley/tui/wrap"
+	"parley/internal/wrap"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.

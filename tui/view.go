@@ -8,7 +8,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/retry"
 	"parley/tui/transcript"
-	"parley/tui/wrap"
+	"parley/internal/wrap"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // This file renders the answer's markdown for a terminal as the chat screen draws it, with

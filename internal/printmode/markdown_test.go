@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // The answer's markdown on a terminal: rendered as it streams, each block once, and the

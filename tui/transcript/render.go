@@ -10,8 +10,8 @@ import (
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
-	"parley/tui/markdown"
-	"parley/tui/wrap"
+	"parley/internal/markdown"
+	"parley/internal/wrap"
 )
 
 // This file draws the transcript: each message's render, cached per width and version, and

@@ -2,7 +2,7 @@ package transcript
 
 import (
 	"parley/internal/chat"
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // This file follows the runs that write replies in the transcript: their status, their

@@ -5,7 +5,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // This file owns the seams of continued replies: where a reply that went on from a cut one

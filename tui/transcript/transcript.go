@@ -17,7 +17,7 @@ import (
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
-	"parley/tui/markdown"
+	"parley/internal/markdown"
 )
 
 // Styles are what the transcript draws with, for one terminal background.

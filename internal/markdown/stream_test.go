@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/internal/demo"
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 )
 
 // mdCorpus holds documents with the constructs that make gluing renders risky: blocks that

@@ -9,7 +9,7 @@ import (
 )
 
 // TestGolden pins how replies render at 60 columns, cut in chunks at every safe boundary and
-// glued, as a terminal without colors shows them. Regenerate with go test ./tui/markdown
+// glued, as a terminal without colors shows them. Regenerate with go test ./internal/markdown
 // -update.
 func TestGolden(t *testing.T) {
 	t.Parallel()

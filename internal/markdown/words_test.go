@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/tui/markdown/markdowntest"
+	"parley/internal/markdown/markdowntest"
 
 	"github.com/charmbracelet/x/ansi"
 )

@@ -3,7 +3,7 @@ package markdown
 import (
 	"strings"
 
-	"parley/tui/wrap"
+	"parley/internal/wrap"
 )
 
 // This file finds the code fences of markdown, and prepares code blocks before glamour draws
