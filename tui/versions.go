@@ -11,8 +11,8 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
-	"parley/tui/transcript"
 	"parley/internal/wrap"
+	"parley/tui/transcript"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.

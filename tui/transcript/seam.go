@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 	"parley/internal/markdown"
+	"parley/internal/sanitize"
 )
 
 // This file owns the seams of continued replies: where a reply that went on from a cut one

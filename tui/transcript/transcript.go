@@ -16,8 +16,8 @@ import (
 	"parley/history"
 	"parley/internal/attach"
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 	"parley/internal/markdown"
+	"parley/internal/sanitize"
 )
 
 // Styles are what the transcript draws with, for one terminal background.
