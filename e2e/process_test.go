@@ -16,6 +16,7 @@ import (
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/testenv"
 )
 
 // What only processes of their own show: the exit statuses as a shell sees them, many
@@ -104,9 +105,7 @@ func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
 		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
 	}
 
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed: cannot give parley a terminal")
-	}
+	testenv.Tool(t, "script", "apt-get install bsdutils")
 	cmd := exec.Command("script", "-qfec", u.bin+" -p hi --base-url "+srv.URL()+" --model m", "/dev/null")
 	cmd.Env = u.env
 	out, err := cmd.Output()
