@@ -22,7 +22,7 @@ import (
 // What only processes of their own show: the exit statuses as a shell sees them, many
 // parleys sharing one database and one retry budget, and a real terminal.
 
-// The exit statuses of README's table, from the built binary: 0 succeeded, 1 failed and not
+// The exit statuses of docs/print-mode.md's table, from the built binary: 0 succeeded, 1 failed and not
 // retryable, 2 a usage error, 3 failed and retryable (130, interrupted, in signal_test.go).
 func TestExitStatuses(t *testing.T) {
 	t.Parallel()
