@@ -11,8 +11,8 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"parley/internal/demo"
-	"parley/tui"
 	"parley/internal/markdown/markdowntest"
+	"parley/tui"
 )
 
 // End-to-end runs of the built binary under tmux for what a reply shows: every word of replies

@@ -6,9 +6,9 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/internal/wrap"
 	"parley/retry"
 	"parley/tui/transcript"
-	"parley/internal/wrap"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"

@@ -9,8 +9,8 @@ import (
 
 	"parley/internal/attach"
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 	"parley/internal/markdown"
+	"parley/internal/sanitize"
 	"parley/internal/wrap"
 )
 

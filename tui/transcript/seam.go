@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 	"parley/internal/markdown"
+	"parley/internal/sanitize"
 )
 
 // This file owns the seams of continued replies: where a reply that went on from a cut one
@@ -61,7 +61,7 @@ func (t *List) ToggleSeams() {
 }
 
 // Continuable reports whether reply id can be gone on from where it stopped
-// (history.Message.Continuable), as it is now.
+// (stored.Message.Continuable), as it is now.
 func (t *List) Continuable(id int64) bool {
 	e := t.byID[id]
 	if e == nil || e.streaming {
