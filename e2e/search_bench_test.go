@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -63,7 +64,7 @@ func seedSearchHistory(b *testing.B, home string, sessions, exchanges int, marke
 				err = db.AppendReply(r.RunID, prose(60)+"\n\n"+prose(40), "")
 			}
 			if err == nil {
-				err = db.FinishRun(r.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1})
+				err = db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1})
 			}
 			if err != nil {
 				b.Fatal(err)

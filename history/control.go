@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -13,32 +14,17 @@ import (
 // run is not over.
 var ErrNothingToContinue = errors.New("nothing to continue")
 
-// Continuable reports whether reply m can be gone on from (Continue): it has text, and its
-// run was cut (failed, cancelled, interrupted) or stopped at the token limit.
-func (m Message) Continuable() bool {
-	if m.Role != chat.RoleAssistant || m.Content == "" {
-		return false
-	}
-	switch m.Status {
-	case chat.StatusFailed, chat.StatusCancelled, chat.StatusInterrupted:
-		return true
-	case chat.StatusSucceeded:
-		return m.FinishReason == "length"
-	}
-	return false
-}
-
 // Continue starts a new version of the live reply replyID that goes on from where its run
 // stopped, in one transaction: like Regenerate, every live message after the reply's anchor is
 // superseded; the new reply begins with the old one's text, and its run names the run it
 // continues and the seam, where its own text will begin. Receipt.Prefix is that text: the
 // request sends it as the assistant's turn, to be continued. A reply that is not Continuable is
 // ErrNothingToContinue.
-func (db *DB) Continue(replyID int64, model string, queued bool) (Receipt, error) {
-	var r Receipt
+func (db *DB) Continue(replyID int64, model string, queued bool) (stored.Receipt, error) {
+	var r stored.Receipt
 	err := db.write(func(tx *sql.Tx) error {
 		var oldRun int64
-		cut := Message{Role: chat.RoleAssistant}
+		cut := stored.Message{Role: chat.RoleAssistant}
 		err := tx.QueryRow(`SELECT m.anchor_id, m.content, r.id, r.status, r.finish_reason FROM messages m JOIN runs r ON r.reply_id = m.id
 			WHERE m.id = ? AND m.role = 'assistant' AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`,
 			replyID).Scan(&r.AnchorID, &cut.Content, &oldRun, &cut.Status, &cut.FinishReason)
@@ -71,28 +57,17 @@ func (db *DB) Continue(replyID int64, model string, queued bool) (Receipt, error
 		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	r.Queued = queued
 	return r, nil
-}
-
-// Fork is where a forked session came from.
-type Fork struct {
-	// Origin is the session it was forked from, and AtMessage the origin's message it holds
-	// the conversation up to; OriginTitle is empty when the origin has since been deleted.
-	Origin      string
-	AtMessage   int64
-	OriginTitle string
-	// At is when the message forked at was written.
-	At time.Time
 }
 
 // Fork makes a new session holding the live conversation of sessionID up to and including its
 // message through, in one transaction: every message as it was (system prompts, images, and
 // each reply with its run's model, usage and outcome), titled as the origin is, on its profile
 // and model, and linked to it (ForkOf). The origin is not changed.
-func (db *DB) Fork(sessionID string, through int64) (Session, error) {
+func (db *DB) Fork(sessionID string, through int64) (stored.Session, error) {
 	var id string
 	err := db.write(func(tx *sql.Tx) error {
 		var at int64
@@ -120,7 +95,7 @@ func (db *DB) Fork(sessionID string, through int64) (Session, error) {
 		return err
 	})
 	if err != nil {
-		return Session{}, err
+		return stored.Session{}, err
 	}
 	db.sync()
 	return db.Session(id)
@@ -195,17 +170,17 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 }
 
 // ForkOf returns where session id was forked from; ok is false for a session that is no fork.
-func (db *DB) ForkOf(id string) (f Fork, ok bool, err error) {
+func (db *DB) ForkOf(id string) (f stored.Fork, ok bool, err error) {
 	var at sql.NullInt64
 	var title sql.NullString
 	err = db.sql.QueryRow(`SELECT f.origin, f.at_message, o.title, m.created_at FROM forks f
 		LEFT JOIN sessions o ON o.id = f.origin LEFT JOIN messages m ON m.id = f.at_message
 		WHERE f.session_id = ?`, id).Scan(&f.Origin, &f.AtMessage, &title, &at)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Fork{}, false, nil
+		return stored.Fork{}, false, nil
 	}
 	if err != nil {
-		return Fork{}, false, err
+		return stored.Fork{}, false, err
 	}
 	f.OriginTitle, f.At = title.String, fromNanos(at)
 	return f, true, nil

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -18,7 +19,7 @@ func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
 	first := post(t, db, s.ID, "tell me about quokkas")
-	runTo(t, db, first, "Quokkas are small marsupials that live on", Finish{Status: chat.StatusFailed, Retry: &cut, Attempts: 1})
+	runTo(t, db, first, "Quokkas are small marsupials that live on", stored.Finish{Status: chat.StatusFailed, Retry: &cut, Attempts: 1})
 
 	r, err := db.Continue(first.ReplyID, "m", false)
 	if err != nil {
@@ -31,7 +32,7 @@ func TestContinueMakesOneReplyFromTheCut(t *testing.T) {
 	if sent, _, err := db.RunContext(r.RunID); err != nil || len(sent) != 2 || sent[1].Role != chat.RoleAssistant || sent[1].Content != r.Prefix {
 		t.Fatalf("the continuation sends %+v, %v", sent, err)
 	}
-	runTo(t, db, r, " Rottnest Island.", Finish{Status: chat.StatusSucceeded, Attempts: 1, FinishReason: "stop"})
+	runTo(t, db, r, " Rottnest Island.", stored.Finish{Status: chat.StatusSucceeded, Attempts: 1, FinishReason: "stop"})
 	msgs, err := db.Transcript(s.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +130,7 @@ func TestForkKeepsToolCalls(t *testing.T) {
 	calls := msgs[1].ToolCalls
 	if len(msgs) != 2 || msgs[1].Status != chat.StatusInterrupted || len(calls) != 2 ||
 		calls[0].Call != echoCall || calls[0].Result != echoRan || calls[1].Call != sumCall ||
-		calls[1].Result.Status != chat.ToolFailed || calls[1].Result.Text != pendingText {
+		calls[1].Result.Status != chat.ToolFailed || calls[1].Result.Text != stored.PendingText {
 		t.Fatalf("forked transcript %+v", msgs)
 	}
 	next := post(t, db, fork.ID, "thanks")
@@ -137,7 +138,7 @@ func TestForkKeepsToolCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := append(echoThenSumSent(pendingText), chat.Message{Role: chat.RoleUser, Content: "thanks"}); !reflect.DeepEqual(got, want) {
+	if want := append(echoThenSumSent(stored.PendingText), chat.Message{Role: chat.RoleUser, Content: "thanks"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the fork sends\n%+v\nwant\n%+v", got, want)
 	}
 	// The origin's call is its own still: pending, for its run to end.
@@ -151,7 +152,7 @@ func TestForkKeepsToolCalls(t *testing.T) {
 func TestPinsAndCompactionPoint(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	if _, err := db.PostSystem(s.ID, SystemPrompt{Text: "You are terse."}); err != nil {
+	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Text: "You are terse."}); err != nil {
 		t.Fatal(err)
 	}
 	rs := exchanges(t, db, s.ID, 4)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/internal/chat"
+	"parley/history/stored"
 )
 
 // Draft returns what was typed in session sessionID and not sent ("" for a new session that
@@ -30,17 +30,8 @@ func (db *DB) SetDraft(sessionID, text string) error {
 	return db.setDraft(sessionID, "text", text)
 }
 
-// DraftFile is a file attached to a draft: its path as the operator gave it, and its text.
-type DraftFile struct {
-	Path string `json:"path"`
-	Text string `json:"text"`
-	// Image is set for an image, with its bytes in Data (chat.Image leaves them out of JSON).
-	Image *chat.Image `json:"image,omitempty"`
-	Data  []byte      `json:"data,omitempty"`
-}
-
 // DraftFiles returns the files attached to the draft of session sessionID.
-func (db *DB) DraftFiles(sessionID string) ([]DraftFile, error) {
+func (db *DB) DraftFiles(sessionID string) ([]stored.DraftFile, error) {
 	var files string
 	err := db.sql.QueryRow(`SELECT files FROM drafts WHERE session_id = ?`, sessionID).Scan(&files)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && files == "" {
@@ -49,7 +40,7 @@ func (db *DB) DraftFiles(sessionID string) ([]DraftFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []DraftFile
+	var out []stored.DraftFile
 	if err := json.Unmarshal([]byte(files), &out); err != nil {
 		return nil, err
 	}
@@ -58,7 +49,7 @@ func (db *DB) DraftFiles(sessionID string) ([]DraftFile, error) {
 
 // SetDraftFiles stores files as those attached to the draft of session sessionID; none clears
 // them (the draft goes once its text has gone too).
-func (db *DB) SetDraftFiles(sessionID string, files []DraftFile) error {
+func (db *DB) SetDraftFiles(sessionID string, files []stored.DraftFile) error {
 	v := ""
 	if len(files) > 0 {
 		b, err := json.Marshal(files)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -22,11 +23,11 @@ const editChain = `WITH RECURSIVE chain (id) AS (
 // superseded, and content is stored as a new operator message that names the one it replaces,
 // carrying its images and then more, with a queued run and its empty reply. Nothing stored is changed: the old turn stays
 // readable as a version (Versions). The new message is checkpointed like a posted one.
-func (db *DB) Edit(operatorID int64, content, model string, queued bool, more ...chat.Image) (Receipt, error) {
+func (db *DB) Edit(operatorID int64, content, model string, queued bool, more ...chat.Image) (stored.Receipt, error) {
 	if strings.TrimSpace(content) == "" {
-		return Receipt{}, ErrEmptyMessage
+		return stored.Receipt{}, ErrEmptyMessage
 	}
-	r := Receipt{Queued: queued}
+	r := stored.Receipt{Queued: queued}
 	err := db.write(func(tx *sql.Tx) error {
 		var err error
 		if r.SessionID, err = liveAnchorSession(tx, operatorID); err != nil {
@@ -46,20 +47,20 @@ func (db *DB) Edit(operatorID int64, content, model string, queued bool, more ..
 		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	db.sync()
 	return r, nil
 }
 
 // Message returns the stored message id, superseded or not.
-func (db *DB) Message(id int64) (Message, error) {
+func (db *DB) Message(id int64) (stored.Message, error) {
 	out, err := db.queryMessages(`WHERE m.id = ?`, id)
 	if err == nil && len(out) == 0 {
-		return Message{}, fmt.Errorf("message %d: %w", id, ErrNotFound)
+		return stored.Message{}, fmt.Errorf("message %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return Message{}, err
+		return stored.Message{}, err
 	}
 	return out[0], nil
 }

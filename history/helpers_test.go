@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -38,7 +39,7 @@ func openCopy(t *testing.T, name string) *DB {
 }
 
 // onlySession returns the one session of db, failing the test unless there is exactly one.
-func onlySession(t *testing.T, db *DB) Session {
+func onlySession(t *testing.T, db *DB) stored.Session {
 	t.Helper()
 	list, err := db.Sessions()
 	if err != nil || len(list) != 1 {
@@ -48,7 +49,7 @@ func onlySession(t *testing.T, db *DB) Session {
 }
 
 // openSession opens a new database with one new session in it.
-func openSession(t *testing.T) (*DB, Session) {
+func openSession(t *testing.T) (*DB, stored.Session) {
 	t.Helper()
 	db := openTemp(t)
 	return db, newSession(t, db)
@@ -93,7 +94,7 @@ func holdWriteLock(t *testing.T, path string) (release func()) {
 }
 
 // newSession creates a session or fails the test.
-func newSession(t *testing.T, db *DB) Session {
+func newSession(t *testing.T, db *DB) stored.Session {
 	t.Helper()
 	s, err := db.CreateSession()
 	if err != nil {
@@ -103,7 +104,7 @@ func newSession(t *testing.T, db *DB) Session {
 }
 
 // post posts content or fails the test.
-func post(t *testing.T, db *DB, sessionID, content string) Receipt {
+func post(t *testing.T, db *DB, sessionID, content string) stored.Receipt {
 	t.Helper()
 	r, err := db.Post(sessionID, content, "test-model", false)
 	if err != nil {
@@ -114,9 +115,9 @@ func post(t *testing.T, db *DB, sessionID, content string) Receipt {
 
 // exchanges posts n questions to session sessionID ("question 1"…), answers each ("answer 1"…)
 // and returns their receipts.
-func exchanges(t *testing.T, db *DB, sessionID string, n int) []Receipt {
+func exchanges(t *testing.T, db *DB, sessionID string, n int) []stored.Receipt {
 	t.Helper()
-	var rs []Receipt
+	var rs []stored.Receipt
 	for i := range n {
 		r := post(t, db, sessionID, fmt.Sprintf("question %d", i+1))
 		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
@@ -126,7 +127,7 @@ func exchanges(t *testing.T, db *DB, sessionID string, n int) []Receipt {
 }
 
 // regenerate starts a new reply to the live operator message anchorID or fails the test.
-func regenerate(t *testing.T, db *DB, anchorID int64) Receipt {
+func regenerate(t *testing.T, db *DB, anchorID int64) stored.Receipt {
 	t.Helper()
 	r, err := db.Regenerate(anchorID, "test-model", false)
 	if err != nil {
@@ -136,13 +137,13 @@ func regenerate(t *testing.T, db *DB, anchorID int64) Receipt {
 }
 
 // answer runs r to success with reply text.
-func answer(t *testing.T, db *DB, r Receipt, text string) {
+func answer(t *testing.T, db *DB, r stored.Receipt, text string) {
 	t.Helper()
-	runTo(t, db, r, text, Finish{Status: chat.StatusSucceeded, Attempts: 1})
+	runTo(t, db, r, text, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1})
 }
 
 // runTo starts run r, streams text into its reply and ends it as fin says.
-func runTo(t *testing.T, db *DB, r Receipt, text string, fin Finish) {
+func runTo(t *testing.T, db *DB, r stored.Receipt, text string, fin stored.Finish) {
 	t.Helper()
 	streaming(t, db, r, text)
 	if err := db.FinishRun(r.RunID, fin); err != nil {
@@ -151,7 +152,7 @@ func runTo(t *testing.T, db *DB, r Receipt, text string, fin Finish) {
 }
 
 // streaming starts run r and streams text into its reply, leaving it running.
-func streaming(t *testing.T, db *DB, r Receipt, text string) {
+func streaming(t *testing.T, db *DB, r stored.Receipt, text string) {
 	t.Helper()
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)

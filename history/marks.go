@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -14,7 +15,7 @@ import (
 // Versions returns every reply ever made to the operator message anchorID, superseded ones
 // too, oldest first: the replies to the operator messages it was edited from or into (Edit)
 // are versions of it as well.
-func (db *DB) Versions(anchorID int64) ([]Message, error) {
+func (db *DB) Versions(anchorID int64) ([]stored.Message, error) {
 	out, err := db.queryMessages(`WHERE m.anchor_id IN (`+editChain+`) AND m.role = 'assistant'`, anchorID)
 	if err == nil && len(out) == 0 {
 		// Every operator message has at least the reply Post made for it.
@@ -23,15 +24,12 @@ func (db *DB) Versions(anchorID int64) ([]Message, error) {
 	return out, err
 }
 
-// Mark is a reply's place among the versions of its turn: it is version N of Of.
-type Mark struct{ N, Of int }
-
 // VersionMarks returns the place of each reply of the session that has other versions, by
 // message id: the replies to one operator message and to the messages it was edited from or
 // into (as Versions counts them), oldest first. A reply that produced nothing (a retry that
 // failed before its first word) is not a version, unless it is the live one. One query reads
 // the session's messages; the chains are followed here.
-func (db *DB) VersionMarks(sessionID string) (map[int64]Mark, error) {
+func (db *DB) VersionMarks(sessionID string) (map[int64]stored.Mark, error) {
 	rows, err := db.sql.Query(`SELECT m.id, m.role, coalesce(m.anchor_id, 0), coalesce(m.edit_of, 0),
 		m.content != '' OR m.reasoning != '' OR NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 		FROM messages m WHERE m.session_id = ? AND m.role IN ('user', 'assistant') ORDER BY m.id`, sessionID)
@@ -68,14 +66,14 @@ func (db *DB) VersionMarks(sessionID string) (map[int64]Mark, error) {
 			turns[r] = append(turns[r], m.id)
 		}
 	}
-	marks := map[int64]Mark{}
+	marks := map[int64]stored.Mark{}
 	for _, ids := range turns {
 		if len(ids) < 2 {
 			continue
 		}
 		slices.Sort(ids)
 		for i, id := range ids {
-			marks[id] = Mark{N: i + 1, Of: len(ids)}
+			marks[id] = stored.Mark{N: i + 1, Of: len(ids)}
 		}
 	}
 	return marks, nil

@@ -3,6 +3,7 @@ package history
 import (
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -15,7 +16,7 @@ func TestVersionMarksNumberTheVersions(t *testing.T) {
 	q1 := post(t, db, s.ID, "first")
 	answer(t, db, q1, "one")
 	r2 := regenerate(t, db, q1.AnchorID)
-	runTo(t, db, r2, "", Finish{Status: chat.StatusFailed, Attempts: 1, Retry: &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}})
+	runTo(t, db, r2, "", stored.Finish{Status: chat.StatusFailed, Attempts: 1, Retry: &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}})
 	r3 := regenerate(t, db, q1.AnchorID)
 	answer(t, db, r3, "two")
 	q2 := post(t, db, s.ID, "second")
@@ -30,7 +31,7 @@ func TestVersionMarksNumberTheVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]Mark{q1.ReplyID: {1, 2}, r3.ReplyID: {2, 2}, q2.ReplyID: {1, 2}, e.ReplyID: {2, 2}}
+	want := map[int64]stored.Mark{q1.ReplyID: {N: 1, Of: 2}, r3.ReplyID: {N: 2, Of: 2}, q2.ReplyID: {N: 1, Of: 2}, e.ReplyID: {N: 2, Of: 2}}
 	if len(marks) != len(want) {
 		t.Fatalf("marks %v, want %v", marks, want)
 	}

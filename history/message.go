@@ -8,88 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
-
-// Message is one stored message, with the run that produced it when it is a reply.
-type Message struct {
-	ID        int64
-	SessionID string
-	Role      chat.Role
-	Content   string
-	// AnchorID is, for a reply, the operator message it answers; 0 otherwise.
-	AnchorID int64
-	// RunID is, for a reply, the run that produced it; 0 otherwise.
-	RunID int64
-	// Status is, for a reply, its run's status; empty otherwise.
-	Status chat.Status
-	// Superseded reports whether a regeneration replaced this message. Superseded messages
-	// are kept but never sent to the model again.
-	Superseded bool
-	CreatedAt  time.Time
-	// Retry is the classification of a failed or interrupted run; nil otherwise.
-	Retry *chat.Classification
-	// Attempts and Model are those of the reply's run.
-	Attempts int
-	Model    string
-	// Reasoning is the thinking a reply's model streamed before its answer; never sent back
-	// unless a profile asks (see Context).
-	Reasoning string
-	// FinishReason is the endpoint's finish_reason for a reply ("length": cut at the token
-	// limit); empty until the run succeeds.
-	FinishReason string
-	// ReasoningTokens is what the endpoint said the reply's thinking took, 0 when it did not;
-	// Thought is how long the model thought, 0 when it did not or it was not kept (both as its
-	// run stored them at its end).
-	ReasoningTokens int
-	Thought         time.Duration
-	// SystemRole is, for a system prompt, the name of the parley role it came from; empty for
-	// a prompt given as text.
-	SystemRole string
-	// EditOf is, for an operator message sent as an edit (Edit), the one it replaced; 0
-	// otherwise.
-	EditOf int64
-	// Images are an operator message's images: what they are, without their bytes
-	// (ImageData reads those).
-	Images []chat.Image
-	// Pinned is set when the operator pinned the message: compaction never leaves it out.
-	Pinned bool
-	// Seam is, for a reply that continues a cut one (Continue), the byte of Content where the
-	// continuation begins; 0 otherwise.
-	Seam int
-	// Usage is what a reply's run used, as it stored it at its end; FirstWord is how long its
-	// first word took (0: none came, or not kept), and Took how long the run took in all, from
-	// its start to its end (0 until it ends).
-	Usage     chat.Usage
-	FirstWord time.Duration
-	Took      time.Duration
-	// ToolCalls are, for a reply, the tool calls its run's model asked for, in order, with
-	// what became of each.
-	ToolCalls []ToolCall
-}
-
-// Receipt is what posting or regenerating returns.
-type Receipt struct {
-	// SessionID is the session of the run: for Post, the one it created, when it did.
-	SessionID string
-	// AnchorID is the operator message the new run answers.
-	AnchorID int64
-	// RunID is the new run, queued; below 0 for one the database could not store
-	// (PostToRecovery), which only the recovery file has.
-	RunID int64
-	// ReplyID is the new run's reply, empty for now.
-	ReplyID int64
-	// Superseded lists, in ascending order, the messages a regeneration superseded.
-	Superseded []int64
-	// Queued echoes the caller: the run waits behind another that is active.
-	Queued bool
-	// Pending is set by Retry: the reply is hidden until its first text takes the place of
-	// the live one.
-	Pending bool
-	// Prefix is set by Continue: the text the new reply begins with, which the request sends
-	// as the assistant's turn for the model to go on from.
-	Prefix string
-}
 
 // ErrEmptyMessage means an operator message had nothing but white space, and no image.
 var ErrEmptyMessage = errors.New("empty message")
@@ -98,7 +19,7 @@ var ErrEmptyMessage = errors.New("empty message")
 // answer it and the run's empty reply, in one transaction that is committed before Post
 // returns: once it has, nothing the operator typed can be lost. With no session id it creates
 // the session in the same transaction: a conversation is stored when its first message is.
-func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+func (db *DB) Post(sessionID, content, model string, queued bool, images ...chat.Image) (stored.Receipt, error) {
 	return db.post(sessionID, -1, content, model, queued, images)
 }
 
@@ -117,16 +38,16 @@ func (e *UnseenError) Error() string {
 // When live messages after seen were stored meanwhile (another window on the session), it
 // stores nothing and returns an *UnseenError: the model is never sent what the operator was
 // not shown. The check and the post are one transaction.
-func (db *DB) PostSeen(sessionID string, seen int64, content, model string, queued bool, images ...chat.Image) (Receipt, error) {
+func (db *DB) PostSeen(sessionID string, seen int64, content, model string, queued bool, images ...chat.Image) (stored.Receipt, error) {
 	return db.post(sessionID, max(seen, 0), content, model, queued, images)
 }
 
 // post is Post, and when seen is not negative PostSeen.
-func (db *DB) post(sessionID string, seen int64, content, model string, queued bool, images []chat.Image) (Receipt, error) {
+func (db *DB) post(sessionID string, seen int64, content, model string, queued bool, images []chat.Image) (stored.Receipt, error) {
 	if strings.TrimSpace(content) == "" && len(images) == 0 {
-		return Receipt{}, ErrEmptyMessage
+		return stored.Receipt{}, ErrEmptyMessage
 	}
-	r := Receipt{SessionID: sessionID, Queued: queued}
+	r := stored.Receipt{SessionID: sessionID, Queued: queued}
 	err := db.write(func(tx *sql.Tx) error {
 		now := nanos(time.Now())
 		var err error
@@ -156,7 +77,7 @@ func (db *DB) post(sessionID string, seen int64, content, model string, queued b
 		return db.newTurn(tx, &r, content, images, 0, model, now)
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	db.sync() // stored either way; durable through a power cut once synced
 	return r, nil
@@ -164,7 +85,7 @@ func (db *DB) post(sessionID string, seen int64, content, model string, queued b
 
 // newTurn stores content, with images, as an operator message of r's session (an edit of
 // editOf, when not 0) with a queued run to answer it and the run's empty reply, and fills in r's ids.
-func (db *DB) newTurn(tx *sql.Tx, r *Receipt, content string, images []chat.Image, editOf int64, model string, now int64) error {
+func (db *DB) newTurn(tx *sql.Tx, r *stored.Receipt, content string, images []chat.Image, editOf int64, model string, now int64) error {
 	res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, edit_of, created_at) VALUES (?, 'user', ?, ?, ?)`,
 		r.SessionID, content, sql.NullInt64{Int64: editOf, Valid: editOf != 0}, now)
 	if err != nil {
@@ -237,12 +158,12 @@ const streamedChunks = `coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq)
 	WHERE c.run_id = r.id AND c.kind = `
 
 // queryMessages runs messageQuery with a WHERE clause and returns the messages in id order.
-func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
+func (db *DB) queryMessages(where string, args ...any) ([]stored.Message, error) {
 	rows, err := db.sql.Query(messageQuery+where+` ORDER BY m.id`, args...)
 	if err != nil {
 		return nil, db.readError(err)
 	}
-	out, err := readRows(rows, func(rows *sql.Rows, m *Message) error {
+	out, err := readRows(rows, func(rows *sql.Rows, m *stored.Message) error {
 		var created sql.NullInt64
 		var c storedClass
 		var thoughtMS, firstWordMS, took int64
@@ -277,7 +198,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]Message, error) {
 }
 
 // sessionMessages returns the messages of an existing session matching extra.
-func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]Message, error) {
+func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]stored.Message, error) {
 	var one int
 	err := db.sql.QueryRow(`SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -290,14 +211,14 @@ func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]Message, 
 }
 
 // Transcript returns the live messages of a session (none superseded), in id order.
-func (db *DB) Transcript(sessionID string) ([]Message, error) {
+func (db *DB) Transcript(sessionID string) ([]stored.Message, error) {
 	return db.sessionMessages(sessionID, ` AND x.message_id IS NULL`)
 }
 
 // TranscriptBefore returns the newest limit live messages of a session whose ids are below
 // before, in id order: a screen can show the end of a long session before the rest is read.
 // before 0 means the newest messages; limit 0 or less means every one.
-func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]Message, error) {
+func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]stored.Message, error) {
 	if before <= 0 {
 		before = math.MaxInt64
 	}
@@ -322,6 +243,6 @@ func (db *DB) CountBefore(sessionID string, before int64) (int, error) {
 }
 
 // AllMessages returns every message of a session, superseded ones too, in id order.
-func (db *DB) AllMessages(sessionID string) ([]Message, error) {
+func (db *DB) AllMessages(sessionID string) ([]stored.Message, error) {
 	return db.sessionMessages(sessionID, "")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -47,7 +48,7 @@ func TestPostCommitsBeforeReturning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Message{
+	want := []stored.Message{
 		{ID: r.AnchorID, SessionID: s.ID, Role: chat.RoleUser, Content: "is this saved?"},
 		{ID: r.ReplyID, SessionID: s.ID, Role: chat.RoleAssistant, AnchorID: r.AnchorID, RunID: r.RunID,
 			Status: chat.StatusQueued, Model: "model-a"},
@@ -133,7 +134,7 @@ func rowOf(t *testing.T, raw *sql.DB, id int64) []any {
 	return vals
 }
 
-func ids(msgs []Message) []int64 {
+func ids(msgs []stored.Message) []int64 {
 	var out []int64
 	for _, m := range msgs {
 		out = append(out, m.ID)
@@ -272,11 +273,11 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	r1 := post(t, db, s.ID, "q1")
 	answer(t, db, r1, "a1")
 	r2 := post(t, db, s.ID, "q2") // fails before any text
-	if err := db.FinishRun(r2.RunID, Finish{Status: chat.StatusFailed, Retry: &interruptedClass}); err != nil {
+	if err := db.FinishRun(r2.RunID, stored.Finish{Status: chat.StatusFailed, Retry: &interruptedClass}); err != nil {
 		t.Fatal(err)
 	}
 	r3 := post(t, db, s.ID, "q3") // cancelled with partial text
-	runTo(t, db, r3, "partial", Finish{Status: chat.StatusCancelled})
+	runTo(t, db, r3, "partial", stored.Finish{Status: chat.StatusCancelled})
 	r4 := post(t, db, s.ID, "q4") // still running, with text
 	streaming(t, db, r4, "streaming")
 	r5 := post(t, db, s.ID, "q5") // queued behind it
@@ -302,7 +303,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	var rs []Receipt
+	var rs []stored.Receipt
 	for i := 0; i < 4; i++ {
 		r := post(t, db, s.ID, fmt.Sprintf("q%d", i))
 		answer(t, db, r, fmt.Sprintf("a%d", i))
@@ -337,7 +338,7 @@ func TestEditSupersedesTheTurnAndKeepsItAsAVersion(t *testing.T) {
 	answer(t, db, r1, "one")
 	r2 := post(t, db, s.ID, "secnd")
 	answer(t, db, r2, "two")
-	if _, err := db.PostSystem(s.ID, SystemPrompt{Text: "Be terse."}); err != nil {
+	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Text: "Be terse."}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -421,7 +422,7 @@ func contextOf(t *testing.T, db *DB, anchor int64) []string {
 func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	poet := SystemPrompt{Role: "poet", Text: "Answer in verse."}
+	poet := stored.SystemPrompt{Role: "poet", Text: "Answer in verse."}
 	if m, err := db.PostSystem(s.ID, poet); err != nil || m.ID == 0 || m.SystemRole != "poet" {
 		t.Fatalf("PostSystem: %+v, %v", m, err)
 	}
@@ -434,7 +435,7 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 		t.Fatalf("context %q", got)
 	}
 
-	terse := SystemPrompt{Text: "Be terse."}
+	terse := stored.SystemPrompt{Text: "Be terse."}
 	if _, err := db.PostSystem(s.ID, terse); err != nil {
 		t.Fatal(err)
 	}
@@ -472,14 +473,14 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 func TestPostSystemRefusals(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
-	if _, err := db.PostSystem("nosuch", SystemPrompt{Text: "x"}); !errors.Is(err, ErrNotFound) {
+	if _, err := db.PostSystem("nosuch", stored.SystemPrompt{Text: "x"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
 	s := newSession(t, db)
-	if _, err := db.PostSystem(s.ID, SystemPrompt{Text: " \n"}); !errors.Is(err, ErrEmptyMessage) {
+	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Text: " \n"}); !errors.Is(err, ErrEmptyMessage) {
 		t.Errorf("blank prompt: %v", err)
 	}
-	if p, err := db.SystemPrompt(s.ID); err != nil || p != (SystemPrompt{}) {
+	if p, err := db.SystemPrompt(s.ID); err != nil || p != (stored.SystemPrompt{}) {
 		t.Errorf("a session without a prompt: %+v, %v", p, err)
 	}
 }
@@ -492,7 +493,7 @@ func TestRemoveSystem(t *testing.T) {
 	if m, err := db.RemoveSystem(s.ID); err != nil || m.ID != 0 {
 		t.Fatalf("removing a prompt the session does not have stored %+v, %v", m, err)
 	}
-	if _, err := db.PostSystem(s.ID, SystemPrompt{Role: "poet", Text: "Answer in verse."}); err != nil {
+	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Role: "poet", Text: "Answer in verse."}); err != nil {
 		t.Fatal(err)
 	}
 	r1 := post(t, db, s.ID, "first")
@@ -504,7 +505,7 @@ func TestRemoveSystem(t *testing.T) {
 	if m, err := db.RemoveSystem(s.ID); err != nil || m.ID != 0 {
 		t.Fatalf("removing it twice stored %+v, %v", m, err)
 	}
-	if p, err := db.SystemPrompt(s.ID); err != nil || p != (SystemPrompt{}) {
+	if p, err := db.SystemPrompt(s.ID); err != nil || p != (stored.SystemPrompt{}) {
 		t.Fatalf("SystemPrompt after the removal: %+v, %v", p, err)
 	}
 	r2 := post(t, db, s.ID, "second")

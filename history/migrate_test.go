@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -45,7 +46,7 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
 		t.Fatalf("user_version = %d, %v; want %d", version, err, len(migrations))
 	}
-	var after []Message
+	var after []stored.Message
 	for _, s := range mustSessions(t, db) {
 		msgs, err := db.AllMessages(s.ID)
 		if err != nil {
@@ -56,7 +57,7 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	if len(after) != len(before) {
 		t.Fatalf("%d messages after, %d before", len(after), len(before))
 	}
-	byID := map[int64]Message{}
+	byID := map[int64]stored.Message{}
 	for _, m := range after {
 		byID[m.ID] = m
 	}
@@ -84,7 +85,7 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	}
 }
 
-func mustSessions(t *testing.T, db *DB) []Session {
+func mustSessions(t *testing.T, db *DB) []stored.Session {
 	t.Helper()
 	ss, err := db.Sessions()
 	if err != nil {

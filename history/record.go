@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -293,7 +294,7 @@ func (w *runWriter) startAndAppend() error {
 func (w *runWriter) finish(req endRequest) string {
 	begun := w.take()
 	w.mu.Lock()
-	f := Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
+	f := stored.Finish{Status: req.outcome.Status, Retry: req.outcome.Retry, Attempts: w.attempts, Usage: w.usage,
 		FinishReason: req.finishReason, Model: req.model, Thought: w.thinkUntil.Sub(w.thinkFrom), FirstWord: w.firstWord}
 	w.mu.Unlock()
 	for try := 0; !w.recovering; try++ {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -57,7 +58,7 @@ func drain(t *testing.T, out <-chan chat.Event) []chat.Event {
 // recording is a run being recorded from a channel the test feeds.
 type recording struct {
 	db    *DB
-	r     Receipt
+	r     stored.Receipt
 	clock *chattest.Clock
 	in    chan chat.Event
 	out   <-chan chat.Event
@@ -358,7 +359,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	}
 }
 
-func reply(t *testing.T, db *DB, sessionID string) Message {
+func reply(t *testing.T, db *DB, sessionID string) stored.Message {
 	t.Helper()
 	msgs, err := db.AllMessages(sessionID)
 	if err != nil || len(msgs) < 2 {

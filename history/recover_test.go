@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -64,7 +65,7 @@ func runHelper(path string) error {
 }
 
 // startRunning posts to a new session and starts the run, with some text streamed.
-func startRunning(t *testing.T, db *DB, text string) Receipt {
+func startRunning(t *testing.T, db *DB, text string) stored.Receipt {
 	t.Helper()
 	r := post(t, db, newSession(t, db).ID, "q")
 	streaming(t, db, r, text)
@@ -111,7 +112,7 @@ func TestRecoveryLeavesLiveOwnersAlone(t *testing.T) {
 	if err := a.AppendReply(r.RunID, ", and done", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded}); err != nil {
+	if err := a.FinishRun(r.RunID, stored.Finish{Status: chat.StatusSucceeded}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -162,7 +163,7 @@ func TestRecoveryAfterOwnerCrashed(t *testing.T) {
 		t.Errorf("stale lock file: %v, want it removed", err)
 	}
 	// Interrupted is final: it cannot be resumed, only regenerated.
-	if err := b.FinishRun(r1.RunID, Finish{Status: chat.StatusSucceeded}); !errors.Is(err, ErrTransition) {
+	if err := b.FinishRun(r1.RunID, stored.Finish{Status: chat.StatusSucceeded}); !errors.Is(err, ErrTransition) {
 		t.Errorf("finishing an interrupted run: %v, want ErrTransition", err)
 	}
 	if _, err := b.Regenerate(r1.AnchorID, "m", false); err != nil {

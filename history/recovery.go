@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -200,7 +201,7 @@ func (db *DB) foldRecovery() error {
 				}
 				switch rec.Kind {
 				case "post":
-					r := Receipt{SessionID: rec.Session}
+					r := stored.Receipt{SessionID: rec.Session}
 					now := nanos(rec.At)
 					if r.SessionID == "" {
 						if r.SessionID, err = insertSession(tx, now); err != nil {
@@ -308,18 +309,18 @@ func rewriteRecovery(path string, recs []recoveryRecord) error {
 // cause) in the recovery file, synced, with a run to answer it: the message may then be sent,
 // and its reply is kept too (Record, with the receipt's RunID, below 0). Open folds both into
 // the database when it can. It fails when the recovery file cannot be written either.
-func (db *DB) PostToRecovery(sessionID, content, model string, cause error, images ...chat.Image) (Receipt, error) {
+func (db *DB) PostToRecovery(sessionID, content, model string, cause error, images ...chat.Image) (stored.Receipt, error) {
 	var b [7]byte
 	rand.Read(b[:])
 	var n int64
 	for _, c := range b {
 		n = n<<8 | int64(c)
 	}
-	r := Receipt{SessionID: sessionID, RunID: -(n + 1)}
+	r := stored.Receipt{SessionID: sessionID, RunID: -(n + 1)}
 	rec := recoveryRecord{DB: db.path, Owner: db.token, Kind: "post", Ref: refOf(r.RunID), Session: sessionID,
 		Content: content, Images: recoveredImages(images), Model: model, Cause: db.storageError(cause).Error(), At: time.Now()}
 	if _, err := db.recovery.append(rec); err != nil {
-		return Receipt{}, fmt.Errorf("%w; and the recovery file could not be written either: %v", db.storageError(cause), err)
+		return stored.Receipt{}, fmt.Errorf("%w; and the recovery file could not be written either: %v", db.storageError(cause), err)
 	}
 	db.unsaved.Store(r.RunID, rec.Cause)
 	return r, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"parley/history/stored"
 )
 
 // This file holds running an operator message again: Regenerate by hand, Retry for Tier 2
@@ -14,8 +16,8 @@ import (
 // every live message of its session after the anchor (replies and later operator messages
 // alike) is superseded, and a queued run with an empty reply is created. The anchor itself is
 // not touched and no operator message is added.
-func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, error) {
-	r := Receipt{AnchorID: anchorID, Queued: queued}
+func (db *DB) Regenerate(anchorID int64, model string, queued bool) (stored.Receipt, error) {
+	r := stored.Receipt{AnchorID: anchorID, Queued: queued}
 	err := db.write(func(tx *sql.Tx) error {
 		var err error
 		if r.SessionID, err = liveAnchorSession(tx, anchorID); err != nil {
@@ -31,7 +33,7 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (Receipt, er
 		return supersede(tx, r.Superseded, r.RunID, r.SessionID, now)
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	return r, nil
 }
@@ -62,13 +64,13 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 // is empty. An attempt that ends without output stays hidden: it was never a version of the
 // reply, and the reply the operator was reading stays where it was. Only this handle may
 // append to the run.
-func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) {
-	r := Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
+func (db *DB) Retry(anchorID int64, model string, queued bool) (stored.Receipt, error) {
+	r := stored.Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
 	err := db.write(func(tx *sql.Tx) error {
 		return db.newHiddenRun(tx, &r, model, nanos(time.Now()))
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	db.takeOvers.Store(r.RunID, true)
 	return r, nil
@@ -78,7 +80,7 @@ func (db *DB) Retry(anchorID int64, model string, queued bool) (Receipt, error) 
 // must be a live operator message, and its reply is hidden (superseded by its own run) until
 // its first text takes over (takeOver). It fills r's SessionID, RunID and ReplyID; once tx has
 // committed, the caller adds the run to db.takeOvers.
-func (db *DB) newHiddenRun(tx *sql.Tx, r *Receipt, model string, now int64) error {
+func (db *DB) newHiddenRun(tx *sql.Tx, r *stored.Receipt, model string, now int64) error {
 	var err error
 	if r.SessionID, err = liveAnchorSession(tx, r.AnchorID); err != nil {
 		return err

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"parley/history/stored"
 )
 
 // Carried returns the messages that followed reply replyID when it was superseded, and were
 // superseded with it (by the same regeneration or restore), in id order: the turns that
 // version of the reply carried. It is empty for a live reply.
-func (db *DB) Carried(replyID int64) ([]Message, error) {
+func (db *DB) Carried(replyID int64) ([]stored.Message, error) {
 	return db.queryMessages(`JOIN supersessions v ON v.message_id = ?1
 		WHERE x.run_id = v.run_id AND x.restore_id IS v.restore_id AND m.id > ?1`, replyID)
 }

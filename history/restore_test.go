@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -20,8 +21,8 @@ func carriedIDs(t *testing.T, db *DB, id int64) []int64 {
 }
 
 // messageIDs returns what lists the ids of messages as read, failing t if reading failed.
-func messageIDs(t *testing.T) func([]Message, error) []int64 {
-	return func(msgs []Message, err error) []int64 {
+func messageIDs(t *testing.T) func([]stored.Message, error) []int64 {
+	return func(msgs []stored.Message, err error) []int64 {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
@@ -31,10 +32,10 @@ func messageIDs(t *testing.T) func([]Message, error) []int64 {
 }
 
 // fail starts run r and fails it as a network error after text (empty: before any).
-func fail(t *testing.T, db *DB, r Receipt, text string) {
+func fail(t *testing.T, db *DB, r stored.Receipt, text string) {
 	t.Helper()
 	c := chat.Classification{Retryable: true, Class: chat.Network, Label: "Network error"}
-	runTo(t, db, r, text, Finish{Status: chat.StatusFailed, Retry: &c, Attempts: 1})
+	runTo(t, db, r, text, stored.Finish{Status: chat.StatusFailed, Retry: &c, Attempts: 1})
 }
 
 func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {
@@ -81,7 +82,7 @@ func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {
 	if got := liveIDs(t, db, sid); !slices.Equal(got, want) {
 		t.Fatalf("live after the retry's first text %v, want %v", got, want)
 	}
-	if err := db.FinishRun(r2.RunID, Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
+	if err := db.FinishRun(r2.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 	all, err := db.AllMessages(sid)
@@ -223,7 +224,7 @@ func TestDrafts(t *testing.T) {
 func TestDraftFilesAreKept(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
-	files := []DraftFile{{Path: "notes.md", Text: "# notes\n"}, {Path: "main.go", Text: "package main\n"}}
+	files := []stored.DraftFile{{Path: "notes.md", Text: "# notes\n"}, {Path: "main.go", Text: "package main\n"}}
 	if err := db.SetDraftFiles("", files); err != nil {
 		t.Fatal(err)
 	}

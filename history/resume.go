@@ -7,28 +7,23 @@ import (
 	"slices"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
-
-// Progress is how far a run has come: the steps (model calls) that asked for tools, and the
-// bytes of its reply's content so far. A run resumed from another begins where it stopped.
-type Progress struct {
-	Steps, Seam int
-}
 
 // RetryRun starts the retry of the failed run runID, hidden like Retry's until it has
 // output. A run that called tools is resumed (Resume): the retry goes on from the stored
 // results, and no tool runs again; any other run is retried from its anchor (Retry).
-func (db *DB) RetryRun(runID int64, model string, queued bool) (Receipt, error) {
+func (db *DB) RetryRun(runID int64, model string, queued bool) (stored.Receipt, error) {
 	var anchorID int64
 	var calls bool
 	err := db.sql.QueryRow(`SELECT anchor_id, EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id) FROM runs r WHERE id = ?`,
 		runID).Scan(&anchorID, &calls)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Receipt{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return stored.Receipt{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
 	}
 	if err != nil {
-		return Receipt{}, db.readError(err)
+		return stored.Receipt{}, db.readError(err)
 	}
 	if calls {
 		return db.Resume(runID, model, queued)
@@ -41,8 +36,8 @@ func (db *DB) RetryRun(runID int64, model string, queued bool) (Receipt, error) 
 // end of that step, and the old run's calls are copied to it with their results, so the
 // request carries them. A call the old run left pending goes with the result that it may
 // have run; none is run again. Like Retry, the new reply is hidden until it has output.
-func (db *DB) Resume(runID int64, model string, queued bool) (Receipt, error) {
-	r := Receipt{Queued: queued, Pending: true}
+func (db *DB) Resume(runID int64, model string, queued bool) (stored.Receipt, error) {
+	r := stored.Receipt{Queued: queued, Pending: true}
 	err := db.write(func(tx *sql.Tx) error {
 		var content string
 		var status chat.Status
@@ -69,7 +64,7 @@ func (db *DB) Resume(runID int64, model string, queued bool) (Receipt, error) {
 		return copyToolCalls(tx, runID, r.RunID, now)
 	})
 	if err != nil {
-		return Receipt{}, err
+		return stored.Receipt{}, err
 	}
 	db.takeOvers.Store(r.RunID, true)
 	return r, nil
@@ -83,40 +78,40 @@ func copyToolCalls(tx *sql.Tx, from, to, now int64) error {
 		SELECT ?1, step, seam, call_id, function, arguments, server, tool,
 			CASE status WHEN 'pending' THEN 'failed' ELSE status END,
 			CASE status WHEN 'pending' THEN ?2 ELSE result END, is_error, size, created_at, coalesce(finished_at, ?3)
-		FROM tool_calls WHERE run_id = ?4 ORDER BY id`, to, pendingText, now, from)
+		FROM tool_calls WHERE run_id = ?4 ORDER BY id`, to, stored.PendingText, now, from)
 	return err
 }
 
 // RunContext returns what run runID sends to the model: its anchor's Context, then what the
 // run itself has done so far (a resumed run's steps and their results, or the cut text a
 // continuation goes on from, as the assistant's turn), with how far it has come.
-func (db *DB) RunContext(runID int64) ([]chat.Message, Progress, error) {
+func (db *DB) RunContext(runID int64) ([]chat.Message, stored.Progress, error) {
 	var anchorID, replyID int64
 	var content string
 	var seam int
 	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, m.content, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
 		runID).Scan(&anchorID, &replyID, &content, &seam)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Progress{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
+		return nil, stored.Progress{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
 	}
 	if err != nil {
-		return nil, Progress{}, db.readError(err)
+		return nil, stored.Progress{}, db.readError(err)
 	}
 	msgs, err := db.Context(anchorID)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, stored.Progress{}, err
 	}
 	calls, err := db.ToolCalls(runID)
 	if err != nil {
-		return nil, Progress{}, err
+		return nil, stored.Progress{}, err
 	}
 	if len(calls) == 0 {
 		if seam > 0 && content != "" {
 			// A continuation (Continue): the cut text, for the model to go on from.
 			msgs = append(slices.Clip(msgs), chat.Message{Role: chat.RoleAssistant, Content: content})
 		}
-		return msgs, Progress{}, nil
+		return msgs, stored.Progress{}, nil
 	}
 	done := withTools(chat.Message{Role: chat.RoleAssistant, Content: content}, calls)
-	return append(slices.Clip(msgs), done...), Progress{Steps: calls[len(calls)-1].Step + 1, Seam: len(content)}, nil
+	return append(slices.Clip(msgs), done...), stored.Progress{Steps: calls[len(calls)-1].Step + 1, Seam: len(content)}, nil
 }

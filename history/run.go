@@ -6,56 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
-
-// Run is one attempt to produce a reply to an anchor.
-type Run struct {
-	ID int64
-	// AnchorID is the operator message answered; ReplyID the reply the run writes.
-	AnchorID, ReplyID int64
-	SessionID         string
-	Status            chat.Status
-	// Owner is the token of the database handle that started the run; empty while queued.
-	Owner string
-	Model string
-	// Retry is the classification of a failed or interrupted run; nil otherwise.
-	Retry *chat.Classification
-	// Attempts counts the requests sent.
-	Attempts int
-	// Usage sums the token usage the endpoint reported.
-	Usage chat.Usage
-	// FinishReason is the endpoint's finish_reason for a succeeded run ("stop", "length", …).
-	FinishReason string
-	CreatedAt    time.Time
-	// StartedAt and FinishedAt are zero until the run starts and ends.
-	StartedAt, FinishedAt time.Time
-}
-
-// Result is how r ended, for Tier 2 to decide a retry from.
-func (r Run) Result() chat.RunResult {
-	return chat.RunResult{RunID: r.ID, AnchorID: r.AnchorID, Status: r.Status, Retry: r.Retry, Attempts: r.Attempts}
-}
-
-// Finish is how a run ended.
-type Finish struct {
-	// Status is chat.StatusSucceeded, chat.StatusFailed or chat.StatusCancelled.
-	Status chat.Status
-	// Retry is required when Status is chat.StatusFailed, and refused otherwise.
-	Retry    *chat.Classification
-	Attempts int
-	Usage    chat.Usage
-	// FinishReason is the endpoint's finish_reason, when it gave one.
-	FinishReason string
-	// Model is the model that answered, when the endpoint named it: the reply is then
-	// stored as its.
-	Model string
-	// Thought is how long the model thought, 0 when it did not.
-	Thought time.Duration
-	// FirstWord is how long after the request that answered was sent its first word (of
-	// answer or thinking) came; 0 when none came.
-	FirstWord time.Duration
-}
 
 // firstWordMS is a first word's wait as runs.first_word_ms holds it: NULL for none, and at
 // least 1 ms for one that came.
@@ -103,8 +56,8 @@ func (c storedClass) classification() *chat.Classification {
 }
 
 // Run returns the run with the given id, or ErrNotFound.
-func (db *DB) Run(id int64) (Run, error) {
-	var r Run
+func (db *DB) Run(id int64) (stored.Run, error) {
+	var r stored.Run
 	var created, started, finished sql.NullInt64
 	var c storedClass
 	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
@@ -116,10 +69,10 @@ func (db *DB) Run(id int64) (Run, error) {
 		&r.Attempts, &r.Usage.PromptTokens, &r.Usage.CompletionTokens, &r.Usage.ReasoningTokens, &r.FinishReason,
 		&created, &started, &finished)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Run{}, fmt.Errorf("run %d: %w", id, ErrNotFound)
+		return stored.Run{}, fmt.Errorf("run %d: %w", id, ErrNotFound)
 	}
 	if err != nil {
-		return Run{}, err
+		return stored.Run{}, err
 	}
 	r.Retry = c.classification()
 	r.CreatedAt, r.StartedAt, r.FinishedAt = fromNanos(created), fromNanos(started), fromNanos(finished)
@@ -215,7 +168,7 @@ func foldChunks(tx *sql.Tx, runID int64) error {
 
 // FinishRun ends a run: a queued run may become cancelled or failed, a running run owned by
 // this handle succeeded, failed or cancelled. A failed run must carry its classification.
-func (db *DB) FinishRun(id int64, f Finish) error {
+func (db *DB) FinishRun(id int64, f stored.Finish) error {
 	switch f.Status {
 	case chat.StatusSucceeded, chat.StatusFailed, chat.StatusCancelled:
 	default:

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/retry"
 )
@@ -24,7 +25,7 @@ func TestRunTransitions(t *testing.T) {
 		}
 		return id
 	}
-	finished := func(f Finish) func() int64 {
+	finished := func(f stored.Finish) func() int64 {
 		return func() int64 {
 			id := running()
 			if err := db.FinishRun(id, f); err != nil {
@@ -41,7 +42,7 @@ func TestRunTransitions(t *testing.T) {
 	start := step{"start", db.StartRun}
 	finish := func(st chat.Status) step {
 		return step{"finish " + string(st), func(id int64) error {
-			f := Finish{Status: st}
+			f := stored.Finish{Status: st}
 			if st == chat.StatusFailed {
 				f.Retry = failed
 			}
@@ -65,10 +66,10 @@ func TestRunTransitions(t *testing.T) {
 		{"running", running, finish(chat.StatusFailed), true},
 		{"running", running, finish(chat.StatusCancelled), true},
 		{"running", running, finish(chat.StatusInterrupted), false},
-		{"succeeded", finished(Finish{Status: chat.StatusSucceeded}), finish(chat.StatusFailed), false},
-		{"succeeded", finished(Finish{Status: chat.StatusSucceeded}), start, false},
-		{"cancelled", finished(Finish{Status: chat.StatusCancelled}), finish(chat.StatusSucceeded), false},
-		{"failed", finished(Finish{Status: chat.StatusFailed, Retry: failed}), finish(chat.StatusCancelled), false},
+		{"succeeded", finished(stored.Finish{Status: chat.StatusSucceeded}), finish(chat.StatusFailed), false},
+		{"succeeded", finished(stored.Finish{Status: chat.StatusSucceeded}), start, false},
+		{"cancelled", finished(stored.Finish{Status: chat.StatusCancelled}), finish(chat.StatusSucceeded), false},
+		{"failed", finished(stored.Finish{Status: chat.StatusFailed, Retry: failed}), finish(chat.StatusCancelled), false},
 	} {
 		id := c.run()
 		before, err := db.Run(id)
@@ -98,17 +99,17 @@ func TestRunTransitions(t *testing.T) {
 		t.Errorf("Run(9999): %v, want ErrNotFound", err)
 	}
 	// A classification goes with a failed run and only with one.
-	if err := db.FinishRun(running(), Finish{Status: chat.StatusFailed}); err == nil {
+	if err := db.FinishRun(running(), stored.Finish{Status: chat.StatusFailed}); err == nil {
 		t.Error("a failed run was stored without its classification")
 	}
-	if err := db.FinishRun(running(), Finish{Status: chat.StatusCancelled, Retry: failed}); err == nil {
+	if err := db.FinishRun(running(), stored.Finish{Status: chat.StatusCancelled, Retry: failed}); err == nil {
 		t.Error("a cancelled run was stored with a classification")
 	}
 	// Text goes only into a running run's reply.
 	if err := db.AppendReply(fresh(), "early", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a queued run: %v, want ErrTransition", err)
 	}
-	if err := db.AppendReply(finished(Finish{Status: chat.StatusSucceeded})(), "late", ""); !errors.Is(err, ErrTransition) {
+	if err := db.AppendReply(finished(stored.Finish{Status: chat.StatusSucceeded})(), "late", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("AppendReply to a finished run: %v, want ErrTransition", err)
 	}
 }
@@ -126,7 +127,7 @@ func TestFinishRunStoresOutcome(t *testing.T) {
 		Retryable: true, Class: chat.RateLimited, RetryAfterUntil: until,
 		Label: "Rate limited", Message: "Rate limit reached; try again in 50m",
 	}
-	f := Finish{Status: chat.StatusFailed, Retry: &class, Attempts: 3, Usage: chat.Usage{PromptTokens: 12, CompletionTokens: 2}}
+	f := stored.Finish{Status: chat.StatusFailed, Retry: &class, Attempts: 3, Usage: chat.Usage{PromptTokens: 12, CompletionTokens: 2}}
 	if err := db.FinishRun(r.RunID, f); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 	if err := other.AppendReply(r.RunID, "stolen", ""); !errors.Is(err, ErrTransition) {
 		t.Errorf("another handle appended: %v", err)
 	}
-	if err := other.FinishRun(r.RunID, Finish{Status: chat.StatusCancelled}); !errors.Is(err, ErrTransition) {
+	if err := other.FinishRun(r.RunID, stored.Finish{Status: chat.StatusCancelled}); !errors.Is(err, ErrTransition) {
 		t.Errorf("another handle finished the run: %v", err)
 	}
 	run, err := other.Run(r.RunID)
@@ -190,7 +191,7 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 	}
 	// A queued run has no owner yet: any parley may cancel it.
 	q := post(t, db, s.ID, "queued")
-	if err := other.FinishRun(q.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
+	if err := other.FinishRun(q.RunID, stored.Finish{Status: chat.StatusCancelled}); err != nil {
 		t.Errorf("cancelling a queued run from another handle: %v", err)
 	}
 }

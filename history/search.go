@@ -5,27 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 
-	"parley/internal/chat"
-)
-
-// Hit is one message that matches a search.
-type Hit struct {
-	SessionID, Title string
-	MessageID        int64
-	Role             chat.Role
-	CreatedAt        time.Time
-	// Excerpt is the text around the matches, each match between HitStart and HitEnd.
-	Excerpt string
-}
-
-// The marks around each match in a Hit's Excerpt: control characters, which no stored text
-// shown on a screen keeps, so a caller can tell them from the text.
-const (
-	HitStart = "\x02"
-	HitEnd   = "\x03"
+	"parley/history/stored"
 )
 
 // liveMatches are the live messages that match the FTS5 query ?1, with their sessions: what
@@ -38,7 +20,7 @@ const liveMatches = `FROM messages_fts
 
 // Search finds the live messages of every session that contain all of words (the last may be
 // the start of a word, for searching as one types), best matches first, at most limit.
-func (db *DB) Search(words string, limit int) ([]Hit, error) {
+func (db *DB) Search(words string, limit int) ([]stored.Hit, error) {
 	q := matchQuery(words)
 	if q == "" {
 		return nil, nil
@@ -47,11 +29,11 @@ func (db *DB) Search(words string, limit int) ([]Hit, error) {
 		SELECT m.id, m.session_id, s.title, m.role, m.created_at,
 			snippet(messages_fts, 0, ?2, ?3, '…', 16)
 		`+liveMatches+`
-		ORDER BY rank LIMIT ?4`, q, HitStart, HitEnd, limit)
+		ORDER BY rank LIMIT ?4`, q, stored.HitStart, stored.HitEnd, limit)
 	if err != nil {
 		return nil, db.readError(err)
 	}
-	hits, err := readRows(rows, func(rows *sql.Rows, h *Hit) error {
+	hits, err := readRows(rows, func(rows *sql.Rows, h *stored.Hit) error {
 		var created sql.NullInt64
 		err := rows.Scan(&h.MessageID, &h.SessionID, &h.Title, &h.Role, &created, &h.Excerpt)
 		h.CreatedAt = fromNanos(created)

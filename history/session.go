@@ -9,28 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
-
-// Session is one conversation.
-type Session struct {
-	// ID is 8 lowercase hex characters, chosen at random.
-	ID string
-	// Title is the first line of the session's first operator message, at most 60 runes;
-	// empty until the operator posts.
-	Title     string
-	CreatedAt time.Time
-	// UpdatedAt is when a message was last posted or a run last ended.
-	UpdatedAt time.Time
-	// Messages counts the live (not superseded) messages.
-	Messages int
-	// Profile and Model are what the session last ran on (SetSessionModel), empty when
-	// nothing was stored.
-	Profile, Model string
-	// ForkedFrom is the session this one was forked from (Fork, ForkOf has more); empty for
-	// one that is no fork.
-	ForkedFrom string
-}
 
 // titleRunes is the longest a session title gets.
 const titleRunes = 60
@@ -40,18 +21,18 @@ const sessionColumns = `s.id, s.title, s.created_at, s.updated_at,
 		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)),
 	s.profile, s.model, coalesce((SELECT f.origin FROM forks f WHERE f.session_id = s.id), '')`
 
-func scanSession(row interface{ Scan(...any) error }) (Session, error) {
-	var s Session
+func scanSession(row interface{ Scan(...any) error }) (stored.Session, error) {
+	var s stored.Session
 	var created, updated sql.NullInt64
 	if err := row.Scan(&s.ID, &s.Title, &created, &updated, &s.Messages, &s.Profile, &s.Model, &s.ForkedFrom); err != nil {
-		return Session{}, err
+		return stored.Session{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = fromNanos(created), fromNanos(updated)
 	return s, nil
 }
 
 // scanSessionRow scans one of many rows of sessionColumns into s.
-func scanSessionRow(rows *sql.Rows, s *Session) (err error) {
+func scanSessionRow(rows *sql.Rows, s *stored.Session) (err error) {
 	*s, err = scanSession(rows)
 	return err
 }
@@ -59,10 +40,10 @@ func scanSessionRow(rows *sql.Rows, s *Session) (err error) {
 // CreateSession creates an empty session with a new random id. An empty session is listed
 // nowhere (see Sessions) until its first message is posted; Post with no session id creates
 // the session and its first message together.
-func (db *DB) CreateSession() (Session, error) {
+func (db *DB) CreateSession() (stored.Session, error) {
 	id, err := insertSession(db.sql, nanos(time.Now()))
 	if err != nil {
-		return Session{}, err
+		return stored.Session{}, err
 	}
 	return db.Session(id)
 }
@@ -102,9 +83,9 @@ func sessionFound(res sql.Result, id string) error {
 // Session returns the session whose id is id, or the one session whose id starts with id, of
 // any length. It returns ErrNotFound when none matches, and an *AmbiguousError when several
 // do.
-func (db *DB) Session(id string) (Session, error) {
+func (db *DB) Session(id string) (stored.Session, error) {
 	if id == "" {
-		return Session{}, fmt.Errorf("no session id: %w", ErrNotFound)
+		return stored.Session{}, fmt.Errorf("no session id: %w", ErrNotFound)
 	}
 	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
@@ -112,15 +93,15 @@ func (db *DB) Session(id string) (Session, error) {
 	}
 	rows, err := db.sql.Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
 	if err != nil {
-		return Session{}, err
+		return stored.Session{}, err
 	}
 	ids, err := readRows(rows, func(rows *sql.Rows, id *string) error { return rows.Scan(id) })
 	if err != nil {
-		return Session{}, err
+		return stored.Session{}, err
 	}
 	switch len(ids) {
 	case 0:
-		return Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
+		return stored.Session{}, fmt.Errorf("session %q: %w", id, ErrNotFound)
 	case 1:
 		return db.Session(ids[0])
 	}
@@ -129,7 +110,7 @@ func (db *DB) Session(id string) (Session, error) {
 	for i := 1; i < len(ids); i++ {
 		need = max(need, commonPrefix(ids[i-1], ids[i])+1)
 	}
-	return Session{}, &AmbiguousError{Prefix: id, Matches: len(ids), Need: need}
+	return stored.Session{}, &AmbiguousError{Prefix: id, Matches: len(ids), Need: need}
 }
 
 // AmbiguousError is the error of a session id prefix that several sessions' ids start with.
@@ -163,23 +144,23 @@ const hasMessages = `EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
 
 // LatestSession returns the most recently updated session that has messages, or ErrNotFound
 // when there is none.
-func (db *DB) LatestSession() (Session, error) {
+func (db *DB) LatestSession() (stored.Session, error) {
 	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
+		return stored.Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
 	}
 	return s, err
 }
 
 // LatestInteractive returns the session the chat screen last sent in (see SetInteractive) that
 // has messages, or ErrNotFound when there is none: a database older than that record has none.
-func (db *DB) LatestInteractive() (Session, error) {
+func (db *DB) LatestInteractive() (stored.Session, error) {
 	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE s.last_interactive_at IS NOT NULL AND ` + hasMessages + `
 		ORDER BY s.last_interactive_at DESC, s.rowid DESC LIMIT 1`))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, fmt.Errorf("no session used in the chat screen yet: %w", ErrNotFound)
+		return stored.Session{}, fmt.Errorf("no session used in the chat screen yet: %w", ErrNotFound)
 	}
 	return s, err
 }
@@ -201,7 +182,7 @@ func (db *DB) SetSessionModel(id, profile, model string) error {
 }
 
 // Sessions returns every session that has messages, the most recently updated first.
-func (db *DB) Sessions() ([]Session, error) {
+func (db *DB) Sessions() ([]stored.Session, error) {
 	rows, err := db.sql.Query(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC`)
 	if err != nil {

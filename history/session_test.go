@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -193,7 +194,7 @@ func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 		t.Fatalf("hits %+v", hits)
 	}
 	for _, h := range hits {
-		if !strings.Contains(h.Excerpt, HitStart+"zebras"+HitEnd) && !strings.Contains(h.Excerpt, HitStart+"Zebras"+HitEnd) {
+		if !strings.Contains(h.Excerpt, stored.HitStart+"zebras"+stored.HitEnd) && !strings.Contains(h.Excerpt, stored.HitStart+"Zebras"+stored.HitEnd) {
 			t.Errorf("excerpt %q does not mark the match", h.Excerpt)
 		}
 	}
@@ -255,13 +256,13 @@ func TestDeleteSessionRules(t *testing.T) {
 func TestDiscardUnsent(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
-	unsent := func() Receipt {
+	unsent := func() stored.Receipt {
 		r, err := db.Post("", "no key", "m", false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		noKey := &chat.Classification{Class: chat.CredentialsUnresolved, Label: "API key not set"}
-		if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusFailed, Retry: noKey}); err != nil {
+		if err := db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusFailed, Retry: noKey}); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -348,7 +349,7 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			db.StartRun(r.RunID)
 			db.AppendReply(r.RunID, strings.Repeat("An answer of some length with many common words. ", 20), "")
-			db.FinishRun(r.RunID, Finish{Status: "succeeded"})
+			db.FinishRun(r.RunID, stored.Finish{Status: "succeeded"})
 		}
 	}
 	b.ResetTimer()

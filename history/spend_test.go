@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"parley/agent"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
@@ -14,7 +15,7 @@ import (
 )
 
 // finish runs r through to status st with usage u, on model's run.
-func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st chat.Status, u chat.Usage) Receipt {
+func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st chat.Status, u chat.Usage) stored.Receipt {
 	t.Helper()
 	r, err := db.Post(sessionID, "question", model, false)
 	if err != nil {
@@ -23,7 +24,7 @@ func finishWithUsage(t *testing.T, db *DB, sessionID, model string, st chat.Stat
 	if err := db.StartRun(r.RunID); err != nil {
 		t.Fatal(err)
 	}
-	f := Finish{Status: st, Attempts: 1, Usage: u}
+	f := stored.Finish{Status: st, Attempts: 1, Usage: u}
 	if st == chat.StatusFailed {
 		f.Retry = &chat.Classification{Class: chat.Network, Retryable: true}
 	}
@@ -92,7 +93,7 @@ func newSpendRig(t *testing.T) *spendRig {
 
 // send posts prompt in session and runs it under limits, through Record; it returns the
 // stored run.
-func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) Run {
+func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) stored.Run {
 	r.t.Helper()
 	rcpt, err := r.db.Post(sessionID, prompt, "paid", false)
 	if err != nil {
@@ -112,7 +113,7 @@ func (r *spendRig) send(sessionID, prompt string, limits agent.Limits) Run {
 	return run
 }
 
-func refused(run Run) bool {
+func refused(run stored.Run) bool {
 	return run.Status == chat.StatusFailed && run.Retry != nil && run.Retry.Class == chat.SpendLimitExceeded &&
 		!run.Retry.Retryable && run.Attempts == 0
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -32,7 +33,7 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 	if end.Kind != chat.EventFinished || end.Thought != 12*time.Second {
 		t.Fatalf("terminal event %v, thought %v; want 12s", end.Kind, end.Thought)
 	}
-	reply := func(db *DB) Message {
+	reply := func(db *DB) stored.Message {
 		t.Helper()
 		msgs, err := db.queryMessages(`WHERE m.id = ?`, r.ReplyID)
 		if err != nil || len(msgs) != 1 {

@@ -7,33 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
-
-// ToolCall is a tool call stored with the run whose model asked for it.
-type ToolCall struct {
-	ID    int64
-	RunID int64
-	// Step is the model call of the run that asked for it, from 0; Seam is the byte of the
-	// reply's content where that step's text ended.
-	Step, Seam int
-	Call       chat.ToolCall
-	// Result is what became of it: Status is chat.ToolPending until it ends.
-	Result                chat.ToolResult
-	CreatedAt, FinishedAt time.Time
-}
-
-// pendingText is what goes back to the model for a call stored pending whose end was never
-// stored: parley stopped while it ran, so it may have done its work.
-const pendingText = "parley stopped while this call ran: whether the tool did anything is not known, and it is not run again"
-
-// SentText is the text the call's result goes back to the model as.
-func (c ToolCall) SentText() string {
-	if c.Result.Status == chat.ToolPending {
-		return pendingText
-	}
-	return c.Result.ResultText()
-}
 
 // BeginToolCall stores call, asked for in step step of run runID (a run this handle owns),
 // as pending, before it runs: a call found pending later is never run again. seam is the
@@ -95,12 +71,12 @@ func (db *DB) EndToolCall(id int64, r chat.ToolResult) error {
 }
 
 // ToolCalls returns the tool calls of run runID, in the order they were asked for.
-func (db *DB) ToolCalls(runID int64) ([]ToolCall, error) {
+func (db *DB) ToolCalls(runID int64) ([]stored.ToolCall, error) {
 	rows, err := db.sql.Query(toolCallQuery+` WHERE t.run_id = ? ORDER BY t.id`, runID)
 	if err != nil {
 		return nil, db.readError(err)
 	}
-	calls, err := readRows(rows, func(rows *sql.Rows, c *ToolCall) error { return scanToolCall(rows, c) })
+	calls, err := readRows(rows, func(rows *sql.Rows, c *stored.ToolCall) error { return scanToolCall(rows, c) })
 	return calls, db.readError(err)
 }
 
@@ -111,7 +87,7 @@ const toolCallColumns = `t.id, t.run_id, t.step, t.seam, t.call_id, t.function, 
 const toolCallQuery = `SELECT ` + toolCallColumns + ` FROM tool_calls t`
 
 // scanToolCall reads a row of toolCallColumns into c, then any further columns into also.
-func scanToolCall(rows *sql.Rows, c *ToolCall, also ...any) error {
+func scanToolCall(rows *sql.Rows, c *stored.ToolCall, also ...any) error {
 	var created, finished sql.NullInt64
 	err := rows.Scan(append([]any{&c.ID, &c.RunID, &c.Step, &c.Seam, &c.Call.ID, &c.Call.Function, &c.Call.Arguments,
 		&c.Result.Server, &c.Result.Tool, &c.Result.Status, &c.Result.Text, &c.Result.IsError, &c.Result.Size,
@@ -122,15 +98,15 @@ func scanToolCall(rows *sql.Rows, c *ToolCall, also ...any) error {
 
 // toolCallsOfReplies returns the tool calls of the runs whose replies are in session
 // sessionID with ids from first to last, by reply id.
-func toolCallsOfReplies(q querier, sessionID string, first, last int64) (map[int64][]ToolCall, error) {
+func toolCallsOfReplies(q querier, sessionID string, first, last int64) (map[int64][]stored.ToolCall, error) {
 	rows, err := q.Query(`SELECT `+toolCallColumns+`, r.reply_id
 		FROM tool_calls t JOIN runs r ON r.id = t.run_id
 		WHERE r.session_id = ? AND r.reply_id BETWEEN ? AND ? ORDER BY t.id`, sessionID, first, last)
 	if err != nil {
 		return nil, err
 	}
-	out := map[int64][]ToolCall{}
-	_, err = readRows(rows, func(rows *sql.Rows, c *ToolCall) error {
+	out := map[int64][]stored.ToolCall{}
+	_, err = readRows(rows, func(rows *sql.Rows, c *stored.ToolCall) error {
 		var reply int64
 		err := scanToolCall(rows, c, &reply)
 		out[reply] = append(out[reply], *c)
@@ -142,7 +118,7 @@ func toolCallsOfReplies(q querier, sessionID string, first, last int64) (map[int
 // withTools is reply m as the turns it was sent in: each step that called tools an assistant
 // message with its text and calls, followed by the calls' results; then the text after the
 // last step, when there is any. A reply without calls is itself.
-func withTools(m chat.Message, calls []ToolCall) []chat.Message {
+func withTools(m chat.Message, calls []stored.ToolCall) []chat.Message {
 	if len(calls) == 0 {
 		return []chat.Message{m}
 	}

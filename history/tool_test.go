@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -11,7 +12,7 @@ import (
 var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Overloaded", Message: "503"}
 
 // callTool stores call as step step of run r at seam, and its end as res.
-func callTool(t *testing.T, db *DB, r Receipt, step, seam int, call chat.ToolCall, res chat.ToolResult) int64 {
+func callTool(t *testing.T, db *DB, r stored.Receipt, step, seam int, call chat.ToolCall, res chat.ToolResult) int64 {
 	t.Helper()
 	id, err := db.BeginToolCall(r.RunID, step, seam, call, res.Server, res.Tool)
 	if err != nil {
@@ -34,7 +35,7 @@ var (
 
 // echoThenSum stores, in session, a question whose reply calls echo, then get-sum with the
 // result sum (its status pending: no end stored), and runs on.
-func echoThenSum(t *testing.T, db *DB, session string, sum chat.ToolResult) Receipt {
+func echoThenSum(t *testing.T, db *DB, session string, sum chat.ToolResult) stored.Receipt {
 	t.Helper()
 	r := post(t, db, session, "echo hi, then add 2 and 3")
 	streaming(t, db, r, "Let me look.")
@@ -64,7 +65,7 @@ func TestToolCallsGoBackInLaterTurns(t *testing.T) {
 	if err := db.AppendReply(r.RunID, " It is 5.", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded, Attempts: 3}); err != nil {
+	if err := db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 3}); err != nil {
 		t.Fatal(err)
 	}
 	next := post(t, db, s.ID, "thanks")
@@ -95,7 +96,7 @@ func TestACallWithoutTextIsSentBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	callTool(t, db, r, 0, 0, sumCall, chat.ToolResult{Status: chat.ToolRefused, Text: "the operator refused this call"})
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusCancelled}); err != nil {
+	if err := db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusCancelled}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.SessionContext(s.ID)
@@ -117,7 +118,7 @@ func TestRetryResumesFromStoredResults(t *testing.T) {
 	if err := db.AppendReply(r.RunID, " and then half a sen", ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
+	if err := db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
 		t.Fatal(err)
 	}
 	retry, err := db.RetryRun(r.RunID, "test-model", false)
@@ -128,9 +129,9 @@ func TestRetryResumesFromStoredResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if progress != (Progress{Steps: 1, Seam: len("Calling.")}) || len(msgs) != 4 ||
+	if progress != (stored.Progress{Steps: 1, Seam: len("Calling.")}) || len(msgs) != 4 ||
 		msgs[1].Content != "Calling." || len(msgs[1].ToolCalls) != 2 ||
-		msgs[2].Content != "Echo: hi" || msgs[3].ToolCallID != "call_2" || msgs[3].Content != pendingText {
+		msgs[2].Content != "Echo: hi" || msgs[3].ToolCallID != "call_2" || msgs[3].Content != stored.PendingText {
 		t.Fatalf("progress %+v, context %+v", progress, msgs)
 	}
 	// The old reply stays live until the retry has output: here, its next text.
@@ -148,12 +149,12 @@ func TestRetryResumesFromStoredResults(t *testing.T) {
 		t.Errorf("live after output: %+v, %v", live, err)
 	}
 	plain := post(t, db, s.ID, "no tools")
-	runTo(t, db, plain, "x", Finish{Status: chat.StatusFailed, Retry: &overloaded})
+	runTo(t, db, plain, "x", stored.Finish{Status: chat.StatusFailed, Retry: &overloaded})
 	again, err := db.RetryRun(plain.RunID, "test-model", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, progress, _ := db.RunContext(again.RunID); progress != (Progress{}) {
+	if _, progress, _ := db.RunContext(again.RunID); progress != (stored.Progress{}) {
 		t.Errorf("a run without calls resumed: %+v", progress)
 	}
 }
@@ -172,7 +173,7 @@ func TestSchema13DatabaseTakesToolCalls(t *testing.T) {
 	r := post(t, db, session.ID, "echo hi")
 	streaming(t, db, r, "")
 	callTool(t, db, r, 0, 0, echoCall, echoRan)
-	if err := db.FinishRun(r.RunID, Finish{Status: chat.StatusSucceeded}); err != nil {
+	if err := db.FinishRun(r.RunID, stored.Finish{Status: chat.StatusSucceeded}); err != nil {
 		t.Fatal(err)
 	}
 	next := post(t, db, session.ID, "and?")

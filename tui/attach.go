@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/sanitize"
 	"parley/tui/clipboard"
@@ -150,10 +150,10 @@ func (m *Model) storeDraftFiles() tea.Cmd {
 	}
 }
 
-func toDraftFiles(files []attach.File) []history.DraftFile {
-	out := make([]history.DraftFile, len(files))
+func toDraftFiles(files []attach.File) []stored.DraftFile {
+	out := make([]stored.DraftFile, len(files))
 	for i, f := range files {
-		out[i] = history.DraftFile{Path: f.Path, Text: f.Text}
+		out[i] = stored.DraftFile{Path: f.Path, Text: f.Text}
 		if f.Image != nil {
 			im := f.Image.Image
 			out[i].Image, out[i].Data = &im, im.Data
@@ -162,7 +162,7 @@ func toDraftFiles(files []attach.File) []history.DraftFile {
 	return out
 }
 
-func fromDraftFiles(files []history.DraftFile) []attach.File {
+func fromDraftFiles(files []stored.DraftFile) []attach.File {
 	var out []attach.File
 	for _, f := range files {
 		file := attach.File{Path: f.Path, Text: f.Text}

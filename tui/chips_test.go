@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 )
@@ -15,7 +15,7 @@ import (
 func TestAttachedFilesShowAsChips(t *testing.T) {
 	t.Parallel()
 	file := attach.File{Path: "main.go", Text: strings.Repeat("fmt.Println(\"a line of the file\")\n", 60)}
-	msgs := []history.Message{
+	msgs := []stored.Message{
 		{ID: 1, Role: chat.RoleUser, Content: attach.Compose("review this", "", []attach.File{file})},
 		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Content: "Looks fine."},
 	}

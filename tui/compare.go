@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent"
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/transcript"
@@ -63,7 +63,7 @@ func (m *Model) compareTable() []string {
 var listPrices = agent.DefaultPrices()
 
 // versionCost is what a version cost at the known prices, "—" when its model has none.
-func (m *Model) versionCost(v history.Message) string {
+func (m *Model) versionCost(v stored.Message) string {
 	prices := listPrices
 	if m.spend != nil {
 		prices = m.spend.Prices

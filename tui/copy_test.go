@@ -10,14 +10,14 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/tui/clipboard"
 )
 
 // codeReply is a session whose reply holds two code blocks.
-func codeReply() []history.Message {
-	return []history.Message{
+func codeReply() []stored.Message {
+	return []stored.Message{
 		{ID: 1, Role: chat.RoleUser, Content: "two snippets?"},
 		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded,
 			Content: "First:\n\n```go\nvar xs []List<int>\n```\n\nThen:\n\n```sh\necho hi\n```\n"},
@@ -62,7 +62,7 @@ func TestCopyCommandUsesTheTool(t *testing.T) {
 	if err := os.WriteFile(tool, []byte("#!/bin/sh\ncat > "+out+"\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1"}, Clipboard: &clipboard.Way{Tool: []string{tool}}})
+	m := New(Options{Client: offlineClient(), Session: stored.Session{ID: "s1"}, Clipboard: &clipboard.Way{Tool: []string{tool}}})
 	m, _ = step(m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: codeReply()})
 	m = typeText(m, "/copy")

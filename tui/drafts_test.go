@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 	"parley/internal/attach"
 )
 
@@ -17,7 +17,7 @@ func TestDraftsSurviveAQuit(t *testing.T) {
 	t.Parallel()
 	db := historytest.Open(t)
 	s := storedSession(t, db, "first question", "first answer")
-	open := func(s history.Session) Model {
+	open := func(s stored.Session) Model {
 		m, _ := openOffline(t, db, s, 80, 24)
 		return m
 	}
@@ -44,7 +44,7 @@ func TestDraftsSurviveAQuit(t *testing.T) {
 
 	// A new session's draft waits under no id, and moves to the session its first message
 	// stores.
-	m = typeText(open(history.Session{}), "for a new session")
+	m = typeText(open(stored.Session{}), "for a new session")
 	if _, cmd := step(m, press("ctrl+d")); quits(cmd) {
 		t.Fatal("ctrl+d quit with a draft")
 	}
@@ -53,7 +53,7 @@ func TestDraftsSurviveAQuit(t *testing.T) {
 	if !quits(cmd) {
 		t.Fatal("no quit")
 	}
-	m = open(history.Session{})
+	m = open(stored.Session{})
 	if m.input.Value() != "for a new session" {
 		t.Fatalf("a new session opened with %q", m.input.Value())
 	}

@@ -3,7 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/tui/inputbox"
@@ -20,8 +20,8 @@ type editedMsg struct {
 	text       string
 	images     []chat.Image
 	modelName  string
-	rcpt       history.Receipt
-	system     history.Message // the system prompt stored before it, ID 0 when none was
+	rcpt       stored.Receipt
+	system     stored.Message // the system prompt stored before it, ID 0 when none was
 	err        error
 }
 
@@ -104,7 +104,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		// The session was left meanwhile; its run must not wait forever.
 		if msg.err == nil {
-			return tea.Batch(cancelQueuedCmd(m.db, []history.Receipt{msg.rcpt}), m.postNext())
+			return tea.Batch(cancelQueuedCmd(m.db, []stored.Receipt{msg.rcpt}), m.postNext())
 		}
 		return m.postNext()
 	}
@@ -120,7 +120,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text,
+	m.transcript.Append(stored.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text,
 		Images: msg.images})
 	m.appendQueuedReply(rcpt, msg.modelName)
 	m.transcript.GotoBottom()

@@ -5,22 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
 // / while replies are selected finds a text in the session's messages; n and N find it again.
 func TestFindInTheTranscript(t *testing.T) {
 	t.Parallel()
-	var msgs []history.Message
+	var msgs []stored.Message
 	for i := range 30 {
 		text := fmt.Sprintf("reply %d about nothing in particular", i)
 		if i == 4 || i == 20 {
 			text = fmt.Sprintf("reply %d: a Quokka smiles", i)
 		}
 		msgs = append(msgs,
-			history.Message{ID: int64(2*i + 1), Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i)},
-			history.Message{ID: int64(2*i + 2), Role: chat.RoleAssistant, AnchorID: int64(2*i + 1), RunID: int64(i + 1),
+			stored.Message{ID: int64(2*i + 1), Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i)},
+			stored.Message{ID: int64(2*i + 2), Role: chat.RoleAssistant, AnchorID: int64(2*i + 1), RunID: int64(i + 1),
 				Status: chat.StatusSucceeded, Content: text})
 	}
 	m := loadedModel(t, msgs, 100, 20)

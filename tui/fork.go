@@ -5,7 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -16,7 +16,7 @@ import (
 // forkedMsg carries the session a fork made, or why it could not be made.
 type forkedMsg struct {
 	sessionGen int
-	fork       history.Session
+	fork       stored.Session
 	err        error
 }
 

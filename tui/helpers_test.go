@@ -12,6 +12,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/retry"
@@ -22,7 +23,7 @@ import (
 // Helpers that build a model and step it by hand; driver_test.go runs one like a program.
 
 // newSessionIn creates a session in db.
-func newSessionIn(t testing.TB, db *history.DB) history.Session {
+func newSessionIn(t testing.TB, db *history.DB) stored.Session {
 	t.Helper()
 	s, err := db.CreateSession()
 	if err != nil {
@@ -50,7 +51,7 @@ func openModel(t testing.TB, o Options, w, h int) (Model, tea.Cmd) {
 // openOffline returns a model sized w×h on session s of db, with its stored messages read,
 // and the command their loading returned. Its client is offline and its clock manual, at
 // clockStart: the test feeds it whatever it is to see.
-func openOffline(t testing.TB, db *history.DB, s history.Session, w, h int) (Model, tea.Cmd) {
+func openOffline(t testing.TB, db *history.DB, s stored.Session, w, h int) (Model, tea.Cmd) {
 	t.Helper()
 	return openModel(t, Options{DB: db, Client: offlineClient(), Session: s, Clock: chattest.New(clockStart)}, w, h)
 }
@@ -64,9 +65,9 @@ func init() {
 }
 
 // loadedModel returns a model showing msgs, without a database.
-func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
+func loadedModel(t testing.TB, msgs []stored.Message, w, h int) Model {
 	t.Helper()
-	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
+	m := New(Options{Client: offlineClient(), Session: stored.Session{ID: "s1", Title: "test session"}})
 	m, _ = step(m, tea.WindowSizeMsg{Width: w, Height: h})
 	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: msgs})
 	return m
@@ -74,12 +75,12 @@ func loadedModel(t testing.TB, msgs []history.Message, w, h int) Model {
 
 // streamingModel returns a model showing msgs and a new exchange whose reply is being written
 // by the active run.
-func streamingModel(t testing.TB, msgs []history.Message, w, h int) Model {
+func streamingModel(t testing.TB, msgs []stored.Message, w, h int) Model {
 	t.Helper()
 	m := loadedModel(t, msgs, w, h)
 	next := int64(len(msgs) + 1)
 	m, _ = step(m, postedMsg{out: outgoing{text: "and now?"}, modelName: "test-model", session: m.session,
-		rcpt: history.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
+		rcpt: stored.Receipt{AnchorID: next, RunID: next, ReplyID: next + 1}})
 	if m.active == nil {
 		t.Fatal("no run started")
 	}
@@ -192,7 +193,7 @@ func asciiView(m Model) string {
 
 // shownReply is a reply as the transcript shows it: its message and its sanitized text.
 type shownReply struct {
-	message history.Message
+	message stored.Message
 	text    string
 }
 
@@ -208,7 +209,7 @@ func lastReply(t testing.TB, m Model) shownReply {
 }
 
 // liveMessages returns the session's live messages as stored.
-func liveMessages(t testing.TB, db *history.DB, sessionID string) []history.Message {
+func liveMessages(t testing.TB, db *history.DB, sessionID string) []stored.Message {
 	t.Helper()
 	msgs, err := db.Transcript(sessionID)
 	if err != nil {
@@ -218,7 +219,7 @@ func liveMessages(t testing.TB, db *history.DB, sessionID string) []history.Mess
 }
 
 // storedReply reads reply id back from the database.
-func storedReply(t testing.TB, db *history.DB, sessionID string, id int64) history.Message {
+func storedReply(t testing.TB, db *history.DB, sessionID string, id int64) stored.Message {
 	t.Helper()
 	for _, msg := range liveMessages(t, db, sessionID) {
 		if msg.ID == id {
@@ -226,12 +227,12 @@ func storedReply(t testing.TB, db *history.DB, sessionID string, id int64) histo
 		}
 	}
 	t.Fatalf("message %d not stored", id)
-	return history.Message{}
+	return stored.Message{}
 }
 
 // storeExchange stores question in session sessionID and answer as its reply, as a run that
 // streamed it and succeeded would, and returns the question's receipt.
-func storeExchange(t testing.TB, db *history.DB, sessionID, question, answer string) history.Receipt {
+func storeExchange(t testing.TB, db *history.DB, sessionID, question, answer string) stored.Receipt {
 	t.Helper()
 	rcpt, err := db.Post(sessionID, question, "test-model", false)
 	if err != nil {
@@ -242,7 +243,7 @@ func storeExchange(t testing.TB, db *history.DB, sessionID, question, answer str
 }
 
 // storedSession stores a new session holding one exchange, question and answer.
-func storedSession(t testing.TB, db *history.DB, question, answer string) history.Session {
+func storedSession(t testing.TB, db *history.DB, question, answer string) stored.Session {
 	t.Helper()
 	s, err := db.Session(storeExchange(t, db, "", question, answer).SessionID)
 	if err != nil {
@@ -252,14 +253,14 @@ func storedSession(t testing.TB, db *history.DB, question, answer string) histor
 }
 
 // storeAnswer stores text as the reply of rcpt's run, which succeeds.
-func storeAnswer(t testing.TB, db *history.DB, rcpt history.Receipt, text string) {
+func storeAnswer(t testing.TB, db *history.DB, rcpt stored.Receipt, text string) {
 	t.Helper()
 	err := db.StartRun(rcpt.RunID)
 	if err == nil {
 		err = db.AppendReply(rcpt.RunID, text, "")
 	}
 	if err == nil {
-		err = db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1})
+		err = db.FinishRun(rcpt.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 )
 
 // The input box on the screen: long pastes, collapsed in the input and in the transcript. The
@@ -80,7 +80,7 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 		t.Fatal("enter did not send")
 	}
 	m, _ = step(m, postedMsg{out: outgoing{text: "see: " + big + " thanks"}, modelName: "test-model", session: m.session,
-		rcpt: history.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2, Queued: true}})
+		rcpt: stored.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2, Queued: true}})
 	m.transcript.GotoTop()
 	if s := plain(m); !strings.Contains(s, "see: [pasted 1,300 lines] thanks") || strings.Contains(s, "line 0001") {
 		t.Fatalf("the paste is not collapsed in the transcript:\n%s", s)

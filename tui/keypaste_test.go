@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat/chattest"
 )
 
@@ -17,7 +17,7 @@ import (
 func pasteGapModel(t *testing.T) (Model, *chattest.Clock) {
 	t.Helper()
 	clk := chattest.New(clockStart)
-	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"},
+	m := New(Options{Client: offlineClient(), Session: stored.Session{ID: "s1", Title: "test session"},
 		Clock: clk, PasteGap: DefaultPasteGap})
 	m, _ = step(m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: storedExchanges(1)})

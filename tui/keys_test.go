@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -220,7 +220,7 @@ func TestHelpNamesTheKeysBound(t *testing.T) {
 	t.Parallel()
 	msgs := storedExchanges(2)
 	msgs[3].Status = chat.StatusInterrupted
-	m := New(Options{Client: offlineClient(), Session: history.Session{ID: "s1", Title: "test session"}})
+	m := New(Options{Client: offlineClient(), Session: stored.Session{ID: "s1", Title: "test session"}})
 	m.keys.Chat.Cancel = bind("select replies", "ctrl+g")
 	m.keys.Transcript.Regenerate = bind("regenerate", "R")
 	m.keys.Transcript.FocusInput = bind("back to typing", "a", "enter")

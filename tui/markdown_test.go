@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/markdown/markdowntest"
 )
@@ -36,9 +36,9 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 		t.Fatalf("the final frame rendered %d of work, more than the tail's %d", s, tail)
 	}
 	question, _ := m.transcript.Message(m.transcript.Anchor(id))
-	stored, _ := m.transcript.Message(id)
-	stored.Content, stored.Status = strings.Join(toks, ""), chat.StatusSucceeded
-	fresh := loadedModel(t, []history.Message{question, stored}, 90, 30)
+	reply, _ := m.transcript.Message(id)
+	reply.Content, reply.Status = strings.Join(toks, ""), chat.StatusSucceeded
+	fresh := loadedModel(t, []stored.Message{question, reply}, 90, 30)
 	got, want := renderWhole(m), renderWhole(fresh)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("finished render differs from a fresh one:\nfinished:\n%s\nfresh:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

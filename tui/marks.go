@@ -3,7 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 )
 
 // This file reads which replies have other versions, for their ‹ 2/3 › mark: when a session
@@ -12,7 +12,7 @@ import (
 // marksMsg carries the version marks of the session's replies.
 type marksMsg struct {
 	sessionGen int
-	marks      map[int64]history.Mark
+	marks      map[int64]stored.Mark
 	err        error
 }
 

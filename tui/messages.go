@@ -2,7 +2,7 @@ package tui
 
 import (
 	"parley/agent"
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 )
@@ -15,21 +15,21 @@ import (
 // switch.
 type sessionLoadedMsg struct {
 	sessionGen int
-	session    history.Session
-	msgs       []history.Message
-	earlier    int                  // the operator messages and replies before msgs, read later
-	system     history.SystemPrompt // the session's own
-	draft      string               // what was typed in it and not sent
-	typed      []string             // what was sent on the screen in other sessions, newest first
-	files      []attach.File        // the files attached to that draft
-	forkOf     *history.Fork        // where it was forked from; nil for no fork
+	session    stored.Session
+	msgs       []stored.Message
+	earlier    int                 // the operator messages and replies before msgs, read later
+	system     stored.SystemPrompt // the session's own
+	draft      string              // what was typed in it and not sent
+	typed      []string            // what was sent on the screen in other sessions, newest first
+	files      []attach.File       // the files attached to that draft
+	forkOf     *stored.Fork        // where it was forked from; nil for no fork
 	err        error
 }
 
 // olderLoadedMsg carries the messages of a long session older than those its first frame showed.
 type olderLoadedMsg struct {
 	sessionGen int
-	msgs       []history.Message
+	msgs       []stored.Message
 	err        error
 }
 
@@ -39,9 +39,9 @@ type postedMsg struct {
 	sessionGen int
 	out        outgoing
 	modelName  string
-	rcpt       history.Receipt
-	system     history.Message // the system prompt stored before it, ID 0 when none was
-	session    history.Session // reread: the first message gives the session its title
+	rcpt       stored.Receipt
+	system     stored.Message // the system prompt stored before it, ID 0 when none was
+	session    stored.Session // reread: the first message gives the session its title
 	err        error
 }
 
@@ -78,7 +78,7 @@ type frameMsg struct{ tag int }
 
 // sessionsMsg carries the stored sessions for the picker.
 type sessionsMsg struct {
-	sessions []history.Session
+	sessions []stored.Session
 	err      error
 }
 
@@ -112,10 +112,10 @@ type regeneratedMsg struct {
 	auto       bool
 	modelName  string
 	client     *agent.Client // nil: the screen's
-	rcpt       history.Receipt
+	rcpt       stored.Receipt
 	// resumed is, for a retry resumed from stored tool results, its reply as stored: the text
 	// and calls it begins with.
-	resumed *history.Message
+	resumed *stored.Message
 	err     error
 	// continued is set for a reply that goes on from a cut one (c), not one run again.
 	continued bool
@@ -126,7 +126,7 @@ type regeneratedMsg struct {
 type storedRunMsg struct {
 	sessionGen int
 	tier2Token int
-	stored     history.Run
+	stored     stored.Run
 	err        error
 }
 
@@ -139,11 +139,11 @@ type versionsMsg struct {
 	sessionGen int
 	reply      int64
 	dir        int
-	versions   []history.Message
+	versions   []stored.Message
 	// questions holds the operator messages of versions that answer an earlier text of the
 	// question (an edit), by id.
-	questions map[int64]history.Message
-	carried   map[int64][]history.Message // the turns each superseded version went on with
+	questions map[int64]stored.Message
+	carried   map[int64][]stored.Message // the turns each superseded version went on with
 	err       error
 }
 
@@ -155,6 +155,6 @@ type pasteTickMsg struct{ tag int }
 // in it (seen.go).
 type rereadMsg struct {
 	sessionGen int
-	msgs       []history.Message
+	msgs       []stored.Message
 	err        error
 }

@@ -15,6 +15,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/toolloop"
@@ -31,7 +32,7 @@ type Options struct {
 	// Client sends requests to the endpoint.
 	Client *agent.Client
 	// Session is the session to open.
-	Session history.Session
+	Session stored.Session
 	// Demo is the built-in demo endpoint when it is the one in use, for /demo commands; nil
 	// otherwise.
 	Demo Demo
@@ -48,7 +49,7 @@ type Options struct {
 	// System is the system prompt to start with. SystemExplicit says it was asked for
 	// (--role, --system): it then applies to the session opened even when that session has
 	// a prompt of its own; otherwise it only starts sessions that have no messages yet.
-	System         history.SystemPrompt
+	System         stored.SystemPrompt
 	SystemExplicit bool
 	// Roles are the roles /role chooses from, by name.
 	Roles map[string]Role
@@ -119,9 +120,9 @@ type Model struct {
 	// shown in the header when little is left.
 	limits      chat.Remaining
 	limitsKnown bool
-	session     history.Session
+	session     stored.Session
 	// forkOf is where the session was forked from; nil for one that is no fork.
-	forkOf *history.Fork
+	forkOf *stored.Fork
 	// sessionGen counts session switches; answers for an earlier session are dropped.
 	sessionGen int
 
@@ -144,7 +145,7 @@ type Model struct {
 	// and its messages carry it.
 	lastRunTag int
 	// queue holds stored runs waiting for the active one to end, oldest first.
-	queue []history.Receipt
+	queue []stored.Receipt
 	// outbox holds messages typed while an earlier one is being stored; posting one at a
 	// time keeps them in the order they were typed. posting is set while a message or a
 	// regeneration is being stored: the two never race in the database.
@@ -172,7 +173,7 @@ type Model struct {
 	toolList filterList[toolRow]
 	// resumed are the replies of retries resumed from stored tool results, by reply id, as
 	// stored: shown from their first output with the text and calls they begin with.
-	resumed map[int64]history.Message
+	resumed map[int64]stored.Message
 
 	// now is the clock's time at the last run event or spinner tick, for countdowns.
 	now time.Time
@@ -239,7 +240,7 @@ func New(o Options) Model {
 		runClients: map[int64]*agent.Client{},
 		demo:       o.Demo,
 		tools:      o.Tools,
-		resumed:    map[int64]history.Message{},
+		resumed:    map[int64]stored.Message{},
 		spend:      o.Spend,
 		clock:      o.Clock,
 		session:    o.Session,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/markdown"
 	"parley/internal/markdown/markdowntest"
@@ -77,7 +77,7 @@ func TestWrappedCodeKeepsItsIndentation(t *testing.T) {
 		}
 	}
 	// An operator's pasted code keeps its indentation too.
-	m := loadedModel(t, []history.Message{{ID: 1, Role: chat.RoleUser, Content: "    " + long}}, 40, 20)
+	m := loadedModel(t, []stored.Message{{ID: 1, Role: chat.RoleUser, Content: "    " + long}}, 40, 20)
 	for _, l := range strings.Split(plain(m), "\n") {
 		if strings.Contains(l, "then some") && !strings.HasPrefix(l, "        ") {
 			t.Fatalf("the wrapped line lost its indentation: %q\n%s", l, plain(m))

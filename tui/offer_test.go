@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -39,7 +39,7 @@ func TestARefusedConnectionIsOfferedAgainOnceFixed(t *testing.T) {
 	msgs[1].Retry = &refused
 	m := loadedModel(t, msgs, 100, 24)
 	m, _ = step(m, storedRunMsg{sessionGen: m.sessionGen, tier2Token: m.tier2.Token(),
-		stored: history.Run{ID: msgs[1].RunID, AnchorID: 1, ReplyID: 2, Status: chat.StatusFailed, Retry: &refused}})
+		stored: stored.Run{ID: msgs[1].RunID, AnchorID: 1, ReplyID: 2, Status: chat.StatusFailed, Retry: &refused}})
 	if m.tier2.Armed() || !strings.Contains(m.notice, "Network error — enter sends it again, esc dismisses") {
 		t.Fatalf("armed %v, notice %q", m.tier2.Armed(), m.notice)
 	}

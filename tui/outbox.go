@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 )
@@ -70,7 +71,7 @@ func (m *Model) postNext() tea.Cmd {
 			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
 		// Another window may have written in a session this screen opened stored (seen.go).
-		var rcpt history.Receipt
+		var rcpt stored.Receipt
 		if known == "" {
 			rcpt, err = db.Post(sessionID, text, modelName, queued, next.images...)
 		} else {
@@ -122,7 +123,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.system.ID != 0 {
 		m.transcript.Append(msg.system)
 	}
-	m.transcript.Append(history.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.out.text,
+	m.transcript.Append(stored.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.out.text,
 		Images: msg.out.images})
 	m.appendQueuedReply(msg.rcpt, msg.modelName)
 	m.transcript.GotoBottom()
@@ -156,8 +157,8 @@ func (m *Model) giveBack(outs []outgoing) {
 }
 
 // appendQueuedReply shows the reply of a stored run that has not started yet.
-func (m *Model) appendQueuedReply(rcpt history.Receipt, modelName string) {
-	m.transcript.Append(history.Message{
+func (m *Model) appendQueuedReply(rcpt stored.Receipt, modelName string) {
+	m.transcript.Append(stored.Message{
 		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
 		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
 		Content: rcpt.Prefix, Seam: len(rcpt.Prefix),
@@ -176,9 +177,9 @@ func (m *Model) dispatchNext() tea.Cmd {
 
 // cancelQueued stores queued runs as cancelled, so none is left waiting. It runs inside a
 // command.
-func cancelQueued(db *history.DB, rcpts []history.Receipt) error {
+func cancelQueued(db *history.DB, rcpts []stored.Receipt) error {
 	for _, rcpt := range rcpts {
-		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusCancelled}); err != nil {
+		if err := db.FinishRun(rcpt.RunID, stored.Finish{Status: chat.StatusCancelled}); err != nil {
 			return err
 		}
 	}
@@ -186,7 +187,7 @@ func cancelQueued(db *history.DB, rcpts []history.Receipt) error {
 }
 
 // cancelQueuedCmd stores queued runs as cancelled, from a command; nil when there are none.
-func cancelQueuedCmd(db *history.DB, rcpts []history.Receipt) tea.Cmd {
+func cancelQueuedCmd(db *history.DB, rcpts []stored.Receipt) tea.Cmd {
 	if len(rcpts) == 0 {
 		return nil
 	}

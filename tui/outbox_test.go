@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -19,7 +19,7 @@ import (
 func TestMessagesThatCouldNotBeStoredComeBack(t *testing.T) {
 	t.Parallel()
 	db := historytest.Open(t)
-	m, _ := openOffline(t, db, history.Session{}, 80, 24)
+	m, _ := openOffline(t, db, stored.Session{}, 80, 24)
 	if err := db.Close(); err != nil { // from now on every store fails
 		t.Fatal(err)
 	}

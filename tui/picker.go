@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -17,7 +17,7 @@ import (
 
 // picker is the session list, drawn in the transcript's place.
 type picker struct {
-	filterList[history.Session]
+	filterList[stored.Session]
 	pickerSearch
 	// renaming is the session whose title is being typed (pickeredit.go), "" when none is;
 	// title is the title so far.
@@ -43,7 +43,7 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 		m.setNotice("no stored sessions", false)
 		return nil
 	}
-	m.picker = picker{filterList: newFilterList(msg.sessions, func(s history.Session) bool { return s.ID == m.session.ID })}
+	m.picker = picker{filterList: newFilterList(msg.sessions, func(s stored.Session) bool { return s.ID == m.session.ID })}
 	m.openList(focusPicker)
 	return nil
 }
@@ -99,7 +99,7 @@ func (m *Model) pickerView(height int) []string {
 			st.Muted.Render("  "+hint(relabel(k.Choose, "saves"), relabel(k.Close, "keeps the title")))
 	}
 	room := max(0, m.width-2)
-	return m.picker.view(st, k, m.width, height, look, func(s history.Session) string {
+	return m.picker.view(st, k, m.width, height, look, func(s stored.Session) string {
 		row := fmt.Sprintf("%s  %s  %d messages  %s", chat.FormatDate(s.UpdatedAt),
 			sanitize.String(sessionTitle(s)), s.Messages, shortID(s.ID))
 		if e := m.picker.excerpt(s.ID, room, st); e != "" {
@@ -111,7 +111,7 @@ func (m *Model) pickerView(height int) []string {
 }
 
 // sessionTitle is how the picker names session s.
-func sessionTitle(s history.Session) string {
+func sessionTitle(s stored.Session) string {
 	if s.Title == "" {
 		return "(empty)"
 	}

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 )
 
 // The session picker: searching titles and messages as one types, and with many sessions
@@ -18,9 +18,9 @@ import (
 func TestPickerPages(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
-	var sessions []history.Session
+	var sessions []stored.Session
 	for i := range 400 {
-		sessions = append(sessions, history.Session{ID: fmt.Sprintf("s%03d", i), Title: fmt.Sprintf("session %d", i)})
+		sessions = append(sessions, stored.Session{ID: fmt.Sprintf("s%03d", i), Title: fmt.Sprintf("session %d", i)})
 	}
 	m, _ = step(m, sessionsMsg{sessions: sessions})
 	m.picker.cursor = 0

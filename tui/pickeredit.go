@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -24,7 +24,7 @@ type sessionEditedMsg struct {
 
 // deleteSession is the delete key on session s: it asks first, and the same key again
 // deletes s with its messages. The open session is not deleted.
-func (m *Model) deleteSession(s history.Session, pending confirm) tea.Cmd {
+func (m *Model) deleteSession(s stored.Session, pending confirm) tea.Cmd {
 	if s.ID == m.session.ID {
 		m.setNotice("this is the open session: open another one to delete it", true)
 		return nil
@@ -74,13 +74,13 @@ func (m *Model) handleSessionEdited(msg sessionEditedMsg) tea.Cmd {
 		return nil
 	}
 	p := &m.picker
-	i := slices.IndexFunc(p.items, func(s history.Session) bool { return s.ID == msg.id })
+	i := slices.IndexFunc(p.items, func(s stored.Session) bool { return s.ID == msg.id })
 	switch {
 	case msg.deleted:
 		if i >= 0 {
 			p.items = slices.Delete(p.items, i, i+1)
 		}
-		m.setNotice("deleted “"+sanitize.String(sessionTitle(history.Session{Title: msg.title}))+"”", false)
+		m.setNotice("deleted “"+sanitize.String(sessionTitle(stored.Session{Title: msg.title}))+"”", false)
 	default:
 		if i >= 0 {
 			p.items[i].Title = msg.title

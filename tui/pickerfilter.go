@@ -6,7 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/sanitize"
 )
 
@@ -21,24 +21,24 @@ type pickerSearch struct {
 	// queryGen counts the queries typed; a search for an earlier one is dropped.
 	queryGen int
 	// hits maps each session with a matching message to its best match.
-	hits map[string]history.Hit
+	hits map[string]stored.Hit
 }
 
 // pickerSearchMsg carries the sessions whose messages match the picker's query number gen.
 type pickerSearchMsg struct {
 	gen  int
-	hits map[string]history.Hit
+	hits map[string]stored.Hit
 	err  error
 }
 
 // shown returns the sessions the picker lists now: all of them, or those the query matches.
-func (p *picker) shown() []history.Session { return p.kept }
+func (p *picker) shown() []stored.Session { return p.kept }
 
 // refilter lists the sessions whose title holds the words of the query, or whose messages
 // matched it.
 func (p *picker) refilter() {
 	words := strings.Fields(strings.ToLower(p.query))
-	p.narrow(func(s history.Session) bool {
+	p.narrow(func(s stored.Session) bool {
 		title := strings.ToLower(s.Title)
 		inTitle := true
 		for _, w := range words {
@@ -62,7 +62,7 @@ func (m *Model) searchPicker() tea.Cmd {
 	db, gen := m.db, p.queryGen
 	return func() tea.Msg {
 		found, err := db.Search(q, pickerSearchLimit)
-		hits := map[string]history.Hit{}
+		hits := map[string]stored.Hit{}
 		for _, h := range found {
 			if _, seen := hits[h.SessionID]; !seen {
 				hits[h.SessionID] = h
@@ -105,7 +105,7 @@ func (p *picker) excerpt(id string, width int, st *theme) string {
 		return ""
 	}
 	e := strings.NewReplacer(markStart, "", markEnd, "").Replace(h.Excerpt)
-	e = strings.NewReplacer(history.HitStart, markStart, history.HitEnd, markEnd).Replace(e)
+	e = strings.NewReplacer(stored.HitStart, markStart, stored.HitEnd, markEnd).Replace(e)
 	e = strings.Join(strings.Fields(sanitize.String(e)), " ")
 	if before, _, found := strings.Cut(e, markStart); found {
 		if r := []rune(before); len(r) > width/3 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -111,7 +112,7 @@ func TestRegenerateNewestAndEarlierReply(t *testing.T) {
 		t.Fatalf("%d operator rows, want one per message typed (3)", users)
 	}
 	for i, id := range []int64{q1, q2, q3} {
-		if all[slices.IndexFunc(all, func(m history.Message) bool { return m.ID == id })].Content != before[2*i].Content {
+		if all[slices.IndexFunc(all, func(m stored.Message) bool { return m.ID == id })].Content != before[2*i].Content {
 			t.Fatalf("operator message %d changed", id)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -51,7 +51,7 @@ func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cm
 	if auto {
 		// A retry resumes from the stored results of a run that called tools: no tool
 		// that ran runs again.
-		store = func(_ int64, model string, queued bool) (history.Receipt, error) {
+		store = func(_ int64, model string, queued bool) (stored.Receipt, error) {
 			return db.RetryRun(failed, model, queued)
 		}
 	}
@@ -76,7 +76,7 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		// The session was left meanwhile; its run must not wait forever.
 		if msg.err == nil {
-			return tea.Batch(cancelQueuedCmd(db, []history.Receipt{msg.rcpt}), m.postNext())
+			return tea.Batch(cancelQueuedCmd(db, []stored.Receipt{msg.rcpt}), m.postNext())
 		}
 		return m.postNext()
 	}
@@ -121,9 +121,9 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 
 // supersede takes the superseded messages off the transcript and out of the queue, and returns
 // the queued runs whose replies were superseded: they must never be sent.
-func (m *Model) supersede(ids []int64) (drop []history.Receipt) {
+func (m *Model) supersede(ids []int64) (drop []stored.Receipt) {
 	m.transcript.Remove(ids)
-	var keep []history.Receipt
+	var keep []stored.Receipt
 	for _, q := range m.queue {
 		if slices.Contains(ids, q.ReplyID) {
 			drop = append(drop, q)

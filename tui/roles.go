@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/sanitize"
 )
@@ -37,7 +38,7 @@ func roleNames(roles map[string]Role) string {
 // startup is what the screen was started with, kept across sessions.
 type startup struct {
 	// system is the prompt parley started with; explicit is set when it was asked for.
-	system   history.SystemPrompt
+	system   stored.SystemPrompt
 	explicit bool
 	roles    map[string]Role
 	// attachLimits are the largest text file and image /file attaches.
@@ -54,7 +55,7 @@ type startup struct {
 type nextMessage struct {
 	// system is the system prompt of the next messages; stored before the next one when it
 	// is not the session's already. Its Text is empty for none.
-	system history.SystemPrompt
+	system stored.SystemPrompt
 	// files are attached to the next message (attach.go).
 	files []attach.File
 	// edit is the operator message the next message replaces, 0 when it is a new one;
@@ -72,21 +73,21 @@ func newStartup(o Options) (startup, nextMessage) {
 	return s, nextMessage{system: o.System, files: o.Attachments}
 }
 
-// sessionOpened chooses the system prompt of the session just opened, whose own prompt is
-// stored and which has msgs: the one parley was asked to start with, for the first session;
+// sessionOpened chooses the system prompt of the session just opened, whose own stored prompt
+// is prompt and which has msgs: the one parley was asked to start with, for the first session;
 // else the session's own; else, in a session with nothing in it, the one parley started
 // with. Then it sends the message parley was started with, if any.
-func (m *Model) sessionOpened(stored history.SystemPrompt, msgs []history.Message) tea.Cmd {
+func (m *Model) sessionOpened(prompt stored.SystemPrompt, msgs []stored.Message) tea.Cmd {
 	first := m.sessionGen == 0
 	switch {
 	case first && m.start.explicit:
 		m.next.system = m.start.system
-	case stored.Text != "":
-		m.next.system = stored
+	case prompt.Text != "":
+		m.next.system = prompt
 	case len(msgs) == 0:
 		m.next.system = m.start.system
 	default:
-		m.next.system = history.SystemPrompt{}
+		m.next.system = stored.SystemPrompt{}
 	}
 	if first && (m.start.modelProblem != "" || len(m.start.chooseModel) > 0) {
 		// No model yet: the question waits in the input, not lost, while one is chosen.
@@ -110,7 +111,7 @@ func (m *Model) sessionOpened(stored history.SystemPrompt, msgs []history.Messag
 // postSystem stores p as the session's system prompt before a message, unless it is that
 // already, and returns the message stored (ID 0 when none was); an empty p stores the removal
 // of the session's prompt, if it has one. It runs inside a command.
-func postSystem(db *history.DB, sessionID string, p history.SystemPrompt) (history.Message, error) {
+func postSystem(db *history.DB, sessionID string, p stored.SystemPrompt) (stored.Message, error) {
 	switch {
 	case p.Text != "":
 		return db.PostSystem(sessionID, p)
@@ -118,7 +119,7 @@ func postSystem(db *history.DB, sessionID string, p history.SystemPrompt) (histo
 		// None: a prompt the session has stops here (/role none, /system off).
 		return db.RemoveSystem(sessionID)
 	}
-	return history.Message{}, nil
+	return stored.Message{}, nil
 }
 
 // noPrompt reports whether a /role or /system argument asks for no system prompt.
@@ -128,7 +129,7 @@ func noPrompt(arg string) bool {
 
 // removeSystem is /role none and /system off: the next messages go without a system prompt.
 func (m *Model) removeSystem() {
-	m.next.system = history.SystemPrompt{}
+	m.next.system = stored.SystemPrompt{}
 	m.setNotice("no system prompt for the next messages", false)
 }
 
@@ -149,7 +150,7 @@ func (m *Model) roleCommand(name string) {
 		m.setNotice(fmt.Sprintf("no role %q (roles: %s); add roles/%s.md beside config.toml", sanitize.String(name), roleNames(m.start.roles), sanitize.String(name)), true)
 		return
 	}
-	m.next.system = history.SystemPrompt{Role: r.Name, Text: r.System}
+	m.next.system = stored.SystemPrompt{Role: r.Name, Text: r.System}
 	note := "role " + r.Name + " for the next messages"
 	if r.Model != "" && m.client != nil {
 		m.client = m.client.WithModel(r.Model)
@@ -178,7 +179,7 @@ func (m *Model) systemCommand(text string) {
 		m.removeSystem()
 		return
 	}
-	m.next.system = history.SystemPrompt{Text: text}
+	m.next.system = stored.SystemPrompt{Text: text}
 	m.setNotice("system prompt set for the next messages", false)
 }
 

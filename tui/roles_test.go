@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 )
 
 // System prompts on the chat screen: the one parley starts with, /role and /system, against a
 // demo endpoint and a real database.
 
-var poet = history.SystemPrompt{Role: "poet", Text: "Answer in verse."}
+var poet = stored.SystemPrompt{Role: "poet", Text: "Answer in verse."}
 
 func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
 	t.Parallel()
@@ -64,22 +64,22 @@ func TestTheSystemPromptGoesFirstAndSurvivesRegenerate(t *testing.T) {
 // Which system prompt a session opened gets.
 func TestTheSystemPromptOfASessionOpened(t *testing.T) {
 	t.Parallel()
-	terse := history.SystemPrompt{Text: "Be terse."}
+	terse := stored.SystemPrompt{Text: "Be terse."}
 	some := storedExchanges(1)
 	rows := []struct {
 		name     string
 		first    bool
 		explicit bool
-		stored   history.SystemPrompt
-		msgs     []history.Message
-		want     history.SystemPrompt
+		stored   stored.SystemPrompt
+		msgs     []stored.Message
+		want     stored.SystemPrompt
 	}{
 		{"asked for: the first session, over its own", true, true, terse, some, poet},
 		{"asked for: not a session switched to later", false, true, terse, some, terse},
-		{"asked for: a new session switched to", false, true, history.SystemPrompt{}, nil, poet},
+		{"asked for: a new session switched to", false, true, stored.SystemPrompt{}, nil, poet},
 		{"a default: a session keeps its own", true, false, terse, some, terse},
-		{"a default: a new session", true, false, history.SystemPrompt{}, nil, poet},
-		{"a default: not an older session without one", true, false, history.SystemPrompt{}, some, history.SystemPrompt{}},
+		{"a default: a new session", true, false, stored.SystemPrompt{}, nil, poet},
+		{"a default: not an older session without one", true, false, stored.SystemPrompt{}, some, stored.SystemPrompt{}},
 	}
 	for _, row := range rows {
 		m := New(Options{Client: offlineClient(), System: poet, SystemExplicit: row.explicit})

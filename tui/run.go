@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -25,7 +25,7 @@ const batchWindow = frameInterval
 type activeRun struct {
 	// tag tells this run's messages from those of runs that were active before.
 	tag  int
-	rcpt history.Receipt
+	rcpt stored.Receipt
 	// client is the client the run is sent with: the screen's, or another (waits.go).
 	client *agent.Client
 	// cancel cancels the run's context; the run then ends with EventCancelled, which is
@@ -63,7 +63,7 @@ func (m *Model) waiting() bool {
 // startRun makes rcpt's run the active one and sends its request from a command: the
 // request's context is the run's, its events are stored by history.Record before they reach
 // the screen.
-func (m *Model) startRun(rcpt history.Receipt) tea.Cmd {
+func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 	m.lastRunTag++
 	ctx, cancel := context.WithCancel(context.Background())
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
@@ -228,7 +228,7 @@ func (m *Model) showHidden(r *activeRun) {
 	reply, resumed := m.resumed[r.rcpt.ReplyID]
 	delete(m.resumed, r.rcpt.ReplyID)
 	if !resumed {
-		reply = history.Message{ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
+		reply = stored.Message{ID: r.rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
 			AnchorID: r.rcpt.AnchorID, RunID: r.rcpt.RunID}
 	}
 	reply.Model, reply.Status, reply.Superseded = m.modelName(), "", false

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history"
+	"parley/history/stored"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),
@@ -16,19 +17,19 @@ import (
 const firstScreen = 200
 
 // opener opens a session in the database: a new one, or one by its id.
-type opener func(*history.DB) (history.Session, error)
+type opener func(*history.DB) (stored.Session, error)
 
 // sessionByID opens the stored session id; "" is a new session.
 func sessionByID(id string) opener {
 	if id == "" {
 		return newSession
 	}
-	return func(db *history.DB) (history.Session, error) { return db.Session(id) }
+	return func(db *history.DB) (stored.Session, error) { return db.Session(id) }
 }
 
 // newSession opens a new session (/new). It has no id until its first message is stored, with
 // it: a session left without a word is not stored at all.
-func newSession(*history.DB) (history.Session, error) { return history.Session{}, nil }
+func newSession(*history.DB) (stored.Session, error) { return stored.Session{}, nil }
 
 // readSession opens a session and reads its newest messages and its draft. It runs inside a
 // command.
@@ -37,10 +38,10 @@ func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
 	if err != nil {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}
 	}
-	var msgs []history.Message
+	var msgs []stored.Message
 	var earlier int
-	var system history.SystemPrompt
-	var forkOf *history.Fork
+	var system stored.SystemPrompt
+	var forkOf *stored.Fork
 	if s.ID != "" {
 		f, forked, err := db.ForkOf(s.ID)
 		if err != nil {
@@ -141,7 +142,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 		// Sent before the session read at start-up answered (a loaded machine, a quick
 		// typist): what the screen shows stays as it is, a reply streaming into it too, since
 		// the read may have come before it was stored. What the session had before goes above.
-		var before []history.Message
+		var before []stored.Message
 		oldest := m.transcript.Oldest()
 		for _, s := range msg.msgs {
 			if s.ID < oldest {

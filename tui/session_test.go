@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 )
 
 // Opening, switching and listing sessions, and the other slash commands.
@@ -19,7 +19,7 @@ func TestPickerKeys(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, nil, 100, 24)
 	open := func(m Model) Model {
-		m, _ = step(m, sessionsMsg{sessions: []history.Session{{ID: "s0", Title: "zero"}, {ID: "s1"}, {ID: "s2"}}})
+		m, _ = step(m, sessionsMsg{sessions: []stored.Session{{ID: "s0", Title: "zero"}, {ID: "s1"}, {ID: "s2"}}})
 		return m
 	}
 	m = open(m)
@@ -171,7 +171,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 func TestNewSessionIsStoredWithItsFirstMessage(t *testing.T) {
 	t.Parallel()
 	o, _, _ := demoOptions(t, screenConfig{})
-	o.Session = history.Session{}
+	o.Session = stored.Session{}
 	m, _ := openModel(t, o, 100, 30)
 	d := newDriver(t, m)
 	if ss, _ := o.DB.Sessions(); len(ss) != 0 {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 )
 
 // Slash commands as typed: a mistyped one is never sent, case does not matter, // sends one
@@ -20,7 +20,7 @@ func TestMistypedCommandsAreNeverSent(t *testing.T) {
 		{"/quokka hi", "unknown command /quokka — /help lists the commands (// sends it as text)"},
 	} {
 		db := historytest.Open(t)
-		m, _ := openOffline(t, db, history.Session{}, 100, 24)
+		m, _ := openOffline(t, db, stored.Session{}, 100, 24)
 		m = typeText(m, c.line)
 		m, cmd := step(m, press("enter"))
 		if m.posting || len(m.outbox) > 0 || m.transcript.Len() != 0 {

@@ -9,6 +9,7 @@ import (
 
 	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -23,7 +24,7 @@ func answeredOffline(t *testing.T) (Model, *chattest.Clock, *history.DB) {
 	clock := chattest.New(clockStart)
 	m, _ := openModel(t, Options{DB: db, Client: offlineClient(), Session: newSessionIn(t, db), Clock: clock}, 80, 24)
 	m, _ = step(m, postedMsg{out: outgoing{text: "write a poem"}, modelName: "test-model", session: m.session,
-		rcpt: history.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2}})
+		rcpt: stored.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2}})
 	m, _ = deliver(m, delta("Roses are red."), chat.Event{Kind: chat.EventFinished})
 	if m.active != nil {
 		t.Fatal("the run did not end")
@@ -71,7 +72,7 @@ func TestEscStopsAReplyThenWaitsBeforeSelecting(t *testing.T) {
 	m, clock, _ := answeredOffline(t)
 	clock.Advance(time.Hour)
 	m, _ = step(m, postedMsg{out: outgoing{text: "again"}, modelName: "test-model", session: m.session,
-		rcpt: history.Receipt{AnchorID: 3, RunID: 2, ReplyID: 4}})
+		rcpt: stored.Receipt{AnchorID: 3, RunID: 2, ReplyID: 4}})
 	m, _ = deliver(m, delta("Violets"))
 	m, _ = step(m, press("esc")) // stops the reply
 	if !m.active.cancelling {
@@ -202,7 +203,7 @@ func TestLinesThatAreNoCommandAreSentAndErrorsKeepTheInput(t *testing.T) {
 		t.Fatalf("a failed command cleared the input: %q, notice %q", m.input.Value(), m.notice)
 	}
 	db := historytest.Open(t)
-	m, _ = openOffline(t, db, history.Session{}, 80, 24)
+	m, _ = openOffline(t, db, stored.Session{}, 80, 24)
 	for _, c := range []struct{ line, want string }{
 		{"/etc/hosts: what is this file for?", "/etc/hosts: what is this file for?"},
 		{"//help", "/help"},

@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -104,7 +104,7 @@ func (m *Model) cancelTier2() tea.Cmd {
 		if q.RunID == runID {
 			m.queue = slices.Delete(slices.Clone(m.queue), i, i+1)
 			m.transcript.SetStatus(q.ReplyID, chat.StatusCancelled, nil)
-			return cancelQueuedCmd(m.db, []history.Receipt{q})
+			return cancelQueuedCmd(m.db, []stored.Receipt{q})
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"parley/agent"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/retry"
@@ -260,13 +261,13 @@ func TestTier2ArmsFromTheStoredClassification(t *testing.T) {
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)
 	m, _ := openOffline(t, db, s, 100, 24)
-	arm := func(stored, event chat.Classification) Model {
+	arm := func(kept, event chat.Classification) Model {
 		rcpt, err := db.Post(s.ID, "hello", "test-model", false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m, _ := step(m, postedMsg{sessionGen: m.sessionGen, out: outgoing{text: "hello"}, modelName: "test-model", rcpt: rcpt, session: s})
-		if err := db.FinishRun(rcpt.RunID, history.Finish{Status: chat.StatusFailed, Retry: &stored}); err != nil {
+		if err := db.FinishRun(rcpt.RunID, stored.Finish{Status: chat.StatusFailed, Retry: &kept}); err != nil {
 			t.Fatal(err)
 		}
 		return runCmds(deliver(m, chat.Event{Kind: chat.EventFailed, Class: event}))
@@ -290,7 +291,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	}
 	failed, _ := db1.CreateSession()
 	r, _ := db1.Post(failed.ID, "hello", "m", false)
-	if err := db1.FinishRun(r.RunID, history.Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
+	if err := db1.FinishRun(r.RunID, stored.Finish{Status: chat.StatusFailed, Retry: &overloaded}); err != nil {
 		t.Fatal(err)
 	}
 	cut, _ := db1.CreateSession()
@@ -308,7 +309,7 @@ func TestTier2NeverArmsAtStartUp(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 
-	for _, s := range []history.Session{failed, cut} {
+	for _, s := range []stored.Session{failed, cut} {
 		m, cmd := openOffline(t, db, s, 100, 24)
 		if m.tier2.Active() || strings.Contains(plain(m), "retrying") {
 			t.Fatalf("session %s armed at start-up:\n%s", s.ID, plain(m))
@@ -336,7 +337,7 @@ func TestTier2CasesOnScreen(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			spare := agent.NewClient(agent.Endpoint{Name: "spare", BaseURL: "http://127.0.0.1:9/v1", Model: "spare-model"},
 				chat.SystemClock{}, retry.DefaultPolicy())
-			m := New(Options{Client: offlineClient(), Fallback: spare, Session: history.Session{ID: "s1", Title: "test session"}})
+			m := New(Options{Client: offlineClient(), Fallback: spare, Session: stored.Session{ID: "s1", Title: "test session"}})
 			m, _ = step(m, tea.WindowSizeMsg{Width: 200, Height: 24})
 			m, _ = step(m, sessionLoadedMsg{session: m.session, msgs: transcripttest.GoldenSession(chat.StatusFailed, "", &c.Class)})
 			if !m.tier2.Arm(failedRun(1, c.Class), retrytest.Tier2Failed) {

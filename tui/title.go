@@ -3,7 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/sanitize"
 )
 
@@ -12,7 +12,7 @@ import (
 // titledMsg carries the session renamed by /title, or why it was not.
 type titledMsg struct {
 	sessionGen int
-	session    history.Session
+	session    stored.Session
 	err        error
 }
 

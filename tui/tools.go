@@ -11,6 +11,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/mcp"
 	"parley/internal/sanitize"
@@ -43,7 +44,7 @@ func runModel(spend *agent.SpendGuard, client *agent.Client, sessionID string) t
 // on, its servers started here (those that cannot be are returned, each error naming its
 // server), else one model call. It runs in a command.
 func runEvents(ctx context.Context, box *toolbox, db *history.DB, spend *agent.SpendGuard, client *agent.Client,
-	rcpt history.Receipt, sessionID string, msgs []chat.Message, progress history.Progress) (<-chan chat.Event, []string) {
+	rcpt stored.Receipt, sessionID string, msgs []chat.Message, progress stored.Progress) (<-chan chat.Event, []string) {
 	if box == nil || !box.Any() {
 		return spend.Stream(ctx, client, sessionID, msgs), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/wrap"
 	"parley/tui/transcript"
@@ -21,12 +22,12 @@ import (
 
 // versionView shows the versions of one reply, oldest first, in the transcript's place.
 type versionView struct {
-	list    []history.Message
-	carried map[int64][]history.Message
+	list    []stored.Message
+	carried map[int64][]stored.Message
 	shown   int // the index in list of the version shown
 	// questions are the earlier texts of the question, shown above the versions answering
 	// them, by id.
-	questions map[int64]history.Message
+	questions map[int64]stored.Message
 	view      *transcript.List
 }
 
@@ -42,8 +43,8 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	db, sessionGen := m.db, m.sessionGen
 	return func() tea.Msg {
 		all, err := db.Versions(anchor)
-		msg := versionsMsg{sessionGen: sessionGen, reply: reply, dir: dir, carried: map[int64][]history.Message{},
-			questions: map[int64]history.Message{}, err: err}
+		msg := versionsMsg{sessionGen: sessionGen, reply: reply, dir: dir, carried: map[int64][]stored.Message{},
+			questions: map[int64]stored.Message{}, err: err}
 		for _, v := range all {
 			if v.Superseded && v.Content == "" && v.Reasoning == "" {
 				continue
@@ -65,7 +66,7 @@ func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
 	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
 		return nil
 	}
-	at := slices.IndexFunc(msg.versions, func(v history.Message) bool { return v.ID == msg.reply })
+	at := slices.IndexFunc(msg.versions, func(v stored.Message) bool { return v.ID == msg.reply })
 	i := at + msg.dir
 	switch {
 	case len(msg.versions) < 2:
@@ -94,9 +95,9 @@ func (m *Model) showVersion(i int) {
 	v := &m.versions
 	v.shown = max(0, min(i, len(v.list)-1))
 	version := v.list[v.shown]
-	shown := append([]history.Message{version}, v.carried[version.ID]...)
+	shown := append([]stored.Message{version}, v.carried[version.ID]...)
 	if q, ok := v.questions[version.AnchorID]; ok {
-		shown = append([]history.Message{q}, shown...)
+		shown = append([]stored.Message{q}, shown...)
 	}
 	v.view.Reset(shown)
 	v.view.GotoTop()

@@ -13,12 +13,13 @@ import (
 
 	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 )
 
 // The version view of a reply, opened with [ and ].
 
 // versionsDB stores one question answered twice: the first answer superseded by the second.
-func versionsDB(t *testing.T) (*history.DB, history.Session) {
+func versionsDB(t *testing.T) (*history.DB, stored.Session) {
 	t.Helper()
 	db := historytest.Open(t)
 	s := newSessionIn(t, db)

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/tui/transcript/transcripttest"
 )
@@ -55,7 +55,7 @@ func TestGolden(t *testing.T) {
 			m, _ = deliver(m, delta("Working on it"))
 			m, _ = step(m, frameMsg{tag: m.active.tag})
 			m, _ = step(m, postedMsg{out: outgoing{text: "Also in C?"}, modelName: "test-model", session: m.session,
-				rcpt: history.Receipt{AnchorID: 5, RunID: 3, ReplyID: 6, Queued: true}})
+				rcpt: stored.Receipt{AnchorID: 5, RunID: 3, ReplyID: 6, Queued: true}})
 			return m
 		},
 		"transcript-focus": func(t *testing.T) Model {

@@ -6,7 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/retry"
@@ -62,7 +62,7 @@ type offer struct{ run, anchor int64 }
 // offerRetry says what can be done about the last reply of a session just opened, when its
 // run failed retryable or was interrupted: never sending by itself, it offers to send it again,
 // or with a provider's time still ahead, to schedule the retry then.
-func (m *Model) offerRetry(msgs []history.Message) {
+func (m *Model) offerRetry(msgs []stored.Message) {
 	m.offer = offer{}
 	if len(msgs) == 0 {
 		return

@@ -12,6 +12,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/config"
@@ -75,26 +76,26 @@ type app struct {
 // the configuration, a continued session on the profile and model it last ran on, with the
 // endpoint clients timed by ios's clock. Every error is the user's to fix, and nothing
 // existing is overwritten on the way.
-func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, error) {
+func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, error) {
 	paths, err := config.ResolvePaths(ios.Getenv)
 	if err != nil {
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	a := &app{}
 	if a.db, err = history.Open(paths.DB); err != nil {
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	sess, err := a.session(o.cont, o.sessionID, !o.printMode)
 	if err != nil {
 		a.close()
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	fl := o.Flags
 	fl.Continued = config.Continued{Session: sess.ID, Profile: sess.Profile, Model: sess.Model}
 	cfg, err := config.Resolve(fl, ios.Getenv)
 	if err != nil {
 		a.close()
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
 	a.readingWidth, a.mouse, a.chosen = cfg.ReadingWidth, cfg.Mouse, cfg.Chosen
@@ -103,7 +104,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 	if ep.Demo {
 		if a.demo, err = demo.Start(demo.Options{Pace: demo.DefaultPace, Clock: ios.Clock}); err != nil {
 			a.close()
-			return nil, history.Session{}, fmt.Errorf("cannot start the demo endpoint: %v", err)
+			return nil, stored.Session{}, fmt.Errorf("cannot start the demo endpoint: %v", err)
 		}
 		ep.BaseURL = a.demo.URL()
 	}
@@ -113,12 +114,12 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, history.Session, er
 		on, err := toolsOn(cfg, o.print.AllowTools)
 		if err != nil {
 			a.close()
-			return nil, history.Session{}, err
+			return nil, stored.Session{}, err
 		}
 		a.tools = toolloop.NewToolbox(mcp.New(cfg.MCP, a.log), on, cfg.Allowed)
 	} else if len(o.print.AllowTools) > 0 {
 		a.close()
-		return nil, history.Session{}, usagef("--allow-tool %s: config.toml configures no tool servers: add an [mcp.NAME] table", o.print.AllowTools[0])
+		return nil, stored.Session{}, usagef("--allow-tool %s: config.toml configures no tool servers: add an [mcp.NAME] table", o.print.AllowTools[0])
 	}
 	// Every client shares endpoint memory and the retry budget with every parley, through
 	// the history database.
@@ -160,14 +161,14 @@ func (a *app) close() {
 // (interactive) the latest the screen sent in (of any kind, in a history that knows of none);
 // the one named with --session; else a new one. A new session has no id: it is stored with
 // its first message, so opening parley and leaving without a word stores nothing.
-func (a *app) session(cont bool, id string, interactive bool) (history.Session, error) {
+func (a *app) session(cont bool, id string, interactive bool) (stored.Session, error) {
 	switch {
 	case id != "":
 		return findSession(a.db, id)
 	case !cont:
-		return history.Session{}, nil
+		return stored.Session{}, nil
 	}
-	var s history.Session
+	var s stored.Session
 	err := history.ErrNotFound
 	if interactive {
 		s, err = a.db.LatestInteractive()
@@ -176,7 +177,7 @@ func (a *app) session(cont bool, id string, interactive bool) (history.Session, 
 		s, err = a.db.LatestSession()
 	}
 	if errors.Is(err, history.ErrNotFound) {
-		return history.Session{}, nil
+		return stored.Session{}, nil
 	}
 	return s, err
 }

@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/config"
@@ -105,10 +105,10 @@ func readAttachments(paths []string, limit attach.Limits) ([]attach.File, error)
 }
 
 // printReply is print mode on the app's history and endpoints, with po's flags.
-func printReply(ctx context.Context, a *app, sess history.Session, prompt string, po printmode.Options, ios *IO) int {
+func printReply(ctx context.Context, a *app, sess stored.Session, prompt string, po printmode.Options, ios *IO) int {
 	po.DB, po.Client, po.Fallback, po.Spend, po.Tools = a.db, a.client, a.fallback, a.spend, a.tools
 	po.Session, po.Prompt, po.Clock = sess, prompt, ios.Clock
-	po.System, po.SystemExplicit = history.SystemPrompt{Role: a.system.Role, Text: a.system.Text}, a.system.Explicit
+	po.System, po.SystemExplicit = stored.SystemPrompt{Role: a.system.Role, Text: a.system.Text}, a.system.Explicit
 	po.Stdout, po.Stderr, po.StdoutTerminal, po.StderrTerminal = ios.Out, ios.ErrOut, ios.OutTerminal, ios.ErrTerminal
 	return printmode.Run(ctx, po)
 }
@@ -116,7 +116,7 @@ func printReply(ctx context.Context, a *app, sess history.Session, prompt string
 // chatScreen runs the chat screen on sess until the operator quits. question, when set, is
 // sent as soon as the session is open, with files attached; files alone wait for the first
 // message.
-func chatScreen(ctx context.Context, a *app, sess history.Session, question string, files []attach.File, ios *IO) (int, error) {
+func chatScreen(ctx context.Context, a *app, sess stored.Session, question string, files []attach.File, ios *IO) (int, error) {
 	var choose []string
 	var problem string
 	if a.needsModel {
@@ -125,7 +125,7 @@ func chatScreen(ctx context.Context, a *app, sess history.Session, question stri
 	// Each session the screen sends in is marked for its -c (history.LatestInteractive).
 	a.db.SetInteractive()
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
-		System:         history.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
+		System:         stored.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
 		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen}
 	if a.demo != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -59,7 +60,7 @@ type toolCallJSON struct {
 	Size      int             `json:"size"`
 }
 
-func toToolCallJSON(c history.ToolCall) toolCallJSON {
+func toToolCallJSON(c stored.ToolCall) toolCallJSON {
 	return toolCallJSON{CallID: c.Call.ID, Function: c.Call.Function, Server: c.Result.Server, Tool: c.Result.Tool,
 		Arguments: c.Call.Arguments, Step: c.Step, Status: c.Result.Status, Result: c.Result.Text,
 		IsError: c.Result.IsError, Size: c.Result.Size}
@@ -157,7 +158,7 @@ func (n *neutralised) Write(p []byte) (int, error) {
 // writeImages writes every image of msgs to dir, once each, as <hash>.<type> (the same bytes
 // as sent), and returns the file of each image by hash. dir is made when missing; a file that
 // is there already is left as it is, since its name is its content.
-func writeImages(db *history.DB, msgs []history.Message, dir string) (map[string]string, error) {
+func writeImages(db *history.DB, msgs []stored.Message, dir string) (map[string]string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot write the images to %s: %v", dir, err)
 	}
@@ -185,7 +186,7 @@ func writeImages(db *history.DB, msgs []history.Message, dir string) (map[string
 
 // writeMarkdown prints a session for reading: live messages, with superseded ones marked, and
 // a line per image (linked to its file when --images wrote one).
-func writeMarkdown(w io.Writer, sess history.Session, msgs []history.Message, files map[string]string) {
+func writeMarkdown(w io.Writer, sess stored.Session, msgs []stored.Message, files map[string]string) {
 	title := sess.Title
 	if title == "" {
 		title = "Session " + sess.ID

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -43,7 +44,7 @@ func forkSession(ctx context.Context, args []string, ios *IO) (int, error) {
 
 // forkPoint is the message a fork of sess holds the conversation up to: at, a live message
 // of the session, or without one the session's last.
-func forkPoint(db *history.DB, sess history.Session, at string, hasAt bool) (int64, error) {
+func forkPoint(db *history.DB, sess stored.Session, at string, hasAt bool) (int64, error) {
 	msgs, err := db.Transcript(sess.ID)
 	if err != nil {
 		return 0, err

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -66,7 +66,7 @@ func search(ctx context.Context, args []string, ios *IO) (int, error) {
 }
 
 // printHits writes the hits of a search: as JSON, or one a line, matches bold on a terminal.
-func printHits(ios *IO, hits []history.Hit, jsonOut bool) error {
+func printHits(ios *IO, hits []stored.Hit, jsonOut bool) error {
 	if jsonOut {
 		out := make([]searchJSON, 0, len(hits))
 		for _, h := range hits {
@@ -124,12 +124,12 @@ func unmark(excerpt string) (string, [][2]int) {
 func splitMarks(excerpt string) []string {
 	var parts []string
 	for {
-		before, after, ok := strings.Cut(excerpt, history.HitStart)
+		before, after, ok := strings.Cut(excerpt, stored.HitStart)
 		parts = append(parts, before)
 		if !ok {
 			return parts
 		}
-		match, rest, _ := strings.Cut(after, history.HitEnd)
+		match, rest, _ := strings.Cut(after, stored.HitEnd)
 		parts = append(parts, match)
 		excerpt = rest
 	}

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"parley/history"
+	"parley/history/stored"
 )
 
 func TestExcerptsAreBoldOnATerminalAndPlainOtherwise(t *testing.T) {
 	t.Parallel()
-	excerpt := "…the " + history.HitStart + "quokka" + history.HitEnd + "\nsmiles \x1b]0;title\x07at " + history.HitStart + "Quokkas" + history.HitEnd
+	excerpt := "…the " + stored.HitStart + "quokka" + stored.HitEnd + "\nsmiles \x1b]0;title\x07at " + stored.HitStart + "Quokkas" + stored.HitEnd
 	if got, want := excerptLine(excerpt, true), "…the \x1b[1mquokka\x1b[22m smiles at \x1b[1mQuokkas\x1b[22m"; got != want {
 		t.Errorf("on a terminal: %q, want %q", got, want)
 	}

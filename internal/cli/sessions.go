@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/sanitize"
@@ -25,15 +26,15 @@ func openHistory(getenv func(string) string) (*history.DB, error) {
 
 // openSession opens the history and finds the session id names (whole or a prefix): how every
 // subcommand on one session begins. A wrong id is a usage error. The caller closes the DB.
-func openSession(ios *IO, id string) (*history.DB, history.Session, error) {
+func openSession(ios *IO, id string) (*history.DB, stored.Session, error) {
 	db, err := openHistory(ios.Getenv)
 	if err != nil {
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	s, err := findSession(db, id)
 	if err != nil {
 		db.Close()
-		return nil, history.Session{}, err
+		return nil, stored.Session{}, err
 	}
 	return db, s, nil
 }
@@ -49,7 +50,7 @@ type sessionJSON struct {
 	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
-func toSessionJSON(s history.Session) sessionJSON {
+func toSessionJSON(s stored.Session) sessionJSON {
 	return sessionJSON{ID: s.ID, Title: s.Title, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, Messages: s.Messages,
 		ForkedFrom: s.ForkedFrom}
 }
@@ -112,7 +113,7 @@ func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 		return chat.ExitUsage, err
 	}
 	defer db.Close()
-	var found []history.Session
+	var found []stored.Session
 	for _, id := range ids {
 		s, err := findSession(db, id)
 		if err != nil {
@@ -155,7 +156,7 @@ func titleSession(ctx context.Context, args []string, ios *IO) (int, error) {
 
 // findSession finds the session id (or a prefix of it, of any length), with the fix when there
 // is none: every command that takes a session id says the same of one it cannot use.
-func findSession(db *history.DB, id string) (history.Session, error) {
+func findSession(db *history.DB, id string) (stored.Session, error) {
 	s, err := db.Session(id)
 	var amb *history.AmbiguousError
 	switch {

@@ -13,6 +13,7 @@ import (
 
 	"parley/agent"
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
@@ -29,10 +30,10 @@ type Options struct {
 	// Spend holds every run to the spend limits and prices what the runs used.
 	Spend *agent.SpendGuard
 	// Session is the session the prompt goes to; a new one has no id yet.
-	Session history.Session
+	Session stored.Session
 	// System is the system prompt parley started with; SystemExplicit says it was asked for
 	// (--role, --system), so that it applies to a session that has messages too.
-	System         history.SystemPrompt
+	System         stored.SystemPrompt
 	SystemExplicit bool
 	// Prompt is the operator message: the prompt, piped text and attachments composed;
 	// Images are the images it carries.
@@ -151,7 +152,7 @@ type printer struct {
 	start time.Time
 	// client sends the next run; rcpt is the stored run being sent, or the last one.
 	client *agent.Client
-	rcpt   history.Receipt
+	rcpt   stored.Receipt
 	// total sums what every run spent and how many requests they made.
 	total result
 	// t2 is Tier 2's machine, driven here by --wait as the chat screen drives it by its
@@ -259,15 +260,15 @@ func (p *printer) runOne(ctx context.Context) (runOutput, int) {
 // context is the conversation the run sends: up to its anchor and what the run has done so
 // far (history.RunContext), or, for a message the database could not store, the session's with
 // it at the end.
-func (p *printer) context() ([]chat.Message, history.Progress, error) {
+func (p *printer) context() ([]chat.Message, stored.Progress, error) {
 	if p.rcpt.RunID >= 0 {
 		return p.o.DB.RunContext(p.rcpt.RunID)
 	}
 	msgs, err := p.o.DB.SessionContext(p.rcpt.SessionID)
 	if err != nil {
-		return nil, history.Progress{}, err
+		return nil, stored.Progress{}, err
 	}
-	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt, Images: p.o.Images}), history.Progress{}, nil
+	return append(msgs, chat.Message{Role: chat.RoleUser, Content: p.o.Prompt, Images: p.o.Images}), stored.Progress{}, nil
 }
 
 func (p *printer) view() view {
@@ -336,7 +337,7 @@ func (p *printer) discardUnsent() {
 	case err != nil:
 		p.say("the session %s, in which nothing was sent, is kept: %v", p.rcpt.SessionID, err)
 	case discarded:
-		p.rcpt = history.Receipt{}
+		p.rcpt = stored.Receipt{}
 	}
 }
 

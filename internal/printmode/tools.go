@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/mcp"
 	"parley/internal/sanitize"
@@ -14,7 +14,7 @@ import (
 
 // stream sends msgs on the run's client: through the tool loop when tools are on (each
 // server that cannot be started said on stderr, the others offered), else as one model call.
-func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress history.Progress) <-chan chat.Event {
+func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress stored.Progress) <-chan chat.Event {
 	if p.o.Tools == nil || !p.o.Tools.Any() {
 		return p.o.Spend.Stream(ctx, p.client, p.rcpt.SessionID, msgs)
 	}

@@ -7,6 +7,7 @@ import (
 	"parley/agent"
 	"parley/history"
 	"parley/history/historytest"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
@@ -22,7 +23,7 @@ type rig struct {
 	box *toolloop.Toolbox
 	srv *demo.Server
 	db  *history.DB
-	ses history.Session
+	ses stored.Session
 }
 
 // newRig opens servers with every tool on.
@@ -44,7 +45,7 @@ func newRig(t *testing.T, servers ...mcp.Server) *rig {
 
 // run runs rcpt's run through the loop with gate, recorded as the front ends record it, and
 // returns its events.
-func (r *rig) run(t *testing.T, ctx context.Context, rcpt history.Receipt, gate toolloop.Gate, maxSteps int) []chat.Event {
+func (r *rig) run(t *testing.T, ctx context.Context, rcpt stored.Receipt, gate toolloop.Gate, maxSteps int) []chat.Event {
 	t.Helper()
 	_, entries, errs := r.box.Offered(ctx)
 	if len(errs) > 0 {
@@ -69,7 +70,7 @@ func (r *rig) run(t *testing.T, ctx context.Context, rcpt history.Receipt, gate 
 }
 
 // post posts content in the rig's session.
-func (r *rig) post(t *testing.T, content string) history.Receipt {
+func (r *rig) post(t *testing.T, content string) stored.Receipt {
 	t.Helper()
 	rcpt, err := r.db.Post(r.ses.ID, content, "m", false)
 	if err != nil {

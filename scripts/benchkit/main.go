@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -132,7 +133,7 @@ func seed(db *history.DB, n int) error {
 		if err := db.AppendReply(rc.RunID, seedReply(i+1), ""); err != nil {
 			return err
 		}
-		if err := db.FinishRun(rc.RunID, history.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
+		if err := db.FinishRun(rc.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,7 @@
 package transcript
 
 import (
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -10,11 +10,11 @@ import (
 
 // Message returns message id as shown, and whether it is: its run's status, failure and
 // finish reason as they are now, its content as it was stored (Text has what streamed since).
-func (t *List) Message(id int64) (history.Message, bool) {
+func (t *List) Message(id int64) (stored.Message, bool) {
 	if e := t.byID[id]; e != nil {
 		return e.message, true
 	}
-	return history.Message{}, false
+	return stored.Message{}, false
 }
 
 // Text returns the sanitized text of message id.
@@ -72,7 +72,7 @@ func (t *List) IsOperator(id int64) bool {
 }
 
 // selectable reports whether the transcript selects msg: a reply, or an operator message.
-func selectable(msg history.Message) bool {
+func selectable(msg stored.Message) bool {
 	return msg.Role == chat.RoleAssistant || msg.Role == chat.RoleUser
 }
 

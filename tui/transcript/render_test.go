@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/tui/transcript/transcripttest"
 )
@@ -63,7 +63,7 @@ func TestGolden(t *testing.T) {
 			l := New(Styles{})
 			l.SetSize(60, 24)
 			l.NotePaste(paste, "[pasted 12 lines]")
-			l.Reset([]history.Message{
+			l.Reset([]stored.Message{
 				{ID: 1, Role: chat.RoleSystem, SystemRole: "poet", Content: "Answer in verse.\nRhyme.\nBe brief.\nNever explain."},
 				{ID: 2, Role: chat.RoleUser, Content: "Read this: " + paste + "What failed?"},
 			})
@@ -104,7 +104,7 @@ func TestModelNameShowsAPathByItsFileName(t *testing.T) {
 // A reply with other versions says which it is.
 func TestRepliesWithVersionsAreMarked(t *testing.T) {
 	l := goldenList(chat.StatusSucceeded, "Use `println!`.", nil)
-	l.SetMarks(map[int64]history.Mark{4: {N: 2, Of: 3}})
+	l.SetMarks(map[int64]stored.Mark{4: {N: 2, Of: 3}})
 	if got := plain(l); !strings.Contains(got, "Assistant · test-model ‹ 2/3 ›") || strings.Count(got, "‹") != 1 {
 		t.Fatalf("marks:\n%s", got)
 	}

@@ -61,7 +61,7 @@ func (t *List) ToggleSeams() {
 }
 
 // Continuable reports whether reply id can be gone on from where it stopped
-// (history.Message.Continuable), as it is now.
+// (stored.Message.Continuable), as it is now.
 func (t *List) Continuable(id int64) bool {
 	e := t.byID[id]
 	if e == nil || e.streaming {

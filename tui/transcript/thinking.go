@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -50,7 +50,7 @@ func (t *List) AppendReasoning(id int64, text string, sent, now time.Time) {
 }
 
 // fillThinking takes a stored reply's thinking.
-func (e *entry) fillThinking(msg history.Message) {
+func (e *entry) fillThinking(msg stored.Message) {
 	if msg.Reasoning != "" {
 		e.think.text.WriteString(sanitize.String(msg.Reasoning))
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 )
@@ -36,7 +36,7 @@ type tools struct {
 }
 
 // fillTools takes a stored reply's tool calls.
-func (e *entry) fillTools(msg history.Message) {
+func (e *entry) fillTools(msg stored.Message) {
 	for _, c := range msg.ToolCalls {
 		e.tools.lines = append(e.tools.lines, toolLine{call: c.Call, res: c.Result})
 	}

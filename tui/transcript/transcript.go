@@ -13,7 +13,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/markdown"
@@ -33,7 +33,7 @@ type Styles struct {
 
 // entry is one message of the transcript and its render cache.
 type entry struct {
-	message history.Message // as stored; message.Content is not kept up to date while streaming
+	message stored.Message // as stored; message.Content is not kept up to date while streaming
 	// text is the sanitized content. While streaming it only grows.
 	text strings.Builder
 	san  sanitize.Stream // state for streamed deltas, which may split an escape sequence
@@ -48,7 +48,7 @@ type entry struct {
 	// note is a line under a reply about a retry of it that left it in place.
 	note string
 	// mark is the reply's place among its versions, zero when it has none other.
-	mark history.Mark
+	mark stored.Mark
 	// seam is, for a reply continued from a cut one, where in text the continuation begins;
 	// 0 otherwise.
 	seam int
@@ -125,7 +125,7 @@ func New(styles Styles) *List {
 }
 
 // Reset replaces the messages and goes back to following the end.
-func (t *List) Reset(msgs []history.Message) {
+func (t *List) Reset(msgs []stored.Message) {
 	// A session can hold thousands of messages: their entries are made in one allocation.
 	es := make([]entry, len(msgs))
 	t.entries = make([]*entry, 0, len(msgs))
@@ -142,7 +142,7 @@ func (t *List) Reset(msgs []history.Message) {
 
 // Prepend adds older messages before the first, keeping the window and the selection on the
 // same messages.
-func (t *List) Prepend(msgs []history.Message) {
+func (t *List) Prepend(msgs []stored.Message) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -165,14 +165,14 @@ func (t *List) Prepend(msgs []history.Message) {
 }
 
 // Append adds a message at the end.
-func (t *List) Append(msg history.Message) {
+func (t *List) Append(msg stored.Message) {
 	t.add(new(entry), msg)
 	t.renumber()
 }
 
 // InsertAfter adds msg right after message after (at the end when after is not shown), where a
 // reply that replaces an earlier one belongs even when messages were posted meanwhile.
-func (t *List) InsertAfter(after int64, msg history.Message) {
+func (t *List) InsertAfter(after int64, msg stored.Message) {
 	i := slices.IndexFunc(t.entries, func(e *entry) bool { return e.message.ID == after })
 	if i < 0 {
 		t.Append(msg)
@@ -188,13 +188,13 @@ func (t *List) InsertAfter(after int64, msg history.Message) {
 }
 
 // add makes e the entry of msg and appends it.
-func (t *List) add(e *entry, msg history.Message) {
+func (t *List) add(e *entry, msg stored.Message) {
 	t.fill(e, msg)
 	t.entries = append(t.entries, e)
 }
 
 // fill makes e the entry of message msg.
-func (t *List) fill(e *entry, msg history.Message) {
+func (t *List) fill(e *entry, msg stored.Message) {
 	e.message = msg
 	e.text.Grow(len(msg.Content))
 	e.san.Append(&e.text, msg.Content)
@@ -236,7 +236,7 @@ func (t *List) TogglePastes() {
 
 // SetMarks sets each reply's place among its versions, by message id; a reply not in marks
 // has none other.
-func (t *List) SetMarks(marks map[int64]history.Mark) {
+func (t *List) SetMarks(marks map[int64]stored.Mark) {
 	for _, e := range t.entries {
 		if mk := marks[e.message.ID]; mk != e.mark {
 			e.mark = mk

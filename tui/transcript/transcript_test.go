@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/tui/transcript/transcripttest"
 )
@@ -19,7 +19,7 @@ var storedExchanges = transcripttest.StoredExchanges
 
 // newList returns a transcript of width×height showing msgs, prepared as after its first
 // message.
-func newList(msgs []history.Message, width, height int) *List {
+func newList(msgs []stored.Message, width, height int) *List {
 	l := New(Styles{})
 	l.SetSize(width, height)
 	l.Reset(msgs)
@@ -42,7 +42,7 @@ func TestAnOperatorMessageStandsForItsReply(t *testing.T) {
 	if got := l.Reply(4); got != 4 {
 		t.Fatalf("Reply of a reply: %d", got)
 	}
-	var h history.Message
+	var h stored.Message
 	h.Role = chat.RoleSystem
 	if selectable(h) {
 		t.Fatal("a system prompt is selectable")

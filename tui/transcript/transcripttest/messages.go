@@ -6,7 +6,7 @@ package transcripttest
 import (
 	"fmt"
 
-	"parley/history"
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -15,8 +15,8 @@ const GoldenReply = "Here is a **list** and some `code`:\n\n- first item\n- seco
 
 // GoldenSession is a finished exchange followed by a question whose reply is in state st,
 // with content and, when failed, the classification fail.
-func GoldenSession(st chat.Status, content string, fail *chat.Classification) []history.Message {
-	return []history.Message{
+func GoldenSession(st chat.Status, content string, fail *chat.Classification) []stored.Message {
+	return []stored.Message{
 		{ID: 1, Role: chat.RoleUser, Content: "How do I print in Go?"},
 		{ID: 2, Role: chat.RoleAssistant, AnchorID: 1, RunID: 1, Status: chat.StatusSucceeded, Model: "test-model", Content: GoldenReply},
 		{ID: 3, Role: chat.RoleUser, Content: "And in Rust?"},
@@ -32,13 +32,13 @@ func Overloaded() *chat.Classification {
 }
 
 // StoredExchanges returns n finished question/answer pairs as the database would return them.
-func StoredExchanges(n int) []history.Message {
-	var msgs []history.Message
+func StoredExchanges(n int) []stored.Message {
+	var msgs []stored.Message
 	for i := range n {
 		id := int64(2*i + 1)
 		msgs = append(msgs,
-			history.Message{ID: id, Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
-			history.Message{ID: id + 1, Role: chat.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
+			stored.Message{ID: id, Role: chat.RoleUser, Content: fmt.Sprintf("question %d", i+1)},
+			stored.Message{ID: id + 1, Role: chat.RoleAssistant, AnchorID: id, RunID: int64(i + 1),
 				Status: chat.StatusSucceeded, Model: "test-model",
 				Content: fmt.Sprintf("Answer **%d**, in a paragraph.", i+1)})
 	}
