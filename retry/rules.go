@@ -84,7 +84,9 @@ var responseRules = []rule{
 	{"spend.afford", chat.SpendLimitExceeded, says(affordWords)},
 	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
 	{"spend.limit", chat.SpendLimitExceeded, func(s *signals) bool { return says(spendWords)(s) && !says(tryLater)(s) }},
-	{rulePermission, chat.AuthFailed, says(permissionWords)},
+	// A 401 is who the caller is, whatever it says ("Access denied due to invalid subscription
+	// key"): only an accepted key can lack a permission.
+	{rulePermission, chat.AuthFailed, func(s *signals) bool { return s.status != 401 && says(permissionWords)(s) }},
 	{"auth.words", chat.AuthFailed, says(authWords)},
 	{"request.unsupported", chat.BadRequest, says(unsupported)},
 	{"model.not-found", chat.ModelNotFound, says(modelMissing)},

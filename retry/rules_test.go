@@ -128,3 +128,30 @@ func TestAdjustmentsNameThemselves(t *testing.T) {
 		}
 	}
 }
+
+// A permission is told apart from a wrong key and from a missing model: only an accepted key
+// lacks a permission, and a model that "does not exist or you do not have access to it" is
+// missing as far as anyone can tell.
+func TestPermissionIsNeitherAKeyNorAModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		class  chat.Class
+		label  string
+	}{
+		{"an organisation to verify", 400, `{"error":{"message":"Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization.","type":"invalid_request_error","param":"stream","code":"unsupported_value"}}`,
+			chat.AuthFailed, PermissionLabel},
+		{"azure's wrong key, worded as access denied", 401, `{"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}}`,
+			chat.AuthFailed, chat.Label(chat.AuthFailed)},
+		{"a model that does not exist or is not yours", 404, `{"error":{"message":"The model ` + "`gpt-5`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`,
+			chat.ModelNotFound, chat.Label(chat.ModelNotFound)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Classify(Failure{Phase: Status, Status: tc.status, Body: []byte(tc.body), Now: testNow})
+			if c.Class != tc.class || c.Label != tc.label || c.Retryable {
+				t.Errorf("got %s %q retryable=%v by %s; want %s %q, not retryable", c.Class, c.Label, c.Retryable, c.Rule, tc.class, tc.label)
+			}
+		})
+	}
+}
