@@ -391,6 +391,13 @@ func TestSecondCorpusReplayedOverHTTP(t *testing.T) {
 	replayCorpus(t, retrytest.SecondCorpus(t), retrytest.SecondHoldout(t))
 }
 
+// The third round: permission blocks, gateways' words for an upstream that did not answer,
+// tools a local server cannot take, overflow and refusals worded otherwise, read over HTTP as
+// retry reads them recorded.
+func TestThirdCorpusReplayedOverHTTP(t *testing.T) {
+	replayCorpus(t, retrytest.ThirdCorpus(t), nil)
+}
+
 // replayCorpus serves each entry from a local server and checks the run's classification.
 // The clients log nothing (no WithLogger), so no held-out entry's message is shown.
 func replayCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[string]bool) {

@@ -256,6 +256,12 @@ var overflowPatterns = []struct {
 	// vLLM behind Xinference: "The decoder prompt (length 66501) is longer than the maximum
 	// model length of 65536".
 	{regexp.MustCompile(`\(length (\d+)\) is longer than the maximum model length of (\d+)`), 2, 1},
+	// xAI: "This model's maximum prompt length is 131072 but the request contains 537812 tokens".
+	{regexp.MustCompile(`maximum prompt length is (\d+) but the request contains (\d+) tokens`), 1, 2},
+	// GitHub Copilot: "prompt token count of 138898 exceeds the limit of 64000".
+	{regexp.MustCompile(`prompt token count of (\d+) exceeds the limit of (\d+)`), 2, 1},
+	// vLLM: "your prompt contains at least 4096 input tokens".
+	{regexp.MustCompile(`prompt contains at least (\d+) input tokens`), 0, 1},
 	// LM Studio: "Trying to keep the first 4632 tokens … context length of only 4096 tokens".
 	{regexp.MustCompile(`keep the first (\d+) tokens`), 0, 1},
 	{regexp.MustCompile(`context length of only (\d+) tokens`), 1, 0},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"reflect"
 	"slices"
@@ -93,6 +94,10 @@ func TestParseOverflowOtherForms(t *testing.T) {
 		{"tgi total", "", "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 1512. Given: 1000 `inputs` tokens and 1024 `max_new_tokens`", 1512, 1000},
 		{"tgi inputs", "", "Input validation error: `inputs` must have less than 1024 tokens. Given: 1168", 1024, 1168},
 		{"dashscope", "", "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]", 983616, 0},
+		// Wordings from retry/testdata/corpus3.json.
+		{"xai", "", "This model's maximum prompt length is 131072 but the request contains 537812 tokens.", 131072, 537812},
+		{"github copilot", "", "prompt token count of 138898 exceeds the limit of 64000", 64000, 138898},
+		{"vllm at least", "", "This model's maximum context length is 4096 tokens. However, you requested 1 output tokens and your prompt contains at least 4096 input tokens, for a total of at least 4097 tokens.", 4096, 4096},
 		{"no numbers: halve", `{"error":{"message":"context length exceeded"}}`, "context length exceeded", 0, 0},
 		{"not JSON", "<html>413</html>", "", 0, 0},
 	}
@@ -500,5 +505,29 @@ func TestOfferedToolsTakeRoomInTheWindow(t *testing.T) {
 	req := srv.Received()[0]
 	if sent := toAgent(req.Messages); !reflect.DeepEqual(sent, want) || len(req.Tools) != 14 {
 		t.Fatalf("sent %d messages and %d tools; the plan kept %d messages", len(sent), len(req.Tools), len(want))
+	}
+}
+
+// Overflow in other words (retry/testdata/corpus3.json) is an overflow too: the run compacts
+// once to the window the message states and succeeds on the second request.
+func TestOverflowInOtherWordsCompacts(t *testing.T) {
+	for name, body := range map[string]string{
+		"xai":            `{"code":"invalid-argument","error":"This model's maximum prompt length is 600 but the request contains 2100 tokens."}`,
+		"github copilot": `{"error":{"message":"prompt token count of 2100 exceeds the limit of 600","code":"model_max_prompt_tokens_exceeded"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := demotest.Start(t, demo.Options{})
+			srv.Push(demo.Fault{Status: http.StatusBadRequest, Header: map[string]string{"Content-Type": "application/json"}, Body: body})
+			msgs := conversation(20) // about 2000 tokens
+			events := runEvents(t, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"}), msgs)
+			if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 2 {
+				t.Fatalf("ended %+v after %d requests, want finished after 2", last, srv.Requests())
+			}
+			if second := srv.Received()[1].Messages; len(second) >= len(msgs) || second[len(second)-1].Content != "and now?" {
+				t.Errorf("the second request carried %d of %d messages, ending %q: want fewer, ending in the anchor",
+					len(second), len(msgs), second[len(second)-1].Content)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"parley/internal/chat"
@@ -13,9 +14,10 @@ import (
 
 // nameTheFix rewords the failure a run ends with when the endpoint's settings are the likely
 // cause, so that it says what to change: nothing listening on this machine (not retried by
-// Tier 2: only the operator can start the server), a 404 at the chat path (the base URL), and
-// an authentication failure when no key was sent (the variable to set). url is the address
-// the request went to.
+// Tier 2: only the operator can start the server), a 404 at the chat path (the base URL), tools
+// sent to an endpoint that cannot take them (how to turn them off, or on there), and an
+// authentication failure when no key was sent (the variable to set). url is the address the
+// request went to.
 func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string) chat.Classification {
 	said := cls.Message
 	switch {
@@ -26,6 +28,8 @@ func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string
 			cls.Message = fmt.Sprintf("the endpoint redirects to %s (HTTP %d): use that as the base URL; parley does not follow a redirect with your key",
 				chat.RedactURL(loc), f.Status)
 		}
+	case cls.Rule == "request.unsupported" && len(c.tools) > 0 && toolWords.MatchString(said):
+		cls.Message = strings.TrimRight(said, ". ") + ": " + toolsFix
 	case cls.Class == chat.BadRequest && f.Phase == retry.Status && f.Status == http.StatusNotFound:
 		if said == "" {
 			said = "HTTP 404 Not Found"
@@ -36,7 +40,7 @@ func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string
 		} else {
 			cls.Message += "no chat endpoint there: check the base URL"
 		}
-	case cls.Class == chat.AuthFailed && c.ep.APIKey == "":
+	case cls.Class == chat.AuthFailed && cls.Label != retry.PermissionLabel && c.ep.APIKey == "":
 		env := c.ep.KeyEnv
 		if env == "" {
 			env = "OPENAI_API_KEY"
@@ -46,6 +50,14 @@ func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string
 	}
 	return cls
 }
+
+// toolsFix is the fix for tools sent to an endpoint that cannot take them: the same request
+// fails every time.
+const toolsFix = "this endpoint takes no tools: turn them off (/tools off; in print mode, no --allow-tool and no tools " +
+	"in the profile), choose a model that takes them (/model), or start llama-server with --jinja"
+
+// toolWords are how refusals of tools name them.
+var toolWords = regexp.MustCompile(`(?i)\btools?\b|tool_choice|function[_ ]?calling`)
 
 // baseURLWithV1 is base as an OpenAI-compatible base URL: without the /chat/completions an
 // operator may have copied with it, ending in /v1.

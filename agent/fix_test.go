@@ -2,13 +2,16 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"parley/internal/chat"
+	"parley/retry"
 )
 
 // lastFailure runs one request against ep and returns the failure it ends with, and the
@@ -34,6 +37,12 @@ func TestFailuresNameTheFix(t *testing.T) {
 		w.Write([]byte(`{"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}}`))
 	}))
 	defer wantsKey.Close()
+	disabled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`))
+	}))
+	defer disabled.Close()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +68,8 @@ func TestFailuresNameTheFix(t *testing.T) {
 		{"no key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", KeyEnv: "LLAMA_KEY"}, 1, false,
 			"Invalid API Key: no API key was sent; set LLAMA_KEY to the server's key (--api-key-env names another variable)"},
 		{"a wrong key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", APIKey: "sk-wrong"}, 1, false, "Invalid API Key"},
+		// A permission is no missing key, even when none was sent.
+		{"not permitted", Endpoint{BaseURL: disabled.URL + "/v1"}, 1, false, "This organization has been disabled."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.ep.Model = "m"
@@ -69,6 +80,42 @@ func TestFailuresNameTheFix(t *testing.T) {
 			}
 			if strings.Contains(cls.Message, "sk-") {
 				t.Fatal("the key is in the message")
+			}
+		})
+	}
+}
+
+// A server that cannot take the tools parley sent answers the same every time: the run fails
+// after one request, and the fix says how to turn the tools off or which flag lets the server
+// take them. Without tools sent, the same answer is left in the server's words.
+func TestToolsAServerCannotTakeNameTheFix(t *testing.T) {
+	weather := json.RawMessage(`{"type":"function","function":{"name":"weather","description":"the weather in a city",` +
+		`"parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}`)
+	for _, c := range []struct{ name, body string }{
+		{"llama-server without tool support", `{"error":{"code":500,"message":"Unsupported param: tools","type":"server_error"}}`},
+		{"llama-server without --jinja", `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				w.Write([]byte(c.body))
+			}))
+			defer srv.Close()
+			ep := Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}
+			said := retry.Classify(retry.Failure{Phase: retry.Status, Status: 500, Body: []byte(c.body), Now: time.Now()}).Message
+
+			events := collect(t, testClient(ep).WithTools([]json.RawMessage{weather}), context.Background())
+			cls, n := events[len(events)-1].Class, count(events, chat.EventStarted)
+			if n != 1 || cls.Retryable || cls.Class != chat.BadRequest {
+				t.Fatalf("%s retryable=%v after %d requests, want a bad request after one", cls.Class, cls.Retryable, n)
+			}
+			if want := said + ": " + toolsFix; cls.Message != want {
+				t.Errorf("message %q,\nwant %q", cls.Message, want)
+			}
+
+			if cls, _ := lastFailure(t, ep); cls.Message != said {
+				t.Errorf("without tools sent: %q, want the server's own %q", cls.Message, said)
 			}
 		})
 	}

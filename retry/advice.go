@@ -2,6 +2,7 @@ package retry
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -36,19 +37,29 @@ var resetHeaders = []struct{ reset, remaining string }{
 // inside an upstream's error a gateway passed on as a JSON string.
 var retryDelay = regexp.MustCompile(`\\?"retryDelay\\?"\s*:\s*\\?"([^"\\]+)`)
 
+// farthest is the latest time parley can hold: the history stores times as nanoseconds since
+// 1970 in an int64, which ends in April 2262. A server's reset past it (a Retry-After of 10^21
+// seconds, a Unix time of 10^25) is still advice, read as "not before" this time: a hard quota,
+// never an overflow that wraps into the past and is ignored.
+var farthest = time.Unix(0, math.MaxInt64)
+
 // ParseAdvice reads every form of retry advice in a response's headers and body: the headers,
 // headers a gateway copied into the body (OpenRouter's error.metadata.headers), Gemini's
-// retryDelay, reset fields of the body, and waits and times in the message text (hints.go). Relative advice counts from now; of all the times
-// found, the latest wins, since retrying before any one of them would fail again. body may be
-// JSON (object or array) or plain text.
+// retryDelay, reset fields of the body, and waits and times in the message text (hints.go).
+// Relative advice counts from now; of all the times found, the latest wins, since retrying
+// before any one of them would fail again, and a time already past says nothing. A time past
+// farthest is farthest. body may be JSON (object or array) or plain text.
 func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 	var a Advice
 	consider := func(t time.Time) {
+		if t.After(farthest) {
+			t = farthest
+		}
 		if t.After(now) && t.After(a.NotBefore) {
 			a.NotBefore = t
 		}
 	}
-	after := func(d time.Duration) { consider(now.Add(d)) }
+	after := func(d time.Duration) { consider(later(now, d)) }
 
 	for _, hs := range append([]http.Header{h}, copiedHeaders(body)...) {
 		headerAdvice(hs, now, consider)
@@ -61,27 +72,92 @@ func ParseAdvice(h http.Header, body []byte, now time.Time) Advice {
 
 	text := string(body)
 	for _, m := range retryDelay.FindAllStringSubmatch(text, -1) {
-		if d, err := time.ParseDuration(m[1]); err == nil {
+		if d, ok := parseWait(m[1]); ok {
 			after(d)
 		}
 	}
-	textAdvice(text, now, consider)
+	tomorrow := textAdvice(text, now, consider)
 	for _, t := range bodyResets(body, now) {
 		consider(t)
 	}
+	if a.NotBefore.IsZero() {
+		// A time of day already past today is tomorrow's only when nothing else the server
+		// said is still ahead: beside "try again in 30s", "resets at 11:59" at noon is a
+		// reset that has just happened, not one a day away.
+		for _, t := range tomorrow {
+			consider(t)
+		}
+	}
 	return a
+}
+
+// maxWait is the longest wait a time.Duration holds, about 292 years.
+const maxWait = time.Duration(math.MaxInt64)
+
+// units converts a number of unit to a wait, saturating at maxWait rather than overflowing into
+// a negative one; ok is false for a number that says nothing (negative, NaN).
+func units(n float64, unit time.Duration) (time.Duration, bool) {
+	switch ns := n * float64(unit); {
+	case math.IsNaN(ns) || ns < 0:
+		return 0, false
+	case ns >= float64(maxWait):
+		return maxWait, true
+	default:
+		return time.Duration(ns), true
+	}
+}
+
+// later is now plus d, or farthest when that is past it (time.Time's Add would wrap).
+func later(now time.Time, d time.Duration) time.Time {
+	if d >= farthest.Sub(now) {
+		return farthest
+	}
+	return now.Add(d)
+}
+
+// goDuration matches a Go duration without a sign ("6m0s", "1.5h"), and durationPart each of
+// its parts.
+var (
+	goDuration   = regexp.MustCompile(`^(?:\d+(?:\.\d+)?(?:ns|us|µs|μs|ms|s|m|h))+$`)
+	durationPart = regexp.MustCompile(`(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)`)
+	partUnit     = map[string]time.Duration{"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond,
+		"μs": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour}
+)
+
+// parseWait reads a Go duration as time.ParseDuration does, and one too long for it
+// ("99999999999999h") as maxWait instead of an error.
+func parseWait(s string) (time.Duration, bool) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, true
+	}
+	if !goDuration.MatchString(s) {
+		return 0, false
+	}
+	var total time.Duration
+	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.ParseFloat(m[1], 64)
+		d, _ := units(n, partUnit[m[2]])
+		if total += d; total < 0 || d == maxWait {
+			return maxWait, true
+		}
+	}
+	return total, true
 }
 
 // headerAdvice passes every time h advises to consider.
 func headerAdvice(h http.Header, now time.Time, consider func(time.Time)) {
 	if v := h.Get("retry-after-ms"); v != "" {
 		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			consider(now.Add(time.Duration(ms * float64(time.Millisecond))))
+			if d, ok := units(ms, time.Millisecond); ok {
+				consider(later(now, d))
+			}
 		}
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
 		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			consider(now.Add(time.Duration(s * float64(time.Second))))
+			if d, ok := units(s, time.Second); ok {
+				consider(later(now, d))
+			}
 		} else if t, err := http.ParseTime(v); err == nil {
 			consider(t)
 		}
@@ -109,17 +185,24 @@ const (
 // (Anthropic) or an HTTP date.
 func resetTime(v string, now time.Time) (time.Time, bool) {
 	v = strings.TrimSpace(v)
-	if d, err := time.ParseDuration(v); err == nil {
-		return now.Add(d), true
+	if d, ok := parseWait(v); ok {
+		return later(now, d), true
 	}
 	if n, err := strconv.ParseFloat(v, 64); err == nil {
+		var unix float64 // seconds since 1970
 		switch {
 		case n >= epochMillis:
-			return time.UnixMilli(int64(n)), true
+			unix = n / 1e3
 		case n >= epochSeconds:
-			return time.Unix(int64(n), 0), true
+			unix = n
+		default:
+			d, ok := units(n, time.Second)
+			return later(now, d), ok
 		}
-		return now.Add(time.Duration(n * float64(time.Second))), true
+		if unix >= float64(farthest.Unix()) {
+			return farthest, true
+		}
+		return time.UnixMilli(int64(unix * 1e3)), true
 	}
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, true

@@ -103,6 +103,15 @@ const minLongWindowWait = time.Minute
 // reads "Quota resets — retrying after 14:50".
 const ResetLabel = "Quota resets"
 
+// rulePermission decides an authentication failure that is a permission: the key was accepted,
+// the account is not allowed this. It is labelled PermissionLabel, so that the fix offered is
+// not another key.
+const rulePermission = "auth.permission"
+
+// PermissionLabel labels a permission or entitlement block (an organisation not verified or
+// disabled, a use-case form not submitted, a model withdrawn for the account).
+const PermissionLabel = "Not permitted"
+
 // Classifier classifies failures with the operator's own rules first, then the built-in ones
 // (responseRules and noResponseRules). The zero Classifier uses only the built-in rules.
 type Classifier struct {
@@ -142,6 +151,9 @@ func (c Classifier) Classify(f Failure) chat.Classification {
 	r := s.decide()
 	out.Class, out.Retryable, out.Rule = r.class, r.class.Retryable() && !finalRules[r.name], r.name
 	out.Label = chat.Label(out.Class)
+	if r.name == rulePermission {
+		out.Label = PermissionLabel
+	}
 	switch scheduledByReset(s, r, advice, f.Now) {
 	case resetScheduled:
 		out.Class, out.Retryable, out.Label = chat.RateLimited, true, ResetLabel

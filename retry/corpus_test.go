@@ -36,11 +36,14 @@ func corpusFailure(t *testing.T, e retrytest.CorpusEntry, now time.Time) Failure
 	return f
 }
 
-// classLabel is the label c should carry: its class's, or ResetLabel for a quota the provider
-// said frees soon.
+// classLabel is the label c should carry: its class's, ResetLabel for a quota the provider said
+// frees soon, or PermissionLabel for a permission.
 func classLabel(c chat.Classification) string {
 	if strings.Contains(c.Rule, ruleStatedReset) {
 		return ResetLabel
+	}
+	if c.Rule == rulePermission {
+		return PermissionLabel
 	}
 	return chat.Label(c.Class)
 }
@@ -126,18 +129,19 @@ func TestClassifyProviderCorpus(t *testing.T) {
 // holdout, set aside before anyone read it, measures errors never seen. Only counts of the
 // holdout are printed, so that it tunes nothing. Measured once when the round was added:
 // before the changes it came with, retryable 25/31 and class 21/31 (the rules as they were);
-// after the general rules written from the SPEC and the tuning part, 28/31 and 23/31. The bar
-// keeps that.
+// after the general rules written from the SPEC and the tuning part, 28/31 and 23/31; after the
+// third round's rules (written from the third corpus alone), 29/31 and 24/31. The bar keeps that.
 var (
 	secondBar        = corpusBar{retryable: 1, class: 1}
-	secondHoldoutBar = corpusBar{retryable: 28.0 / 31, class: 23.0 / 31}
+	secondHoldoutBar = corpusBar{retryable: 29.0 / 31, class: 24.0 / 31}
 )
 
 func TestClassifySecondCorpus(t *testing.T) {
 	measureCorpus(t, retrytest.SecondCorpus(t), retrytest.SecondHoldout(t), secondHoldoutBar, secondBar)
 }
 
-// measureCorpus classifies every entry and holds the held-out ones and the rest to their bars.
+// measureCorpus classifies every entry and holds the held-out ones and the rest to their bars; a
+// nil holdout holds every entry to restBar.
 // Held-out misses are only counted, never shown, so that they tune nothing.
 func measureCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[string]bool, holdoutBar, restBar corpusBar) {
 	t.Helper()
@@ -175,6 +179,9 @@ func measureCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[st
 		bar     corpusBar
 	}{{"held-out", true, holdoutBar}, {"rest", false, restBar}} {
 		s := sets[set.holdout]
+		if set.holdout && holdout == nil {
+			continue // a corpus without a held-out part
+		}
 		t.Logf("%s: retryability %d/%d, class %d/%d", set.name, s.retry, s.n, s.class, s.n)
 		for _, m := range s.misses {
 			t.Logf("  %s", m)
@@ -184,4 +191,14 @@ func measureCorpus(t *testing.T, entries []retrytest.CorpusEntry, holdout map[st
 				set.name, s.retry, s.n, s.class, s.n, set.bar.retryable*100, set.bar.class*100)
 		}
 	}
+}
+
+// The third round, gathered apart from the rules and measured before any was written for it:
+// retryable 30/37, class 11/37. The rules it taught are general (permission words, gateways'
+// own words for an upstream that did not answer, tools a server cannot take, overflow and
+// refusals in other words); the bar is every retryability and 95 % of classes.
+var thirdBar = corpusBar{retryable: 1, class: 0.95}
+
+func TestClassifyThirdCorpus(t *testing.T) {
+	measureCorpus(t, retrytest.ThirdCorpus(t), nil, corpusBar{}, thirdBar)
 }

@@ -63,8 +63,11 @@ func parseProviderError(body []byte) (pe providerError, found bool) {
 	w := walker{msgDepth: -1, statusDepth: -1}
 	w.value(v, 0)
 	if len(w.parts) == 0 {
+		if arr, ok := v.([]any); ok && len(arr) > 0 {
+			v = arr[0] // Gemini streams its responses as an array
+		}
 		if obj, ok := v.(map[string]any); ok && finishedByFilter(obj) {
-			return providerError{message: "the provider's content filter stopped the reply", text: "content_filter"}, true
+			return providerError{message: filterMessage(obj), text: "content_filter"}, true
 		}
 		return pe, false
 	}
@@ -249,8 +252,9 @@ func appendStrings(dst []string, v any) []string {
 	return dst
 }
 
-// finishedByFilter reports whether a stream chunk ends a choice with finish_reason
-// "content_filter": no error object, but the reply was withheld.
+// finishedByFilter reports whether a chunk or answer withholds the reply without an error
+// object: a choice ending with finish_reason "content_filter", or Google's own shapes, a prompt
+// block (promptFeedback.blockReason) or a candidate stopped for a blocking reason.
 func finishedByFilter(chunk map[string]any) bool {
 	choices, _ := chunk["choices"].([]any)
 	for _, c := range choices {
@@ -258,7 +262,44 @@ func finishedByFilter(chunk map[string]any) bool {
 			return true
 		}
 	}
-	return false
+	return blockReason(chunk) != ""
+}
+
+// googleBlocks are the finish reasons for which Gemini withholds a candidate.
+var googleBlocks = map[string]bool{"SAFETY": true, "PROHIBITED_CONTENT": true, "BLOCKLIST": true, "SPII": true,
+	"IMAGE_SAFETY": true, "RECITATION": true}
+
+// blockReason is why a Gemini response was withheld: its prompt's block reason, or a
+// candidate's blocking finish reason; "" when nothing was withheld.
+func blockReason(resp map[string]any) string {
+	if fb, ok := resp["promptFeedback"].(map[string]any); ok {
+		if r, ok := fb["blockReason"].(string); ok && r != "" {
+			return r
+		}
+	}
+	candidates, _ := resp["candidates"].([]any)
+	for _, c := range candidates {
+		if m, ok := c.(map[string]any); ok {
+			if r, ok := m["finishReason"].(string); ok && googleBlocks[r] {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// filterMessage says why a filter withheld the reply: the provider's words when it gave any,
+// else its reason code.
+func filterMessage(resp map[string]any) string {
+	if fb, ok := resp["promptFeedback"].(map[string]any); ok {
+		if m, ok := fb["blockReasonMessage"].(string); ok && strings.TrimSpace(m) != "" {
+			return strings.TrimSpace(m)
+		}
+	}
+	if r := blockReason(resp); r != "" {
+		return "the provider withheld the reply (" + r + ")"
+	}
+	return "the provider's content filter stopped the reply"
 }
 
 // httpStatus returns s as an HTTP error status, or 0 when s is not one (Mistral's "1300").

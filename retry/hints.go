@@ -74,11 +74,12 @@ func zone(z string) (*time.Location, bool) {
 }
 
 // textAdvice passes every time the message text states to consider: waits counted from now,
-// dates, times of day (their next occurrence after now) and Unix times.
-func textAdvice(text string, now time.Time, consider func(time.Time)) {
+// dates, times of day still ahead today, and Unix times. A time of day already past today is
+// returned as tomorrow's, for the caller to weigh against the rest.
+func textAdvice(text string, now time.Time, consider func(time.Time)) (tomorrow []time.Time) {
 	for _, m := range waitHint.FindAllStringSubmatch(text, -1) {
 		if d, ok := hintDuration(m[1], m[2], m[3]); ok {
-			consider(now.Add(d))
+			consider(later(now, d))
 		}
 	}
 	for _, m := range dateHint.FindAllStringSubmatch(text, -1) {
@@ -88,7 +89,11 @@ func textAdvice(text string, now time.Time, consider func(time.Time)) {
 	}
 	for _, m := range clockHint.FindAllStringSubmatch(text, -1) {
 		if t, ok := clockTime(m[1], m[2], m[3], m[4], m[5], now); ok {
-			consider(t)
+			if t.After(now) {
+				consider(t)
+			} else {
+				tomorrow = append(tomorrow, t.AddDate(0, 0, 1))
+			}
 		}
 	}
 	for _, m := range epochHint.FindAllStringSubmatch(text, -1) {
@@ -96,13 +101,13 @@ func textAdvice(text string, now time.Time, consider func(time.Time)) {
 			consider(t)
 		}
 	}
+	return tomorrow
 }
 
 // hintDuration converts a waitHint match: either a Go duration, or a number and a unit word.
 func hintDuration(goDur, num, unit string) (time.Duration, bool) {
 	if goDur != "" {
-		d, err := time.ParseDuration(goDur)
-		return d, err == nil
+		return parseWait(goDur)
 	}
 	n, err := strconv.ParseFloat(num, 64)
 	if err != nil {
@@ -117,7 +122,7 @@ func hintDuration(goDur, num, unit string) (time.Duration, bool) {
 	case strings.HasPrefix(u, "hour"):
 		per = time.Hour
 	}
-	return time.Duration(n * float64(per)), true
+	return units(n, per)
 }
 
 // dateTime converts a dateHint match.
@@ -133,8 +138,9 @@ func dateTime(date, clock, z string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// clockTime converts a clockHint match to the next time after now that the clock shows it,
-// in the zone given. It refuses a bare hour ("resets at 3"), which may be a count, not a time.
+// clockTime converts a clockHint match to the time the clock shows it today (now's day in the
+// zone given), which may be past. It refuses a bare hour ("resets at 3"), which may be a count,
+// not a time.
 func clockTime(hour, minute, second, ampm, z string, now time.Time) (time.Time, bool) {
 	if minute == "" && ampm == "" {
 		return time.Time{}, false
@@ -162,11 +168,7 @@ func clockTime(hour, minute, second, ampm, z string, now time.Time) (time.Time, 
 		loc = time.UTC
 	}
 	local := now.In(loc)
-	t := time.Date(local.Year(), local.Month(), local.Day(), h, m, s, 0, loc)
-	if !t.After(now) {
-		t = t.AddDate(0, 0, 1)
-	}
-	return t, true
+	return time.Date(local.Year(), local.Month(), local.Day(), h, m, s, 0, loc), true
 }
 
 // bodyResets returns the times the fields of a JSON body state for a reset: a field whose name
@@ -210,7 +212,8 @@ func fieldReset(key string, v any, now time.Time) (time.Time, bool) {
 		if strings.HasSuffix(name, "ms") {
 			unit = time.Millisecond
 		}
-		return now.Add(time.Duration(n * float64(unit))), true
+		d, ok := units(n, unit)
+		return later(now, d), ok
 	case strings.Contains(name, "reset"):
 		// A small number might be seconds to wait or a count: only an absolute time is read.
 		if n, err := strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil && n < epochSeconds {

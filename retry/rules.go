@@ -52,16 +52,19 @@ func (s *signals) decide() rule {
 //     wait makes fit. Then a per-minute window, which is a rate limit even when worded as a
 //     quota (Gemini's "You exceeded your current quota" with a per-minute quota id), unless
 //     the status is a client error (below).
-//   - Overflow, spend, balance and billing, key and model words name a cause whatever the
-//     status: a 403 or 400 that says the credits ran out is a quota, not an auth failure.
+//   - Overflow, spend, balance and billing, permission, key and model words name a cause
+//     whatever the status: a 403 or 400 that says the credits ran out is a quota, not an auth
+//     failure; a 400 or 404 that says the organisation is not verified is a permission, not a
+//     bad request or a missing model.
 //     A request sized beyond what the balance affords ("can only afford") is named before the
 //     balance words it also uses; a cap the owner set ("usage limits") after them, since a
 //     message that names both says the money ran out.
 //   - What the request asks for that this server or model cannot do at all (an image to a model
 //     without vision, a model its version cannot run) is final even as a 500.
-//   - A typed exception a gateway or SDK names (LiteLLM's "litellm.RateLimitError") outranks
-//     a client-error status it was sent with: gateways lose the upstream's status and send a
-//     400. With a server-error status the words after it say more.
+//   - A typed exception a gateway or SDK names (LiteLLM's "litellm.RateLimitError"), or its own
+//     words for an upstream that did not answer, outrank a client-error status it was sent with:
+//     gateways lose the upstream's status and send a 400. With a server-error status the words
+//     after it say more.
 //   - Then the status: 401/403 auth, 402 quota, a 404 that names a model, function or
 //     deployment is a missing model and any other is a wrong path, other 4xx a bad request. A
 //     client error says the request itself is at fault; nothing after it can make it retryable.
@@ -81,6 +84,9 @@ var responseRules = []rule{
 	{"spend.afford", chat.SpendLimitExceeded, says(affordWords)},
 	{"quota.words", chat.QuotaExhausted, says(quotaWords)},
 	{"spend.limit", chat.SpendLimitExceeded, func(s *signals) bool { return says(spendWords)(s) && !says(tryLater)(s) }},
+	// A 401 is who the caller is, whatever it says ("Access denied due to invalid subscription
+	// key"): only an accepted key can lack a permission.
+	{rulePermission, chat.AuthFailed, func(s *signals) bool { return s.status != 401 && says(permissionWords)(s) }},
 	{"auth.words", chat.AuthFailed, says(authWords)},
 	{"request.unsupported", chat.BadRequest, says(unsupported)},
 	{"model.not-found", chat.ModelNotFound, says(modelMissing)},
@@ -90,6 +96,7 @@ var responseRules = []rule{
 	{"rate.exception", chat.RateLimited, lostStatus(says(rateException))},
 	{"overloaded.exception", chat.Overloaded, lostStatus(says(overloadException))},
 	{"server.exception", chat.ServerError, lostStatus(says(serverException))},
+	{"server.upstream-lost-status", chat.ServerError, lostStatus(says(upstreamFailed))},
 	{"status.client", chat.BadRequest, (*signals).clientFault},
 	{"server.upstream-unreachable", chat.ServerError, says(unreachable)},
 	{"network.words", chat.Network, says(networkWords)},
@@ -179,7 +186,11 @@ func re(alternatives ...string) *regexp.Regexp {
 var (
 	moderation = re(`content[_ ]filter`, `content[_ ]polic`, `content management policy`, `responsibleaipolicyviolation`,
 		`data_inspection_failed`, `inappropriate content`, `sensitive content`, `敏感`, `invalid_prompt`,
-		`(?:violat\w*|flagged)\b.{0,60}?\b(?:usage|safety|acceptable use) polic`, `hooks_failed`, `guardrail`, `moderation`)
+		`(?:violat\w*|flagged)\b.{0,60}?\b(?:usage|safety|acceptable use) polic`, `hooks_failed`, `guardrail`, `moderation`,
+		// refusals given only as a reason code: Google's block reasons and finish reasons, Flow's
+		// UNSAFE_GENERATION, and the words relays wrap them in ("blocked due to SAFETY")
+		`blockedreason`, `prohibited[_ ]content`, `unsafe[_ ]generation`,
+		`\bblocked\b(?: \w+){0,2} (?:due to|for reason:?|because of) (?:safety|recitation|prohibited|blocklist|spii|image_safety)`)
 
 	// limitZero is a limit of nothing at all: the plan has no allowance for this model.
 	limitZero = re(`\blimit:?\s*0(?:[^\d.]|$)`)
@@ -195,7 +206,8 @@ var (
 	// shortWindow is a limit counted per minute or second.
 	shortWindow = re(`per[ _-]?(?:minute|second|min\b|sec\b)`, `(?:^|[^a-z])(?:tpm|rpm|tps|rps)(?:[^a-z]|$)`)
 
-	overflow = re(`context_length_exceeded`, `exceed_context_size`,
+	overflow = re(`context_length_exceeded`, `exceed_context_size`, `max_prompt_tokens_exceeded`,
+		`maximum prompt length is \d+`, `\b(?:prompt|input)(?: token)? (?:count|length|size)\b.{0,30}?\bexceeds?\b`,
 		`context[ _-]?(?:length|window|size|limit)\W+(?:\w+\W+){0,6}?(?:exceed|overflow|too|only|not enough)`,
 		`(?:exceed\w*|overflows?|longer than|larger than|greater than|beyond)\W+(?:\w+\W+){0,4}?context\b`,
 		`maximum context`, `context (?:length|window) (?:is|of) \d+`,
@@ -222,6 +234,8 @@ var (
 		`\b(?:exhausted|used up|reached|exceeded|hit) your (?:\w+ ){0,2}?(?:quota|capacity|allowance|usage limit)\b`, `exceeded[_ ](?:\w+[_ ]){0,2}?quota`, `quota[_ ](?:has been |was )?(?:exceeded|exhausted|used up)`,
 		`quotafailure`, `\bbalance\b`, `\bcredits?\b`, `\bfunds\b`, `\bbilling\b`, `spend(?:ing)? limit`,
 		`(?:check|upgrade) your plan`,
+		// a plan's entitlement, worded as a rate limit: "Extra usage is required for long context requests"
+		`\b(?:extra|additional) usage is required`, `\brequires? (?:extra|additional) usage\b`,
 		// a trial's or a free tier's allowance, however it is named
 		`\b(?:trial|free[ _-]?tier|free plan)\b(?: \w+){0,3}? (?:limit|cap|allowance|usage)\b`, `\bplan\W+(?:\w+\W+){0,3}?(?:limit|quota)\W+(?:\w+\W+){0,2}?(?:reached|exceeded|exhausted)`,
 		`arrear`, `overdue`, `payment required`, `budget[_ ](?:has been )?exceeded`, `exceeded (?:the |your )?budget`,
@@ -232,15 +246,25 @@ var (
 	moneyWords = re(`insufficient[_ ]quota`, `insufficient[_ ](?:balance|credits?|funds)`, `\bbalance\b`, `\bcredits?\b`,
 		`\bfunds\b`, `payment required`, `add (?:a )?payment`, `\btop[ -]?up\b`, `recharge`, `arrear`, `overdue`,
 		`billing_hard_limit`, `not (?:available|included|supported) (?:on|in|for) (?:your|the) (?:current |free )?(?:plan|tier)`,
+		`\b(?:extra|additional) usage is required`, `\brequires? (?:extra|additional) usage\b`,
 		`upgrade (?:to|your)\b.{0,30}?\b(?:plan|tier|subscription) to (?:use|access)`, `余额不足`, `欠费`)
 	// spendWords are a cap on spending the account's owner set; tryLater is a provider saying
 	// its limit frees by itself, which no cap the owner must raise does.
 	spendWords = re(`usage limits`, `billing_hard_limit`, `hard limit`)
 	tryLater   = re(`\b(?:try|retry)(?: again)? later\b`, `\bwait (?:a (?:bit|moment|while)|and try again)\b`)
-	authWords  = re(`authentication_error`,
+	authWords  = re(`authentication_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
+		`incorrect api key`, `invalid (?:x-)?api[ _-]?key`, `unauthenticated`, `unauthorized`)
+	// permissionWords are a key that was accepted but is not allowed this: an organisation not
+	// verified, disabled or restricted, a use-case form not submitted, a model withdrawn for the
+	// account or outside the project's, a location served nowhere. Providers send them as 400,
+	// 403 or 404; none is cured by waiting or by another key.
+	permissionWords = re(`permission_error`, `permission_denied`, `permissiondenied`,
+		`organi[sz]ation must be verified`, `verify (?:your )?organi[sz]ation`, `organi[sz]ation_restricted`,
+		`\b(?:organi[sz]ation|account|project|team|subscription)\b(?: \w+){0,2} (?:has been|is|was) (?:disabled|restricted|suspended|deactivated|banned)`,
+		`does not have access to (?:the )?model`, `not authori[sz]ed to access`, `\baccess(?: to (?:the |this )?model)? (?:is )?denied`,
+		`use[- ]case (?:details|form)`, `marked by (?:the )?provider as legacy`,
 		// access refused for where the request comes from
-		`unsupported_country`, `\b(?:location|region|country|territory)\b(?: \w+){0,3} (?:is |are )?not (?:supported|available|allowed)`, `permission_error`, `invalid_api_key`, `api_key_invalid`, `api key not valid`,
-		`incorrect api key`, `invalid (?:x-)?api[ _-]?key`, `unauthenticated`, `permission_denied`, `unauthorized`)
+		`unsupported_country`, `\b(?:location|region|country|territory)\b(?: \w+){0,3} (?:is |are )?not (?:supported|available|allowed)`)
 	modelMissing = re(`model_not_found`, `deploymentnotfound`, `invalid_model`, `invalid model(?:[.:]| ['"\x60]| name| id)`,
 		`no such model`, `unknown model`, `模型不存在`, `no endpoints found for`, `无可用渠道`, `no available channels? for`,
 		`\b(?:models?|deployments?)\b.{0,80}?\b(?:not[ _]found|does not exist|doesn't exist|not exist)`)
@@ -248,6 +272,10 @@ var (
 	// to a model without vision, a model the server's version or build cannot run.
 	unsupported = re(`image input is not supported`, `\brequired for image input`, `(?:does not|doesn't|do not|cannot) (?:support|accept|process) (?:the )?(?:images?|vision|image[_ ]url|multi-?modal)`,
 		`image[_ ]url is only supported`, `(?:images?|vision|multi-?modal)(?: input)?(?: is| are)? not supported`,
+		// tools sent to a server or model that cannot take them
+		`unsupported param(?:eter)?s?:?\s+(?:tools|tool_choice|functions)\b`, `\btools? param(?:eter)? requires --`,
+		`(?:does not|doesn't|do not) support (?:tools|tool[_ ]?(?:calls?|calling|use)|function[_ ]?calling)`,
+		`\b(?:tools|tool calling|tool use|function calling) (?:is |are )?not (?:yet )?supported`,
 		`unknown model architecture`, `unsupported model (?:architecture|type|format)`,
 		`not supported by (?:this|your|the current|the installed) (?:version|build|server|runtime)`,
 		`requires a newer version`, `binary not found`, `invalid model file`)
@@ -256,6 +284,11 @@ var (
 	rateException     = re(`ratelimiterror`)
 	overloadException = re(`serviceunavailableerror`)
 	serverException   = re(`internalservererror`, `apiconnectionerror`, `apitimeouterror`)
+	// upstreamFailed is a gateway's own words for an upstream that did not answer, which it may
+	// send as a 400 (Cloudflare AI Gateway's code 2005).
+	upstreamFailed = re(`failed to get (?:a )?response from (?:the )?(?:provider|upstream|model)`,
+		`\b(?:provider|upstream)(?: server)? (?:did not|didn't|failed to) (?:respond|answer)`,
+		`no response from (?:the )?(?:provider|upstream)`, `upstream request failed`)
 	// modelNamed: NVIDIA's NIM serves each model as a "function", Azure as a "deployment".
 	modelNamed = re(`\b(?:models?|deployments?|functions?)\b`)
 

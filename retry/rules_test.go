@@ -38,11 +38,13 @@ func TestEachRuleDecides(t *testing.T) {
 		{"spend.afford", status(402, `{"error":{"message":"This request requires more credits, or fewer max_tokens. You requested up to 32000 tokens, but can only afford 27342.","code":402}}`)},
 		{"quota.words", status(403, `{"code": 30011, "message": "Your paid balance is insufficient. Please top up and try again."}`)},
 		{"spend.limit", status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"You have reached your specified API usage limits."}}`)},
+		{"auth.permission", status(400, `{"type":"error","error":{"type":"invalid_request_error","message":"This organization has been disabled."}}`)},
 		{"auth.words", status(400, `[{"error":{"code":400,"message":"API key not valid.","status":"INVALID_ARGUMENT"}}]`)},
 		{"model.not-found", status(400, `{"errors":[{"code":5007,"message":"No such model @cf/x or task"}],"success":false}`)},
 		{"status.auth", status(403, `{"errors":[{"code":3023,"message":"Service unavailable for account"}],"success":false}`)},
 		{"status.payment", status(402, `{"error":{"message":"Account on hold"}}`)},
 		{"status.not-found-model", status(404, `{"status":404,"title":"Not Found","detail":"Function 'abc': Not found for account 'x'"}`)},
+		{"server.upstream-lost-status", status(400, `{"success":false,"result":[],"messages":[],"error":[{"code":2005,"message":"Failed to get response from provider"}]}`)},
 		{"status.client", status(400, `{"error":{"message":"unexpected EOF","type":"invalid_request_error"}}`)},
 		{"server.upstream-unreachable", status(503, `{"html-message":"fetch failed","provider":"openai"}`)},
 		{"network.words", status(200, `{"html-message":"Network connection lost."}`)},
@@ -124,5 +126,32 @@ func TestAdjustmentsNameThemselves(t *testing.T) {
 		if c.Rule != tc.rule || c.Class != tc.class || c.Retryable {
 			t.Errorf("got %s %s retryable=%v, want %s %s not retryable", c.Rule, c.Class, c.Retryable, tc.rule, tc.class)
 		}
+	}
+}
+
+// A permission is told apart from a wrong key and from a missing model: only an accepted key
+// lacks a permission, and a model that "does not exist or you do not have access to it" is
+// missing as far as anyone can tell.
+func TestPermissionIsNeitherAKeyNorAModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		class  chat.Class
+		label  string
+	}{
+		{"an organisation to verify", 400, `{"error":{"message":"Your organization must be verified to stream this model. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization.","type":"invalid_request_error","param":"stream","code":"unsupported_value"}}`,
+			chat.AuthFailed, PermissionLabel},
+		{"azure's wrong key, worded as access denied", 401, `{"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource."}}`,
+			chat.AuthFailed, chat.Label(chat.AuthFailed)},
+		{"a model that does not exist or is not yours", 404, `{"error":{"message":"The model ` + "`gpt-5`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`,
+			chat.ModelNotFound, chat.Label(chat.ModelNotFound)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Classify(Failure{Phase: Status, Status: tc.status, Body: []byte(tc.body), Now: testNow})
+			if c.Class != tc.class || c.Label != tc.label || c.Retryable {
+				t.Errorf("got %s %q retryable=%v by %s; want %s %q, not retryable", c.Class, c.Label, c.Retryable, c.Rule, tc.class, tc.label)
+			}
+		})
 	}
 }

@@ -78,9 +78,13 @@ func clock(at, now time.Time, layout string) string {
 }
 
 // FormatRetry says whether trying c's run again can help, as print mode's last line and an
-// export say it: "not retryable", "retryable", or "retryable after 14:03:20".
+// export say it: "not retryable", "retryable", "retryable after 14:03:20", or, for a hard quota
+// or a spend limit with its time, "not retryable; not before Mar 2 08:00".
 func FormatRetry(c Classification, now time.Time) string {
 	if !c.Retryable {
+		if c.RetryAfterUntil.After(now) {
+			return "not retryable; not before " + FormatClock(c.RetryAfterUntil, now)
+		}
 		return "not retryable"
 	}
 	if !c.RetryAfterUntil.IsZero() {

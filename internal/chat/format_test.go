@@ -57,6 +57,9 @@ func TestFormatRetry(t *testing.T) {
 		{Classification{Class: AuthFailed}, "not retryable"},
 		{Classification{Class: Overloaded, Retryable: true}, "retryable"},
 		{Classification{Class: RateLimited, Retryable: true, RetryAfterUntil: now.Add(200 * time.Second)}, "retryable after 09:03:20"},
+		// A hard quota, or a spend limit, says when it frees.
+		{Classification{Class: QuotaExhausted, RetryAfterUntil: now.Add(26 * time.Hour)}, "not retryable; not before Dec 1 11:00"},
+		{Classification{Class: QuotaExhausted, RetryAfterUntil: now.Add(-time.Hour)}, "not retryable"},
 	} {
 		if got := FormatRetry(c.c, now); got != c.want {
 			t.Errorf("FormatRetry(%+v) = %q, want %q", c.c, got, c.want)

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 )
@@ -59,6 +62,57 @@ func TestAStatedResetIsAScheduledWait(t *testing.T) {
 			}
 			if held := u.run("-p", "again", "--base-url", srv.URL(), "--model", "m"); held.code != 3 || srv.Requests() != 1 {
 				t.Errorf("a second parley: exit %d, %d requests; it must be held without sending", held.code, srv.Requests())
+			}
+		})
+	}
+}
+
+// Numbers out of range are facts: a 429 whose wait overflows any duration is a hard quota said
+// with its time ("not before" the farthest time parley holds), sent once, exit 1, and a later
+// run is held without sending. A day's wait keeps its own time.
+func TestAResetOutOfRangeIsAHardQuota(t *testing.T) {
+	t.Parallel()
+	noon := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	farthest := time.Unix(0, math.MaxInt64)
+	tooMany := `{"error":{"message":"Too Many Requests","type":"rate_limit_error"}}`
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+		body   string
+		until  time.Time
+	}{
+		{"Retry-After: 999999999999999999999", map[string]string{"Retry-After": "999999999999999999999"}, tooMany, farthest},
+		{"Retry-After: 9223372036854775807", map[string]string{"Retry-After": "9223372036854775807"}, tooMany, farthest},
+		{"retry-after-ms: 1e20", map[string]string{"retry-after-ms": "1e20"}, tooMany, farthest},
+		{"try again in 99999999999999h", nil,
+			`{"error":{"message":"Rate limit reached for requests. Please try again in 99999999999999h.","type":"requests","code":"rate_limit_exceeded"}}`,
+			farthest},
+		{"Retry-After: 86400", map[string]string{"Retry-After": "86400"}, tooMany, noon.Add(24 * time.Hour)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u, srv := newServedUser(t)
+			header := map[string]string{"Content-Type": "application/json"}
+			for k, v := range c.header {
+				header[k] = v
+			}
+			srv.Push(demo.Fault{Status: 429, Header: header, Body: c.body})
+			u.clock = chattest.NewInstant(noon)
+			r := u.run(append([]string{"-p", "hello", "--json"}, endpointFlags(srv)...)...)
+			out := decode[printJSON](t, r.stdout)
+			if r.code != 1 || srv.Requests() != 1 || out.Retry == nil || out.Retry.Retryable ||
+				out.Retry.RetryClass != "quota_exhausted" || out.Retry.RetryAfterUntil == nil {
+				t.Fatalf("exit %d after %d requests, %+v; want exit 1 after one, a hard quota with its time (stderr %q)",
+					r.code, srv.Requests(), out.Retry, r.stderr)
+			}
+			if got, _ := time.Parse(time.RFC3339Nano, *out.Retry.RetryAfterUntil); !got.Equal(c.until) {
+				t.Errorf("retry_after_until %s, want %s", *out.Retry.RetryAfterUntil, c.until.Format(time.RFC3339Nano))
+			}
+			if want := "not before " + chat.FormatClock(c.until, noon); !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr %q does not say %q", r.stderr, want)
+			}
+			if again := u.run(append([]string{"-p", "again"}, endpointFlags(srv)...)...); again.code == 0 || srv.Requests() != 1 {
+				t.Errorf("a later run: exit %d, %d requests; it must be held without sending", again.code, srv.Requests())
 			}
 		})
 	}

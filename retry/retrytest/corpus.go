@@ -58,6 +58,15 @@ func SecondCorpus(t testing.TB) []CorpusEntry {
 	return read(t, "corpus2.json")
 }
 
+// ThirdCorpus reads the corpus's third round (retry/testdata/corpus3.json, ids P243…), errors
+// of kinds the first two lacked (permission and entitlement blocks, gateways' own words for an
+// upstream that failed, parameters a local server cannot take, overflow and refusals worded
+// otherwise), in the same shape.
+func ThirdCorpus(t testing.TB) []CorpusEntry {
+	t.Helper()
+	return read(t, "corpus3.json")
+}
+
 // Holdout returns the ids of ProviderCorpus set aside before the classifier was tuned
 // (retry/testdata/holdout.json): agreement on them is reported apart from the rest.
 func Holdout(t testing.TB) map[string]bool { return holdout(t, "holdout.json") }
