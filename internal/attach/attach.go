@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // DefaultMaxBytes is the largest file attached when config.toml sets no max_attachment_bytes.
@@ -43,7 +44,9 @@ type Error struct {
 	Name, Reason string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("cannot attach %s: %s", e.Name, e.Reason) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("cannot attach %s: %s", sanitize.Name(e.Name), e.Reason)
+}
 
 // Read reads the file at path for attaching: an image when its bytes say it is one (scaled
 // down when it is large, see PrepareImage), else text. A missing file, a directory, a pipe or

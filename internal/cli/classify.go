@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
 	"parley/internal/chat"
 	"parley/internal/config"
+	"parley/internal/sanitize"
 	"parley/retry"
 )
 
@@ -24,7 +27,11 @@ func classifyFailure(ctx context.Context, args []string, ios *IO) (int, error) {
 	if len(pos) == 1 {
 		f, err := os.Open(pos[0])
 		if err != nil {
-			return chat.ExitUsage, usagef("cannot read %s: %v", pos[0], err)
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err // without the path again
+			}
+			return chat.ExitUsage, usagef("cannot read %s: %v", sanitize.Name(pos[0]), err)
 		}
 		defer f.Close()
 		in = f

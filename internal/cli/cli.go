@@ -34,6 +34,7 @@ func (s Signalled) Error() string { return "stopped by " + s.Signal.String() }
 // cancelled; a command that is waiting (for stdin, for an endpoint) stops at once. When ctx
 // ends with a Signalled cause, an interrupted exit says which signal it was.
 func Run(ctx context.Context, args []string, ios *IO) int {
+	ios = ios.neutral()
 	code, err := dispatch(ctx, args, ios)
 	if err != nil && ctx.Err() != nil {
 		// Stopped by ctrl+c: that is all there is to say.

@@ -15,6 +15,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/printmode"
+	"parley/internal/sanitize"
 	"parley/tui"
 )
 
@@ -133,7 +134,8 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	}
 	// A signal stops the screen as /quit does, after the reply being written is stored as
 	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
-	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(ios.Out))
+	// The screen draws with sequences of its own and neutralises every text it shows.
+	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(sanitize.Raw(ios.Out)))
 	done := make(chan struct{})
 	defer close(done)
 	go func() {

@@ -10,6 +10,7 @@ import (
 	"parley/agent"
 	"parley/internal/chat"
 	"parley/internal/printmode"
+	"parley/internal/sanitize"
 	"parley/retry"
 )
 
@@ -91,7 +92,11 @@ func (a *app) chooseModel(models []string) error {
 		return usagef("%s lists no models: pass --model NAME or set model in %s", where, a.cfgPath)
 	}
 	const shown = 12
-	names := strings.Join(models[:min(len(models), shown)], ", ")
+	var listed []string
+	for _, m := range models[:min(len(models), shown)] {
+		listed = append(listed, sanitize.Name(m)) // a server's ids, as text whatever they hold
+	}
+	names := strings.Join(listed, ", ")
 	if len(models) > shown {
 		names += fmt.Sprintf(" and %d more", len(models)-shown)
 	}

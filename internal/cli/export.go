@@ -13,7 +13,6 @@ import (
 	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 )
 
 // messageJSON is one message of `parley export --json`.
@@ -101,13 +100,7 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		}
 	}
 	if *markdown {
-		out := ios.Out
-		if ios.OutTerminal {
-			// Model-written text could set the title or the clipboard: neutralised, as print
-			// mode neutralises it on a terminal.
-			out = &neutralised{w: out}
-		}
-		writeMarkdown(out, sess, msgs, files)
+		writeMarkdown(ios.Out, sess, msgs, files)
 		return chat.ExitOK, nil
 	}
 	out := struct {
@@ -139,20 +132,6 @@ func exportSession(ctx context.Context, args []string, ios *IO) (int, error) {
 		out.Messages = append(out.Messages, mj)
 	}
 	return chat.ExitOK, chat.WriteJSON(ios.Out, out)
-}
-
-// neutralised writes to w with terminal control sequences removed, carrying one split across
-// writes to the next.
-type neutralised struct {
-	w   io.Writer
-	san sanitize.Stream
-}
-
-func (n *neutralised) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(n.w, n.san.Clean(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // writeImages writes every image of msgs to dir, once each, as <hash>.<type> (the same bytes

@@ -13,6 +13,7 @@ import (
 
 	"parley/internal/config"
 	"parley/internal/printmode"
+	"parley/internal/sanitize"
 )
 
 // options are parley's own flags (not its subcommands'), checked against each other.
@@ -187,6 +188,12 @@ func continueFlags(o options, prompted bool) (options, error) {
 func flagError(err error) error {
 	// --wait takes an optional value, so the flag package calls it a boolean in its errors.
 	msg := strings.Replace(err.Error(), "invalid boolean value", "invalid value", 1)
+	// It writes an unknown flag as it was typed: written as text, whatever it holds.
+	for _, typed := range []string{"flag provided but not defined: ", "bad flag syntax: "} {
+		if name, ok := strings.CutPrefix(msg, typed); ok {
+			msg = typed + sanitize.Name(name)
+		}
+	}
 	return usagef("%s (see parley -h)", longFlag.ReplaceAllString(msg, " for --$1:"))
 }
 

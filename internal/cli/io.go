@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // IO is what one run of parley is given of the process it runs in: the standard streams and
@@ -18,7 +19,8 @@ type IO struct {
 	Out    io.Writer
 	ErrOut io.Writer
 	// InTerminal, OutTerminal and ErrTerminal say whether In, Out and ErrOut are terminals:
-	// stdin that is not one holds a prompt or text to attach, output to one is neutralised.
+	// stdin that is not one holds a prompt or text to attach; Run neutralises stdout when it
+	// is one (neutral).
 	InTerminal, OutTerminal, ErrTerminal bool
 	// OutColumns is Out's width when it is a terminal that says it; 0 otherwise.
 	OutColumns int
@@ -26,6 +28,20 @@ type IO struct {
 	Getenv func(string) string
 	// Clock times Tier 1's waits, --wait and the spend limits' day.
 	Clock chat.Clock
+}
+
+// neutral returns ios with its output behind the one neutraliser (sanitize.Writer): stdout
+// when it is a terminal, stderr always, since its lines say what a server sent and what the
+// operator typed. Every command writes through it without a thought; raw bytes go only to a
+// stdout that is not a terminal, where a script reads the reply as the model wrote it, and
+// the chat screen and print mode draw their own sequences through sanitize.Raw.
+func (ios *IO) neutral() *IO {
+	n := *ios
+	if n.OutTerminal {
+		n.Out = sanitize.NewWriter(n.Out)
+	}
+	n.ErrOut = sanitize.NewWriter(n.ErrOut)
+	return &n
 }
 
 // System returns the IO of the process: os.Stdin, os.Stdout and os.Stderr, the process's

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"parley/internal/chat"
-
 	"parley/internal/config"
+	"parley/internal/sanitize"
 )
 
 // roleJSON is one role of `parley roles --json`.
@@ -66,7 +66,8 @@ func listRoles(ctx context.Context, args []string, ios *IO) (int, error) {
 		if len([]rune(first)) > 60 {
 			first = string([]rune(first)[:59]) + "…"
 		}
-		fmt.Fprintf(ios.Out, "%-12s %-28s %s  (%s)\n", r.Name, strings.Join(uses, ", "), first, r.Source)
+		// The name is what --role takes: shown as text, whatever it holds.
+		fmt.Fprintf(ios.Out, "%-12s %-28s %s  (%s)\n", sanitize.Name(r.Name), strings.Join(uses, ", "), first, r.Source)
 	}
 	return chat.ExitOK, nil
 }

@@ -76,7 +76,11 @@ func printHits(ios *IO, hits []stored.Hit, jsonOut bool) error {
 		}
 		return chat.WriteJSON(ios.Out, out)
 	}
-	bold := ios.OutTerminal
+	out, bold := ios.Out, ios.OutTerminal
+	if bold {
+		// Bold is parley's own sequence: the excerpt is neutralised part by part instead.
+		out = sanitize.Raw(ios.Out)
+	}
 	for _, h := range hits {
 		who := "you"
 		switch h.Role {
@@ -85,7 +89,7 @@ func printHits(ios *IO, hits []stored.Hit, jsonOut bool) error {
 		case chat.RoleSystem:
 			who = "system"
 		}
-		fmt.Fprintf(ios.Out, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
+		fmt.Fprintf(out, "%s  %s  %-6s %s\n", h.SessionID, chat.FormatDate(h.CreatedAt), who, excerptLine(h.Excerpt, bold))
 	}
 	return nil
 }

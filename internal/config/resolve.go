@@ -11,6 +11,7 @@ import (
 
 	"parley/agent"
 	"parley/internal/demo"
+	"parley/internal/sanitize"
 )
 
 // resolveEndpoint applies flags over the environment over the config file, and returns the
@@ -43,7 +44,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		} else if p, ok := presets[n]; ok {
 			layers = append(layers, p)
 		} else {
-			return fmt.Errorf("unknown profile %q (%s): define [profiles.%s] in %s or use a preset: %s", n, source, n, cfgPath, presetNames())
+			return fmt.Errorf("unknown profile %q (%s): define [profiles.%s] in %s or use a preset: %s", n, source, sanitize.Name(n), cfgPath, presetNames())
 		}
 		name = n
 		return nil

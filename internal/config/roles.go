@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"parley/internal/sanitize"
 )
 
 // Role is a named system prompt, with the profile and model it is meant for.
@@ -158,5 +160,5 @@ func RoleNames(roles map[string]Role) string {
 // errUnknownRole is the error for a role that is not defined.
 func errUnknownRole(name, source string, roles map[string]Role, paths Paths) error {
 	return fmt.Errorf("unknown role %q (%s): add %s or [roles.%s] to %s (known: %s)", name, source,
-		filepath.Join(paths.RolesDir(), name+".md"), name, paths.Config, RoleNames(roles))
+		sanitize.Name(filepath.Join(paths.RolesDir(), name+".md")), sanitize.Name(name), paths.Config, RoleNames(roles))
 }

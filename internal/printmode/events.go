@@ -21,9 +21,10 @@ type view struct {
 	// jsonOut keeps the answer off stdout until the JSON object; showReasoning writes the
 	// thinking to stderr.
 	jsonOut, showReasoning bool
-	// stdoutTerminal and stderrTerminal neutralise control sequences on a terminal, and on a
-	// terminal stderr counts the wait for the first word, and the thinking not shown.
-	stdoutTerminal, stderrTerminal bool
+	// stderrTerminal counts, on a terminal stderr, the wait for the first word and the
+	// thinking not shown. Stderr, and stdout on a terminal, neutralise what is written
+	// there (Options.Stdout).
+	stderrTerminal bool
 	// clock times those counts; nil is the real clock.
 	clock chat.Clock
 	// maxTokens and profile are the endpoint's, for the fix of a reply that thought until the
@@ -35,8 +36,8 @@ type view struct {
 }
 
 // printEvents streams a run's events as print mode shows them: the answer to stdout (unless
-// jsonOut; neutralised when stdout is a terminal), thinking to stderr with --show-reasoning,
-// Tier 1's notes and the wait for the first word to stderr. It returns what the --json object
+// jsonOut), thinking to stderr with --show-reasoning, Tier 1's notes and the wait for the
+// first word to stderr. It returns what the --json object
 // says of the run and the exit status, both from chat.Decide.
 func printEvents(events <-chan chat.Event, v view) (runOutput, int) {
 	s := newStream(v)
@@ -58,8 +59,9 @@ func printEvents(events <-chan chat.Event, v view) (runOutput, int) {
 type stream struct {
 	v   view
 	res runOutput
-	// answer and thinking are the text so far; san and thinkSan neutralise them on a
-	// terminal, carrying a sequence split across deltas from one to the next.
+	// answer and thinking are the text so far; san and thinkSan neutralise them, carrying a
+	// sequence split across deltas from one to the next, where they are drawn around
+	// (rendered, dim) and so go under the streams' neutraliser.
 	answer, thinking strings.Builder
 	san, thinkSan    *sanitize.Stream
 	// out buffers stdout: text is flushed flushAfter after it was written, so a fast stream
@@ -93,11 +95,10 @@ func newStream(v view) *stream {
 		v.clock = chat.SystemClock{}
 	}
 	s := &stream{v: v, out: bufio.NewWriterSize(v.stdout, 32<<10)}
-	if v.stdoutTerminal {
-		s.san = new(sanitize.Stream)
-	}
 	if v.renderWidth > 0 && !v.jsonOut {
 		s.md = &rendered{width: v.renderWidth}
+		s.san = new(sanitize.Stream)
+		s.out = bufio.NewWriterSize(sanitize.Raw(v.stdout), 32<<10)
 	}
 	if v.stderrTerminal {
 		s.thinkSan = new(sanitize.Stream)
@@ -116,7 +117,7 @@ func (s *stream) next(events <-chan chat.Event) (ev chat.Event, ok bool) {
 			s.flush = nil
 			s.out.Flush()
 		case now := <-s.tick:
-			fmt.Fprintf(s.v.stderr, "\r\x1b[K"+s.status, chat.FormatElapsed(now.Sub(s.since)))
+			fmt.Fprintf(sanitize.Raw(s.v.stderr), "\r\x1b[K"+s.status, chat.FormatElapsed(now.Sub(s.since)))
 			s.statusShown = true
 			s.tick = s.v.clock.After(time.Second)
 		}
@@ -186,8 +187,7 @@ func (s *stream) retrying(ev chat.Event) {
 		sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
 }
 
-// reasoning keeps thinking, and writes it to stderr with --show-reasoning: dim and
-// neutralised on a terminal, raw elsewhere.
+// reasoning keeps thinking, and writes it to stderr with --show-reasoning, dim on a terminal.
 func (s *stream) reasoning(text string) {
 	s.res.gotOutput = true
 	s.thinking.WriteString(text)
@@ -205,7 +205,7 @@ func (s *stream) reasoning(text string) {
 		io.WriteString(s.v.stderr, text)
 		return
 	}
-	fmt.Fprintf(s.v.stderr, "\x1b[2m%s\x1b[22m", s.thinkSan.Clean(text))
+	fmt.Fprintf(sanitize.Raw(s.v.stderr), "\x1b[2m%s\x1b[22m", s.thinkSan.Clean(text))
 }
 
 // endThinking ends the line the thinking left open on stderr.
@@ -224,11 +224,8 @@ func (s *stream) delta(text string) {
 	if s.v.jsonOut {
 		return
 	}
-	if s.san != nil {
-		text = s.san.Clean(text)
-	}
 	if s.md != nil {
-		s.md.add(s.out, text)
+		s.md.add(s.out, s.san.Clean(text))
 	} else {
 		io.WriteString(s.out, text)
 	}
@@ -240,7 +237,7 @@ func (s *stream) delta(text string) {
 // clearStatus takes the counting line off the screen; it shows again at the next tick.
 func (s *stream) clearStatus() {
 	if s.statusShown {
-		fmt.Fprint(s.v.stderr, "\r\x1b[K")
+		fmt.Fprint(sanitize.Raw(s.v.stderr), "\r\x1b[K")
 		s.statusShown = false
 	}
 }

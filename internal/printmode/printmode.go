@@ -40,7 +40,9 @@ type Options struct {
 	Prompt string
 	Images []chat.Image
 	// Stdout takes the reply, Stderr parley's notes; each Terminal field says whether its
-	// stream is a terminal, where control sequences are neutralised and waits redrawn.
+	// stream is a terminal, where waits are redrawn. Stderr, and Stdout on a terminal, are
+	// written through sanitize's neutraliser (a sanitize.Writer given is kept); what print
+	// mode draws itself goes under it (sanitize.Raw).
 	Stdout, Stderr                 io.Writer
 	StdoutTerminal, StderrTerminal bool
 	// RenderWidth, when set, renders the answer's markdown for the terminal stdout is, at that
@@ -82,10 +84,15 @@ var errInterrupted = errors.New("interrupted")
 // may be followed, on request, by one run on the fallback and by Tier 2's schedule within
 // Wait; nothing is sent again after output. It returns the exit status.
 func Run(ctx context.Context, o Options) int {
-	// A stdout that closes (| head) ends the run as cancelled, like ctrl+c.
+	// A stdout that closes (| head) ends the run as cancelled, like ctrl+c: watched under the
+	// neutraliser, so that what print mode draws there itself is watched too.
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	o.Stdout = &watched{w: o.Stdout, broken: func() { stop(errStdoutClosed) }}
+	o.Stdout = &watched{w: sanitize.Raw(o.Stdout), broken: func() { stop(errStdoutClosed) }}
+	if o.StdoutTerminal {
+		o.Stdout = sanitize.NewWriter(o.Stdout)
+	}
+	o.Stderr = sanitize.NewWriter(o.Stderr)
 	p := &printer{o: o, start: o.Clock.Now(), client: o.Client}
 	if o.Force {
 		p.client = p.client.WithForce()
@@ -274,7 +281,7 @@ func (p *printer) context() ([]chat.Message, stored.Progress, error) {
 func (p *printer) view() view {
 	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
-		stdoutTerminal: o.StdoutTerminal, stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
+		stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
 		renderWidth: o.RenderWidth}
 }
 

@@ -18,8 +18,9 @@ import (
 // false when ctx ended first. Print mode's --wait uses it, and so does asking an endpoint
 // for its models with --wait.
 func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.Writer, terminal bool) bool {
+	redraw := sanitize.Raw(stderr) // the line's text is neutralised already
 	if terminal {
-		defer fmt.Fprint(stderr, "\r\x1b[K")
+		defer fmt.Fprint(redraw, "\r\x1b[K")
 	}
 	token := t.Token()
 	for shown := false; ; shown = true {
@@ -31,7 +32,7 @@ func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.
 		line := "parley: " + sanitize.String(t.Waiting(now)) + " · ctrl+c stops"
 		switch {
 		case terminal:
-			fmt.Fprint(stderr, "\r\x1b[K"+line)
+			fmt.Fprint(redraw, "\r\x1b[K"+line)
 		case !shown:
 			fmt.Fprintln(stderr, line)
 		}

@@ -1,8 +1,11 @@
-// Package sanitize neutralises terminal control sequences in text from a model or a provider,
-// for the chat screen and for print mode writing to a terminal.
+// Package sanitize neutralises terminal control sequences: in text from a model or a provider
+// the chat screen shows, and at every exit to a terminal (Writer), where names a user typed or
+// a server gave are written as text (Name).
 package sanitize
 
 import (
+	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -39,6 +42,53 @@ func (s *Stream) Clean(text string) string {
 // for a caller that keeps the cleaned text itself.
 func (s *Stream) Append(b *strings.Builder, text string) {
 	s.sn.write(b, text)
+}
+
+// Writer is a stream parley writes to a terminal through: everything written is neutralised
+// as String does, a sequence or a rune split across writes carried to the next, so a path
+// that writes there cannot forget it. A string sequence (OSC, DCS…) left open ends at the next
+// line, so one line cannot swallow the lines after it.
+type Writer struct {
+	w   io.Writer
+	san Stream
+}
+
+// NewWriter returns w behind the neutraliser; w is returned as it is when it is a Writer.
+func NewWriter(w io.Writer) *Writer {
+	if n, ok := w.(*Writer); ok {
+		return n
+	}
+	return &Writer{w: w}
+}
+
+// Write neutralises p and writes what is left; it reports p written whole when that is.
+func (n *Writer) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(n.w, n.san.Clean(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Raw returns the stream under w's neutraliser, or w when it has none: for the sequences
+// parley draws with itself (the chat screen, rendered markdown, a redrawn line). Whatever
+// text goes there must have been neutralised first.
+func Raw(w io.Writer) io.Writer {
+	if n, ok := w.(*Writer); ok {
+		return n.w
+	}
+	return w
+}
+
+// Name is how a line names s, a path, flag, profile or model that a user typed or a server
+// gave: s itself when every rune of it prints, otherwise quoted with each control escaped
+// (\x1b, \a, \u009b, \n), so the line still says what it was and a terminal shows it as text.
+func Name(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // sanState is where the sanitizer is inside an escape sequence.
@@ -129,6 +179,10 @@ func (sn *sanitizer) run(b *strings.Builder, s string) {
 				sn.state = sanGround
 			case 0x1b:
 				sn.state = sanStringEsc
+			case '\n':
+				// Left open: the next line is text again.
+				sn.state = sanGround
+				b.WriteByte('\n')
 			}
 		case sanStringEsc:
 			if r == '\\' {

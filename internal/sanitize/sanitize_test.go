@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,8 @@ func TestSanitize(t *testing.T) {
 		{"ESC before a non-ASCII rune", "a\x1bé", "aé"},
 		{"C0 controls", "a\x00\x07\x08\r\x0b\x0c\x7fb", "ab"},
 		{"invalid UTF-8", "a\xffb\xc2", "ab"},
-		{"unterminated OSC swallows the rest", "a\x1b]0;title", "a"},
+		{"unterminated OSC swallows the rest of its line", "a\x1b]0;title", "a"},
+		{"an OSC left open ends at the line's end", "a\x1b]0;title\nnext\x1bP1;2\nlast", "a\nnext\nlast"},
 		{"ESC inside OSC starts a new sequence", "\x1b]0;t\x1b[31mx", "x"},
 		{"brackets alone are text", "[31m] and ]0;", "[31m] and ]0;"},
 	}
@@ -56,5 +58,53 @@ func TestSanitizerStreamedSplits(t *testing.T) {
 	}
 	if strings.ContainsAny(want, "\x1b\x07") || !strings.Contains(want, "wörld") || !strings.Contains(want, "漢") {
 		t.Fatalf("unexpected result %q", want)
+	}
+}
+
+// A Writer neutralises what is written to it as String does, a sequence or a rune split across
+// writes included, and Raw reaches the stream under it.
+func TestWriter(t *testing.T) {
+	in := "héllo \x1b]52;c;aGk=\x07wörld \x1b[1;31mred\x1b[0m 漢\u009b2Jz\x1b\\"
+	for i := 0; i <= len(in); i++ {
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		if n, err := w.Write([]byte(in[:i])); n != i || err != nil {
+			t.Fatalf("Write = %d, %v; want %d, nil", n, err, i)
+		}
+		w.Write([]byte(in[i:]))
+		if out.String() != String(in) {
+			t.Fatalf("split at %d: got %q, want %q", i, out.String(), String(in))
+		}
+	}
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	if NewWriter(w) != w {
+		t.Error("NewWriter put a second neutraliser on a Writer")
+	}
+	Raw(w).Write([]byte("\x1b[1m"))
+	if out.String() != "\x1b[1m" || Raw(&out) != &out {
+		t.Errorf("Raw: %q", out.String())
+	}
+}
+
+// A name that would move the terminal is written quoted, its controls escaped, so that the
+// line still says what it was; a plain one, in any script, as it is.
+func TestName(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"notes.txt", "notes.txt"},
+		{"été 漢字 🙂.md", "été 漢字 🙂.md"},
+		{"my file", "my file"},
+		{"\x1b]0;pwned\x07x", `"\x1b]0;pwned\ax"`},
+		{"a\u009b2Jb", `"a\u009b2Jb"`},
+		{"a\x9bb", `"a\x9bb"`},
+		{"two\nlines\tand tab", `"two\nlines\tand tab"`},
+	}
+	for _, c := range cases {
+		if got := Name(c.in); got != c.want {
+			t.Errorf("Name(%q) = %s, want %s", c.in, got, c.want)
+		}
+		if got := Name(c.in); String(got) != got {
+			t.Errorf("Name(%q) = %q holds a control", c.in, got)
+		}
 	}
 }
