@@ -119,6 +119,35 @@ func TestMissingNamedKeySendsNothing(t *testing.T) {
 	}
 }
 
+// A key with a line break or another control character cannot go into a header: it is a
+// configuration error naming the variable (never the key), not a network error retried.
+func TestAKeyWithAControlCharacterIsAConfigurationError(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, env, key string }{
+		{"CR", "OPENAI_API_KEY", "sk-proj-abcdefghij0123456789\r"},
+		{"LF", "PARLEY_TEST_KEY", "sk-proj-abcdefghij0123456789\n"},
+		{"DEL", "OPENAI_API_KEY", "sk-proj-abcdefghij\x7f0123456789"},
+		{"NUL", "OPENAI_API_KEY", "\x00sk-proj-abcdefghij0123456789"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u, srv := newServedUser(t, c.env+"="+c.key)
+			args := append(endpointFlags(srv), "-p", "hello")
+			if c.env != "OPENAI_API_KEY" {
+				args = append(args, "--api-key-env", c.env)
+			}
+			r := u.run(args...)
+			want := "parley: " + c.env + " holds a line break or another control character, which no HTTP header can carry: set it to the key alone\n"
+			if r.code != 2 || r.stderr != want || srv.Requests() != 0 {
+				t.Fatalf("exit %d, %d requests, stderr %q\nwant exit 2, no request, %q", r.code, srv.Requests(), r.stderr, want)
+			}
+			if strings.Contains(r.stderr, "abcdefghij") {
+				t.Fatal("the key is in the message")
+			}
+		})
+	}
+}
+
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	t.Parallel()
 	u, srv := newServedUser(t)
