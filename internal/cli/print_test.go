@@ -429,3 +429,35 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// A stdout that cannot be written for another reason than a closed pipe (a full disk:
+// > /dev/full) does not cancel the reply: the run goes on to its end and is stored whole, and
+// parley exits 1 with the cause on stderr. A closed pipe (| head) still ends the run.
+func TestPrintModeStdoutThatCannotBeWrittenKeepsTheRun(t *testing.T) {
+	t.Parallel()
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full here: %v", err)
+	}
+	defer full.Close()
+	u := newUser(t)
+	srv := demotest.Start(t, demo.Options{Tokens: 400, Pace: time.Millisecond})
+	r := u.runWith(func(ios *IO) { ios.Out = full }, "", append(endpointFlags(srv), "-p", "a long story")...)
+	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions %+v", sessions)
+	}
+	want := "parley: cannot write the reply to stdout: write /dev/full: no space left on device; it is stored whole: parley export " +
+		sessions[0].ID[:8] + " prints it\n"
+	if r.code != 1 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant exit 1, %q", r.code, r.stderr, want)
+	}
+	e := decode[exportJSON](t, u.run("export", sessions[0].ID, "--json").stdout)
+	reply := e.Messages[len(e.Messages)-1]
+	if reply.Status != "succeeded" || len(reply.Content) < 1000 {
+		t.Fatalf("stored %s, %d bytes: the reply was cut", reply.Status, len(reply.Content))
+	}
+	if srv.Requests() != 1 {
+		t.Errorf("%d requests", srv.Requests())
+	}
+}
