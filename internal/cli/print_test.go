@@ -461,3 +461,49 @@ func TestPrintModeStdoutThatCannotBeWrittenKeepsTheRun(t *testing.T) {
 		t.Errorf("%d requests", srv.Requests())
 	}
 }
+
+// sseChunk is a chat.completion.chunk data line, as OpenAI sends it, of choice index with
+// delta (JSON fields) and finish (a JSON value), and the blank line ending its event.
+func sseChunk(index int, delta, finish string) string {
+	return fmt.Sprintf(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":%d,"delta":{%s},"logprobs":null,"finish_reason":%s}]}`+"\n\n", index, delta, finish)
+}
+
+// Event streams in print mode as the SSE specification allows them and servers send them: a
+// data field over several lines is read; choices besides the first are left out and said; a
+// reply that opened <think> and never closed it fails, saying so, exit 1.
+func TestPrintModeReadsStreamsAsServersSendThem(t *testing.T) {
+	t.Parallel()
+	role := sseChunk(0, `"role":"assistant","content":""`, "null")
+	end := sseChunk(0, ``, `"stop"`) + "data: [DONE]\n\n"
+	for _, c := range []struct {
+		name, stream string
+		code         int
+		stdout       string
+		stderr       string
+	}{
+		{"data over several lines", role +
+			"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\n" +
+			"data: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello, world\"},\n" +
+			"data: \"finish_reason\":null}]}\n\n" + end,
+			0, "Hello, world\n", ""},
+		{"other choices", role + sseChunk(0, `"content":"Paris."`, "null") + sseChunk(1, `"content":"Lyon."`, "null") + end,
+			0, "Paris.\n", "parley: the endpoint sent 1 more choice than the one asked for; only the first is shown and kept\n"},
+		{"think never closed", role + sseChunk(0, `"content":"<think>Five, seven, five."`, "null") + end,
+			1, "", "parley: Empty response — the stream ended without any reply text: all of it was thinking, and its <think> was never closed (not retryable, session SESSION)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u, srv := newServedUser(t)
+			srv.Push(demo.Fault{Stream: c.stream})
+			r := u.run(append(endpointFlags(srv), "-p", "hello")...)
+			sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+			if len(sessions) != 1 {
+				t.Fatalf("sessions %+v", sessions)
+			}
+			want := strings.ReplaceAll(c.stderr, "SESSION", sessions[0].ID[:8])
+			if r.code != c.code || r.stdout != c.stdout || r.stderr != want || srv.Requests() != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q after %d requests\nwant exit %d, %q, %q", r.code, r.stdout, r.stderr, srv.Requests(), c.code, c.stdout, want)
+			}
+		})
+	}
+}

@@ -197,3 +197,28 @@ func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 		t.Errorf("--json lists %+v", out.ToolCalls)
 	}
 }
+
+// A whole tool call that a server ends with finish_reason "stop" (some Ollama and vLLM builds
+// do), its name in pieces that each repeat its id, is one call, and it runs.
+func TestPrintModeRunsAToolCallEndedWithStop(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	server, wire := mcptest.Everything(t)
+	u.writeConfig(toolConfig(srv, server))
+	piece := func(tc string) string { return sseChunk(0, `"tool_calls":[`+tc+`]`, "null") }
+	srv.Push(demo.Fault{Stream: sseChunk(0, `"role":"assistant","content":null`, "null") +
+		piece(`{"index":0,"id":"call_9","type":"function","function":{"name":"ec","arguments":""}}`) +
+		piece(`{"index":0,"id":"call_9","function":{"name":"ho"}}`) +
+		piece(`{"index":0,"function":{"arguments":"{\"message\":"}}`) +
+		piece(`{"index":0,"function":{"arguments":"\"hi\"}"}}`) +
+		sseChunk(0, ``, `"stop"`) + "data: [DONE]\n\n"})
+	r := u.run("-p", "say hi", "--json", "--allow-tool", "everything.echo")
+	out := decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || len(out.ToolCalls) != 1 || out.ToolCalls[0].Function != "echo" || out.ToolCalls[0].Status != "ran" ||
+		out.ToolCalls[0].Result != "Echo: hi" {
+		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 || srv.Requests() != 2 {
+		t.Errorf("server-everything saw %d calls, the endpoint %d requests", n, srv.Requests())
+	}
+}
