@@ -13,10 +13,10 @@ import (
 // run is not over.
 var ErrNothingToContinue = errors.New("nothing to continue")
 
-// Continuable reports whether reply m can be gone on from (Continue): it has text, and its
-// run was cut (failed, cancelled, interrupted) or stopped at the token limit.
+// Continuable reports whether reply m can be gone on from (Continue): it has text or tool
+// calls, and its run was cut (failed, cancelled, interrupted) or stopped at the token limit.
 func (m Message) Continuable() bool {
-	if m.Role != chat.RoleAssistant || m.Content == "" {
+	if m.Role != chat.RoleAssistant || m.Content == "" && len(m.ToolCalls) == 0 {
 		return false
 	}
 	switch m.Status {
@@ -33,8 +33,13 @@ func (m Message) Continuable() bool {
 // superseded; the new reply begins with the old one's text, and its run names the run it
 // continues and the seam, where its own text will begin. Receipt.Prefix is that text: the
 // request sends it as the assistant's turn, to be continued. A reply that is not Continuable is
-// ErrNothingToContinue.
+// ErrNothingToContinue. A reply that called tools goes on from its last stored results, as
+// a retry does (Resume): its calls go with it, a call it left pending as one that may have
+// run, and none runs again.
 func (db *DB) Continue(replyID int64, model string, queued bool) (Receipt, error) {
+	if m, err := db.Message(replyID); err == nil && len(m.ToolCalls) > 0 && m.Continuable() && !m.Superseded {
+		return db.Resume(m.RunID, model, queued)
+	}
 	var r Receipt
 	err := db.write(func(tx *sql.Tx) error {
 		var oldRun int64

@@ -24,8 +24,8 @@ type ToolCall struct {
 }
 
 // pendingText is what goes back to the model for a call stored pending whose end was never
-// stored: parley stopped while it ran, so it may have done its work.
-const pendingText = "parley stopped while this call ran: whether the tool did anything is not known, and it is not run again"
+// stored.
+const pendingText = chat.ToolMayHaveRun
 
 // SentText is the text the call's result goes back to the model as.
 func (c ToolCall) SentText() string {
