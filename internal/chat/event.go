@@ -105,9 +105,9 @@ type Event struct {
 	CallIndex int
 	Result    ToolResult
 	Answer    chan<- bool
-	// Calls are, on an EventFinished whose finish_reason is tool_calls, the calls the model
-	// asked for, whole; a stream that ended any other way carries none, so a call cut short
-	// is never run.
+	// Calls are, on an EventFinished, the calls the model asked for when they are whole (by
+	// finish_reason tool_calls, or by their content); a stream that ended any other way
+	// carries none, so a call cut short is never run.
 	Calls []ToolCall
 	// StepLimit is set on the terminal event of a run that stopped at its limit of steps
 	// (model calls), leaving the model's last calls unrun.
