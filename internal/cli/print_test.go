@@ -132,17 +132,21 @@ func TestAKeyWithAControlCharacterIsAConfigurationError(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			u, srv := newServedUser(t, c.env+"="+c.key)
-			args := append(endpointFlags(srv), "-p", "hello")
+			args := endpointFlags(srv)
 			if c.env != "OPENAI_API_KEY" {
 				args = append(args, "--api-key-env", c.env)
 			}
-			r := u.run(args...)
+			r := u.run(append(args, "-p", "hello")...)
 			want := "parley: " + c.env + " holds a line break or another control character, which no HTTP header can carry: set it to the key alone\n"
 			if r.code != 2 || r.stderr != want || srv.Requests() != 0 {
 				t.Fatalf("exit %d, %d requests, stderr %q\nwant exit 2, no request, %q", r.code, srv.Requests(), r.stderr, want)
 			}
 			if strings.Contains(r.stderr, "abcdefghij") {
 				t.Fatal("the key is in the message")
+			}
+			// The chat screen does not open on it either: no countdown, no request.
+			if r := u.onTerminal(args...); r.code != 2 || r.stderr != want || srv.Requests() != 0 {
+				t.Fatalf("on a terminal: exit %d, %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
 			}
 		})
 	}
