@@ -39,8 +39,10 @@ type answerBody struct {
 	err error
 	// streaming is set once the answer is known to be an event stream.
 	streaming bool
-	// afterErrorEvent is set after an `event: error` line, until the next data line.
+	// afterErrorEvent is set after an `event: error` line, until the event's data is passed on.
 	afterErrorEvent bool
+	// data gathers the data lines of the event being read (see streamLine).
+	data []byte
 	// long gathers a line longer than src's buffer.
 	long []byte
 }
@@ -83,6 +85,7 @@ func (b *answerBody) next() {
 	}
 	b.streamLine(line)
 	if err != nil {
+		b.dispatch() // the stream's end ends its last event
 		b.err = err
 	}
 }
@@ -110,19 +113,27 @@ func (b *answerBody) line() ([]byte, error) {
 	}
 }
 
-// streamLine passes a data line on and keeps what it must of the others.
+// streamLine gathers an event's data lines and keeps what it must of the other lines. The
+// data lines of one event are one payload, joined by line breaks (the SSE specification's
+// rule); it is passed on as soon as it reads as JSON (or is [DONE]), so that a server that
+// leaves out the blank line ending each event is not held back, and otherwise at the
+// event's end.
 func (b *answerBody) streamLine(line []byte) {
 	switch {
 	case bytes.HasPrefix(line, []byte("data:")):
-		payload := bytes.TrimSpace(line[len("data:"):])
-		switch {
-		case string(payload) == "[DONE]":
-			b.c.done = true
-		case b.afterErrorEvent || bytes.HasPrefix(payload, []byte(`{"error"`)) || bytes.HasPrefix(payload, []byte(`{"type":"e`)):
-			b.keepFrame(line)
+		if len(b.data) > 0 {
+			if json.Valid(b.data) {
+				b.dispatch() // a whole payload, and a server that ends no events
+			} else {
+				b.data = append(b.data, '\n')
+			}
 		}
-		b.afterErrorEvent = false
-		b.out = append(append(b.out[:0], line...), '\n')
+		b.data = append(b.data, bytes.TrimSpace(line[len("data:"):])...)
+		if string(b.data) == "[DONE]" || json.Valid(b.data) {
+			b.dispatch()
+		}
+	case len(line) == 0:
+		b.dispatch()
 	case bytes.HasPrefix(line, []byte("event:")):
 		b.afterErrorEvent = bytes.Contains(line, []byte("error"))
 		if b.afterErrorEvent {
@@ -134,6 +145,34 @@ func (b *answerBody) streamLine(line []byte) {
 		b.keepFrame(line) // an unframed error object
 	}
 	// Comments, blank lines and the other fields are the SDK's to ignore: they are dropped.
+}
+
+// dispatch passes the event's data on as one data line, noting [DONE] and error frames.
+func (b *answerBody) dispatch() {
+	if len(b.data) == 0 {
+		return
+	}
+	payload := b.data
+	if bytes.IndexByte(payload, '\n') >= 0 {
+		// The SDK reads a line a payload: a payload of several lines goes as one, its line
+		// breaks (white space between JSON's tokens) taken out.
+		var one bytes.Buffer
+		if json.Compact(&one, payload) == nil {
+			payload = one.Bytes()
+		} else {
+			payload = bytes.ReplaceAll(payload, []byte("\n"), []byte(" "))
+		}
+	}
+	line := append([]byte("data: "), payload...)
+	switch {
+	case string(payload) == "[DONE]":
+		b.c.done = true
+	case b.afterErrorEvent || bytes.HasPrefix(payload, []byte(`{"error"`)) || bytes.HasPrefix(payload, []byte(`{"type":"e`)):
+		b.keepFrame(line)
+	}
+	b.afterErrorEvent = false
+	b.out = append(append(b.out, line...), '\n')
+	b.data = b.data[:0]
 }
 
 // keepFrame records an error frame's line for classification, up to maxCapture bytes.

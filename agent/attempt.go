@@ -14,6 +14,9 @@ import (
 	"parley/retry"
 )
 
+// errThinkNeverClosed is a reply whose content opened <think> and ended inside it.
+var errThinkNeverClosed = errors.New("all of it was thinking, and its <think> was never closed")
+
 // result is how one attempt ended: failure is nil when the reply finished.
 type result struct {
 	failure *retry.Failure
@@ -28,6 +31,9 @@ type result struct {
 	model      string
 	calls      streamedCalls
 	unreadable int
+	// others are the indexes of the choices besides the first that the endpoint sent unasked:
+	// they are ignored, counted, and said once.
+	others map[int]bool
 	// gotUsage is set when the endpoint reported usage; outputRunes counts the characters
 	// of the output, for an estimate when it did not.
 	gotUsage    bool
@@ -39,6 +45,7 @@ type result struct {
 // reasoning (go-openai's own chunk type knows only the first; parley reads the raw chunk).
 type chunk struct {
 	Choices []struct {
+		Index        int              `json:"index"`
 		Delta        retry.ChunkDelta `json:"delta"`
 		FinishReason string           `json:"finish_reason"`
 	} `json:"choices"`
@@ -216,8 +223,13 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			case idled.Load():
 				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
 			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
-				if !res.gotOutput {
+				switch {
+				case !res.gotOutput:
 					return inStream(retry.NetEmpty, nil, nil)
+				case split.state == thinkInside && len(res.calls.calls) == 0 && res.finishReason != "length":
+					// No answer: all of it was thinking (a token limit says so itself:
+					// chat.ThoughtOut).
+					return inStream(retry.NetEmpty, nil, errThinkNeverClosed)
 				}
 				return end(res)
 			case errors.Is(err, io.EOF):
@@ -240,6 +252,14 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			res.model = ch.Model
 		}
 		for _, choice := range ch.Choices {
+			if choice.Index != 0 {
+				if res.others == nil {
+					res.others = map[int]bool{}
+					c.log.Warn("the endpoint sends choices besides the first, which was the one asked for; they are ignored", "index", choice.Index)
+				}
+				res.others[choice.Index] = true
+				continue
+			}
 			d := choice.Delta
 			if len(d.ToolCalls) > 0 {
 				commit() // a tool call is output: nothing is sent again after it

@@ -191,7 +191,8 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 		case res.failure == nil:
 			c.noteSuccess()
 			out <- chat.Event{Kind: chat.EventFinished, FinishReason: res.finishReason, Model: res.model,
-				ToolCalls: res.calls.names, Calls: res.calls.whole(res.finishReason), Unreadable: res.unreadable}
+				ToolCalls: res.calls.names(), Calls: res.calls.whole(res.finishReason), Unreadable: res.unreadable,
+				OtherChoices: len(res.others)}
 			return
 		case withUsage && rejectsStreamOptions(*res.failure):
 			c.log.Info("endpoint rejects stream_options; sending again without it", "status", res.failure.Status)

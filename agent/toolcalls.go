@@ -10,38 +10,65 @@ import (
 	"parley/retry"
 )
 
-// streamedCalls gathers the tool calls of one attempt from their pieces, by index: the first
-// piece of a call has its id and name, the arguments come in fragments and are joined.
+// streamedCalls gathers the tool calls of one attempt from their pieces, merged by index: the
+// first piece of a call has its id and the start of its name, later ones the rest of the
+// name and the arguments, in fragments that are joined. Some servers repeat the id, or the
+// whole name with it, in every piece: it starts nothing new.
 type streamedCalls struct {
 	calls []chat.ToolCall
-	// names are the functions in the order the model named them, for RunNotes.
-	names []string
 }
 
-// add takes one piece and returns it as the EventToolCall that shows it.
+// add takes one piece and returns it as the EventToolCall that shows it: its ID is set only
+// on the piece that starts a call, so that the pieces shown merge as the call does.
 func (s *streamedCalls) add(d retry.ToolCallDelta) chat.Event {
 	for len(s.calls) <= d.Index {
 		s.calls = append(s.calls, chat.ToolCall{})
 	}
 	c := &s.calls[d.Index]
-	if d.ID != "" {
-		c.ID = d.ID
+	piece := chat.ToolCall{Function: d.Function.Name, Arguments: d.Function.Arguments}
+	switch {
+	case d.ID == "" || d.ID == c.ID && c.ID != "":
+		if d.ID != "" && d.Function.Name == c.Function {
+			piece.Function = "" // the whole name again, with the id
+		}
+	case c.ID == "":
+		c.ID, piece.ID = d.ID, d.ID
 	}
-	if d.Function.Name != "" {
-		c.Function += d.Function.Name
-		s.names = append(s.names, d.Function.Name)
-	}
-	c.Arguments += d.Function.Arguments
-	return chat.Event{Kind: chat.EventToolCall, CallIndex: d.Index,
-		Call: chat.ToolCall{ID: d.ID, Function: d.Function.Name, Arguments: d.Function.Arguments}}
+	c.Function += piece.Function
+	c.Arguments += piece.Arguments
+	return chat.Event{Kind: chat.EventToolCall, CallIndex: d.Index, Call: piece}
 }
 
-// whole returns the calls when the stream ended as a call ends, with finish_reason
-// tool_calls; nil otherwise: a call the stream did not finish is never run. A call the model
-// gave no arguments takes none ({}).
+// names are the functions the model asked to call, in order, for RunNotes.
+func (s *streamedCalls) names() []string {
+	var out []string
+	for _, c := range s.calls {
+		if c.Function != "" {
+			out = append(out, c.Function)
+		}
+	}
+	return out
+}
+
+// whole returns the calls of a stream that ended cleanly when they are whole; nil otherwise:
+// a call the stream did not finish is never run. finish_reason tool_calls says they are; so
+// does their content, for the servers that end a call with "stop": each has a name and
+// arguments that read as JSON (none at all is none, {}). A stream stopped at the token limit
+// or by a filter is not trusted to have finished any.
 func (s *streamedCalls) whole(finishReason string) []chat.ToolCall {
-	if finishReason != "tool_calls" || len(s.calls) == 0 {
+	if len(s.calls) == 0 {
 		return nil
+	}
+	switch finishReason {
+	case "tool_calls":
+	case "length", "content_filter":
+		return nil
+	default:
+		for _, c := range s.calls {
+			if c.Function == "" || c.Arguments != "" && !json.Valid([]byte(c.Arguments)) {
+				return nil
+			}
+		}
 	}
 	out := slices.Clone(s.calls)
 	for i := range out {

@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"bufio"
 	"bytes"
+	"compress/flate"
+	"compress/zlib"
 	"context"
 	"io"
 	"net/http"
+	"strings"
 )
 
 // maxCapture bounds what one attempt keeps of an error body or of a stream's error frames.
@@ -74,6 +78,7 @@ func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if err != nil || c == nil {
 		return resp, err
 	}
+	inflate(resp)
 	c.status = resp.StatusCode
 	c.header = resp.Header.Clone()
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
@@ -106,3 +111,44 @@ func (b *teeBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// inflate decodes a body sent with Content-Encoding: deflate, as net/http decodes gzip.
+func inflate(resp *http.Response) {
+	if !strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "deflate") {
+		return
+	}
+	resp.Body = &deflateBody{src: bufio.NewReader(resp.Body), body: resp.Body}
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Del("Content-Length")
+	resp.ContentLength = -1
+	resp.Uncompressed = true
+}
+
+// deflateBody reads deflate as HTTP means it (zlib-wrapped) or raw, as some servers send it:
+// which, zlib's header tells at the first read (not before: the body may be slow to come).
+type deflateBody struct {
+	src  *bufio.Reader
+	body io.Closer
+	r    io.Reader
+	err  error
+}
+
+func (d *deflateBody) Read(p []byte) (int, error) {
+	if d.r == nil && d.err == nil {
+		head, err := d.src.Peek(2)
+		switch {
+		case err != nil:
+			d.err = err
+		case head[0]&0x0f == 8 && (uint16(head[0])<<8|uint16(head[1]))%31 == 0:
+			d.r, d.err = zlib.NewReader(d.src)
+		default:
+			d.r = flate.NewReader(d.src)
+		}
+	}
+	if d.err != nil {
+		return 0, d.err
+	}
+	return d.r.Read(p)
+}
+
+func (d *deflateBody) Close() error { return d.body.Close() }

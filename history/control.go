@@ -19,8 +19,13 @@ var ErrNothingToContinue = errors.New("nothing to continue")
 // superseded; the new reply begins with the old one's text, and its run names the run it
 // continues and the seam, where its own text will begin. Receipt.Prefix is that text: the
 // request sends it as the assistant's turn, to be continued. A reply that is not Continuable is
-// ErrNothingToContinue.
+// ErrNothingToContinue. A reply that called tools goes on from its last stored results, as
+// a retry does (Resume): its calls go with it, a call it left pending as one that may have
+// run, and none runs again.
 func (db *DB) Continue(replyID int64, model string, queued bool) (stored.Receipt, error) {
+	if m, err := db.Message(replyID); err == nil && len(m.ToolCalls) > 0 && m.Continuable() && !m.Superseded {
+		return db.Resume(m.RunID, model, queued)
+	}
 	var r stored.Receipt
 	err := db.write(func(tx *sql.Tx) error {
 		var oldRun int64

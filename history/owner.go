@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 )
 
@@ -166,9 +167,9 @@ func (db *DB) recoverOwner(owner string) ([]int64, error) {
 }
 
 // interruptOwner marks interrupted the running and queued runs of owner, keeping the text
-// they streamed.
+// they streamed, and ends the calls they left pending as ones that may have run.
 func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
-	c := interruptedClass
+	c, now := interruptedClass, nanos(time.Now())
 	err = db.write(func(tx *sql.Tx) error {
 		ids, err = column[int64](tx.Query(`
 			UPDATE runs SET status = 'interrupted', finished_at = ?,
@@ -176,12 +177,15 @@ func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
 				retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
 			WHERE status IN ('running', 'queued') AND owner = ?
 			RETURNING id`,
-			nanos(time.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner))
+			now, c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner))
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
 			if err := foldChunks(tx, id); err != nil {
+				return err
+			}
+			if err := endPendingCalls(tx, id, now); err != nil {
 				return err
 			}
 		}
@@ -191,4 +195,12 @@ func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
 		return nil, err
 	}
 	return ids, nil
+}
+
+// endPendingCalls ends the calls run left pending when its process died: failed, with the
+// result that they may have run, as Resume sends them. None is run again.
+func endPendingCalls(tx *sql.Tx, run, now int64) error {
+	_, err := tx.Exec(`UPDATE tool_calls SET status = 'failed', result = ?, finished_at = ? WHERE run_id = ? AND status = 'pending'`,
+		stored.PendingText, now, run)
+	return err
 }

@@ -182,3 +182,68 @@ func TestSchema13DatabaseTakesToolCalls(t *testing.T) {
 		t.Fatalf("context after migrating: %+v, %v", ctx, err)
 	}
 }
+
+// A call left pending by a parley that was killed is not pending for good: the recovery
+// that marks its run interrupted ends it as one that may have run, and the reply can be
+// continued from its stored results, none run again.
+func TestACallPendingAtACrashMayHaveRunAndGoesOn(t *testing.T) {
+	t.Parallel()
+	a, s := openSession(t)
+	r := post(t, a, s.ID, "echo hi and add")
+	streaming(t, a, r, "Calling.")
+	callTool(t, a, r, 0, len("Calling."), echoCall, echoRan)
+	callTool(t, a, r, 0, len("Calling."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
+	// A crash: the kernel drops the lock, and nothing is finished.
+	a.lock.Close()
+	a.lock = nil
+	b, err := Open(a.Path()) // Open recovers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	live, err := b.Transcript(s.ID)
+	if err != nil || len(live) != 2 || live[1].Status != chat.StatusInterrupted || len(live[1].ToolCalls) != 2 {
+		t.Fatalf("transcript %+v, %v", live, err)
+	}
+	pending := live[1].ToolCalls[1]
+	if pending.Result.Status != chat.ToolFailed || pending.Result.Text != chat.ToolMayHaveRun || pending.FinishedAt.IsZero() ||
+		chat.ToolOutcome(pending.Result) != "may have run" {
+		t.Errorf("the call left pending is now %+v (%q)", pending, chat.ToolOutcome(pending.Result))
+	}
+	if !live[1].Continuable() {
+		t.Fatal("the interrupted reply cannot be continued")
+	}
+	next, err := b.Continue(live[1].ID, "test-model", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, progress, err := b.RunContext(next.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if progress != (stored.Progress{Steps: 1, Seam: len("Calling.")}) || len(msgs) != 4 || len(msgs[1].ToolCalls) != 2 ||
+		msgs[2].Content != "Echo: hi" || msgs[3].ToolCallID != "call_2" || msgs[3].Content != chat.ToolMayHaveRun {
+		t.Fatalf("progress %+v, context %+v", progress, msgs)
+	}
+}
+
+// A reply that was interrupted while its first call ran, before any text, can be continued
+// too: its calls are what it had.
+func TestAReplyOfToolCallsAloneIsContinuable(t *testing.T) {
+	t.Parallel()
+	a, s := openSession(t)
+	r := post(t, a, s.ID, "echo hi")
+	streaming(t, a, r, "")
+	callTool(t, a, r, 0, 0, echoCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "echo"})
+	a.lock.Close()
+	a.lock = nil
+	b, err := Open(a.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	live, err := b.Transcript(s.ID)
+	if err != nil || len(live) != 2 || !live[1].Continuable() {
+		t.Fatalf("transcript %+v, %v: not continuable", live, err)
+	}
+}

@@ -43,6 +43,13 @@ func (m *Model) continueReply(id int64) tea.Cmd {
 		if errors.Is(err, history.ErrNothingToContinue) {
 			err = errors.New("the reply has no text to go on from, or is still being written")
 		}
-		return regeneratedMsg{sessionGen: sessionGen, modelName: modelName, rcpt: rcpt, err: err, continued: true}
+		msg := regeneratedMsg{sessionGen: sessionGen, modelName: modelName, rcpt: rcpt, err: err, continued: true}
+		if err == nil && rcpt.Pending {
+			// A reply that called tools goes on from their results, as a retry does.
+			if reply, err := db.Message(rcpt.ReplyID); err == nil {
+				msg.resumed = &reply
+			}
+		}
+		return msg
 	}
 }

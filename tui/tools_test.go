@@ -196,3 +196,38 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 		t.Errorf("r said %q after %d requests; want %q", d.m.notice, srv.Requests(), want)
 	}
 }
+
+// A call whose name comes in pieces that each repeat its id, ended with finish_reason
+// "stop" (as some Ollama and vLLM builds send it), is one call on the screen, asked for and
+// run.
+func TestACallInPiecesEndedWithStopIsOneCall(t *testing.T) {
+	t.Parallel()
+	chunk := func(delta, finish string) string {
+		return `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":0,"delta":{` +
+			delta + `},"logprobs":null,"finish_reason":` + finish + `}]}` + "\n\n"
+	}
+	stream := chunk(`"role":"assistant","content":null`, "null") +
+		chunk(`"tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"ec","arguments":""}}]`, "null") +
+		chunk(`"tool_calls":[{"index":0,"id":"call_9","function":{"name":"ho"}}]`, "null") +
+		chunk(`"tool_calls":[{"index":0,"function":{"arguments":"{\"message\":\"hi\"}"}}]`, "null") +
+		chunk(``, `"stop"`) + "data: [DONE]\n\n"
+	d, srv, wire := toolScreen(t, demo.Fault{Stream: stream})
+	d.typeAndSend("echo hi")
+	if q := asked(d); !strings.HasPrefix(q, `run everything.echo {"message":"hi"}?`) {
+		t.Errorf("asked %q", q)
+	}
+	d.until("the call's line, asking", func(m Model) bool {
+		return strings.Contains(plain(m), `▸ echo {"message":"hi"} · waiting for your answer`)
+	})
+	if s := plain(d.m); strings.Count(s, "▸ ") != 1 {
+		t.Errorf("the call's lines:\n%s", s)
+	}
+	d.send(press("y"))
+	d.until("the reply", answered(t, 2))
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want 1", n)
+	}
+	if got := demotest.ToolResults(srv.Received()[1]); len(got) != 1 || got[0] != "Echo: hi" {
+		t.Errorf("the result sent back: %q", got)
+	}
+}

@@ -89,10 +89,10 @@ type Receipt struct {
 	Prefix string
 }
 
-// Continuable reports whether reply m can be gone on from (history's Continue): it has text, and its
-// run was cut (failed, cancelled, interrupted) or stopped at the token limit.
+// Continuable reports whether reply m can be gone on from (history's Continue): it has text or
+// tool calls, and its run was cut (failed, cancelled, interrupted) or stopped at the token limit.
 func (m Message) Continuable() bool {
-	if m.Role != chat.RoleAssistant || m.Content == "" {
+	if m.Role != chat.RoleAssistant || m.Content == "" && len(m.ToolCalls) == 0 {
 		return false
 	}
 	switch m.Status {

@@ -75,7 +75,7 @@ type ToolCall struct {
 
 // PendingText is what goes back to the model for a call stored pending whose end was never
 // stored: parley stopped while it ran, so it may have done its work.
-const PendingText = "parley stopped while this call ran: whether the tool did anything is not known, and it is not run again"
+const PendingText = chat.ToolMayHaveRun
 
 // SentText is the text the call's result goes back to the model as.
 func (c ToolCall) SentText() string {

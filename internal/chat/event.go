@@ -105,17 +105,20 @@ type Event struct {
 	CallIndex int
 	Result    ToolResult
 	Answer    chan<- bool
-	// Calls are, on an EventFinished whose finish_reason is tool_calls, the calls the model
-	// asked for, whole; a stream that ended any other way carries none, so a call cut short
-	// is never run.
+	// Calls are, on an EventFinished, the calls the model asked for when they are whole (by
+	// finish_reason tool_calls, or by their content); a stream that ended any other way
+	// carries none, so a call cut short is never run.
 	Calls []ToolCall
 	// StepLimit is set on the terminal event of a run that stopped at its limit of steps
 	// (model calls), leaving the model's last calls unrun.
 	StepLimit int
 	// ToolCalls names, on a terminal event, the tools the model asked to call; Unreadable
-	// counts the stream's lines that could not be read (and whose text, if any, is missing).
-	ToolCalls  []string
-	Unreadable int
+	// counts the stream's lines that could not be read (and whose text, if any, is missing);
+	// OtherChoices counts the choices besides the first that the endpoint sent unasked
+	// (ignored).
+	ToolCalls    []string
+	Unreadable   int
+	OtherChoices int
 	// NotStored is set on a terminal event the history could not store in full (the run or
 	// its text): what went wrong, its fix, and where the text is kept instead. The outcome
 	// shown must then say it was not saved.
@@ -202,9 +205,9 @@ func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Cla
 }
 
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked
-// for that were not run (the run reached its limit of steps, or no tools were on), and
-// stream lines that could not be read. turnOn says how tools are turned on where the run was
-// made ("/tools turns them on").
+// for that were not run (the run reached its limit of steps, or no tools were on), choices
+// besides the first that were ignored, and stream lines that could not be read. turnOn says
+// how tools are turned on where the run was made ("/tools turns them on").
 func RunNotes(ev Event, turnOn string) []string {
 	var notes []string
 	switch calls := strings.Join(ev.ToolCalls, ", "); {
@@ -214,6 +217,11 @@ func RunNotes(ev Event, turnOn string) []string {
 		notes = append(notes, fmt.Sprintf("stopped after %d steps, the limit of a run: the model's last calls (%s) were not run", ev.StepLimit, calls))
 	case len(ev.Calls) > 0:
 		notes = append(notes, "the model asked to call "+calls+", which was not run: no tools are on ("+turnOn+")")
+	}
+	if n := ev.OtherChoices; n == 1 {
+		notes = append(notes, "the endpoint sent 1 more choice than the one asked for; only the first is shown and kept")
+	} else if n > 1 {
+		notes = append(notes, fmt.Sprintf("the endpoint sent %d more choices than the one asked for; only the first is shown and kept", n))
 	}
 	if n := ev.Unreadable; n == 1 {
 		notes = append(notes, "1 line of the stream could not be read; what it held is missing")

@@ -35,6 +35,11 @@ const (
 	ToolFailed ToolStatus = "failed"
 )
 
+// ToolMayHaveRun is the result of a call whose end was never stored: parley stopped while it
+// ran, so it may have done its work. It goes back to the model as the call's result, and
+// the call is never run again.
+const ToolMayHaveRun = "parley stopped while this call ran: whether the tool did anything is not known, and it is not run again"
+
 // ToolResult is what became of a tool call: what goes back to the model as the tool's result.
 type ToolResult struct {
 	Status ToolStatus
@@ -73,7 +78,7 @@ func ToolSummary(call ToolCall) string {
 }
 
 // ToolOutcome says in a few words what became of a call: "ran, 1.2 kB", "error, 40 B",
-// "refused", "cancelled", "failed".
+// "refused", "cancelled", "failed", "may have run".
 func ToolOutcome(r ToolResult) string {
 	switch {
 	case r.Status == ToolRan && r.IsError:
@@ -82,6 +87,8 @@ func ToolOutcome(r ToolResult) string {
 		return "ran, " + FormatBytes(r.Size)
 	case r.Status == ToolPending:
 		return "not finished"
+	case r.Status == ToolFailed && r.Text == ToolMayHaveRun:
+		return "may have run"
 	}
 	return string(r.Status)
 }

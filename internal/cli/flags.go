@@ -24,6 +24,8 @@ type options struct {
 	// the chat screen opens, if any.
 	printMode bool
 	prompt    string
+	// prompts counts the -p flags given: only one is sent, so more are refused.
+	prompts int
 	// piped is what stdin held when it was piped to a prompt given as -p or a question: it
 	// is sent after the prompt.
 	piped string
@@ -52,7 +54,11 @@ const printModeUsage = "print mode: "
 // flagSet binds parley's flags to o.
 func flagSet(o *options) *flag.FlagSet {
 	fs := quietFlags("parley")
-	fs.StringVar(&o.prompt, "p", "", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit")
+	fs.Func("p", printModeUsage+"send `PROMPT`, stream the reply to stdout, exit", func(s string) error {
+		o.prompt = s
+		o.prompts++
+		return nil
+	})
 	fs.BoolVar(&o.print.JSON, "json", false, printModeUsage+"print one JSON object at the end")
 	fs.BoolVar(&o.print.ShowReasoning, "show-reasoning", false, printModeUsage+"write the model's thinking to stderr")
 	fs.BoolVar(&o.raw, "raw", false, printModeUsage+"write the reply's markdown as the model sent it (on a terminal it is rendered; piped, it is raw)")
@@ -130,15 +136,21 @@ func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 	if o.cont && o.sessionID != "" {
 		return o, usagef("-c and --session both choose a session: use one")
 	}
-	promptSet, printOnly := false, ""
+	if o.prompts > 1 {
+		return o, usagef("-p is given %d times and only one prompt is sent: give the whole prompt to one -p", o.prompts)
+	}
+	promptSet, printOnly := o.prompts == 1, ""
 	fs.Visit(func(f *flag.Flag) {
 		switch {
-		case f.Name == "p":
-			promptSet = true
+		case f.Name == "session" && o.sessionID == "":
+			err = usagef("--session is empty: give a session's ID (parley sessions lists them), or leave --session out for a new session")
 		case strings.HasPrefix(f.Usage, printModeUsage):
 			printOnly = f.Name
 		}
 	})
+	if err != nil {
+		return o, err
+	}
 	question := strings.Join(words, " ")
 	if o.print.Continue {
 		return continueFlags(o, promptSet || question != "") // stdin is not read: a script's may be anything

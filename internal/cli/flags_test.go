@@ -92,3 +92,26 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 		t.Fatalf("%d print-only flags; want --json, --show-reasoning, --force, --wait, --fallback and --timeout at least", n)
 	}
 }
+
+// A second -p would silently replace the first, and an empty --session would open a new
+// session in its place: both are refused, and nothing is sent or stored.
+func TestARepeatedPromptAndAnEmptySessionAreRefused(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p", "A", "-p", "B"}, "parley: -p is given 2 times and only one prompt is sent: give the whole prompt to one -p\n"},
+		{[]string{"-p", "hi", "--session", ""}, "parley: --session is empty: give a session's ID (parley sessions lists them), or leave --session out for a new session\n"},
+		{[]string{"--session="}, "parley: --session is empty: give a session's ID (parley sessions lists them), or leave --session out for a new session\n"},
+	} {
+		r := u.run(append(endpointFlags(srv), c.args...)...)
+		if r.code != 2 || r.stderr != c.want {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if srv.Requests() != 0 || strings.TrimSpace(u.run("sessions").stdout) != "" {
+		t.Fatalf("%d requests, sessions %q: a refused command sends and stores nothing", srv.Requests(), u.run("sessions").stdout)
+	}
+}

@@ -119,6 +119,39 @@ func TestMissingNamedKeySendsNothing(t *testing.T) {
 	}
 }
 
+// A key with a line break or another control character cannot go into a header: it is a
+// configuration error naming the variable (never the key), not a network error retried.
+func TestAKeyWithAControlCharacterIsAConfigurationError(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, env, key string }{
+		{"CR", "OPENAI_API_KEY", "sk-proj-abcdefghij0123456789\r"},
+		{"LF", "PARLEY_TEST_KEY", "sk-proj-abcdefghij0123456789\n"},
+		{"DEL", "OPENAI_API_KEY", "sk-proj-abcdefghij\x7f0123456789"},
+		{"NUL", "OPENAI_API_KEY", "\x00sk-proj-abcdefghij0123456789"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u, srv := newServedUser(t, c.env+"="+c.key)
+			args := endpointFlags(srv)
+			if c.env != "OPENAI_API_KEY" {
+				args = append(args, "--api-key-env", c.env)
+			}
+			r := u.run(append(args, "-p", "hello")...)
+			want := "parley: " + c.env + " holds a line break or another control character, which no HTTP header can carry: set it to the key alone\n"
+			if r.code != 2 || r.stderr != want || srv.Requests() != 0 {
+				t.Fatalf("exit %d, %d requests, stderr %q\nwant exit 2, no request, %q", r.code, srv.Requests(), r.stderr, want)
+			}
+			if strings.Contains(r.stderr, "abcdefghij") {
+				t.Fatal("the key is in the message")
+			}
+			// The chat screen does not open on it either: no countdown, no request.
+			if r := u.onTerminal(args...); r.code != 2 || r.stderr != want || srv.Requests() != 0 {
+				t.Fatalf("on a terminal: exit %d, %d requests, stderr %q", r.code, srv.Requests(), r.stderr)
+			}
+		})
+	}
+}
+
 func TestOperatorMessageIsStoredBeforeTheRequest(t *testing.T) {
 	t.Parallel()
 	u, srv := newServedUser(t)
@@ -398,5 +431,83 @@ func TestControlSequencesNeutralisedOnlyOnATerminal(t *testing.T) {
 		if strings.Contains(rendered, seq) {
 			t.Errorf("rendered terminal output carries %q: %q", seq, rendered)
 		}
+	}
+}
+
+// A stdout that cannot be written for another reason than a closed pipe (a full disk:
+// > /dev/full) does not cancel the reply: the run goes on to its end and is stored whole, and
+// parley exits 1 with the cause on stderr. A closed pipe (| head) still ends the run.
+func TestPrintModeStdoutThatCannotBeWrittenKeepsTheRun(t *testing.T) {
+	t.Parallel()
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full here: %v", err)
+	}
+	defer full.Close()
+	u := newUser(t)
+	srv := demotest.Start(t, demo.Options{Tokens: 400, Pace: time.Millisecond})
+	r := u.runWith(func(ios *IO) { ios.Out = full }, "", append(endpointFlags(srv), "-p", "a long story")...)
+	sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+	if len(sessions) != 1 {
+		t.Fatalf("sessions %+v", sessions)
+	}
+	want := "parley: cannot write the reply to stdout: write /dev/full: no space left on device; it is stored whole: parley export " +
+		sessions[0].ID[:8] + " prints it\n"
+	if r.code != 1 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q\nwant exit 1, %q", r.code, r.stderr, want)
+	}
+	e := decode[exportJSON](t, u.run("export", sessions[0].ID, "--json").stdout)
+	reply := e.Messages[len(e.Messages)-1]
+	if reply.Status != "succeeded" || len(reply.Content) < 1000 {
+		t.Fatalf("stored %s, %d bytes: the reply was cut", reply.Status, len(reply.Content))
+	}
+	if srv.Requests() != 1 {
+		t.Errorf("%d requests", srv.Requests())
+	}
+}
+
+// sseChunk is a chat.completion.chunk data line, as OpenAI sends it, of choice index with
+// delta (JSON fields) and finish (a JSON value), and the blank line ending its event.
+func sseChunk(index int, delta, finish string) string {
+	return fmt.Sprintf(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1767225600,"model":"m","choices":[{"index":%d,"delta":{%s},"logprobs":null,"finish_reason":%s}]}`+"\n\n", index, delta, finish)
+}
+
+// Event streams in print mode as the SSE specification allows them and servers send them: a
+// data field over several lines is read; choices besides the first are left out and said; a
+// reply that opened <think> and never closed it fails, saying so, exit 1.
+func TestPrintModeReadsStreamsAsServersSendThem(t *testing.T) {
+	t.Parallel()
+	role := sseChunk(0, `"role":"assistant","content":""`, "null")
+	end := sseChunk(0, ``, `"stop"`) + "data: [DONE]\n\n"
+	for _, c := range []struct {
+		name, stream string
+		code         int
+		stdout       string
+		stderr       string
+	}{
+		{"data over several lines", role +
+			"data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\n" +
+			"data: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello, world\"},\n" +
+			"data: \"finish_reason\":null}]}\n\n" + end,
+			0, "Hello, world\n", ""},
+		{"other choices", role + sseChunk(0, `"content":"Paris."`, "null") + sseChunk(1, `"content":"Lyon."`, "null") + end,
+			0, "Paris.\n", "parley: the endpoint sent 1 more choice than the one asked for; only the first is shown and kept\n"},
+		{"think never closed", role + sseChunk(0, `"content":"<think>Five, seven, five."`, "null") + end,
+			1, "", "parley: Empty response — the stream ended without any reply text: all of it was thinking, and its <think> was never closed (not retryable, session SESSION)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u, srv := newServedUser(t)
+			srv.Push(demo.Fault{Stream: c.stream})
+			r := u.run(append(endpointFlags(srv), "-p", "hello")...)
+			sessions := decode[[]struct{ ID string }](t, u.run("sessions", "--json").stdout)
+			if len(sessions) != 1 {
+				t.Fatalf("sessions %+v", sessions)
+			}
+			want := strings.ReplaceAll(c.stderr, "SESSION", sessions[0].ID[:8])
+			if r.code != c.code || r.stdout != c.stdout || r.stderr != want || srv.Requests() != 1 {
+				t.Fatalf("exit %d, stdout %q, stderr %q after %d requests\nwant exit %d, %q, %q", r.code, r.stdout, r.stderr, srv.Requests(), c.code, c.stdout, want)
+			}
+		})
 	}
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"parley/history"
+	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 	"parley/internal/mcp"
@@ -195,5 +198,66 @@ func TestWaitResumesFromAStoredToolResult(t *testing.T) {
 	}
 	if len(out.ToolCalls) != 1 || out.ToolCalls[0].Status != "ran" {
 		t.Errorf("--json lists %+v", out.ToolCalls)
+	}
+}
+
+// A whole tool call that a server ends with finish_reason "stop" (some Ollama and vLLM builds
+// do), its name in pieces that each repeat its id, is one call, and it runs.
+func TestPrintModeRunsAToolCallEndedWithStop(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	server, wire := mcptest.Everything(t)
+	u.writeConfig(toolConfig(srv, server))
+	piece := func(tc string) string { return sseChunk(0, `"tool_calls":[`+tc+`]`, "null") }
+	srv.Push(demo.Fault{Stream: sseChunk(0, `"role":"assistant","content":null`, "null") +
+		piece(`{"index":0,"id":"call_9","type":"function","function":{"name":"ec","arguments":""}}`) +
+		piece(`{"index":0,"id":"call_9","function":{"name":"ho"}}`) +
+		piece(`{"index":0,"function":{"arguments":"{\"message\":"}}`) +
+		piece(`{"index":0,"function":{"arguments":"\"hi\"}"}}`) +
+		sseChunk(0, ``, `"stop"`) + "data: [DONE]\n\n"})
+	r := u.run("-p", "say hi", "--json", "--allow-tool", "everything.echo")
+	out := decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || len(out.ToolCalls) != 1 || out.ToolCalls[0].Function != "echo" || out.ToolCalls[0].Status != "ran" ||
+		out.ToolCalls[0].Result != "Echo: hi" {
+		t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
+	}
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 || srv.Requests() != 2 {
+		t.Errorf("server-everything saw %d calls, the endpoint %d requests", n, srv.Requests())
+	}
+}
+
+// A call that parley was stopped in the middle of (its end never stored) is shown, after
+// the next start, as one that may have run, and --continue goes on from the stored results:
+// the model is told so, and nothing runs again.
+func TestACallLeftPendingMayHaveRunAndGoesOn(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	db, err := history.Open(filepath.Join(u.home, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcpt, err := db.Post("", "echo hi", "m", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartRun(rcpt.RunID); err != nil {
+		t.Fatal(err)
+	}
+	call := chat.ToolCall{ID: "call_1", Function: "echo", Arguments: `{"message":"hi"}`}
+	if _, err := db.BeginToolCall(rcpt.RunID, 0, 0, call, "everything", "echo"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close() // the run and its call never end: as after kill -9
+	md := u.run("export", rcpt.SessionID, "--markdown").stdout
+	if !strings.Contains(md, "- tool `echo {\"message\":\"hi\"}` — may have run\n") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	r := u.run(append(endpointFlags(srv), "--session", rcpt.SessionID, "--continue", "--json")...)
+	out := decode[toolsJSON](t, r.stdout)
+	if r.code != 0 || out.Status != "succeeded" || srv.Requests() != 1 {
+		t.Fatalf("exit %d, %+v, %d requests, stderr %q", r.code, out, srv.Requests(), r.stderr)
+	}
+	if got := demotest.ToolResults(srv.Received()[0]); len(got) != 1 || got[0] != chat.ToolMayHaveRun {
+		t.Errorf("the model was sent %q", got)
 	}
 }

@@ -45,7 +45,8 @@ flags:
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fmt.Fprint(w, `
-exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit),
+exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit,
+or a stdout that could not be written),
 2 usage or configuration error, 3 failed (retryable; also --timeout passed), 4 succeeded but not
 stored (see the recovery file), 130 interrupted (143 SIGTERM, 129 SIGHUP), 141 stdout closed;
 parley search exits 1 when nothing matches

@@ -32,12 +32,25 @@ func CheckHeaders(h map[string]string) error {
 		if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isTokenChar(r) }) {
 			return fmt.Errorf("header name %q is not one HTTP can send (letters, digits and -, no spaces or colons)", name)
 		}
-		if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+		if strings.ContainsFunc(value, isControl) {
 			return fmt.Errorf("header %s has a line break or control character in its value; write it on one line", name)
 		}
 	}
 	return nil
 }
+
+// checkKey refuses a key (from the variable env) with a line break or another control
+// character: HTTP cannot send it, and every request would fail as if the network had. The key
+// itself is never said.
+func checkKey(env, key string) error {
+	if strings.ContainsFunc(key, isControl) {
+		return fmt.Errorf("%s holds a line break or another control character, which no HTTP header can carry: set it to the key alone", env)
+	}
+	return nil
+}
+
+// isControl reports whether r is a control character HTTP refuses in a header value.
+func isControl(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }
 
 // isTokenChar reports whether r may be in an HTTP header name (RFC 9110 token).
 func isTokenChar(r rune) bool {

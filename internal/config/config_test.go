@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -399,8 +400,55 @@ func TestValidation(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := config.Resolve(config.Flags{}, func(k string) string { return map[string]string{"PARLEY_HOME": home}[k] })
-		if want := "cannot read config " + path + ": read " + path + ": is a directory"; err == nil || err.Error() != want {
+		if want := "cannot read config " + path + ": it is a directory, not a file; move it away or make it a file"; err == nil || err.Error() != want {
 			t.Fatalf("error %v, want %s", err, want)
+		}
+	})
+}
+
+// TestConfigIsARegularFileOfBoundedSize: a config.toml that is a FIFO would block the start
+// for good, and one linked to /dev/zero would be read without end; both are refused, named.
+func TestConfigIsARegularFileOfBoundedSize(t *testing.T) {
+	rows := []struct {
+		name string
+		make func(path string) error
+		want string
+	}{
+		{"a FIFO", func(path string) error { return syscall.Mkfifo(path, 0o600) },
+			"it is a named pipe, not a file; replace it with a file"},
+		{"a link to /dev/zero", func(path string) error { return os.Symlink("/dev/zero", path) },
+			"it is a device, not a file; replace it with a file"},
+		{"too large", func(path string) error {
+			return os.WriteFile(path, []byte("# "+strings.Repeat("x", config.MaxConfigBytes)+"\n"), 0o600)
+		}, "it is larger than 1 MiB; a config is a few KiB: check what was written there"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			path := filepath.Join(home, "config.toml")
+			if err := row.make(path); err != nil {
+				t.Fatal(err)
+			}
+			_, err := resolveIn(home, config.Flags{})
+			if want := "cannot read config " + path + ": " + row.want; err == nil || err.Error() != want {
+				t.Fatalf("error %v\nwant  %s", err, want)
+			}
+		})
+	}
+	t.Run("a link to a file is read", func(t *testing.T) {
+		t.Parallel()
+		home := t.TempDir()
+		real := filepath.Join(home, "real.toml")
+		if err := os.WriteFile(real, []byte("[profiles.x]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(real, filepath.Join(home, "config.toml")); err != nil {
+			t.Fatal(err)
+		}
+		r, err := resolveIn(home, config.Flags{Profile: "x"})
+		if err != nil || r.Endpoint.Model != "m" {
+			t.Fatalf("resolved %+v, %v", r.Endpoint, err)
 		}
 	})
 }

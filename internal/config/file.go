@@ -3,12 +3,14 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -141,10 +143,16 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// MaxConfigBytes bounds config.toml: a config is a few KiB, and a file far past that is
+// something else written there, not worth holding in memory.
+const MaxConfigBytes = 1 << 20
+
+var errTooLarge = errors.New("it is larger than 1 MiB; a config is a few KiB: check what was written there")
+
 // load reads config.toml at path and checks it; a missing file is an empty config.
 func load(path string) (file, error) {
 	var f file
-	b, err := os.ReadFile(path)
+	b, err := readConfig(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return f, nil
 	}
@@ -297,4 +305,51 @@ func keysAt(t reflect.Type, path []string) []string {
 		}
 		t, path = next, path[1:]
 	}
+}
+
+// readConfig reads the file at path, following links, only when it is a regular file of at
+// most MaxConfigBytes: a FIFO would block the start for good, a device be read without end.
+// The kind is checked before opening (opening a FIFO blocks) and again on what was opened.
+func readConfig(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(info); err != nil {
+		return nil, err
+	}
+	fh, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if info, err = fh.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(info); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, MaxConfigBytes+1))
+	if err == nil && len(b) > MaxConfigBytes {
+		return nil, errTooLarge
+	}
+	return b, err
+}
+
+// regular refuses what is not a regular file of at most MaxConfigBytes, saying what it is.
+func regular(info os.FileInfo) error {
+	mode := info.Mode()
+	switch {
+	case mode.IsDir():
+		return errors.New("it is a directory, not a file; move it away or make it a file")
+	case mode&os.ModeNamedPipe != 0:
+		return errors.New("it is a named pipe, not a file; replace it with a file")
+	case mode&(os.ModeDevice|os.ModeCharDevice) != 0:
+		return errors.New("it is a device, not a file; replace it with a file")
+	case !mode.IsRegular():
+		return errors.New("it is not a regular file; replace it with a file")
+	case info.Size() > MaxConfigBytes:
+		return errTooLarge
+	}
+	return nil
 }

@@ -122,6 +122,9 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		ep.KeyEnv = "OPENAI_API_KEY"
 	}
 	ep.APIKey = getenv(ep.KeyEnv)
+	if err := checkKey(ep.KeyEnv, ep.APIKey); err != nil {
+		return agent.Endpoint{}, p, err
+	}
 	switch {
 	case ep.APIKey != "":
 	case named:

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +63,33 @@ exit 3`
 		if !strings.Contains(log.String(), line) {
 			t.Errorf("the log lacks the server's stderr line %q:\n%s", line, log)
 		}
+	}
+}
+
+// A server that floods its stderr fills parley.log only up to a bound: the first part is
+// kept, the rest counted, and the account of how it ended still reads its last lines.
+func TestAFloodOfStderrIsCappedInTheLog(t *testing.T) {
+	t.Parallel()
+	script := `yes "noise from the server" | head -n 250000 >&2
+echo "Error: out of patience" >&2
+exit 3`
+	h, log := open(t, mcp.Server{Name: "loud", Command: []string{"sh", "-c", script}})
+	_, _, err := within(t, 20*time.Second, func() (any, error) { return h.Tools(context.Background(), "loud") })
+	if err == nil || !strings.Contains(err.Error(), `stderr: "Error: out of patience"`) {
+		t.Fatalf("err = %v", err)
+	}
+	text := log.String()
+	if len(text) > 2*mcp.MaxStderrLogged {
+		t.Errorf("the log holds %d bytes of a 5.5 MB stderr", len(text))
+	}
+	if !strings.Contains(text, "noise from the server") {
+		t.Error("the log lacks the first part of stderr")
+	}
+	// 250 000 lines of noise and the last line, less what was logged.
+	noise := len("noise from the server\n")
+	logged := strings.Count(text, `text="noise from the server"`) * noise
+	if want := fmt.Sprintf(`msg="mcp server stderr dropped past the log's bound" mcp_server=loud bytes=%d`, 250000*noise+len("Error: out of patience\n")-logged); !strings.Contains(text, want) {
+		t.Errorf("the log lacks %q:\n%s", want, text[max(0, len(text)-500):])
 	}
 }
 

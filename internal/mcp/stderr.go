@@ -15,7 +15,19 @@ type stderrLog struct {
 	mu      sync.Mutex
 	partial []byte
 	last    []string
+	// logged counts the bytes of log the server's stderr took, dropped the bytes of stderr
+	// past MaxStderrLogged: a server may write without end, and the log is the user's disk.
+	logged, dropped int
 }
+
+const (
+	// MaxStderrLogged bounds the log that one server process's stderr takes: the first part
+	// is kept, where a start's trouble is said; what comes after is counted, and the count
+	// logged when the process ends.
+	MaxStderrLogged = 1 << 20
+	// recordCost is about what a log record adds to the line it holds.
+	recordCost = 100
+)
 
 const (
 	// keptLines and keptLine bound what is kept of stderr: enough for a stack trace's message.
@@ -52,12 +64,23 @@ func (w *stderrLog) flush() {
 		w.line(string(w.partial))
 		w.partial = nil
 	}
+	if w.dropped > 0 {
+		w.log.Warn("mcp server stderr dropped past the log's bound", "bytes", w.dropped, "bound", MaxStderrLogged)
+		w.dropped = 0
+	}
 }
 
 // line logs one line and keeps it; w.mu is held.
 func (w *stderrLog) line(text string) {
+	// Each line is counted with what its record adds (time, level, names), so that a flood
+	// of short lines is bounded as well as one of long ones.
+	if cost := len(text) + recordCost; w.logged+cost <= MaxStderrLogged {
+		w.logged += cost
+		w.log.Info("mcp server stderr", "text", strings.TrimRight(text, "\r"))
+	} else {
+		w.dropped += len(text) + 1
+	}
 	text = strings.TrimRight(text, "\r")
-	w.log.Info("mcp server stderr", "text", text)
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return

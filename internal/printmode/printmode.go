@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"parley/agent"
@@ -84,11 +85,13 @@ var errInterrupted = errors.New("interrupted")
 // may be followed, on request, by one run on the fallback and by Tier 2's schedule within
 // Wait; nothing is sent again after output. It returns the exit status.
 func Run(ctx context.Context, o Options) int {
-	// A stdout that closes (| head) ends the run as cancelled, like ctrl+c: watched under the
-	// neutraliser, so that what print mode draws there itself is watched too.
+	// A stdout that closes (| head) ends the run as cancelled, like ctrl+c; one that fails
+	// otherwise (a full disk) does not: the reply is paid for, and stored whole. It is watched
+	// under the neutraliser, so that what print mode draws there itself is watched too.
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	o.Stdout = &watched{w: sanitize.Raw(o.Stdout), broken: func() { stop(errStdoutClosed) }}
+	stdout := &watched{w: sanitize.Raw(o.Stdout), closed: func() { stop(errStdoutClosed) }}
+	o.Stdout = stdout
 	if o.StdoutTerminal {
 		o.Stdout = sanitize.NewWriter(o.Stdout)
 	}
@@ -131,24 +134,42 @@ func Run(ctx context.Context, o Options) int {
 	if errors.Is(context.Cause(ctx), errStdoutClosed) {
 		return chat.ExitStdoutClosed
 	}
+	if stdout.err != nil {
+		if res.Stored && res.Status == chat.StatusSucceeded {
+			p.say("cannot write the reply to stdout: %v; it is stored whole: parley export %s prints it", stdout.err, shortSession(p.rcpt.SessionID))
+		} else {
+			p.say("cannot write the reply to stdout: %v", stdout.err)
+		}
+		return max(code, chat.ExitFailed)
+	}
 	return code
 }
 
 // errStdoutClosed is why a run ends when nothing reads stdout any more.
 var errStdoutClosed = errors.New("stdout was closed")
 
-// watched is stdout, telling broken once a write to it fails: nobody reads it any more.
+// watched is stdout, telling closed once a write to it finds the pipe closed: nobody reads it
+// any more. Any other failure is kept in err, and what comes after it is dropped, so that the
+// run goes on to the history.
 type watched struct {
 	w      io.Writer
-	broken func()
-	failed bool
+	closed func()
+	err    error
 }
 
 func (w *watched) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return len(p), nil
+	}
 	n, err := w.w.Write(p)
-	if err != nil && !w.failed {
-		w.failed = true
-		w.broken()
+	switch {
+	case err == nil:
+	case errors.Is(err, syscall.EPIPE):
+		w.err = err
+		w.closed()
+	default:
+		w.err = err
+		return len(p), nil
 	}
 	return n, err
 }

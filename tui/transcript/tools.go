@@ -43,7 +43,7 @@ func (e *entry) fillTools(msg stored.Message) {
 }
 
 // AppendToolCall adds a piece of a tool call streaming into reply id: a piece with an id
-// begins call index of its step, any other adds to its arguments.
+// begins call index of its step, any other adds to its name and arguments.
 func (t *List) AppendToolCall(id int64, index int, piece chat.ToolCall) {
 	e := t.byID[id]
 	if e == nil {
@@ -57,6 +57,9 @@ func (t *List) AppendToolCall(id int64, index int, piece chat.ToolCall) {
 		tl.lines = append(tl.lines, toolLine{call: chat.ToolCall{ID: piece.ID, Function: piece.Function}})
 	}
 	if i := tl.step + index; i < len(tl.lines) {
+		if piece.ID == "" {
+			tl.lines[i].call.Function += piece.Function // a name in pieces
+		}
 		tl.lines[i].call.Arguments += piece.Arguments
 	}
 	e.version++
