@@ -53,7 +53,7 @@ func runEvents(ctx context.Context, box *toolbox, db *history.DB, spend *agent.S
 		said = append(said, err.Error())
 	}
 	loop := toolloop.Loop{Model: runModel(spend, client.WithTools(entries), sessionID), Host: box.Host(), Store: db,
-		Gate: box.Gate, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam}
+		Gate: box.Gate, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor()}
 	return loop.Run(ctx, msgs), said
 }
 

@@ -28,7 +28,7 @@ func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress hist
 			return p.o.Spend.Stream(ctx, client, sessionID, msgs)
 		},
 		Host: p.o.Tools.Host(), Store: p.o.DB, Gate: p.gate, RunID: p.rcpt.RunID,
-		Steps: progress.Steps, Seam: progress.Seam,
+		Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor(),
 	}
 	return loop.Run(ctx, msgs)
 }
