@@ -84,7 +84,7 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
 		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget(), log: slog.New(slog.DiscardHandler),
 		http: httpc, facts: &factsCache{byModel: map[string]ModelFacts{}},
-		redact: chat.NewRedactor(chat.Secrets(ep.APIKey, ep.BaseURL, ep.Headers)...)}
+		redact: chat.NewRedactor(ep.Secrets()...)}
 }
 
 // WithLogger returns a client that logs its attempts to l, which a caller gives its own so

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"errors"
+	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -143,5 +145,18 @@ func TestEventsRedactEveryShape(t *testing.T) {
 	}
 	if strings.Contains(sent[len(sent)-1].Calls[0].Arguments, Redacted) {
 		t.Error("the sender's calls were changed in place")
+	}
+}
+
+// What a log line quotes of the world is redacted in it: its message, its attributes, an
+// error's text, attributes given once for every line.
+func TestHandlerRedactsLogLines(t *testing.T) {
+	const key = "sk-logged-0123456789"
+	var b strings.Builder
+	log := slog.New(NewRedactor(key).Handler(slog.NewTextHandler(&b, nil))).With("server", "notes "+key)
+	log.Info("said "+key, "text", "stderr: "+key, "err", errors.New("refused "+key), "n", 3,
+		slog.Group("g", "inner", key))
+	if got := b.String(); strings.Contains(got, key) || strings.Count(got, Redacted) != 5 || !strings.Contains(got, "n=3") {
+		t.Errorf("logged %s", got)
 	}
 }

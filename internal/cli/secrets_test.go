@@ -11,6 +11,7 @@ import (
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/mcp"
 	"parley/internal/mcp/mcptest"
 )
 
@@ -186,5 +187,31 @@ func TestToolServersStartWithAMinimalEnvironment(t *testing.T) {
 		if env[name] != want {
 			t.Errorf("the server saw %s=%q, want %q", name, env[name], want)
 		}
+	}
+}
+
+// A tool server that was given the key and writes it to stderr as it fails to start: its words
+// reach stderr (the start's error), the log and the tool's result only redacted.
+func TestAToolServersStderrIsRedacted(t *testing.T) {
+	t.Parallel()
+	const apiKey = "sk-stderr-0123456789abcdef"
+	u, srv := newServedUser(t, "MY_KEY="+apiKey)
+	leaky := mcp.Server{Name: "leaky", Command: []string{"sh", "-c", `echo "my key is $LEAK" >&2; exit 1`}, Env: map[string]string{"LEAK": "$MY_KEY"}}
+	u.writeConfig(strings.Replace(toolConfig(srv, leaky), "model = \"m\"\n", "model = \"m\"\napi_key_env = \"MY_KEY\"\n", 1))
+	r := u.run("-p", "hello", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, `mcp server \"leaky\"`) && !strings.Contains(r.stderr, `mcp server "leaky"`) {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(u.home, "parley.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "the log": string(log)} {
+		if strings.Contains(text, apiKey[:12]) {
+			t.Errorf("the key is in %s: %q", what, text)
+		}
+	}
+	if !strings.Contains(string(log), "my key is [redacted]") {
+		t.Errorf("the log does not quote the server's stderr, redacted:\n%s", log)
 	}
 }

@@ -20,7 +20,7 @@ func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress hist
 	}
 	_, entries, errs := p.o.Tools.Offered(ctx)
 	for _, err := range errs {
-		p.say("%s; its tools are not offered", sanitize.String(err.Error()))
+		p.say("%s; its tools are not offered", sanitize.String(p.client.Redactor().String(err.Error())))
 	}
 	client, sessionID := p.client.WithTools(entries), p.rcpt.SessionID
 	loop := toolloop.Loop{
