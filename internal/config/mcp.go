@@ -20,9 +20,9 @@ type mcpTable struct {
 	Env     map[string]string `toml:"env"`
 	// InheritEnv names the variables of parley's environment the server is given besides
 	// BaseEnv's.
-	InheritEnv []string `toml:"inherit_env"`
-	URL     string            `toml:"url"`
-	Headers map[string]string `toml:"headers"`
+	InheritEnv []string          `toml:"inherit_env"`
+	URL        string            `toml:"url"`
+	Headers    map[string]string `toml:"headers"`
 	// Timeout bounds each tool call; unset, mcp.DefaultCallTimeout.
 	Timeout duration `toml:"timeout"`
 	// Allow names the server's tools that run without asking (in print mode too, as
