@@ -148,3 +148,19 @@ func TestToolCallArgumentsAreRedacted(t *testing.T) {
 		t.Errorf("pieces %q, calls %+v", pieces.String(), end.Calls)
 	}
 }
+
+// A server that lists the key among its models, or echoes it in the error of the listing,
+// has it redacted there too: print mode says which models a server serves.
+func TestModelsAreListedRedacted(t *testing.T) {
+	t.Parallel()
+	list := answering(t, 200, "application/json", `{"object":"list","data":[{"id":"m","object":"model"},{"id":"`+echoedKey+`","object":"model"}]}`)
+	got, err := testClient(Endpoint{BaseURL: list, APIKey: echoedKey}).Models(context.Background())
+	if err != nil || len(got) != 2 || got[0] != "[redacted]" || got[1] != "m" {
+		t.Errorf("models %q, %v", got, err)
+	}
+	refused := answering(t, http.StatusUnauthorized, "application/json", `{"error":{"message":"Incorrect API key provided: `+echoedKey+`.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+	_, err = testClient(Endpoint{BaseURL: refused, APIKey: echoedKey}).Models(context.Background())
+	if err == nil || strings.Contains(err.Error(), echoedKey[:12]) || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted].") {
+		t.Errorf("error %v", err)
+	}
+}
