@@ -242,7 +242,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		var ch chunk
 		if err := json.Unmarshal(raw, &ch); err != nil {
 			res.unreadable++
-			c.log.Warn("a stream line could not be read", "err", err, "line", string(raw[:min(len(raw), 200)]))
+			line := c.redact.String(string(raw)) // before it is cut, which a secret may straddle
+			c.log.Warn("a stream line could not be read", "err", err, "line", line[:min(len(line), 200)])
 			continue
 		}
 		if ch.isError() {

@@ -51,6 +51,8 @@ type Client struct {
 	// which every request carries besides its messages.
 	tools      []openai.Tool
 	toolTokens int
+	// redact takes the endpoint's secrets out of everything the server says (Redactor).
+	redact *chat.Redactor
 }
 
 // NewClient returns a Client for ep. Tier 1 waits on clock, following policy.
@@ -81,7 +83,8 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 	cfg.EmptyMessagesLimit = math.MaxUint32
 	return &Client{ep: ep, clock: clock, policy: policy, api: openai.NewClientWithConfig(cfg),
 		noStreamOptions: new(atomic.Bool), budget: retry.DefaultRetryBudget(), log: slog.New(slog.DiscardHandler),
-		http: httpc, facts: &factsCache{byModel: map[string]ModelFacts{}}}
+		http: httpc, facts: &factsCache{byModel: map[string]ModelFacts{}},
+		redact: chat.NewRedactor(ep.Secrets()...)}
 }
 
 // WithLogger returns a client that logs its attempts to l, which a caller gives its own so
@@ -121,11 +124,13 @@ func (c *Client) Stream(ctx context.Context, msgs []chat.Message) <-chan chat.Ev
 }
 
 // stream is Stream with a check made before each request is sent: when it returns a
-// classification the run fails with it, and the request is not sent.
+// classification the run fails with it, and the request is not sent. Every event leaves
+// through the redactor, so that no secret the server echoes reaches what parley shows,
+// stores, logs or sends on.
 func (c *Client) stream(ctx context.Context, msgs []chat.Message, check func([]chat.Message) *chat.Classification) <-chan chat.Event {
 	out := make(chan chat.Event, 64)
 	go c.runAttempts(ctx, msgs, check, out)
-	return out
+	return c.redact.Events(out)
 }
 
 func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func([]chat.Message) *chat.Classification, out chan<- chat.Event) {
@@ -202,7 +207,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			retrying = false
 			continue
 		}
-		cls := c.redacted(c.classifier.Classify(*res.failure))
+		cls := c.classify(*res.failure)
 		if refusesImages(cls, msgs) {
 			cls.Message = strings.TrimRight(cls.Message, ". ") + ": " + noVisionFix
 		}

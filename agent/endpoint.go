@@ -1,6 +1,10 @@
 package agent
 
-import "time"
+import (
+	"time"
+
+	"parley/internal/chat"
+)
 
 // Default timeouts, used when an Endpoint leaves one zero.
 const (
@@ -63,3 +67,7 @@ func (e Endpoint) Profile() string {
 	}
 	return e.Name
 }
+
+// Secrets are the values of the endpoint's settings its server must never have echoed back
+// into what parley shows, stores, logs or sends on (chat.Secrets).
+func (e Endpoint) Secrets() []string { return chat.Secrets(e.APIKey, e.BaseURL, e.Headers) }

@@ -159,19 +159,15 @@ func (c *Client) logStore(what string, err error) {
 // query values, which may be secrets.
 func (c *Client) where() string { return chat.RedactURL(c.ep.BaseURL) }
 
-// secrets are the values a server may echo back in its errors that must never be shown,
-// stored or logged: the API key and the configured headers' values.
-func (c *Client) secrets() []string {
-	out := []string{c.ep.APIKey}
-	for _, v := range c.ep.Headers {
-		out = append(out, v)
-	}
-	return out
+// classify classifies f with the endpoint's secrets taken out of its body first (a body that
+// is no error object is cut to an excerpt, and a secret the cut straddles would leave its
+// first part behind), and out of the words classification gives it.
+func (c *Client) classify(f retry.Failure) chat.Classification {
+	f.Body = c.redact.Bytes(f.Body)
+	return c.redact.Classification(c.classifier.Classify(f))
 }
 
-// redacted is cls with every secret in the provider's words replaced (chat.Redact).
-func (c *Client) redacted(cls chat.Classification) chat.Classification {
-	s := c.secrets()
-	cls.Message, cls.Label = chat.Redact(cls.Message, s), chat.Redact(cls.Label, s)
-	return cls
-}
+// Redactor takes the endpoint's secrets (chat.Secrets) out of what its server says: the
+// client's events pass it, and so must whatever else the run gets from the world (tool
+// results).
+func (c *Client) Redactor() *chat.Redactor { return c.redact }

@@ -39,12 +39,12 @@ func (c *Client) Models(ctx context.Context) ([]string, error) {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			f.Err = ctx.Err()
 		}
-		cls := c.nameTheFix(c.redacted(c.classifier.Classify(f)), f, capt.url)
+		cls := c.nameTheFix(c.classify(f), f, capt.url)
 		return nil, &ListError{cls}
 	}
 	names := make([]string, 0, len(list.Models))
 	for _, m := range list.Models {
-		names = append(names, m.ID)
+		names = append(names, c.redact.String(m.ID))
 	}
 	sort.Strings(names)
 	return names, nil

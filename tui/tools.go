@@ -51,10 +51,10 @@ func runEvents(ctx context.Context, box *toolbox, db *history.DB, spend *agent.S
 	_, entries, errs := box.Offered(ctx)
 	var said []string
 	for _, err := range errs {
-		said = append(said, err.Error())
+		said = append(said, client.Redactor().String(err.Error())) // it may quote the server's stderr
 	}
 	loop := toolloop.Loop{Model: runModel(spend, client.WithTools(entries), sessionID), Host: box.Host(), Store: db,
-		Gate: box.Gate, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam}
+		Gate: box.Gate, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor()}
 	return loop.Run(ctx, msgs), said
 }
 
@@ -165,20 +165,21 @@ type toolsListMsg struct{ rows []toolRow }
 
 // listTools starts every server and lists its tools with their cost, off the event loop.
 func (m *Model) listTools() tea.Cmd {
-	box := m.tools
+	box, redact := m.tools, m.client.Redactor()
 	m.setNotice("starting the tool servers and listing their tools…", false)
 	return fetchItems(toolsListTimeout, func(ctx context.Context) tea.Msg {
-		return toolsListMsg{rows: toolRows(ctx, box)}
+		return toolsListMsg{rows: toolRows(ctx, box, redact)}
 	})
 }
 
-// toolRows lists each server of box, then its tools, with what each schema costs in tokens.
-func toolRows(ctx context.Context, box *toolbox) []toolRow {
+// toolRows lists each server of box, then its tools, with what each schema costs in tokens;
+// a server's error passes redact (it may quote the server's stderr).
+func toolRows(ctx context.Context, box *toolbox, redact *chat.Redactor) []toolRow {
 	var rows []toolRow
 	for _, server := range box.Servers() {
 		tools, err := box.Host().Tools(ctx, server)
 		if err != nil {
-			rows = append(rows, toolRow{server: server, err: err.Error()})
+			rows = append(rows, toolRow{server: server, err: redact.String(err.Error())})
 			continue
 		}
 		head := len(rows)

@@ -108,7 +108,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 		}
 		ep.BaseURL = a.demo.URL()
 	}
-	a.log, a.logFile = openLog(cfg.Paths.Log)
+	a.log, a.logFile = openLog(cfg.Paths.Log, chat.NewRedactor(configuredSecrets(cfg)...))
 	a.db.SetLogger(a.log)
 	if len(cfg.MCP) > 0 {
 		on, err := toolsOn(cfg, o.print.AllowTools)
@@ -138,6 +138,19 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
 	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, sess, nil
+}
+
+// configuredSecrets are the secrets of every endpoint cfg configures, which the log takes out
+// of what it quotes (a tool server's stderr, a server's words).
+func configuredSecrets(cfg config.Resolved) []string {
+	out := cfg.Endpoint.Secrets()
+	if cfg.Fallback != nil {
+		out = append(out, cfg.Fallback.Secrets()...)
+	}
+	for _, o := range cfg.Others {
+		out = append(out, o.Secrets()...)
+	}
+	return out
 }
 
 func (a *app) close() {

@@ -5,12 +5,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"parley/internal/chat"
 )
 
 // openLog returns a logger into parley's log file (0600), and the file to close. Logging
 // never reaches the terminal: when the file cannot be opened, logs are dropped. The logger is
-// this run's own, never slog's default, so that runs in one process keep apart.
-func openLog(path string) (*slog.Logger, io.Closer) {
+// this run's own, never slog's default, so that runs in one process keep apart; what it
+// writes passes redact.
+func openLog(path string, redact *chat.Redactor) (*slog.Logger, io.Closer) {
 	discard := slog.New(slog.DiscardHandler)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return discard, nil
@@ -19,5 +22,5 @@ func openLog(path string) (*slog.Logger, io.Closer) {
 	if err != nil {
 		return discard, nil
 	}
-	return slog.New(slog.NewTextHandler(f, nil)), f
+	return slog.New(redact.Handler(slog.NewTextHandler(f, nil))), f
 }

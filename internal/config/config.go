@@ -152,7 +152,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
 		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others,
-		MCP: f.mcpServers(), Tools: p.Tools, Allowed: f.allowedTools()}
+		MCP: f.mcpServers(getenv), Tools: p.Tools, Allowed: f.allowedTools()}
 	if p.fromKey {
 		r.Chosen = fmt.Sprintf("using OPENAI_API_KEY: %s at %s · --demo for the offline demo", ep.Model, hostOf(ep.BaseURL))
 	}

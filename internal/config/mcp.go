@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -12,13 +13,16 @@ import (
 	"parley/internal/mcp"
 )
 
-// mcpTable is one [mcp.NAME] table: a tool server on this machine (command, env) or one
-// reached over streamable HTTP (url, headers).
+// mcpTable is one [mcp.NAME] table: a tool server on this machine (command, env,
+// inherit_env) or one reached over streamable HTTP (url, headers).
 type mcpTable struct {
 	Command []string          `toml:"command"`
 	Env     map[string]string `toml:"env"`
-	URL     string            `toml:"url"`
-	Headers map[string]string `toml:"headers"`
+	// InheritEnv names the variables of parley's environment the server is given besides
+	// BaseEnv's.
+	InheritEnv []string          `toml:"inherit_env"`
+	URL        string            `toml:"url"`
+	Headers    map[string]string `toml:"headers"`
 	// Timeout bounds each tool call; unset, mcp.DefaultCallTimeout.
 	Timeout duration `toml:"timeout"`
 	// Allow names the server's tools that run without asking (in print mode too, as
@@ -52,6 +56,8 @@ func (f file) checkMCP(path string, md toml.MetaData) error {
 			return fmt.Errorf("%s: headers go with url, not command; use env for a server on stdio%s", where, fix)
 		case t.URL != "" && len(t.Env) > 0:
 			return fmt.Errorf("%s: env goes with command, not url; use headers for a server over HTTP%s", where, fix)
+		case t.URL != "" && len(t.InheritEnv) > 0:
+			return fmt.Errorf("%s: inherit_env goes with command, not url; use headers for a server over HTTP%s", where, fix)
 		}
 		if t.URL != "" {
 			if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -69,6 +75,11 @@ func (f file) checkMCP(path string, md toml.MetaData) error {
 		for k := range t.Env {
 			if err := CheckEnvName("env", k); err != nil {
 				return fmt.Errorf("%s: %v%s", where, err, fix)
+			}
+		}
+		for _, k := range t.InheritEnv {
+			if !envName.MatchString(k) {
+				return fmt.Errorf("%s: inherit_env names %q, which is no variable name (letters, digits and _, not first a digit)%s", where, k, fix)
 			}
 		}
 	}
@@ -100,13 +111,48 @@ func (f file) allowedTools() []string {
 	return out
 }
 
-// mcpServers are the [mcp.NAME] tables as the tool host takes them, sorted by name.
-func (f file) mcpServers() []mcp.Server {
+// mcpServers are the [mcp.NAME] tables as the tool host takes them, sorted by name, a server
+// on stdio with its whole environment (serverEnv).
+func (f file) mcpServers(getenv func(string) string) []mcp.Server {
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(f.MCP)) {
 		t := f.MCP[name]
-		out = append(out, mcp.Server{Name: name, Command: t.Command, Env: t.Env, URL: t.URL, Headers: t.Headers,
-			Timeout: t.Timeout.Duration})
+		s := mcp.Server{Name: name, Command: t.Command, URL: t.URL, Headers: t.Headers, Timeout: t.Timeout.Duration}
+		if len(t.Command) > 0 {
+			s.Env = serverEnv(t, getenv)
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// BaseEnv names the variables of parley's environment every server on stdio starts with: what
+// a program needs to find its tools, its home, its language and the network (npx fetching a
+// server goes through the proxy). Nothing else of parley's environment reaches a server, the
+// API key's variable least of all, unless its [mcp.NAME] names it in env or inherit_env.
+var BaseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "TZ",
+	"LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC", "LC_TIME",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS"}
+
+// serverEnv is the whole environment of t's server: BaseEnv's and inherit_env's variables
+// that are set in parley's, then env's over them, each value with $NAME and ${NAME} taken
+// from parley's environment ($$ is a dollar sign).
+func serverEnv(t mcpTable, getenv func(string) string) map[string]string {
+	env := map[string]string{}
+	for _, k := range slices.Concat(BaseEnv, t.InheritEnv) {
+		if v := getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	for k, v := range t.Env {
+		env[k] = os.Expand(v, func(name string) string {
+			if name == "$" {
+				return "$"
+			}
+			return getenv(name)
+		})
+	}
+	return env
 }

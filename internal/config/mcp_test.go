@@ -69,6 +69,10 @@ func TestMCPValidation(t *testing.T) {
 			`config CONFIG: [mcp.fs]: headers go with url, not command; use env for a server on stdio` + fix},
 		{"env with a url", "[mcp.web]\nurl = \"https://h/mcp\"\nenv = { A = \"b\" }\n",
 			`config CONFIG: [mcp.web]: env goes with command, not url; use headers for a server over HTTP` + fix},
+		{"inherit_env with a url", "[mcp.web]\nurl = \"https://h/mcp\"\ninherit_env = [\"A\"]\n",
+			`config CONFIG: [mcp.web]: inherit_env goes with command, not url; use headers for a server over HTTP` + fix},
+		{"inherit_env naming no variable", "[mcp.fs]\ncommand = [\"x\"]\ninherit_env = [\"GITHUB TOKEN\"]\n",
+			`config CONFIG: [mcp.fs]: inherit_env names "GITHUB TOKEN", which is no variable name (letters, digits and _, not first a digit)` + fix},
 		{"url that is no URL", "[mcp.web]\nurl = \"h/mcp\"\n",
 			`config CONFIG: [mcp.web]: url "h/mcp" is not http(s)://host[:port]/path` + fix},
 		{"env as a string", "[mcp.fs]\ncommand = [\"x\"]\nenv = \"A=b\"\n",
@@ -96,5 +100,37 @@ func TestMCPValidation(t *testing.T) {
 				t.Fatalf("error %v\nwant  %s", err, want)
 			}
 		})
+	}
+}
+
+// A server on stdio starts with BaseEnv's variables that are set, those inherit_env names, and
+// env's, expanded from parley's environment: never the key's variable unless named.
+func TestMCPServerEnvironment(t *testing.T) {
+	t.Parallel()
+	cfg := `[profiles.work]
+base_url = "http://127.0.0.1:8080/v1"
+model = "m"
+api_key_env = "WORK_KEY"
+
+[mcp.gh]
+command = ["github-mcp-server", "stdio"]
+env = { GITHUB_TOKEN = "$GITHUB_TOKEN", GREETING = "hi ${USER}, $$5 $UNSET." }
+inherit_env = ["EXTRA", "NOT_SET"]
+
+[mcp.web]
+url = "https://tools.example.com/mcp"
+`
+	r, _, err := resolve(t, cfg, config.Flags{}, "PATH=/usr/bin:/bin", "HOME=/home/me", "USER=me", "LANG=C.UTF-8", "LC_TIME=en_GB.UTF-8",
+		"OPENAI_API_KEY=sk-openai-0123456789", "WORK_KEY=sk-work-0123456789", "GITHUB_TOKEN=ghp_0123456789", "EXTRA=yes", "OTHER=no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/me", "USER": "me", "LANG": "C.UTF-8", "LC_TIME": "en_GB.UTF-8",
+		"GITHUB_TOKEN": "ghp_0123456789", "GREETING": "hi me, $5 .", "EXTRA": "yes"}
+	if len(r.MCP) != 2 || !reflect.DeepEqual(r.MCP[0].Env, want) {
+		t.Fatalf("gh's environment %v\nwant %v", r.MCP[0].Env, want)
+	}
+	if r.MCP[1].Env != nil {
+		t.Errorf("a server over HTTP has an environment: %v", r.MCP[1].Env)
 	}
 }

@@ -47,8 +47,9 @@ type Server struct {
 	// names when another server's tool has taken the bare name.
 	Name string
 	// Command and Env start a server on this machine that speaks MCP on stdin and stdout: the
-	// program and its arguments, and variables set over parley's environment, which it
-	// inherits. Its stderr goes to the Host's log.
+	// program and its arguments, and its whole environment: nothing of parley's own reaches
+	// it unless it is in Env (config.toml's [mcp.NAME] gives it a few variables, see
+	// config.BaseEnv). Its stderr goes to the Host's log.
 	Command []string
 	Env     map[string]string
 	// URL and Headers reach a streamable HTTP server instead; Headers are sent with every

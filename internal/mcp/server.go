@@ -351,7 +351,7 @@ type process struct {
 	kill context.CancelFunc
 }
 
-// newProcess prepares cfg's command: parley's environment with cfg's over it, stderr to log,
+// newProcess prepares cfg's command: cfg's environment and no other, stderr to log,
 // in a process group of its own. The group keeps the terminal's ctrl+c for parley (print mode
 // cancels the call, and the server is told so through MCP), and lets a kill reach what the
 // command started (npx's node).
@@ -362,12 +362,9 @@ func newProcess(cfg Server, log *slog.Logger) *process {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// Wait reads stderr to its end, which a child the server left behind may hold off.
 	cmd.WaitDelay = time.Second
-	if len(cfg.Env) > 0 {
-		env := cmd.Environ()
-		for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-			env = append(env, k+"="+cfg.Env[k])
-		}
-		cmd.Env = env
+	cmd.Env = []string{} // not nil, which would hand the server all of parley's environment
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+cfg.Env[k])
 	}
 	p := &process{cmd: cmd, stderr: &stderrLog{log: log}, kill: kill}
 	cmd.Stderr = p.stderr

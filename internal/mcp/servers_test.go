@@ -308,3 +308,23 @@ func wire(t *testing.T, file string) []message {
 	}
 	return msgs
 }
+
+// A server's process has the environment it is given and nothing of parley's own: the test
+// process's variables (its PATH, HOME, whatever key it holds) do not reach it.
+func TestAServerSeesOnlyItsEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := everything(t)
+	srv.Env = map[string]string{"GIVEN": "yes", "LANG": "C.UTF-8"}
+	h, _ := open(t, srv)
+	res, err := h.Call(context.Background(), "everything", "get-env", json.RawMessage(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]string
+	if err := json.Unmarshal([]byte(res.Text), &env); err != nil {
+		t.Fatalf("get-env said %q: %v", res.Text, err)
+	}
+	if !reflect.DeepEqual(env, srv.Env) {
+		t.Errorf("the server saw %v, want %v", env, srv.Env)
+	}
+}

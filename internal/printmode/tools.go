@@ -20,7 +20,7 @@ func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress stor
 	}
 	_, entries, errs := p.o.Tools.Offered(ctx)
 	for _, err := range errs {
-		p.say("%s; its tools are not offered", sanitize.String(err.Error()))
+		p.say("%s; its tools are not offered", sanitize.String(p.client.Redactor().String(err.Error())))
 	}
 	client, sessionID := p.client.WithTools(entries), p.rcpt.SessionID
 	loop := toolloop.Loop{
@@ -28,7 +28,7 @@ func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress stor
 			return p.o.Spend.Stream(ctx, client, sessionID, msgs)
 		},
 		Host: p.o.Tools.Host(), Store: p.o.DB, Gate: p.gate, RunID: p.rcpt.RunID,
-		Steps: progress.Steps, Seam: progress.Seam,
+		Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor(),
 	}
 	return loop.Run(ctx, msgs)
 }

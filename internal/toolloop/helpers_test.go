@@ -24,6 +24,8 @@ type rig struct {
 	srv *demo.Server
 	db  *history.DB
 	ses stored.Session
+	// key is the API key the endpoint is called with.
+	key string
 }
 
 // newRig opens servers with every tool on.
@@ -51,14 +53,15 @@ func (r *rig) run(t *testing.T, ctx context.Context, rcpt stored.Receipt, gate t
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	client := agent.NewClient(agent.Endpoint{BaseURL: r.srv.URL(), Model: "m"}, chattest.NewInstant(chattest.Start),
+	client := agent.NewClient(agent.Endpoint{BaseURL: r.srv.URL(), Model: "m", APIKey: r.key}, chattest.NewInstant(chattest.Start),
 		retry.DefaultPolicy()).WithTools(entries)
 	msgs, progress, err := r.db.RunContext(rcpt.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	loop := toolloop.Loop{Model: func(ctx context.Context, msgs []chat.Message) <-chan chat.Event { return client.Stream(ctx, msgs) },
-		Host: r.box.Host(), Store: r.db, Gate: gate, RunID: rcpt.RunID, MaxSteps: maxSteps, Steps: progress.Steps, Seam: progress.Seam}
+		Host: r.box.Host(), Store: r.db, Gate: gate, RunID: rcpt.RunID, MaxSteps: maxSteps, Steps: progress.Steps, Seam: progress.Seam,
+		Redactor: client.Redactor()}
 	var events []chat.Event
 	for ev := range r.db.Record(rcpt.RunID, loop.Run(ctx, msgs), chat.SystemClock{}) {
 		if ev.Kind == chat.EventToolAsk {

@@ -65,6 +65,10 @@ type Loop struct {
 	// Steps and Seam are where the run begins: a resumed run's steps already taken, and the
 	// bytes of reply text it already has.
 	Steps, Seam int
+	// Redactor is the endpoint's (agent.Client.Redactor): it takes the secrets out of every
+	// tool result before it is stored, shown or sent to the model. The model's events come
+	// redacted from the client already.
+	Redactor *chat.Redactor
 }
 
 // Refused is what goes back to the model for a call the operator refused.
@@ -147,6 +151,7 @@ func (l Loop) call(ctx context.Context, step, seam int, call chat.ToolCall, last
 		return res, err
 	}
 	res = l.decide(ctx, call, tool, known, last, limit, out)
+	res.Text = l.Redactor.String(res.Text)
 	if err := l.Store.EndToolCall(id, res); err != nil {
 		return res, err
 	}

@@ -130,3 +130,37 @@ func TestStepsAreBounded(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// A tool that returns the endpoint's key (here server-everything's echo, given it written in
+// JSON escapes the client cannot read as the key) has it taken out of its result: in the
+// event, the history and the next request to the model.
+func TestAToolResultHoldingTheKeyIsRedacted(t *testing.T) {
+	t.Parallel()
+	const key = "sk-tool-echoed-0123456789"
+	escaped := strings.ReplaceAll(key, "o", `\u006f`)
+	ev, wire := everything(t)
+	r := newRig(t, ev)
+	r.key = key
+	r.srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"` + escaped + `"}`}))
+	rcpt := r.post(t, "echo it")
+	events := r.run(t, context.Background(), rcpt, runAll, 0)
+	if n := len(sent(t, wire, "tools/call")); n != 1 {
+		t.Fatalf("server-everything saw %d calls, want 1", n)
+	}
+	const want = "Echo: [redacted]"
+	var shown []string
+	for _, ev := range events {
+		if ev.Kind == chat.EventToolResult {
+			shown = append(shown, ev.Result.Text)
+		}
+	}
+	if len(shown) != 1 || shown[0] != want {
+		t.Errorf("shown %q, want %q", shown, want)
+	}
+	if calls, err := r.db.ToolCalls(rcpt.RunID); err != nil || len(calls) != 1 || calls[0].Result.Text != want {
+		t.Errorf("stored %+v, %v", calls, err)
+	}
+	if got := demotest.ToolResults(r.srv.Received()[1]); len(got) != 1 || got[0] != want {
+		t.Errorf("the model was sent %q", got)
+	}
+}

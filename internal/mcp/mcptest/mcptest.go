@@ -34,12 +34,14 @@ func Fixture(t testing.TB, pkg string) string {
 }
 
 // Everything is server-everything on stdio, named everything, with what it is sent written
-// to the file wire returns, one JSON-RPC message a line: what the server saw.
+// to the file wire returns, one JSON-RPC message a line: what the server saw. Its environment
+// is the one it is given (a server gets nothing else): the wire, the entry point, and the
+// PATH its shell finds node on.
 func Everything(t testing.TB) (srv mcp.Server, wire string) {
 	t.Helper()
 	wire = filepath.Join(t.TempDir(), "to-server.jsonl")
 	return mcp.Server{Name: "everything", Command: []string{"sh", "-c", `tee "$WIRE" | node "$ENTRY" stdio`},
-		Env: map[string]string{"WIRE": wire, "ENTRY": Fixture(t, "server-everything")}}, wire
+		Env: map[string]string{"WIRE": wire, "ENTRY": Fixture(t, "server-everything"), "PATH": os.Getenv("PATH")}}, wire
 }
 
 // Filesystem is server-filesystem on stdio, named fs, allowed dir.
