@@ -25,6 +25,9 @@ const selectGuard = 600 * time.Millisecond
 // handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
 // for this key only: any other key forgets it, and the question's notice goes with it.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if o := m.overlays.Front(); o != nil {
+		return m.overlayAction(o.Update(msg))
+	}
 	before, took := m.pasteKey(msg)
 	if took {
 		return before
@@ -44,9 +47,6 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		// Terminals send esc and a key typed right after it as one alt+key (tmux does within
 		// its escape-time): it is read as the two keys the operator pressed.
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
-	}
-	if m.asking != nil && m.toolAskKey(msg) {
-		return nil
 	}
 	switch m.focus {
 	case focusTools:

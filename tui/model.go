@@ -21,6 +21,7 @@ import (
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
+	"parley/tui/overlay"
 	"parley/tui/transcript"
 )
 
@@ -165,11 +166,13 @@ type Model struct {
 	next   nextMessage
 	models modelPicker
 
-	// tools are the session's tools, nil when none are configured; asking is the call waiting
-	// for the operator's answer; toolList is /tools' list (tools.go).
+	// tools are the session's tools, nil when none are configured; toolList is /tools' list
+	// (tools.go).
 	tools    *toolbox
-	asking   *toolAsk
 	toolList filterList[toolRow]
+	// overlays stand in front of the conversation (the question before a tool call): the one
+	// in front takes every key (update.go).
+	overlays overlay.Stack
 	// resumed are the replies of retries resumed from stored tool results, by reply id, as
 	// stored: shown from their first output with the text and calls they begin with.
 	resumed map[int64]history.Message

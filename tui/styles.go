@@ -5,6 +5,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
 
+	"parley/tui/toolask"
 	"parley/tui/transcript"
 )
 
@@ -67,4 +68,9 @@ func newTheme(dark bool) theme {
 func (s *theme) transcript() transcript.Styles {
 	return transcript.Styles{UserLabel: s.UserLabel, UserText: s.UserText, ReplyLabel: s.ReplyLabel,
 		Muted: s.Muted, Error: s.Error, Warn: s.Warn, Selected: s.Selected}
+}
+
+// toolask returns the styles the question before a tool call draws with.
+func (s *theme) toolask() toolask.Styles {
+	return toolask.Styles{Question: s.Warn.Bold(true), Choice: s.Muted, Chosen: s.SelectBar, Hint: s.Muted}
 }

@@ -15,21 +15,15 @@ import (
 	"parley/internal/mcp"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
+	"parley/tui/toolask"
 )
 
 // This file owns tools on the chat screen: the run's loop when tools are on, the question
-// asked before a call runs (y once, a always, n refuse, esc stop), and /tools, which lists each
+// asked before a call runs (tui/toolask), and /tools, which lists each
 // server's tools with what their schemas cost and turns them on and off for the session.
 
 // toolsListTimeout bounds starting the servers and listing their tools for /tools.
 const toolsListTimeout = 60 * time.Second
-
-// toolAsk is a call waiting for the operator's answer.
-type toolAsk struct {
-	call   chat.ToolCall
-	res    chat.ToolResult // names the server and tool
-	answer chan<- bool
-}
 
 // runModel is the model call of a run: the client through the spend guard (with the tools
 // offered when they are on).
@@ -70,8 +64,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 		r.gotOutput, r.reconnecting = true, ""
 	case chat.EventToolAsk:
 		m.transcript.SetToolState(id, ev.Call.ID, true, false)
-		m.asking = &toolAsk{call: ev.Call, res: ev.Result, answer: ev.Answer}
-		m.setNotice(m.askQuestion(), true)
+		m.overlays.Push(toolask.New(ev.Call, ev.Result, ev.Answer, toolask.DefaultKeys(m.keys.Chat.Cancel), m.styles.toolask()))
 	case chat.EventToolRunning:
 		m.transcript.SetToolState(id, ev.Call.ID, false, true)
 	case chat.EventToolResult:
@@ -79,37 +72,15 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 	}
 }
 
-// askQuestion is the question of the call waiting for an answer.
-func (m *Model) askQuestion() string {
-	a := m.asking
-	return fmt.Sprintf("run %s.%s %s?  y once · a always for this tool · n refuse · %s stop",
-		sanitize.String(a.res.Server), sanitize.String(a.res.Tool), sanitize.String(a.call.Arguments), m.keys.Chat.Cancel.Help().Key)
-}
-
-// toolAskKey answers the call waiting for an answer with a key: y runs it, a runs it and every
-// later call of its tool this session, n refuses it. Esc (the Cancel key) stops the turn
-// through the usual path. It reports whether the key answered.
-func (m *Model) toolAskKey(msg tea.KeyPressMsg) bool {
-	a := m.asking
-	var run bool
-	switch msg.String() {
-	case "y":
-		run = true
-	case "a":
-		m.tools.Always(mcp.Tool{Server: a.res.Server, Name: a.res.Tool})
-		run = true
-	case "n":
-	default:
-		return false
+// answerTool answers the question before a call with c: once or always runs it (always, every
+// later call of its tool this session too), refuse does not.
+func (m *Model) answerTool(q *toolask.Question, c toolask.Choice) {
+	m.overlays.Remove(toolask.ID)
+	if c == toolask.Always {
+		m.tools.Always(mcp.Tool{Server: q.Result.Server, Name: q.Result.Tool})
 	}
-	a.answer <- run // buffered: the loop takes it, or has gone
-	m.asking = nil
-	word := "refused"
-	if run {
-		word = "running"
-	}
-	m.setNotice(word+" "+sanitize.String(chat.ToolSummary(a.call)), false)
-	return true
+	q.Answer <- c != toolask.Refuse // buffered: the loop takes it, or has gone
+	m.setNotice(toolask.Word(c)+" "+sanitize.String(chat.ToolSummary(q.Call)), false)
 }
 
 // toolsCommand is /tools: alone it lists the servers and their tools (starting them); with

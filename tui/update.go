@@ -8,6 +8,8 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
+	"parley/tui/overlay"
+	"parley/tui/toolask"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -120,7 +122,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
-		if m.focus == focusInput {
+		if m.focus == focusInput && m.overlays.Front() == nil {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -132,9 +134,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmd, m.settle())
 }
 
-// handlePaste puts pasted text into the input, whatever has the focus.
+// handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
+// a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels || m.focus == focusTools {
+	if m.overlays.Front() != nil || m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels || m.focus == focusTools {
 		return nil
 	}
 	m.focusInput()
@@ -145,6 +148,20 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return cmd
+}
+
+// overlayAction does what the overlay in front asked for.
+func (m *Model) overlayAction(a overlay.Action) tea.Cmd {
+	switch a := a.(type) {
+	case overlay.Close:
+		m.overlays.Pop()
+	case toolask.Answered:
+		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
+	case toolask.Stopped:
+		cmd, _ := m.stop()
+		return cmd
+	}
+	return nil
 }
 
 // handleWheel scrolls the transcript, or the version shown.

@@ -6,9 +6,9 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/internal/wrap"
 	"parley/retry"
 	"parley/tui/transcript"
-	"parley/internal/wrap"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -50,10 +50,10 @@ func (m Model) View() tea.View {
 	}
 	lines = append(lines, m.menuView()...)
 	inputTop := len(lines)
-	lines = append(lines, m.input.View())
+	lines = append(lines, m.inputView()...)
 	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
-	if m.focus == focusInput {
+	if m.focus == focusInput && m.overlays.Front() == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
@@ -70,11 +70,28 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.input.Height() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
 	}
+}
+
+// inputView is the input, or in its place the overlay in front (the question before a tool
+// call): the input then visibly takes no text, and keeps the draft as it was.
+func (m *Model) inputView() []string {
+	if o := m.overlays.Front(); o != nil {
+		return o.View(m.width, 0)
+	}
+	return []string{m.input.View()}
+}
+
+// inputHeight is how many lines inputView takes.
+func (m *Model) inputHeight() int {
+	if o := m.overlays.Front(); o != nil {
+		return len(o.View(m.width, 0))
+	}
+	return m.input.Height()
 }
 
 // helpView is the help of the keys that apply now (the SELECT bar while replies are selected,
@@ -257,7 +274,11 @@ func (m *Model) shortHelp() []string {
 	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
 	var lines []string
 	line := ""
-	for _, b := range m.keys.ShortHelp() {
+	keys := m.keys.ShortHelp()
+	if o := m.overlays.Front(); o != nil {
+		keys = o.Help()
+	}
+	for _, b := range keys {
 		if !b.Enabled() {
 			continue
 		}
