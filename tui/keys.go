@@ -234,8 +234,10 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
 	}
 	switch k.focus {
-	case focusPicker, focusTools:
+	case focusPicker:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
+	case focusTools:
+		return []key.Binding{relabel(k.Picker.Choose, "on/off"), k.Picker.Close}
 	case focusModels:
 		return []key.Binding{relabel(k.Picker.Choose, "use model"), k.Picker.Close}
 	case focusVersions:

@@ -188,10 +188,13 @@ func TestToolsListsAndTurnsOff(t *testing.T) {
 	d.typeAndSend("/tools")
 	d.until("the list", func(m Model) bool { return m.focus == focusTools })
 	screen := plain(d.m)
-	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  "} {
+	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  ", "enter on/off • esc close"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the list lacks %q:\n%s", want, screen)
 		}
+	}
+	if strings.Contains(screen, "open session") {
+		t.Errorf("/tools' keys name the session picker's:\n%s", screen)
 	}
 	d.send(press("enter")) // the server's row, under the cursor
 	d.send(press("esc"))
