@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/tui/question"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -22,20 +23,31 @@ import (
 // that arrives that soon was meant to stop the reply, and the letters typed after it are text.
 const selectGuard = 600 * time.Millisecond
 
-// handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
-// for this key only: any other key forgets it, and the question's notice goes with it.
+// handleKey handles a key press: the overlay in front takes it first. A question (confirm.go)
+// answers every key: its own confirms the action it asked about, which is pending for this key
+// only; any other key forgets it and acts as it would. A question asked while handling the key
+// is answered by that key again.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	var pending confirm
 	if o := m.overlays.Front(); o != nil {
-		return m.overlayAction(o.Update(msg))
+		switch a := o.Update(msg).(type) {
+		case question.Confirmed:
+			pending = a.Action.(confirm)
+			m.overlays.Pop()
+		case question.Forgotten:
+			m.overlays.Pop()
+		default:
+			return m.overlayAction(a)
+		}
 	}
-	before, took := m.pasteKey(msg)
+	before, took := m.pasteKey(msg, pending != confirm{})
 	if took {
 		return before
 	}
-	pending := m.confirm
-	m.confirm = confirm{}
 	cmd := m.routeKey(msg, pending)
-	m.forgetQuestion(pending)
+	if q, ok := m.overlays.Front().(*question.Question); ok && q.Key == "" {
+		q.Key = msg.String()
+	}
 	return tea.Batch(before, cmd)
 }
 

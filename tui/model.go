@@ -170,8 +170,8 @@ type Model struct {
 	// (tools.go).
 	tools    *toolbox
 	toolList filterList[toolRow]
-	// overlays stand in front of the conversation (the question before a tool call): the one
-	// in front takes every key (update.go).
+	// overlays stand in front of the conversation (the question before a tool call, a
+	// question before a key throws work away): the one in front takes every key (update.go).
 	overlays overlay.Stack
 	// resumed are the replies of retries resumed from stored tool results, by reply id, as
 	// stored: shown from their first output with the text and calls they begin with.
@@ -189,10 +189,6 @@ type Model struct {
 	// held is set when a reply was stopped with messages queued behind it: they wait for
 	// enter, or for the next message sent, instead of going out by themselves.
 	held bool
-	// confirm is the action waiting for its key to be pressed again, and asked the question
-	// it asked (confirm.go).
-	confirm confirm
-	asked   string
 	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
 	// emptied the input of; recall is the walk through earlier messages (draft.go).
 	draft   draftState

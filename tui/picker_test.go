@@ -51,8 +51,8 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 		t.Fatalf("cursor on %s, want %s", m.picker.shown()[m.picker.cursor].ID, other.ID)
 	}
 	m = runCmds(step(m, press("ctrl+d")))
-	if !strings.Contains(m.notice, "ctrl+d again deletes “an old question” and its 2 messages") {
-		t.Fatalf("ctrl+d did not ask first: %q", m.notice)
+	if !strings.Contains(m.asked(), "ctrl+d again deletes “an old question” and its 2 messages") {
+		t.Fatalf("ctrl+d did not ask first: %q", m.asked())
 	}
 	// Any other key forgets the question.
 	m = runCmds(step(m, press("up")))

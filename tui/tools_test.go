@@ -247,7 +247,7 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 	d.selectReplies()
 	d.send(press("r"))
 	want := `r again to regenerate from here — its run called echo {"message":"once"}, which may run again`
-	if d.m.notice != want || srv.Requests() != 3 {
-		t.Errorf("r said %q after %d requests; want %q", d.m.notice, srv.Requests(), want)
+	if d.m.asked() != want || srv.Requests() != 3 {
+		t.Errorf("r said %q after %d requests; want %q", d.m.asked(), srv.Requests(), want)
 	}
 }

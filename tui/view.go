@@ -7,6 +7,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
+	"parley/tui/question"
 	"parley/retry"
 	"parley/tui/transcript"
 
@@ -197,9 +198,12 @@ func (m *Model) headerState() string {
 }
 
 // statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
-// banner, a notice, or what the active run is doing, and whether the transcript is scrolled
+// banner, the question standing in front, a notice, or what the active run is doing, and whether the transcript is scrolled
 // away from the end.
 func (m *Model) statusView() []string {
+	if q, ok := m.overlays.Front().(*question.Question); ok && !m.tier2.Armed() {
+		return padded(q.View(m.width, 0), m.width)
+	}
 	st := m.styles
 	cancels := m.keys.Chat.Cancel.Help().Key + " cancels"
 	var text, spin string
@@ -263,8 +267,13 @@ func (m *Model) statusView() []string {
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
+	return padded(lines, m.width)
+}
+
+// padded fills each of lines with spaces to width.
+func padded(lines []string, width int) []string {
 	for i, l := range lines {
-		lines[i] = l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l)))
+		lines[i] = l + strings.Repeat(" ", max(0, width-lipgloss.Width(l)))
 	}
 	return lines
 }
