@@ -7,8 +7,8 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
-	"parley/tui/question"
 	"parley/retry"
+	"parley/tui/question"
 	"parley/tui/transcript"
 
 	tea "charm.land/bubbletea/v2"
