@@ -29,26 +29,26 @@ const selectGuard = 600 * time.Millisecond
 // is answered by that key again.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	var pending confirm
-	if o := m.overlays.Front(); o != nil {
-		switch a := o.Update(msg).(type) {
-		case question.Confirmed:
+	if q, ok := m.overlays.Front().(*question.Question); ok {
+		if a, ok := q.Update(msg).(question.Confirmed); ok {
 			pending = a.Action.(confirm)
-			m.overlays.Pop()
-		case question.Forgotten:
-			m.overlays.Pop()
-		default:
-			return m.overlayAction(a)
 		}
+		m.dropOverlay(question.ID)
 	}
-	before, took := m.pasteKey(msg, pending != confirm{})
-	if took {
-		return before
+	var cmd tea.Cmd
+	if o := m.overlays.Front(); o != nil {
+		cmd = m.overlayAction(o.Update(msg), pending)
+	} else {
+		before, took := m.pasteKey(msg, pending != confirm{})
+		if took {
+			return before
+		}
+		cmd = tea.Batch(before, m.routeKey(msg, pending))
 	}
-	cmd := m.routeKey(msg, pending)
 	if q, ok := m.overlays.Front().(*question.Question); ok && q.Key == "" {
 		q.Key = msg.String()
 	}
-	return tea.Batch(before, cmd)
+	return cmd
 }
 
 // routeKey routes a key press by focus. Typed keys go to the input only; the transcript
@@ -61,14 +61,10 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
 	switch m.focus {
-	case focusTools:
-		return m.toolsKey(msg)
 	case focusPicker:
 		return m.pickerKey(msg, pending)
 	case focusVersions:
 		return m.versionsKey(msg)
-	case focusModels:
-		return m.modelsKey(msg)
 	}
 	if m.helpShown() && m.helpKey(msg) {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/internal/sanitize"
+	"parley/tui/keyhelp"
 )
 
 // This file owns the lists drawn in the transcript's place and narrowed by typing: /model's
@@ -78,7 +79,7 @@ func (m *Model) openList(f focus) {
 // closeList closes the list that is open, of models or of sessions, and gives the focus back
 // to the input.
 func (m *Model) closeList() {
-	m.models, m.picker = modelPicker{}, picker{}
+	m.picker = picker{}
 	m.focus = focusInput
 	m.input.Focus()
 }
@@ -167,8 +168,8 @@ type listLook struct {
 // of the items shown around the cursor.
 func (l *filterList[T]) view(st *theme, k PickerKeys, width, height int, look listLook, row func(T) string) []string {
 	shown := l.kept
-	keys := append([]key.Binding{joined(k.Up, k.Down), relabel(k.Choose, look.choose)}, look.more...)
-	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+hint(append(keys, k.Close)...)+" · "+look.typing)
+	keys := append([]key.Binding{keyhelp.Joined(k.Up, k.Down), keyhelp.Relabel(k.Choose, look.choose)}, look.more...)
+	heading := st.ReplyLabel.Render(look.title) + st.Muted.Render("  "+keyhelp.Hint(append(keys, k.Close)...)+" · "+look.typing)
 	if l.query != "" {
 		heading += st.Muted.Render("  "+look.query+": ") + sanitize.String(l.query)
 	}

@@ -6,6 +6,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/filterlist"
+	"parley/tui/keyhelp"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -92,9 +95,7 @@ type TranscriptKeys struct {
 
 // PickerKeys act while the session picker is open.
 type PickerKeys struct {
-	ListKeys
-	Choose key.Binding
-	Close  key.Binding
+	filterlist.Keys
 	// Delete and Rename act on the session under the cursor (the model list has neither).
 	// They are ctrl keys: letters are the search typed in the list.
 	Delete, Rename key.Binding
@@ -183,11 +184,9 @@ func DefaultKeyMap() KeyMap {
 		},
 		Picker: PickerKeys{
 			// Letters are the search typed in the list, so only arrows move.
-			ListKeys: listKeys("choose", "first", "last"),
-			Choose:   bind("open session", "enter"),
-			Close:    bind("close", "esc"),
-			Delete:   bind("delete", "ctrl+d", "delete"),
-			Rename:   bind("rename", "ctrl+r"),
+			Keys:   listChooseKeys(listKeys("choose", "first", "last"), bind("open session", "enter"), bind("close", "esc")),
+			Delete: bind("delete", "ctrl+d", "delete"),
+			Rename: bind("rename", "ctrl+r"),
 		},
 		HelpList: HelpListKeys{
 			ListKeys: listKeys("scroll", "top", "end"),
@@ -220,6 +219,12 @@ func listKeys(line, top, bottom string) ListKeys {
 	}
 }
 
+// listChooseKeys are the keys of a list the operator chooses from: l's, choose and close.
+func listChooseKeys(l ListKeys, choose, close key.Binding) filterlist.Keys {
+	return filterlist.Keys{Up: l.Up, Down: l.Down, PageUp: l.PageUp, PageDown: l.PageDown, Top: l.Top, Bottom: l.Bottom,
+		Choose: choose, Close: close}
+}
+
 // bind binds keys to what desc says, shown in help under the first of them. Arrows show as
 // glyphs (↑, ↓/j), so their bindings are spelled out in full.
 func bind(desc string, keys ...string) key.Binding {
@@ -231,15 +236,11 @@ func bind(desc string, keys ...string) key.Binding {
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
 	if h := k.HelpList; k.helpOpen {
-		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
+		return []key.Binding{keyhelp.Relabel(keyhelp.Joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
 	}
 	switch k.focus {
 	case focusPicker:
 		return []key.Binding{k.Picker.Choose, k.Picker.Close}
-	case focusTools:
-		return []key.Binding{relabel(k.Picker.Choose, "on/off"), k.Picker.Close}
-	case focusModels:
-		return []key.Binding{relabel(k.Picker.Choose, "use model"), k.Picker.Close}
 	case focusVersions:
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}
@@ -258,11 +259,11 @@ type helpSection struct {
 func (k KeyMap) sections() []helpSection {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
 	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
+		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, keyhelp.Joined(in.Older, in.Newer), keyhelp.Joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
-		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.CopyCode, t.Pin, t.Find, relabel(joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
-		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
+		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{keyhelp.Joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, keyhelp.Joined(t.Older, t.Newer),
+			t.Copy, t.CopyCode, t.Pin, t.Find, keyhelp.Relabel(keyhelp.Joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
+		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{keyhelp.Joined(v.Older, v.Newer), keyhelp.Joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
 
@@ -278,23 +279,23 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // fullKeys returns k as the full list shows it: every binding, named for every state.
 func fullKeys(k KeyMap) KeyMap {
 	c, in, t, v := &k.Chat, &k.Input, &k.Transcript, &k.Versions
-	c.Cancel = relabel(c.Cancel, "stop reply, or select replies")
-	c.Interrupt = relabel(c.Interrupt, "stop reply, clear draft, or quit")
-	c.Top = relabel(c.Top, "top (draft: line start)")
-	c.Bottom = relabel(c.Bottom, "follow (draft: line end)")
-	in.Older = relabel(in.Older, "earlier messages")
-	in.ScrollUp = relabel(in.ScrollUp, "scroll (empty input)")
-	in.Quit = relabel(in.Quit, "quit (empty input)")
-	t.Pin = relabel(t.Pin, "pin or unpin")
-	t.Up = relabel(t.Up, "reply")
-	t.Down = relabel(t.Down, "reply")
+	c.Cancel = keyhelp.Relabel(c.Cancel, "stop reply, or select replies")
+	c.Interrupt = keyhelp.Relabel(c.Interrupt, "stop reply, clear draft, or quit")
+	c.Top = keyhelp.Relabel(c.Top, "top (draft: line start)")
+	c.Bottom = keyhelp.Relabel(c.Bottom, "follow (draft: line end)")
+	in.Older = keyhelp.Relabel(in.Older, "earlier messages")
+	in.ScrollUp = keyhelp.Relabel(in.ScrollUp, "scroll (empty input)")
+	in.Quit = keyhelp.Relabel(in.Quit, "quit (empty input)")
+	t.Pin = keyhelp.Relabel(t.Pin, "pin or unpin")
+	t.Up = keyhelp.Relabel(t.Up, "reply")
+	t.Down = keyhelp.Relabel(t.Down, "reply")
 	// Every key back to typing but those that retry first while a retry counts down, and the
 	// cancel key, which goes back from selecting too.
 	back := slices.DeleteFunc(slices.Clone(t.FocusInput.Keys()), func(k string) bool { return slices.Contains(c.RetryNow.Keys(), k) })
 	t.FocusInput.SetHelp(strings.Join(append(back, c.Cancel.Help().Key), "/"), t.FocusInput.Help().Desc)
-	v.Older = relabel(v.Older, "older / newer")
+	v.Older = keyhelp.Relabel(v.Older, "older / newer")
 	v.Close.SetHelp(strings.Join(v.Close.Keys(), "/"), v.Close.Help().Desc)
-	c.Pastes = relabel(c.Pastes, "expand pastes")
+	c.Pastes = keyhelp.Relabel(c.Pastes, "expand pastes")
 	return k
 }
 
@@ -303,7 +304,7 @@ func fullKeys(k KeyMap) KeyMap {
 func (k KeyMap) selectBar() string {
 	t := k.Transcript
 	parts := []string{firstKey(t.Up) + firstKey(t.Down) + " reply"}
-	for _, b := range []key.Binding{t.Regenerate, relabel(t.Continue, "continue"), relabel(t.Copy, "copy")} {
+	for _, b := range []key.Binding{t.Regenerate, keyhelp.Relabel(t.Continue, "continue"), keyhelp.Relabel(t.Copy, "copy")} {
 		if b.Enabled() {
 			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}
@@ -312,7 +313,7 @@ func (k KeyMap) selectBar() string {
 		parts = append(parts, t.Older.Help().Key+" "+t.Newer.Help().Key+" versions")
 	}
 	if k.Chat.RetryNow.Enabled() {
-		parts = append(parts, hint(k.Chat.RetryNow))
+		parts = append(parts, keyhelp.Hint(k.Chat.RetryNow))
 	}
 	parts = append(parts, t.FocusInput.Help().Key+"/"+k.Chat.Cancel.Help().Key+" "+t.FocusInput.Help().Desc)
 	return "SELECT — " + strings.Join(parts, " · ")
@@ -322,39 +323,8 @@ func (k KeyMap) selectBar() string {
 // says why it does nothing now.
 func pressed(msg tea.KeyPressMsg, b key.Binding) bool { return slices.Contains(b.Keys(), msg.String()) }
 
-// joined is one help entry for bindings that share a description: their help keys joined by
-// "/", enabled when any of them is.
-func joined(bs ...key.Binding) key.Binding {
-	var keys, names []string
-	enabled := false
-	for _, b := range bs {
-		keys = append(keys, b.Keys()...)
-		names = append(names, b.Help().Key)
-		enabled = enabled || b.Enabled()
-	}
-	j := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), bs[0].Help().Desc))
-	j.SetEnabled(enabled)
-	return j
-}
-
-// relabel returns b described as desc, under the keys its help names: for a hint that words
-// it more briefly, or for what it does in the current state.
-func relabel(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
 // firstKey is the first of the keys b's help names: "↑" of "↑/k".
 func firstKey(b key.Binding) string {
 	k, _, _ := strings.Cut(b.Help().Key, "/")
 	return k
-}
-
-// hint is a one-line reminder of bindings for a title: "key desc · key desc".
-func hint(bs ...key.Binding) string {
-	parts := make([]string, len(bs))
-	for i, b := range bs {
-		parts[i] = b.Help().Key + " " + b.Help().Desc
-	}
-	return strings.Join(parts, " · ")
 }

@@ -100,8 +100,6 @@ const (
 	focusTranscript              // selecting replies
 	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
-	focusModels                  // choosing a model
-	focusTools                   // turning tools on and off (/tools)
 )
 
 // Model is parley's chat screen, the program's only tea.Model.
@@ -162,14 +160,11 @@ type Model struct {
 	offer offer
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
-	start  startup
-	next   nextMessage
-	models modelPicker
+	start startup
+	next  nextMessage
 
-	// tools are the session's tools, nil when none are configured; toolList is /tools' list
-	// (tools.go).
-	tools    *toolbox
-	toolList filterList[toolRow]
+	// tools are the session's tools, nil when none are configured (tools.go).
+	tools *toolbox
 	// overlays stand in front of the conversation (the question before a tool call, a
 	// question before a key throws work away): the one in front takes every key (update.go).
 	overlays overlay.Stack

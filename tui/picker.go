@@ -10,6 +10,7 @@ import (
 	"parley/history"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/keyhelp"
 )
 
 // This file owns the session picker opened by /sessions: its state, keys and view. Typing
@@ -96,7 +97,7 @@ func (m *Model) pickerView(height int) []string {
 		more: []key.Binding{k.Delete, k.Rename}}
 	if m.picker.renaming != "" {
 		look.heading = st.ReplyLabel.Render("Rename: ") + sanitize.String(m.picker.title) + "▏" +
-			st.Muted.Render("  "+hint(relabel(k.Choose, "saves"), relabel(k.Close, "keeps the title")))
+			st.Muted.Render("  "+keyhelp.Hint(keyhelp.Relabel(k.Choose, "saves"), keyhelp.Relabel(k.Close, "keeps the title")))
 	}
 	room := max(0, m.width-2)
 	return m.picker.view(st, k, m.width, height, look, func(s history.Session) string {

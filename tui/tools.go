@@ -16,6 +16,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
 	"parley/tui/toolask"
+	"parley/tui/toollist"
 )
 
 // This file owns tools on the chat screen: the run's loop when tools are on, the question
@@ -75,7 +76,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 // answerTool answers the question before a call with c: once or always runs it (always, every
 // later call of its tool this session too), refuse does not.
 func (m *Model) answerTool(q *toolask.Question, c toolask.Choice) {
-	m.overlays.Remove(toolask.ID)
+	m.dropOverlay(toolask.ID)
 	if c == toolask.Always {
 		m.tools.Always(mcp.Tool{Server: q.Result.Server, Name: q.Result.Tool})
 	}
@@ -121,105 +122,23 @@ func (m *Model) setTools(name string, on bool) bool {
 	return true
 }
 
-// toolRow is one row of /tools: a server, or one of its tools.
-type toolRow struct {
-	server string
-	tool   *mcp.Tool
-	// tokens is what the schemas cost in every request (the tool's, or all the server's).
-	tokens, count int
-	err           string
-}
-
 // toolsListMsg carries /tools' rows.
-type toolsListMsg struct{ rows []toolRow }
+type toolsListMsg struct{ rows []toollist.Row }
 
 // listTools starts every server and lists its tools with their cost, off the event loop.
 func (m *Model) listTools() tea.Cmd {
 	box := m.tools
 	m.setNotice("starting the tool servers and listing their tools…", false)
 	return fetchItems(toolsListTimeout, func(ctx context.Context) tea.Msg {
-		return toolsListMsg{rows: toolRows(ctx, box)}
+		return toolsListMsg{rows: toollist.Rows(ctx, box)}
 	})
-}
-
-// toolRows lists each server of box, then its tools, with what each schema costs in tokens.
-func toolRows(ctx context.Context, box *toolbox) []toolRow {
-	var rows []toolRow
-	for _, server := range box.Servers() {
-		tools, err := box.Host().Tools(ctx, server)
-		if err != nil {
-			rows = append(rows, toolRow{server: server, err: err.Error()})
-			continue
-		}
-		head := len(rows)
-		rows = append(rows, toolRow{server: server, count: len(tools)})
-		for i := range tools {
-			n := agent.EstimateText(string(tools[i].Entry))
-			rows[head].tokens += n
-			rows = append(rows, toolRow{server: server, tool: &tools[i], tokens: n})
-		}
-	}
-	return rows
 }
 
 // handleToolsList opens /tools' list.
 func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
-	m.toolList = filterList[toolRow]{items: msg.rows, kept: msg.rows}
-	m.openList(focusTools)
+	m.openOverlay(toollist.New(msg.rows, m.tools, m.keys.Picker.Keys, m.styles.list()))
 	return nil
-}
-
-// toolsKey handles a key while /tools' list is open: arrows move, enter turns the row's
-// server or tool on or off, esc closes, typing narrows.
-func (m *Model) toolsKey(msg tea.KeyPressMsg) tea.Cmd {
-	l := &m.toolList
-	switch l.key(msg, m.keys.Picker, len(l.kept), max(1, m.transcript.Height()-3)) {
-	case listChose:
-		if len(l.kept) == 0 {
-			return nil
-		}
-		r := l.kept[l.cursor]
-		switch {
-		case r.err != "":
-		case r.tool == nil:
-			m.tools.SetServer(r.server, !m.tools.ServerOn(r.server))
-		default:
-			m.tools.SetTool(*r.tool, !m.tools.On(*r.tool))
-		}
-	case listClosed:
-		m.toolList = filterList[toolRow]{}
-		m.closeList()
-	case listTyped:
-		q := strings.ToLower(l.query)
-		l.narrow(func(r toolRow) bool {
-			return strings.Contains(r.server, q) || r.tool != nil && strings.Contains(strings.ToLower(r.tool.Name), q)
-		})
-	}
-	return nil
-}
-
-// toolsView draws /tools' list in the transcript's place: height lines.
-func (m *Model) toolsView(height int) []string {
-	st := m.styles
-	look := listLook{title: "Tools", choose: "on/off", typing: "type to narrow", query: "filter", none: "no tool's name contains "}
-	return m.toolList.view(st, m.keys.Picker, m.width, height, look, func(r toolRow) string {
-		switch {
-		case r.err != "":
-			return sanitize.String(r.server) + st.Muted.Render("  "+sanitize.String(r.err))
-		case r.tool == nil:
-			on := "off"
-			if m.tools.ServerOn(r.server) {
-				on = "on"
-			}
-			return fmt.Sprintf("%s  %s", sanitize.String(r.server), st.Muted.Render(fmt.Sprintf("%s · %d tools · %s tok in all", on, r.count, chat.FormatTokens(r.tokens))))
-		}
-		box := "[ ]"
-		if m.tools.On(*r.tool) {
-			box = "[x]"
-		}
-		return fmt.Sprintf("  %s %s  %s", box, sanitize.String(r.tool.Name), st.Muted.Render(chat.FormatTokens(r.tokens)+" tok"))
-	})
 }
 
 // toolsRunAgain is what r on reply id asks first when its run called tools: the calls the new

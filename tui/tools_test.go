@@ -15,6 +15,7 @@ import (
 	"parley/internal/mcp/mcptest"
 	"parley/internal/toolloop"
 	"parley/tui/toolask"
+	"parley/tui/toollist"
 )
 
 // toolScreen is a driven screen with server-everything's tools on, and what the server was
@@ -186,7 +187,7 @@ func TestToolsListsAndTurnsOff(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := toolScreenConfig(t, screenConfig{}, mcptest.Filesystem(t, t.TempDir()))
 	d.typeAndSend("/tools")
-	d.until("the list", func(m Model) bool { return m.focus == focusTools })
+	d.until("the list", func(m Model) bool { return m.overlays.Find(toollist.ID) != nil })
 	screen := plain(d.m)
 	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  ", "enter on/off • esc close"} {
 		if !strings.Contains(screen, want) {

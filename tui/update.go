@@ -8,7 +8,9 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
+	"parley/tui/modellist"
 	"parley/tui/overlay"
+	"parley/tui/question"
 	"parley/tui/toolask"
 )
 
@@ -137,7 +139,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.overlays.Front() != nil || m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels || m.focus == focusTools {
+	if m.overlays.Front() != nil || m.focus == focusPicker || m.focus == focusVersions {
 		return nil
 	}
 	m.focusInput()
@@ -150,11 +152,45 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// overlayAction does what the overlay in front asked for.
-func (m *Model) overlayAction(a overlay.Action) tea.Cmd {
+// openOverlay puts o in front, sized to the transcript's place: the input waits behind it.
+func (m *Model) openOverlay(o overlay.Overlay) {
+	m.overlays.Push(o)
+	o.Update(overlay.Size{Width: m.width, Height: m.transcript.Height()})
+	m.input.Blur()
+}
+
+// dropOverlay takes overlay id off the stack; with none left the input takes text again.
+func (m *Model) dropOverlay(id string) {
+	m.overlays.Remove(id)
+	if m.overlays.Front() == nil && m.focus == focusInput {
+		m.input.Focus()
+	}
+}
+
+// listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
+// when the transcript shows.
+func (m *Model) listShown() overlay.Overlay {
+	return m.overlays.Top(func(o overlay.Overlay) bool {
+		switch o.(type) {
+		case *toolask.Question, *question.Question:
+			return false
+		}
+		return true
+	})
+}
+
+// overlayAction does what the overlay in front asked for; pending is the action a question
+// just confirmed, if any.
+func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 	switch a := a.(type) {
 	case overlay.Close:
-		m.overlays.Pop()
+		m.dropOverlay(m.overlays.Front().ID())
+	case modellist.Chosen:
+		m.dropOverlay(modellist.ID)
+		if a.Compare != 0 {
+			return m.compareOn(a.Compare, a.Choice)
+		}
+		m.setModel(a.Choice.Model)
 	case toolask.Answered:
 		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
 	case toolask.Stopped:

@@ -11,8 +11,9 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
-	"parley/tui/transcript"
 	"parley/internal/wrap"
+	"parley/tui/keyhelp"
+	"parley/tui/transcript"
 )
 
 // This file owns the version view, opened with [ and ] on a reply: its state, keys and view.
@@ -195,7 +196,7 @@ func (m *Model) versionsTitle() []string {
 		bindings = append(bindings, k.Restore)
 	}
 	bindings = append(bindings, k.Close)
-	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), hint(bindings...)
+	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), keyhelp.Hint(bindings...)
 	if lipgloss.Width(title)+2+lipgloss.Width(keys) <= m.width {
 		return append([]string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}, m.compareTable()...)
 	}

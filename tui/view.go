@@ -8,6 +8,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
 	"parley/retry"
+	"parley/tui/overlay"
 	"parley/tui/question"
 	"parley/tui/transcript"
 
@@ -33,10 +34,8 @@ func (m Model) View() tea.View {
 		lines = append(lines, m.helpOverlay(m.transcript.Height())...)
 	case m.focus == focusPicker:
 		lines = append(lines, m.pickerView(m.transcript.Height())...)
-	case m.focus == focusModels:
-		lines = append(lines, m.modelsView(m.transcript.Height())...)
-	case m.focus == focusTools:
-		lines = append(lines, m.toolsView(m.transcript.Height())...)
+	case m.listShown() != nil:
+		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
 	case m.focus == focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
@@ -73,6 +72,7 @@ func (m *Model) layout() {
 	m.help.SetWidth(m.width)
 	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
+	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
 	}
@@ -284,7 +284,7 @@ func (m *Model) shortHelp() []string {
 	var lines []string
 	line := ""
 	keys := m.keys.ShortHelp()
-	if o := m.overlays.Front(); o != nil {
+	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
 		keys = o.Help()
 	}
 	for _, b := range keys {

@@ -68,3 +68,24 @@ func (s *Stack) Find(id string) Overlay {
 	}
 	return nil
 }
+
+// Size is the room the screen gives an overlay, sent to each on the stack when it changes.
+type Size struct{ Width, Height int }
+
+// Top is the overlay nearest the front that match reports; nil when none is.
+func (s *Stack) Top(match func(Overlay) bool) Overlay {
+	for i := len(s.items) - 1; i >= 0; i-- {
+		if match(s.items[i]) {
+			return s.items[i]
+		}
+	}
+	return nil
+}
+
+// Each hands msg to every overlay on the stack, ignoring what they ask: for news that is not a
+// key, such as their Size.
+func (s *Stack) Each(msg tea.Msg) {
+	for _, o := range s.items {
+		o.Update(msg)
+	}
+}
