@@ -61,8 +61,6 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
 	switch m.focus {
-	case focusPicker:
-		return m.pickerKey(msg, pending)
 	case focusVersions:
 		return m.versionsKey(msg)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"parley/internal/chat"
+	"parley/tui/picker"
 )
 
 // Keys that would throw work away ask first, as /new does: opening another session, /quit and
@@ -19,12 +20,12 @@ func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
 	d.sendUntilStreaming("a long one")
 	first := d.m.session.ID
 	d.typeAndSend("/sessions")
-	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
-	for d.m.picker.shown()[d.m.picker.cursor].ID != other.ID {
+	d.until("the picker", func(m Model) bool { return m.overlays.Find(picker.ID) != nil })
+	for shownPicker(d.m).Shown()[shownPicker(d.m).Cursor()].ID != other.ID {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))
-	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.focus != focusPicker ||
+	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.overlays.Find(picker.ID) == nil ||
 		!strings.Contains(plain(d.m), "a reply is being written: enter again stops it and opens “an older question”") {
 		t.Fatalf("enter on another session while streaming did not ask:\n%s", plain(d.m))
 	}

@@ -16,6 +16,7 @@ import (
 	"parley/internal/chat/chattest"
 	"parley/retry"
 	"parley/tui/clipboard"
+	"parley/tui/picker"
 	"parley/tui/transcript/transcripttest"
 )
 
@@ -275,3 +276,9 @@ func failedRun(id int64, c chat.Classification) chat.RunResult {
 }
 
 var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
+
+// shownPicker is the session picker on m's stack; nil when it is not open.
+func shownPicker(m Model) *picker.Picker {
+	p, _ := m.overlays.Find(picker.ID).(*picker.Picker)
+	return p
+}

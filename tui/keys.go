@@ -9,6 +9,7 @@ import (
 
 	"parley/tui/filterlist"
 	"parley/tui/keyhelp"
+	"parley/tui/picker"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -22,7 +23,7 @@ type KeyMap struct {
 	Chat       ChatKeys       // the input and the transcript alike
 	Input      InputKeys      // writing a message
 	Transcript TranscriptKeys // selecting replies
-	Picker     PickerKeys     // choosing a session
+	Picker     picker.Keys    // choosing a session
 	Versions   VersionKeys    // reading the versions of a reply
 	HelpList   HelpListKeys   // reading the list of every key
 
@@ -91,14 +92,6 @@ type TranscriptKeys struct {
 	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
 	// find it again in earlier and later messages.
 	Find, FindNext, FindPrev key.Binding
-}
-
-// PickerKeys act while the session picker is open.
-type PickerKeys struct {
-	filterlist.Keys
-	// Delete and Rename act on the session under the cursor (the model list has neither).
-	// They are ctrl keys: letters are the search typed in the list.
-	Delete, Rename key.Binding
 }
 
 // HelpListKeys act while the list of every key is shown (?). Any other key closes it and
@@ -182,7 +175,7 @@ func DefaultKeyMap() KeyMap {
 			FindNext:   bind("find earlier", "n"),
 			FindPrev:   bind("find later", "N"),
 		},
-		Picker: PickerKeys{
+		Picker: picker.Keys{
 			// Letters are the search typed in the list, so only arrows move.
 			Keys:   listChooseKeys(listKeys("choose", "first", "last"), bind("open session", "enter"), bind("close", "esc")),
 			Delete: bind("delete", "ctrl+d", "delete"),
@@ -239,8 +232,6 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{keyhelp.Relabel(keyhelp.Joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
 	}
 	switch k.focus {
-	case focusPicker:
-		return []key.Binding{k.Picker.Choose, k.Picker.Close}
 	case focusVersions:
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}

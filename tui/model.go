@@ -98,7 +98,6 @@ type focus int
 const (
 	focusInput      focus = iota // the message being written
 	focusTranscript              // selecting replies
-	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
 )
 
@@ -134,7 +133,6 @@ type Model struct {
 	spinner       spinner.Model
 	transcript    *transcript.List
 	focus         focus
-	picker        picker
 	versions      versionView
 
 	// active is the run whose reply is streaming (or about to), nil when none is.

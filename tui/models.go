@@ -79,3 +79,13 @@ func (m *Model) compareOn(id int64, c modellist.Choice) tea.Cmd {
 	}
 	return nil
 }
+
+// fetchItems returns a command that gets a list's items off the event loop, f given at most
+// timeout: /model asks the endpoint for its models, /tools starts the servers.
+func fetchItems(timeout time.Duration, f func(context.Context) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		return f(ctx)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"parley/tui/inputbox"
 	"parley/tui/modellist"
 	"parley/tui/overlay"
+	"parley/tui/picker"
 	"parley/tui/question"
 	"parley/tui/toolask"
 )
@@ -70,9 +71,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSpent(msg)
 	case sessionsMsg:
 		cmd = m.handleSessions(msg)
-	case pickerSearchMsg:
-		cmd = m.handlePickerSearch(msg)
-	case sessionEditedMsg:
+	case picker.Searched:
+		if p := m.overlays.Find(picker.ID); p != nil {
+			cmd = m.overlayAction(p.Update(msg), confirm{})
+		}
+	case picker.Edited:
 		cmd = m.handleSessionEdited(msg)
 	case versionsMsg:
 		cmd = m.handleVersions(msg)
@@ -139,7 +142,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.overlays.Front() != nil || m.focus == focusPicker || m.focus == focusVersions {
+	if m.overlays.Front() != nil || m.focus == focusVersions {
 		return nil
 	}
 	m.focusInput()
@@ -185,6 +188,14 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 	switch a := a.(type) {
 	case overlay.Close:
 		m.dropOverlay(m.overlays.Front().ID())
+	case picker.Open:
+		return m.openChosen(a, pending)
+	case picker.Delete:
+		return m.deleteSession(a.Session, pending)
+	case picker.Say:
+		m.setNotice(a.Text, a.Err)
+	case tea.Cmd:
+		return a
 	case modellist.Chosen:
 		m.dropOverlay(modellist.ID)
 		if a.Compare != 0 {

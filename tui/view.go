@@ -32,8 +32,6 @@ func (m Model) View() tea.View {
 	switch {
 	case m.helpShown():
 		lines = append(lines, m.helpOverlay(m.transcript.Height())...)
-	case m.focus == focusPicker:
-		lines = append(lines, m.pickerView(m.transcript.Height())...)
 	case m.listShown() != nil:
 		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
 	case m.focus == focusVersions:
