@@ -9,6 +9,8 @@ import (
 
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/tui/helpview"
+	"parley/tui/overlay"
 	"parley/tui/question"
 
 	"charm.land/bubbles/v2/key"
@@ -23,7 +25,7 @@ import (
 // that arrives that soon was meant to stop the reply, and the letters typed after it are text.
 const selectGuard = 600 * time.Millisecond
 
-// handleKey handles a key press: the overlay in front takes it first. A question (confirm.go)
+// handleKey handles a key press: the overlay in front takes it first, and may pass it on. A question (confirm.go)
 // answers every key: its own confirms the action it asked about, which is pending for this key
 // only; any other key forgets it and acts as it would. A question asked while handling the key
 // is answered by that key again.
@@ -36,9 +38,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.dropOverlay(question.ID)
 	}
 	var cmd tea.Cmd
-	if o := m.overlays.Front(); o != nil {
-		cmd = m.overlayAction(o.Update(msg), pending)
-	} else {
+	o := m.overlays.Front()
+	if o != nil {
+		a := o.Update(msg)
+		if _, pass := a.(overlay.Pass); pass {
+			m.dropOverlay(o.ID())
+			o = nil
+		} else {
+			cmd = m.overlayAction(a, pending)
+		}
+	}
+	if o == nil {
 		before, took := m.pasteKey(msg, pending != confirm{})
 		if took {
 			return before
@@ -63,9 +73,6 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	switch m.focus {
 	case focusVersions:
 		return m.versionsKey(msg)
-	}
-	if m.helpShown() && m.helpKey(msg) {
-		return nil
 	}
 	if m.focus == focusTranscript && m.finding.typing {
 		m.findKey(msg) // the text to find takes every key, esc and enter too
@@ -335,4 +342,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// openHelp shows the list of every key and command (tui/helpview) from its top. The input
+// keeps the focus: typing goes on past the list.
+func (m *Model) openHelp() {
+	st := m.help.Styles
+	m.overlays.Push(helpview.New(fullKeys(m.keys).sections(), slashHelp(), m.keys.HelpList,
+		helpview.Styles{Title: m.styles.ReplyLabel, Key: st.FullKey, Desc: st.FullDesc, Muted: m.styles.Muted}))
 }

@@ -16,6 +16,7 @@ import (
 	"parley/internal/chat/chattest"
 	"parley/retry"
 	"parley/tui/clipboard"
+	"parley/tui/helpview"
 	"parley/tui/picker"
 	"parley/tui/transcript/transcripttest"
 )
@@ -282,3 +283,6 @@ func shownPicker(m Model) *picker.Picker {
 	p, _ := m.overlays.Find(picker.ID).(*picker.Picker)
 	return p
 }
+
+// helpOpen reports whether the list of every key is on m's stack.
+func helpOpen(m Model) bool { return m.overlays.Find(helpview.ID) != nil }

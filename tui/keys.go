@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/tui/filterlist"
+	"parley/tui/helpview"
 	"parley/tui/keyhelp"
 	"parley/tui/picker"
 )
@@ -25,12 +26,10 @@ type KeyMap struct {
 	Transcript TranscriptKeys // selecting replies
 	Picker     picker.Keys    // choosing a session
 	Versions   VersionKeys    // reading the versions of a reply
-	HelpList   HelpListKeys   // reading the list of every key
+	HelpList   helpview.Keys  // reading the list of every key
 
-	// focus is the focus the help line is for; helpOpen is set while the list of every key
-	// is shown, whose keys the help line then names.
-	focus    focus
-	helpOpen bool
+	// focus is the focus the help line is for.
+	focus focus
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -92,13 +91,6 @@ type TranscriptKeys struct {
 	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
 	// find it again in earlier and later messages.
 	Find, FindNext, FindPrev key.Binding
-}
-
-// HelpListKeys act while the list of every key is shown (?). Any other key closes it and
-// acts as it would: typing goes on past it.
-type HelpListKeys struct {
-	ListKeys
-	Close key.Binding
 }
 
 // ListKeys move through a list drawn in the transcript's place (the session picker, /model's
@@ -181,10 +173,7 @@ func DefaultKeyMap() KeyMap {
 			Delete: bind("delete", "ctrl+d", "delete"),
 			Rename: bind("rename", "ctrl+r"),
 		},
-		HelpList: HelpListKeys{
-			ListKeys: listKeys("scroll", "top", "end"),
-			Close:    bind("close", "esc", "?"),
-		},
+		HelpList: helpListKeys(listKeys("scroll", "top", "end"), bind("close", "esc", "?")),
 		Versions: VersionKeys{
 			Older:      bind("older", "["),
 			Newer:      bind("newer", "]"),
@@ -212,6 +201,15 @@ func listKeys(line, top, bottom string) ListKeys {
 	}
 }
 
+// helpListKeys are the keys of the list of every key: l's, and close.
+func helpListKeys(l ListKeys, close key.Binding) helpview.Keys {
+	return helpview.Keys{Up: l.Up, Down: l.Down, PageUp: l.PageUp, PageDown: l.PageDown, Top: l.Top, Bottom: l.Bottom, Close: close}
+}
+
+// HelpKeys returns every binding as the ? view names it, grouped by focus: what a test of
+// the screen a terminal shows looks for on it.
+func HelpKeys() [][]key.Binding { return fullKeys(DefaultKeyMap()).FullHelp() }
+
 // listChooseKeys are the keys of a list the operator chooses from: l's, choose and close.
 func listChooseKeys(l ListKeys, choose, close key.Binding) filterlist.Keys {
 	return filterlist.Keys{Up: l.Up, Down: l.Down, PageUp: l.PageUp, PageDown: l.PageDown, Top: l.Top, Bottom: l.Bottom,
@@ -228,9 +226,6 @@ func bind(desc string, keys ...string) key.Binding {
 // help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
-	if h := k.HelpList; k.helpOpen {
-		return []key.Binding{keyhelp.Relabel(keyhelp.Joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
-	}
 	switch k.focus {
 	case focusVersions:
 		v := k.Versions
@@ -239,22 +234,15 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 
-// helpSection is a titled group of bindings in the full list: one per focus, because a key
-// can mean one thing while typing and another while replies are selected.
-type helpSection struct {
-	title    string
-	bindings []key.Binding
-}
-
 // sections returns every binding of the input, the transcript and the versions, by focus.
-func (k KeyMap) sections() []helpSection {
+func (k KeyMap) sections() []helpview.Section {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
-	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, keyhelp.Joined(in.Older, in.Newer), keyhelp.Joined(in.ScrollUp, in.ScrollDown), in.Complete,
+	return []helpview.Section{
+		{Title: "typing", Bindings: []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, keyhelp.Joined(in.Older, in.Newer), keyhelp.Joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
-		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{keyhelp.Joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, keyhelp.Joined(t.Older, t.Newer),
+		{Title: "selecting replies (" + c.Cancel.Help().Key + ")", Bindings: []key.Binding{keyhelp.Joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, keyhelp.Joined(t.Older, t.Newer),
 			t.Copy, t.CopyCode, t.Pin, t.Find, keyhelp.Relabel(keyhelp.Joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
-		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{keyhelp.Joined(v.Older, v.Newer), keyhelp.Joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
+		{Title: "versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", Bindings: []key.Binding{keyhelp.Joined(v.Older, v.Newer), keyhelp.Joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
 
@@ -262,7 +250,7 @@ func (k KeyMap) sections() []helpSection {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var groups [][]key.Binding
 	for _, s := range k.sections() {
-		groups = append(groups, s.bindings)
+		groups = append(groups, s.Bindings)
 	}
 	return groups
 }

@@ -10,7 +10,7 @@ import "parley/tui/keyhelp"
 // ctrl+c do now.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	k.focus, k.helpOpen = m.focus, m.helpShown()
+	k.focus = m.focus
 	trans := m.focus == focusTranscript
 	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0

@@ -128,7 +128,6 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	helpTop       int // the first line of the list of every key shown (helpview.go)
 	input         inputbox.Box
 	spinner       spinner.Model
 	transcript    *transcript.List

@@ -54,7 +54,7 @@ func TestCommandsIgnoreCase(t *testing.T) {
 		t.Fatal("/NEW did nothing")
 	}
 	m = typeText(m, "/Help")
-	if m, _ = step(m, press("enter")); !m.help.ShowAll {
+	if m, _ = step(m, press("enter")); !helpOpen(m) {
 		t.Fatal("/Help did not open the help")
 	}
 }

@@ -135,7 +135,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
 	m.layout()
-	m.clampHelp()
 	return m, tea.Batch(cmd, m.settle())
 }
 
@@ -155,10 +154,10 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// openOverlay puts o in front, sized to the transcript's place: the input waits behind it.
+// openOverlay puts o in front (layout gives it the transcript's place): the input waits
+// behind it.
 func (m *Model) openOverlay(o overlay.Overlay) {
 	m.overlays.Push(o)
-	o.Update(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 	m.input.Blur()
 }
 
@@ -213,13 +212,8 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 
 // handleWheel scrolls the transcript, or the version shown.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
-	if m.helpShown() {
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.scrollHelp(-wheelLines)
-		case tea.MouseWheelDown:
-			m.scrollHelp(wheelLines)
-		}
+	if o := m.listShown(); o != nil {
+		o.Update(msg)
 		return
 	}
 	t := m.transcript

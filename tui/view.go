@@ -10,6 +10,7 @@ import (
 	"parley/retry"
 	"parley/tui/overlay"
 	"parley/tui/question"
+	"parley/tui/toolask"
 	"parley/tui/transcript"
 
 	tea "charm.land/bubbletea/v2"
@@ -30,8 +31,6 @@ func (m Model) View() tea.View {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
 	switch {
-	case m.helpShown():
-		lines = append(lines, m.helpOverlay(m.transcript.Height())...)
 	case m.listShown() != nil:
 		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
 	case m.focus == focusVersions:
@@ -79,16 +78,16 @@ func (m *Model) layout() {
 // inputView is the input, or in its place the overlay in front (the question before a tool
 // call): the input then visibly takes no text, and keeps the draft as it was.
 func (m *Model) inputView() []string {
-	if o := m.overlays.Front(); o != nil {
-		return o.View(m.width, 0)
+	if q, ok := m.overlays.Front().(*toolask.Question); ok {
+		return q.View(m.width, 0)
 	}
 	return []string{m.input.View()}
 }
 
 // inputHeight is how many lines inputView takes.
 func (m *Model) inputHeight() int {
-	if o := m.overlays.Front(); o != nil {
-		return len(o.View(m.width, 0))
+	if q, ok := m.overlays.Front().(*toolask.Question); ok {
+		return len(q.View(m.width, 0))
 	}
 	return m.input.Height()
 }
@@ -97,7 +96,7 @@ func (m *Model) inputHeight() int {
 // the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
-	case m.help.ShowAll:
+	case m.overlays.Front() != nil:
 		return m.shortHelp() // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)

@@ -89,3 +89,7 @@ func (s *Stack) Each(msg tea.Msg) {
 		o.Update(msg)
 	}
 }
+
+// Pass takes the overlay in front off the stack and leaves the key to act as it would without
+// it: typing goes on past an overlay that only shows.
+type Pass struct{}
