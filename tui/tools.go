@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
@@ -65,7 +66,10 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 		r.gotOutput, r.reconnecting = true, ""
 	case chat.EventToolAsk:
 		m.transcript.SetToolState(id, ev.Call.ID, true, false)
-		m.overlays.Push(toolask.New(ev.Call, ev.Result, ev.Answer, toolask.DefaultKeys(m.keys.Chat.Cancel), m.styles.toolask()))
+		// esc and ctrl+c stop the turn, as they would without the question; help names esc.
+		c := m.keys.Chat
+		stop := key.NewBinding(key.WithKeys(append(c.Cancel.Keys(), c.Interrupt.Keys()...)...), key.WithHelp(c.Cancel.Help().Key, "stop"))
+		m.overlays.Push(toolask.New(ev.Call, ev.Result, ev.Answer, toolask.DefaultKeys(stop), m.styles.toolask()))
 	case chat.EventToolRunning:
 		m.transcript.SetToolState(id, ev.Call.ID, false, true)
 	case chat.EventToolResult:

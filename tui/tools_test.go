@@ -142,6 +142,22 @@ func TestTheToolQuestionTakesNoTypedAnswer(t *testing.T) {
 	}
 }
 
+// ctrl+c while the question waits stops the turn, as esc does: the call never runs.
+func TestCtrlCAtTheToolQuestionStops(t *testing.T) {
+	t.Parallel()
+	d, _, wire := toolScreen(t, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"no"}`}))
+	d.typeAndSend("echo no")
+	asked(d)
+	d.send(press("ctrl+c"))
+	d.until("the run to end", settled)
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 0 || d.m.overlays.Front() != nil {
+		t.Errorf("after ctrl+c: %d calls, question still in front %v", n, d.m.overlays.Front() != nil)
+	}
+	if st := lastReply(t, d.m).message.Status; st != chat.StatusCancelled {
+		t.Errorf("the reply is %s, want cancelled", st)
+	}
+}
+
 // A tool config.toml allows ([mcp.NAME] allow) runs without asking; the server's other tools
 // are asked for as ever.
 func TestConfigAllowedToolsRunWithoutAsking(t *testing.T) {
