@@ -15,9 +15,11 @@ import (
 )
 
 // The chat screen's tools, run by the built binary under tmux against server-everything from
-// the npm registry: the question before a call shows its arguments, n refuses (the refusal
-// goes back as the result), a runs the next call of the tool without asking, and esc during
-// the long-running tool cancels it at the server and stores it cancelled.
+// the npm registry: the question before a call shows its arguments and takes the focus (hey
+// and cat typed while it waits neither answer it nor reach the input), → and enter run the
+// call once, a refusal goes back as the result, "always" runs the next call of the tool
+// without asking, and esc during the long-running tool cancels it at the server and stores it
+// cancelled.
 func TestTmuxToolCalls(t *testing.T) {
 	t.Parallel()
 	p := newPane(t, "parley-demo", demo.Options{})
@@ -30,36 +32,62 @@ func TestTmuxToolCalls(t *testing.T) {
 	echo := func(msg string) demo.Fault {
 		return demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"` + msg + `"}`})
 	}
-	p.srv.Push(echo("one"), echo("two"), demo.Fault{}, echo("three"), demo.Fault{},
+	p.srv.Push(echo("one"), echo("two"), demo.Fault{}, echo("three"), echo("four"), demo.Fault{},
 		demo.AskTools(demo.Call{Function: "trigger-long-running-operation", Arguments: `{"duration":20,"steps":20}`}))
 	p.start(140, 30, nil)
 	p.waitScreen("tools on")
+	calls := func() int { return len(mcptest.Sent(t, wire, "tools/call")) }
 
 	p.send("echo one")
-	p.waitScreen(`run everything.echo {"message":"one"}?  y once · a always for this tool · n refuse · esc stop`)
-	p.key("n")
-	p.waitScreen(`run everything.echo {"message":"two"}?`)
-	if got := demotest.ToolResults(p.srv.Received()[1]); len(got) != 1 || !strings.HasPrefix(got[0], "The operator refused this call") {
-		t.Errorf("the refusal sent back: %q", got)
+	p.waitScreen(`run everything.echo {"message":"one"}?`)
+	p.waitScreen(" run once   always for this tool   refuse   ←/→ choose · enter confirm · esc stop")
+	p.tmux("send-keys", "-t", "parley", "-l", "hey")
+	p.key("Enter")
+	p.tmux("send-keys", "-t", "parley", "-l", "cat")
+	p.key("Right") // keys arrive in order: once this shows, hey and cat have been read
+	screen := p.waitScreen("[run once]")
+	if n := calls(); n != 0 || strings.Contains(screen, "┃") || !strings.Contains(screen, "typing waits for this answer") {
+		t.Fatalf("typing while the question waited: %d calls, screen:\n%s", n, screen)
 	}
-	p.key("a")
-	p.waitScreen("│ Echo: two")
+	p.key("Enter")
+	p.waitScreen(`run everything.echo {"message":"two"}?`)
+	if n := calls(); n != 1 {
+		t.Errorf("server-everything saw %d calls after → enter, want 1", n)
+	}
+	for range 3 {
+		p.key("Right")
+	}
+	p.waitScreen("[refuse]")
+	p.key("Enter")
 	p.waitScreen("idle")
+	if got := demotest.ToolResults(p.srv.Received()[2]); len(got) != 2 || got[0] != "Echo: one" || !strings.HasPrefix(got[1], "The operator refused this call") {
+		t.Errorf("the results sent back: %q", got)
+	}
+	if in := inputLines(p.screen()); !strings.Contains(in, "Ask anything") {
+		t.Errorf("what was typed while the question waited reached the input: %q", in)
+	}
 
 	p.send("echo three")
-	p.waitScreen("│ Echo: three")
+	p.waitScreen(`run everything.echo {"message":"three"}?`)
+	p.key("Right")
+	p.key("Right")
+	p.waitScreen("[always for this tool]")
+	p.key("Enter")
+	p.waitScreen("│ Echo: four")
 	p.waitScreen("idle")
-	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 2 {
-		t.Errorf("server-everything saw %d calls, want 2 (two ran, one refused)", n)
+	if n := calls(); n != 3 {
+		t.Errorf("server-everything saw %d calls, want 3 (one, three and four ran, two refused)", n)
 	}
-	if strings.Contains(p.screen(), `run everything.echo {"message":"three"}?`) {
-		t.Errorf("a asked again for echo:\n%s", p.screen())
+	if strings.Contains(p.screen(), `run everything.echo {"message":"four"}?`) {
+		t.Errorf("always asked again for echo:\n%s", p.screen())
 	}
 
 	p.send("take your time")
 	p.waitScreen("run everything.trigger-long-running-operation")
-	p.key("y")
-	chattest.WaitFor(t, "the call at the server", func() bool { return len(mcptest.Sent(t, wire, "tools/call")) == 3 })
+	p.key("Right")
+	p.waitScreen("[run once]")
+	p.key("Enter")
+	chattest.WaitFor(t, "the call at the server", func() bool { return calls() == 4 })
 	p.key("Escape")
 	p.waitScreen("cancelled")
 	chattest.WaitFor(t, "notifications/cancelled at the server", func() bool { return len(mcptest.Sent(t, wire, "notifications/cancelled")) == 1 })
@@ -79,4 +107,15 @@ func TestTmuxToolCalls(t *testing.T) {
 		last.ToolCalls[0].Status != "cancelled" {
 		t.Errorf("stored %+v", last)
 	}
+}
+
+// inputLines are the lines of screen that show the input box (its prompt "┃ ").
+func inputLines(screen string) string {
+	var in []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "┃ ") {
+			in = append(in, l)
+		}
+	}
+	return strings.Join(in, "\n")
 }

@@ -9,6 +9,9 @@ import (
 
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/tui/helpview"
+	"parley/tui/overlay"
+	"parley/tui/question"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -22,18 +25,40 @@ import (
 // that arrives that soon was meant to stop the reply, and the letters typed after it are text.
 const selectGuard = 600 * time.Millisecond
 
-// handleKey handles a key press. An action that asked to be confirmed (confirm.go) is pending
-// for this key only: any other key forgets it, and the question's notice goes with it.
+// handleKey handles a key press: the overlay in front takes it first, and may pass it on. A question (confirm.go)
+// answers every key: its own confirms the action it asked about, which is pending for this key
+// only; any other key forgets it and acts as it would. A question asked while handling the key
+// is answered by that key again.
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	before, took := m.pasteKey(msg)
-	if took {
-		return before
+	var pending confirm
+	if q, ok := m.overlays.Front().(*question.Question); ok {
+		if a, ok := q.Update(msg).(question.Confirmed); ok {
+			pending = a.Action.(confirm)
+		}
+		m.dropOverlay(question.ID)
 	}
-	pending := m.confirm
-	m.confirm = confirm{}
-	cmd := m.routeKey(msg, pending)
-	m.forgetQuestion(pending)
-	return tea.Batch(before, cmd)
+	var cmd tea.Cmd
+	o := m.overlays.Front()
+	if o != nil {
+		a := o.Update(msg)
+		if _, pass := a.(overlay.Pass); pass {
+			m.dropOverlay(o.ID())
+			o = nil
+		} else {
+			cmd = m.overlayAction(a, pending)
+		}
+	}
+	if o == nil {
+		before, took := m.pasteKey(msg, pending != confirm{})
+		if took {
+			return before
+		}
+		cmd = tea.Batch(before, m.routeKey(msg, pending))
+	}
+	if q, ok := m.overlays.Front().(*question.Question); ok && q.Key == "" {
+		q.Key = msg.String()
+	}
+	return cmd
 }
 
 // routeKey routes a key press by focus. Typed keys go to the input only; the transcript
@@ -45,21 +70,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		// its escape-time): it is read as the two keys the operator pressed.
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
-	if m.asking != nil && m.toolAskKey(msg) {
-		return nil
-	}
 	switch m.focus {
-	case focusTools:
-		return m.toolsKey(msg)
-	case focusPicker:
-		return m.pickerKey(msg, pending)
 	case focusVersions:
 		return m.versionsKey(msg)
-	case focusModels:
-		return m.modelsKey(msg)
-	}
-	if m.helpShown() && m.helpKey(msg) {
-		return nil
 	}
 	if m.focus == focusTranscript && m.finding.typing {
 		m.findKey(msg) // the text to find takes every key, esc and enter too
@@ -329,4 +342,12 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// openHelp shows the list of every key and command (tui/helpview) from its top. The input
+// keeps the focus: typing goes on past the list.
+func (m *Model) openHelp() {
+	st := m.help.Styles
+	m.overlays.Push(helpview.New(fullKeys(m.keys).sections(), slashHelp(), m.keys.HelpList,
+		helpview.Styles{Title: m.styles.ReplyLabel, Key: st.FullKey, Desc: st.FullDesc, Muted: m.styles.Muted}))
 }

@@ -9,6 +9,7 @@ import (
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 	"parley/retry"
+	"parley/tui/modellist"
 )
 
 // R on a reply lists the other profiles above the endpoint's models; choosing one runs the
@@ -27,11 +28,11 @@ func TestCompareOnAnotherProfile(t *testing.T) {
 	first := lastReply(t, d.m).message
 	d.selectReplies()
 	d.send(press("R"))
-	d.until("the list", func(m Model) bool { return m.focus == focusModels })
+	d.until("the list", func(m Model) bool { return m.overlays.Find(modellist.ID) != nil })
 	if s := plain(d.m); !strings.Contains(s, "Run the reply again on") || !strings.Contains(s, "profile second · other-model") {
 		t.Fatalf("the list:\n%s", s)
 	}
-	for d.m.models.kept[d.m.models.cursor].profile != "second" {
+	for !strings.Contains(plain(d.m), "› profile second") {
 		d.send(press("up"))
 	}
 	d.send(press("enter"))

@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/question"
 )
 
 // This file owns the keys that ask before they throw work away: a reply being written (/new,
@@ -23,18 +24,20 @@ type confirm struct {
 	session string // the session to open
 }
 
-// ask makes c wait for its key to be pressed again, saying so.
-func (m *Model) ask(c confirm, question string) {
-	m.confirm, m.asked = c, question
-	m.setNotice(question, true)
+// ask makes c wait for its key to be pressed again: the question takes the status line, in
+// front, until the next key.
+func (m *Model) ask(c confirm, text string) {
+	m.setNotice("", false)
+	m.overlays.Remove(question.ID)
+	m.overlays.Push(question.New(text, c, m.styles.Error))
 }
 
-// forgetQuestion takes the question of pending off the status line once a key has been handled
-// without asking it again: acted on or forgotten, it no longer stands.
-func (m *Model) forgetQuestion(pending confirm) {
-	if pending != (confirm{}) && m.confirm == (confirm{}) && m.notice == m.asked {
-		m.setNotice("", false)
+// asked is the question standing in front; "" when none does.
+func (m *Model) asked() string {
+	if q, ok := m.overlays.Front().(*question.Question); ok {
+		return q.Text()
 	}
+	return ""
 }
 
 // leaving says what leaving now would stop, for a question ending in what the key then does
@@ -69,15 +72,24 @@ func (m *Model) confirmQuit(pending confirm, key string) tea.Cmd {
 	return m.quitAfterActive()
 }
 
-// interruptQuit is ctrl+c with nothing to stop and nothing typed. Soon after a reply ended (or
-// was stopped) it was meant to stop that reply: it asks, and ctrl+c again quits.
+// interruptQuit is ctrl+c with nothing to stop and nothing typed. With messages a stop held, or
+// a failed reply offered to be sent again, it asks first; soon after a reply ended (or was
+// stopped) it was meant to stop that reply, and asks too. ctrl+c again quits.
 func (m *Model) interruptQuit(pending confirm) tea.Cmd {
-	ask := confirm{action: "quit"}
-	if m.clock.Now().Sub(m.runEnded) < selectGuard && pending != ask {
-		m.ask(ask, "nothing to stop: the reply has ended · "+m.keys.Chat.Interrupt.Help().Key+" again quits")
-		return nil
+	ask, k := confirm{action: "quit"}, m.keys.Chat.Interrupt.Help().Key
+	question := m.leaving(k, "quits")
+	switch {
+	case question != "":
+	case m.offered():
+		question = "the last reply can be sent again (" + m.keys.Input.Send.Help().Key + "): " + k + " again quits without it"
+	case m.clock.Now().Sub(m.runEnded) < selectGuard:
+		question = "nothing to stop: the reply has ended · " + k + " again quits"
 	}
-	return m.quit()
+	if question == "" || pending == ask {
+		return m.quit()
+	}
+	m.ask(ask, question)
+	return nil
 }
 
 // confirmOpen reports whether the picker may open session id, titled title: asked first while

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/internal/chat"
+	"parley/tui/picker"
 )
 
 // Keys that would throw work away ask first, as /new does: opening another session, /quit and
@@ -17,12 +20,12 @@ func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
 	d.sendUntilStreaming("a long one")
 	first := d.m.session.ID
 	d.typeAndSend("/sessions")
-	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
-	for d.m.picker.shown()[d.m.picker.cursor].ID != other.ID {
+	d.until("the picker", func(m Model) bool { return m.overlays.Find(picker.ID) != nil })
+	for shownPicker(d.m).Shown()[shownPicker(d.m).Cursor()].ID != other.ID {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))
-	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.focus != focusPicker ||
+	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.overlays.Find(picker.ID) == nil ||
 		!strings.Contains(plain(d.m), "a reply is being written: enter again stops it and opens “an older question”") {
 		t.Fatalf("enter on another session while streaming did not ask:\n%s", plain(d.m))
 	}
@@ -132,4 +135,44 @@ func TestACancelledRegenerateQuestionLeavesNoNotice(t *testing.T) {
 	if strings.Contains(plain(m), "again to regenerate") || m.notice != "" {
 		t.Fatalf("a forgotten question leaves its notice %q:\n%s", m.notice, plain(m))
 	}
+}
+
+// ctrl+c with messages a stop held, or a failed reply offered to be sent again, asks before it
+// quits: quitting at once dropped them. A second ctrl+c quits.
+func TestCtrlCAsksBeforeQuittingWithWorkWaiting(t *testing.T) {
+	t.Parallel()
+	t.Run("queued messages held", func(t *testing.T) {
+		t.Parallel()
+		d, _, clock, _ := demoScreen(t, screenConfig{demo: queueable, manual: true})
+		d.queueBehind("first", "second", "third")
+		d.send(press("ctrl+c")) // stops the reply; the queue is held
+		d.until("the stopped run to end", func(m Model) bool { return m.active == nil })
+		clock.Advance(selectGuard)
+		m, cmd := step(d.m, press("ctrl+c"))
+		if quits(cmd) || m.asked() != "2 queued messages wait to be sent: ctrl+c again quits without sending them" {
+			t.Fatalf("ctrl+c with 2 held messages: asked %q; screen:\n%s", m.asked(), plain(m))
+		}
+		if !strings.Contains(plain(m), "ctrl+c again quits without sending them") {
+			t.Errorf("the question is not on the screen:\n%s", plain(m))
+		}
+		d.m = m
+		m, cmd = step(d.m, press("ctrl+c"))
+		if !quits(cmd) {
+			t.Fatal("a second ctrl+c did not quit")
+		}
+		d.m = m
+	})
+	t.Run("a failed reply offered again", func(t *testing.T) {
+		t.Parallel()
+		msgs := storedExchanges(2)
+		msgs[3].Status = chat.StatusInterrupted
+		m := loadedModel(t, msgs, 100, 24)
+		m, cmd := step(m, press("ctrl+c"))
+		if quits(cmd) || m.asked() != "the last reply can be sent again (enter): ctrl+c again quits without it" {
+			t.Fatalf("ctrl+c with an offer: asked %q; screen:\n%s", m.asked(), plain(m))
+		}
+		if _, cmd = step(m, press("ctrl+c")); !quits(cmd) {
+			t.Fatal("a second ctrl+c did not quit")
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/internal/sanitize"
+	"parley/tui/filterlist"
 )
 
 // This file owns / while replies are selected: a text found in the session's messages, the
@@ -49,7 +50,7 @@ func (m *Model) findKey(msg tea.KeyPressMsg) {
 		f.typing, f.query = false, ""
 		m.setNotice("", false)
 	default:
-		if q, ok := editQuery(f.query, msg); ok {
+		if q, ok := filterlist.EditQuery(f.query, msg); ok {
 			f.query = q
 		}
 		m.showFindPrompt()

@@ -74,10 +74,10 @@ func (m *Model) giveQuota() {
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
 	var view *transcript.List
-	switch m.focus {
-	case focusPicker:
+	switch {
+	case m.listShown() != nil:
 		return nil
-	case focusVersions:
+	case m.focus == focusVersions:
 		view = m.versions.view
 	default:
 		view = m.transcript

@@ -17,6 +17,8 @@ import (
 	"parley/internal/chat/chattest"
 	"parley/retry"
 	"parley/tui/clipboard"
+	"parley/tui/helpview"
+	"parley/tui/picker"
 	"parley/tui/transcript/transcripttest"
 )
 
@@ -276,3 +278,12 @@ func failedRun(id int64, c chat.Classification) chat.RunResult {
 }
 
 var overloaded = chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
+
+// shownPicker is the session picker on m's stack; nil when it is not open.
+func shownPicker(m Model) *picker.Picker {
+	p, _ := m.overlays.Find(picker.ID).(*picker.Picker)
+	return p
+}
+
+// helpOpen reports whether the list of every key is on m's stack.
+func helpOpen(m Model) bool { return m.overlays.Find(helpview.ID) != nil }

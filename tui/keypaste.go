@@ -39,7 +39,7 @@ type keyPaste struct {
 // back, to go into the input as one paste when the keys stop). Otherwise the key acts as it
 // would, after cmd: a waiting enter that nothing followed sends first, a paste that ended goes
 // into the input first.
-func (m *Model) pasteKey(msg tea.KeyPressMsg) (cmd tea.Cmd, took bool) {
+func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, took bool) {
 	p := &m.keyPaste
 	if m.pasteGap <= 0 {
 		return nil, false
@@ -69,7 +69,7 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg) (cmd tea.Cmd, took bool) {
 	case p.enters > 0:
 		cmd = m.sendWaitingEnters()
 	}
-	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && m.confirm == (confirm{}) {
+	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && !confirming {
 		p.enter, p.enters, p.last = msg, 1, now
 		return tea.Batch(cmd, m.pasteTick(m.pasteGap)), true
 	}

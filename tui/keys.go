@@ -6,6 +6,11 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/filterlist"
+	"parley/tui/helpview"
+	"parley/tui/keyhelp"
+	"parley/tui/picker"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -19,14 +24,12 @@ type KeyMap struct {
 	Chat       ChatKeys       // the input and the transcript alike
 	Input      InputKeys      // writing a message
 	Transcript TranscriptKeys // selecting replies
-	Picker     PickerKeys     // choosing a session
+	Picker     picker.Keys    // choosing a session
 	Versions   VersionKeys    // reading the versions of a reply
-	HelpList   HelpListKeys   // reading the list of every key
+	HelpList   helpview.Keys  // reading the list of every key
 
-	// focus is the focus the help line is for; helpOpen is set while the list of every key
-	// is shown, whose keys the help line then names.
-	focus    focus
-	helpOpen bool
+	// focus is the focus the help line is for.
+	focus focus
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -88,23 +91,6 @@ type TranscriptKeys struct {
 	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
 	// find it again in earlier and later messages.
 	Find, FindNext, FindPrev key.Binding
-}
-
-// PickerKeys act while the session picker is open.
-type PickerKeys struct {
-	ListKeys
-	Choose key.Binding
-	Close  key.Binding
-	// Delete and Rename act on the session under the cursor (the model list has neither).
-	// They are ctrl keys: letters are the search typed in the list.
-	Delete, Rename key.Binding
-}
-
-// HelpListKeys act while the list of every key is shown (?). Any other key closes it and
-// acts as it would: typing goes on past it.
-type HelpListKeys struct {
-	ListKeys
-	Close key.Binding
 }
 
 // ListKeys move through a list drawn in the transcript's place (the session picker, /model's
@@ -181,18 +167,13 @@ func DefaultKeyMap() KeyMap {
 			FindNext:   bind("find earlier", "n"),
 			FindPrev:   bind("find later", "N"),
 		},
-		Picker: PickerKeys{
+		Picker: picker.Keys{
 			// Letters are the search typed in the list, so only arrows move.
-			ListKeys: listKeys("choose", "first", "last"),
-			Choose:   bind("open session", "enter"),
-			Close:    bind("close", "esc"),
-			Delete:   bind("delete", "ctrl+d", "delete"),
-			Rename:   bind("rename", "ctrl+r"),
+			Keys:   listChooseKeys(listKeys("choose", "first", "last"), bind("open session", "enter"), bind("close", "esc")),
+			Delete: bind("delete", "ctrl+d", "delete"),
+			Rename: bind("rename", "ctrl+r"),
 		},
-		HelpList: HelpListKeys{
-			ListKeys: listKeys("scroll", "top", "end"),
-			Close:    bind("close", "esc", "?"),
-		},
+		HelpList: helpListKeys(listKeys("scroll", "top", "end"), bind("close", "esc", "?")),
 		Versions: VersionKeys{
 			Older:      bind("older", "["),
 			Newer:      bind("newer", "]"),
@@ -220,6 +201,21 @@ func listKeys(line, top, bottom string) ListKeys {
 	}
 }
 
+// helpListKeys are the keys of the list of every key: l's, and close.
+func helpListKeys(l ListKeys, close key.Binding) helpview.Keys {
+	return helpview.Keys{Up: l.Up, Down: l.Down, PageUp: l.PageUp, PageDown: l.PageDown, Top: l.Top, Bottom: l.Bottom, Close: close}
+}
+
+// HelpKeys returns every binding as the ? view names it, grouped by focus: what a test of
+// the screen a terminal shows looks for on it.
+func HelpKeys() [][]key.Binding { return fullKeys(DefaultKeyMap()).FullHelp() }
+
+// listChooseKeys are the keys of a list the operator chooses from: l's, choose and close.
+func listChooseKeys(l ListKeys, choose, close key.Binding) filterlist.Keys {
+	return filterlist.Keys{Up: l.Up, Down: l.Down, PageUp: l.PageUp, PageDown: l.PageDown, Top: l.Top, Bottom: l.Bottom,
+		Choose: choose, Close: close}
+}
+
 // bind binds keys to what desc says, shown in help under the first of them. Arrows show as
 // glyphs (↑, ↓/j), so their bindings are spelled out in full.
 func bind(desc string, keys ...string) key.Binding {
@@ -230,14 +226,7 @@ func bind(desc string, keys ...string) key.Binding {
 // help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
-	if h := k.HelpList; k.helpOpen {
-		return []key.Binding{relabel(joined(h.Up, h.Down, h.PageUp, h.PageDown), "scroll"), h.Close}
-	}
 	switch k.focus {
-	case focusPicker, focusTools:
-		return []key.Binding{k.Picker.Choose, k.Picker.Close}
-	case focusModels:
-		return []key.Binding{relabel(k.Picker.Choose, "use model"), k.Picker.Close}
 	case focusVersions:
 		v := k.Versions
 		return []key.Binding{v.Copy, v.Restore, v.Close}
@@ -245,22 +234,15 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 
-// helpSection is a titled group of bindings in the full list: one per focus, because a key
-// can mean one thing while typing and another while replies are selected.
-type helpSection struct {
-	title    string
-	bindings []key.Binding
-}
-
 // sections returns every binding of the input, the transcript and the versions, by focus.
-func (k KeyMap) sections() []helpSection {
+func (k KeyMap) sections() []helpview.Section {
 	c, in, t, v := k.Chat, k.Input, k.Transcript, k.Versions
-	return []helpSection{
-		{"typing", []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, joined(in.Older, in.Newer), joined(in.ScrollUp, in.ScrollDown), in.Complete,
+	return []helpview.Section{
+		{Title: "typing", Bindings: []key.Binding{in.Send, in.Newline, in.Editor, in.Image, c.Pastes, keyhelp.Joined(in.Older, in.Newer), keyhelp.Joined(in.ScrollUp, in.ScrollDown), in.Complete,
 			c.Cancel, c.Interrupt, in.Quit, c.Fallback, c.PageUp, c.PageDown, c.Top, c.Bottom, c.Mouse, c.Help}},
-		{"selecting replies (" + c.Cancel.Help().Key + ")", []key.Binding{joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, joined(t.Older, t.Newer),
-			t.Copy, t.CopyCode, t.Pin, t.Find, relabel(joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
-		{"versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", []key.Binding{joined(v.Older, v.Newer), joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
+		{Title: "selecting replies (" + c.Cancel.Help().Key + ")", Bindings: []key.Binding{keyhelp.Joined(t.Up, t.Down), t.Regenerate, t.Compare, t.Continue, t.Seams, t.Fork, t.Edit, t.Thinking, t.Fallback, keyhelp.Joined(t.Older, t.Newer),
+			t.Copy, t.CopyCode, t.Pin, t.Find, keyhelp.Relabel(keyhelp.Joined(t.FindNext, t.FindPrev), "find again, earlier / later"), t.FocusInput}},
+		{Title: "versions (" + t.Older.Help().Key + " or " + t.Newer.Help().Key + ")", Bindings: []key.Binding{keyhelp.Joined(v.Older, v.Newer), keyhelp.Joined(v.ScrollUp, v.ScrollDown), v.Copy, v.Restore, v.Close}},
 	}
 }
 
@@ -268,7 +250,7 @@ func (k KeyMap) sections() []helpSection {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	var groups [][]key.Binding
 	for _, s := range k.sections() {
-		groups = append(groups, s.bindings)
+		groups = append(groups, s.Bindings)
 	}
 	return groups
 }
@@ -276,23 +258,23 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // fullKeys returns k as the full list shows it: every binding, named for every state.
 func fullKeys(k KeyMap) KeyMap {
 	c, in, t, v := &k.Chat, &k.Input, &k.Transcript, &k.Versions
-	c.Cancel = relabel(c.Cancel, "stop reply, or select replies")
-	c.Interrupt = relabel(c.Interrupt, "stop reply, clear draft, or quit")
-	c.Top = relabel(c.Top, "top (draft: line start)")
-	c.Bottom = relabel(c.Bottom, "follow (draft: line end)")
-	in.Older = relabel(in.Older, "earlier messages")
-	in.ScrollUp = relabel(in.ScrollUp, "scroll (empty input)")
-	in.Quit = relabel(in.Quit, "quit (empty input)")
-	t.Pin = relabel(t.Pin, "pin or unpin")
-	t.Up = relabel(t.Up, "reply")
-	t.Down = relabel(t.Down, "reply")
+	c.Cancel = keyhelp.Relabel(c.Cancel, "stop reply, or select replies")
+	c.Interrupt = keyhelp.Relabel(c.Interrupt, "stop reply, clear draft, or quit")
+	c.Top = keyhelp.Relabel(c.Top, "top (draft: line start)")
+	c.Bottom = keyhelp.Relabel(c.Bottom, "follow (draft: line end)")
+	in.Older = keyhelp.Relabel(in.Older, "earlier messages")
+	in.ScrollUp = keyhelp.Relabel(in.ScrollUp, "scroll (empty input)")
+	in.Quit = keyhelp.Relabel(in.Quit, "quit (empty input)")
+	t.Pin = keyhelp.Relabel(t.Pin, "pin or unpin")
+	t.Up = keyhelp.Relabel(t.Up, "reply")
+	t.Down = keyhelp.Relabel(t.Down, "reply")
 	// Every key back to typing but those that retry first while a retry counts down, and the
 	// cancel key, which goes back from selecting too.
 	back := slices.DeleteFunc(slices.Clone(t.FocusInput.Keys()), func(k string) bool { return slices.Contains(c.RetryNow.Keys(), k) })
 	t.FocusInput.SetHelp(strings.Join(append(back, c.Cancel.Help().Key), "/"), t.FocusInput.Help().Desc)
-	v.Older = relabel(v.Older, "older / newer")
+	v.Older = keyhelp.Relabel(v.Older, "older / newer")
 	v.Close.SetHelp(strings.Join(v.Close.Keys(), "/"), v.Close.Help().Desc)
-	c.Pastes = relabel(c.Pastes, "expand pastes")
+	c.Pastes = keyhelp.Relabel(c.Pastes, "expand pastes")
 	return k
 }
 
@@ -301,7 +283,7 @@ func fullKeys(k KeyMap) KeyMap {
 func (k KeyMap) selectBar() string {
 	t := k.Transcript
 	parts := []string{firstKey(t.Up) + firstKey(t.Down) + " reply"}
-	for _, b := range []key.Binding{t.Regenerate, relabel(t.Continue, "continue"), relabel(t.Copy, "copy")} {
+	for _, b := range []key.Binding{t.Regenerate, keyhelp.Relabel(t.Continue, "continue"), keyhelp.Relabel(t.Copy, "copy")} {
 		if b.Enabled() {
 			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}
@@ -310,7 +292,7 @@ func (k KeyMap) selectBar() string {
 		parts = append(parts, t.Older.Help().Key+" "+t.Newer.Help().Key+" versions")
 	}
 	if k.Chat.RetryNow.Enabled() {
-		parts = append(parts, hint(k.Chat.RetryNow))
+		parts = append(parts, keyhelp.Hint(k.Chat.RetryNow))
 	}
 	parts = append(parts, t.FocusInput.Help().Key+"/"+k.Chat.Cancel.Help().Key+" "+t.FocusInput.Help().Desc)
 	return "SELECT — " + strings.Join(parts, " · ")
@@ -320,39 +302,8 @@ func (k KeyMap) selectBar() string {
 // says why it does nothing now.
 func pressed(msg tea.KeyPressMsg, b key.Binding) bool { return slices.Contains(b.Keys(), msg.String()) }
 
-// joined is one help entry for bindings that share a description: their help keys joined by
-// "/", enabled when any of them is.
-func joined(bs ...key.Binding) key.Binding {
-	var keys, names []string
-	enabled := false
-	for _, b := range bs {
-		keys = append(keys, b.Keys()...)
-		names = append(names, b.Help().Key)
-		enabled = enabled || b.Enabled()
-	}
-	j := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(names, "/"), bs[0].Help().Desc))
-	j.SetEnabled(enabled)
-	return j
-}
-
-// relabel returns b described as desc, under the keys its help names: for a hint that words
-// it more briefly, or for what it does in the current state.
-func relabel(b key.Binding, desc string) key.Binding {
-	b.SetHelp(b.Help().Key, desc)
-	return b
-}
-
 // firstKey is the first of the keys b's help names: "↑" of "↑/k".
 func firstKey(b key.Binding) string {
 	k, _, _ := strings.Cut(b.Help().Key, "/")
 	return k
-}
-
-// hint is a one-line reminder of bindings for a title: "key desc · key desc".
-func hint(bs ...key.Binding) string {
-	parts := make([]string, len(bs))
-	for i, b := range bs {
-		parts[i] = b.Help().Key + " " + b.Help().Desc
-	}
-	return strings.Join(parts, " · ")
 }

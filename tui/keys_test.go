@@ -71,7 +71,7 @@ func TestInputKeys(t *testing.T) {
 	}
 	// ? and ctrl+d are text or editing keys while the input holds text.
 	m = typeText(m, "?")
-	if m.help.ShowAll || !strings.HasSuffix(m.input.Value(), "?") {
+	if helpOpen(m) || !strings.HasSuffix(m.input.Value(), "?") {
 		t.Fatal("? should be typed into a non-empty input")
 	}
 	m, _ = step(m, press("home"))
@@ -101,7 +101,7 @@ func TestHelpToggle(t *testing.T) {
 		t.Fatalf("short help should list the input's keys only:\n%s", short)
 	}
 	m, _ = step(m, press("?"))
-	if !m.help.ShowAll || !m.input.Empty() {
+	if !helpOpen(m) || !m.input.Empty() {
 		t.Fatal("? on an empty input should open the full help")
 	}
 	full := plain(m)

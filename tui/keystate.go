@@ -1,5 +1,7 @@
 package tui
 
+import "parley/tui/keyhelp"
+
 // This file enables the bindings of keys.go that act in the current state and names what the
 // keys whose meaning changes (esc, ctrl+c, ctrl+o, ctrl+t) do now: help and the keys
 // themselves read the same bindings.
@@ -8,7 +10,7 @@ package tui
 // ctrl+c do now.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	k.focus, k.helpOpen = m.focus, m.helpShown()
+	k.focus = m.focus
 	trans := m.focus == focusTranscript
 	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0
@@ -26,9 +28,9 @@ func (m *Model) updateKeys() {
 	menu := m.updateMenu()
 	if m.mouse {
 		c := &k.Chat
-		c.Mouse = relabel(c.Mouse, "free mouse")
+		c.Mouse = keyhelp.Relabel(c.Mouse, "free mouse")
 	} else {
-		k.Chat.Mouse = relabel(k.Chat.Mouse, "capture mouse")
+		k.Chat.Mouse = keyhelp.Relabel(k.Chat.Mouse, "capture mouse")
 	}
 	k.Transcript.Copy.SetEnabled(selected)
 	k.Transcript.CopyCode.SetEnabled(selected)
@@ -38,9 +40,9 @@ func (m *Model) updateKeys() {
 	k.Transcript.Fork.SetEnabled(selected)
 	k.Transcript.Compare.SetEnabled(selected)
 	if m.transcript.SeamsShown() {
-		k.Transcript.Seams = relabel(k.Transcript.Seams, "hide seams")
+		k.Transcript.Seams = keyhelp.Relabel(k.Transcript.Seams, "hide seams")
 	} else {
-		k.Transcript.Seams = relabel(k.Transcript.Seams, "show seams")
+		k.Transcript.Seams = keyhelp.Relabel(k.Transcript.Seams, "show seams")
 	}
 	k.Chat.Continue.SetEnabled((trans || empty) && m.cutReply() != 0)
 	k.Transcript.Thinking.SetEnabled(selected)
@@ -51,9 +53,9 @@ func (m *Model) updateKeys() {
 	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
 	k.Transcript.Pin.SetEnabled(selected)
 	if msg, _ := m.transcript.Message(m.transcript.Selected()); msg.Pinned {
-		k.Transcript.Pin = relabel(k.Transcript.Pin, "unpin")
+		k.Transcript.Pin = keyhelp.Relabel(k.Transcript.Pin, "unpin")
 	} else {
-		k.Transcript.Pin = relabel(k.Transcript.Pin, "pin")
+		k.Transcript.Pin = keyhelp.Relabel(k.Transcript.Pin, "pin")
 	}
 	k.Transcript.FindNext.SetEnabled(m.finding.query != "")
 	k.Transcript.FindPrev.SetEnabled(m.finding.query != "")
@@ -64,38 +66,38 @@ func (m *Model) updateKeys() {
 	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
 	switch {
 	case expand:
-		c.Pastes = relabel(c.Pastes, "expand paste")
+		c.Pastes = keyhelp.Relabel(c.Pastes, "expand paste")
 	case m.transcript.PastesShown():
-		c.Pastes = relabel(c.Pastes, "collapse pastes")
+		c.Pastes = keyhelp.Relabel(c.Pastes, "collapse pastes")
 	default:
-		c.Pastes = relabel(c.Pastes, "show pastes")
+		c.Pastes = keyhelp.Relabel(c.Pastes, "show pastes")
 	}
 	switch {
 	case m.next.edit != 0 && !trans:
-		c.Cancel = relabel(c.Cancel, "abandon edit")
-		c.Interrupt = relabel(c.Interrupt, "quit")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "abandon edit")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "quit")
 	case m.active != nil && m.active.gotOutput:
 		// A retry whose reply has begun is a reply being written: esc stops that.
-		c.Cancel = relabel(c.Cancel, "cancel reply")
-		c.Interrupt = relabel(c.Interrupt, "cancel reply")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel reply")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel reply")
 	case m.tier2.Active():
-		c.Cancel = relabel(c.Cancel, "cancel retry")
-		c.Interrupt = relabel(c.Interrupt, "cancel retry")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel retry")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel retry")
 	case m.active != nil:
-		c.Cancel = relabel(c.Cancel, "cancel reply")
-		c.Interrupt = relabel(c.Interrupt, "cancel reply")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel reply")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel reply")
 	case trans:
-		c.Cancel = relabel(c.Cancel, "back to typing")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "back to typing")
 	case menu:
-		c.Cancel = relabel(c.Cancel, "close the menu")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "close the menu")
 	default:
-		c.Cancel = relabel(c.Cancel, "select replies")
+		c.Cancel = keyhelp.Relabel(c.Cancel, "select replies")
 	}
 	if !m.tier2.Active() && m.active == nil {
 		if empty {
-			c.Interrupt = relabel(c.Interrupt, "quit")
+			c.Interrupt = keyhelp.Relabel(c.Interrupt, "quit")
 		} else {
-			c.Interrupt = relabel(c.Interrupt, "clear draft")
+			c.Interrupt = keyhelp.Relabel(c.Interrupt, "clear draft")
 		}
 	}
 }

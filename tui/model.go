@@ -22,6 +22,7 @@ import (
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
+	"parley/tui/overlay"
 	"parley/tui/transcript"
 )
 
@@ -98,10 +99,7 @@ type focus int
 const (
 	focusInput      focus = iota // the message being written
 	focusTranscript              // selecting replies
-	focusPicker                  // choosing a session
 	focusVersions                // reading the versions of a reply
-	focusModels                  // choosing a model
-	focusTools                   // turning tools on and off (/tools)
 )
 
 // Model is parley's chat screen, the program's only tea.Model.
@@ -131,12 +129,10 @@ type Model struct {
 	styles        *theme
 	keys          KeyMap
 	help          help.Model
-	helpTop       int // the first line of the list of every key shown (helpview.go)
 	input         inputbox.Box
 	spinner       spinner.Model
 	transcript    *transcript.List
 	focus         focus
-	picker        picker
 	versions      versionView
 
 	// active is the run whose reply is streaming (or about to), nil when none is.
@@ -162,15 +158,14 @@ type Model struct {
 	offer offer
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
-	start  startup
-	next   nextMessage
-	models modelPicker
+	start startup
+	next  nextMessage
 
-	// tools are the session's tools, nil when none are configured; asking is the call waiting
-	// for the operator's answer; toolList is /tools' list (tools.go).
-	tools    *toolbox
-	asking   *toolAsk
-	toolList filterList[toolRow]
+	// tools are the session's tools, nil when none are configured (tools.go).
+	tools *toolbox
+	// overlays stand in front of the conversation (the question before a tool call, a
+	// question before a key throws work away): the one in front takes every key (update.go).
+	overlays overlay.Stack
 	// resumed are the replies of retries resumed from stored tool results, by reply id, as
 	// stored: shown from their first output with the text and calls they begin with.
 	resumed map[int64]stored.Message
@@ -187,10 +182,6 @@ type Model struct {
 	// held is set when a reply was stopped with messages queued behind it: they wait for
 	// enter, or for the next message sent, instead of going out by themselves.
 	held bool
-	// confirm is the action waiting for its key to be pressed again, and asked the question
-	// it asked (confirm.go).
-	confirm confirm
-	asked   string
 	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
 	// emptied the input of; recall is the walk through earlier messages (draft.go).
 	draft   draftState

@@ -7,40 +7,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent"
 	"parley/internal/sanitize"
-	"parley/tui/transcript"
+	"parley/tui/modellist"
 )
 
-// This file owns /model's list: the endpoint's models, asked for when /model is typed alone,
-// narrowed by typing, one chosen with enter for the next messages. R opens the same list to run
-// a reply again elsewhere, with the other profiles above the endpoint's models: the new version
-// then stands beside the old in the version view.
+// This file asks for /model's list (tui/modellist): the endpoint's models, when /model is typed
+// alone, or for R the other profiles too, to run a reply again elsewhere: the new version then
+// stands beside the old in the version view.
 
 // modelsTimeout bounds asking the endpoint for its models.
 const modelsTimeout = 15 * time.Second
-
-// modelPicker is the list of models, drawn in the transcript's place. compare is the reply R
-// runs again on the choice; 0 for /model, whose choice is the model of the next messages.
-type modelPicker struct {
-	filterList[modelChoice]
-	compare int64
-}
-
-// modelChoice is one row of the list: a model of the endpoint in use, or another profile's
-// endpoint (client set), named by the profile.
-type modelChoice struct {
-	model, profile string
-	client         *agent.Client
-}
-
-// label is how the choice shows, and what the query narrows.
-func (c modelChoice) label() string {
-	if c.profile != "" {
-		return "profile " + c.profile + " · " + transcript.ModelName(c.model)
-	}
-	return c.model
-}
 
 // modelsMsg carries the endpoint's models, or why they could not be listed; compare is the
 // reply R asked them for, 0 for /model.
@@ -48,11 +24,6 @@ type modelsMsg struct {
 	models  []string
 	compare int64
 	err     error
-}
-
-// refilter shows the models whose names contain the query, in order.
-func (p *modelPicker) refilter() {
-	p.narrowFold(modelChoice.label)
 }
 
 // listModels asks the endpoint for its models, to open the list on them: for /model alone
@@ -73,14 +44,14 @@ func (m *Model) listModels(compare int64) tea.Cmd {
 // handleModels opens the list on the current model; for R, with the other profiles first,
 // and on them alone when the endpoint lists no models.
 func (m *Model) handleModels(msg modelsMsg) tea.Cmd {
-	var choices []modelChoice
+	var choices []modellist.Choice
 	if msg.compare != 0 {
 		for _, c := range m.others {
-			choices = append(choices, modelChoice{model: c.Endpoint().Model, profile: c.Endpoint().Name, client: c})
+			choices = append(choices, modellist.Choice{Model: c.Endpoint().Model, Profile: c.Endpoint().Name, Client: c})
 		}
 	}
 	for _, name := range msg.models {
-		choices = append(choices, modelChoice{model: name})
+		choices = append(choices, modellist.Choice{Model: name})
 	}
 	switch {
 	case len(choices) == 0 && msg.err != nil:
@@ -91,54 +62,30 @@ func (m *Model) handleModels(msg modelsMsg) tea.Cmd {
 		return nil
 	}
 	m.notice = ""
-	current := func(c modelChoice) bool { return c.client == nil && c.model == m.modelName() }
-	m.models = modelPicker{filterList: newFilterList(choices, current), compare: msg.compare}
-	m.openList(focusModels)
-	return nil
-}
-
-// modelsKey handles a key while the list is open: arrows move, enter chooses, esc closes,
-// and typing narrows the list.
-func (m *Model) modelsKey(msg tea.KeyPressMsg) tea.Cmd {
-	compare := m.models.compare
-	switch c, did := choose(m, &m.models.filterList, msg); did {
-	case listChose:
-		if compare != 0 {
-			return m.compareOn(compare, c)
-		}
-		m.setModel(c.model)
-	case listTyped:
-		m.models.refilter()
-	}
+	m.openOverlay(modellist.New(choices, m.modelName(), msg.compare, m.keys.Picker.Keys, m.styles.list()))
 	return nil
 }
 
 // compareOn runs reply id again on choice: a new version of it, beside the one it has.
-func (m *Model) compareOn(id int64, c modelChoice) tea.Cmd {
-	client := c.client
+func (m *Model) compareOn(id int64, c modellist.Choice) tea.Cmd {
+	client := c.Client
 	if client == nil {
-		client = m.client.WithModel(c.model)
+		client = m.client.WithModel(c.Model)
 	}
 	m.focusTranscript()
 	if cmd := m.regenerateOn(id, client); cmd != nil {
-		m.setNotice(fmt.Sprintf("running it again on %s: [ and ] compare the versions", c.label()), false)
+		m.setNotice(fmt.Sprintf("running it again on %s: [ and ] compare the versions", c.Label()), false)
 		return cmd
 	}
 	return nil
 }
 
-// modelsView draws the list in the transcript's place: height lines.
-func (m *Model) modelsView(height int) []string {
-	st := m.styles
-	look := listLook{title: "Models", choose: "use", typing: "type to narrow", query: "filter", none: "no model's name contains "}
-	if m.models.compare != 0 {
-		look.title, look.choose = "Run the reply again on", "run"
+// fetchItems returns a command that gets a list's items off the event loop, f given at most
+// timeout: /model asks the endpoint for its models, /tools starts the servers.
+func fetchItems(timeout time.Duration, f func(context.Context) tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		return f(ctx)
 	}
-	return m.models.view(st, m.keys.Picker, m.width, height, look, func(c modelChoice) string {
-		row := sanitize.String(c.label())
-		if c.client == nil && c.model == m.modelName() {
-			row += st.Muted.Render("  (in use)")
-		}
-		return row
-	})
 }

@@ -9,13 +9,14 @@ import (
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/retry"
+	"parley/tui/modellist"
 )
 
 func TestModelAloneListsTheEndpointsModels(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: demo.Options{MoreModels: []string{"big-model", "small-model"}}})
 	d.typeAndSend("/model")
-	d.until("the list", func(m Model) bool { return m.focus == focusModels })
+	d.until("the list", func(m Model) bool { return m.overlays.Find(modellist.ID) != nil })
 	s := plain(d.m)
 	for _, want := range []string{"Models", "big-model", "small-model", "parley-demo  (in use)"} {
 		if !strings.Contains(s, want) {
@@ -39,7 +40,7 @@ func TestModelAloneListsTheEndpointsModels(t *testing.T) {
 		t.Fatalf("sent %s", srv.Received()[0].Body)
 	}
 	d.typeAndSend("/model")
-	d.until("the list", func(m Model) bool { return m.focus == focusModels })
+	d.until("the list", func(m Model) bool { return m.overlays.Find(modellist.ID) != nil })
 	d.send(press("esc"))
 	if d.m.focus != focusInput || d.m.modelName() != "small-model" {
 		t.Fatalf("esc changed the model to %q", d.m.modelName())
@@ -52,7 +53,7 @@ func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
 	t.Parallel()
 	m, _ := openModel(t, Options{DB: historytest.Open(t), Client: agent.NewClient(agent.Endpoint{BaseURL: "http://127.0.0.1:9/v1"}, chat.SystemClock{}, retry.DefaultPolicy()),
 		ChooseModel: []string{"alpha", "beta"}, Send: "what is tcp"}, 80, 24)
-	if m.focus != focusModels || !strings.Contains(plain(m), "alpha") || m.input.Value() != "what is tcp" {
+	if m.overlays.Find(modellist.ID) == nil || !strings.Contains(plain(m), "alpha") || m.input.Value() != "what is tcp" {
 		t.Fatalf("focus %v, input %q:\n%s", m.focus, m.input.Value(), plain(m))
 	}
 	if s := plain(m); !strings.Contains(s, "enter use model") || strings.Contains(s, "open session") {

@@ -56,7 +56,7 @@ func (m *Model) postNext() tea.Cmd {
 	text := next.text
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
-	ep, seen, known := m.client.Endpoint(), m.seenID(), m.session.ID
+	ep, seen, known, title := m.client.Endpoint(), m.seenID(), m.session.ID, m.next.title
 	return func() tea.Msg {
 		if sessionID == "" && system.Text != "" {
 			// A new session is stored with its first message; its prompt goes before it.
@@ -84,6 +84,11 @@ func (m *Model) postNext() tea.Cmd {
 			// The session goes on with what it runs on now, after -c too (a failure to note
 			// it loses nothing: the message is stored).
 			db.SetSessionModel(rcpt.SessionID, ep.Profile(), modelName)
+		}
+		if known == "" && title != "" {
+			if err := db.SetTitle(rcpt.SessionID, title); err != nil {
+				return postedMsg{sessionGen: sessionGen, out: next, rcpt: rcpt, err: err}
+			}
 		}
 		s, err := db.Session(rcpt.SessionID)
 		return postedMsg{sessionGen: sessionGen, out: next, modelName: modelName, rcpt: rcpt, system: sys, session: s, err: err}
@@ -117,6 +122,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 			draft := m.input.Value()
 			drafts = tea.Batch(storeDraftCmd(m.db, "", ""), storeDraftCmd(m.db, msg.session.ID, draft))
 			m.draft.savedAs(draft, m.input.Rev())
+			m.next.title = ""
 		}
 		m.session = msg.session
 	}

@@ -3,26 +3,16 @@ package tui
 import (
 	"fmt"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/picker"
 )
 
-// This file owns the session picker opened by /sessions: its state, keys and view. Typing
-// narrows it (pickerfilter.go).
-
-// picker is the session list, drawn in the transcript's place.
-type picker struct {
-	filterList[stored.Session]
-	pickerSearch
-	// renaming is the session whose title is being typed (pickeredit.go), "" when none is;
-	// title is the title so far.
-	renaming, title string
-}
+// This file opens the session picker (/sessions, tui/picker) and does what it asks: open a
+// session (asked first while a reply is being written), delete one (asked first).
 
 // listSessions reads the stored sessions, to open the picker on them (/sessions).
 func (m *Model) listSessions() tea.Cmd {
@@ -43,85 +33,65 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 		m.setNotice("no stored sessions", false)
 		return nil
 	}
-	m.picker = picker{filterList: newFilterList(msg.sessions, func(s stored.Session) bool { return s.ID == m.session.ID })}
-	m.openList(focusPicker)
+	m.openOverlay(picker.New(msg.sessions, m.session.ID, m.db, m.keys.Picker, m.styles.list()))
 	return nil
 }
 
-// pickerKey handles a key while the picker is open. Opening another session while a reply is
-// being written asks first.
-func (m *Model) pickerKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
-	if m.picker.renaming != "" {
-		return m.renameKey(msg)
-	}
-	k, shown := m.keys.Picker, m.picker.shown()
-	if len(shown) > 0 {
-		switch s := shown[m.picker.cursor]; {
-		case key.Matches(msg, k.Delete):
-			return m.deleteSession(s, pending)
-		case key.Matches(msg, k.Rename):
-			m.picker.renaming, m.picker.title = s.ID, s.Title
-			return nil
-		case key.Matches(msg, k.Choose) && !m.confirmOpen(s.ID, sessionTitle(s), pending):
-			return nil
-		}
-	}
-	query, hits := m.picker.query, m.picker.hits
-	s, did := choose(m, &m.picker.filterList, msg)
-	switch {
-	case did == listTyped:
-		return m.searchPicker()
-	case did != listChose:
+// openChosen is enter on a session in the picker: it is opened, asked first while a reply is
+// being written. Opened from a search, the message that matched is shown and selected, and n
+// finds the words again.
+func (m *Model) openChosen(o picker.Open, pending confirm) tea.Cmd {
+	if !m.confirmOpen(o.Session.ID, picker.Title(o.Session), pending) {
 		return nil
 	}
-	hit, matched := hits[s.ID]
+	m.dropOverlay(picker.ID)
 	var cmd tea.Cmd
-	if s.ID != m.session.ID {
-		cmd = m.switchTo(sessionByID(s.ID))
+	if o.Session.ID != m.session.ID {
+		cmd = m.switchTo(sessionByID(o.Session.ID))
 	}
-	if matched {
-		// Opened from a search: the message that matched is shown and selected, and n finds
-		// the words again.
-		m.finding = finding{query: query, reveal: hit.MessageID}
+	if o.Matched {
+		m.finding = finding{query: o.Query, reveal: o.Hit.MessageID}
 		m.revealFound()
 	}
 	return cmd
 }
 
-// pickerView draws the session list in the transcript's place: height lines.
-func (m *Model) pickerView(height int) []string {
-	st := m.styles
-	k := m.keys.Picker
-	look := listLook{title: "Sessions", choose: "open", typing: "type to search", query: "search", none: "no session's title or messages hold ",
-		more: []key.Binding{k.Delete, k.Rename}}
-	if m.picker.renaming != "" {
-		look.heading = st.ReplyLabel.Render("Rename: ") + sanitize.String(m.picker.title) + "▏" +
-			st.Muted.Render("  "+hint(relabel(k.Choose, "saves"), relabel(k.Close, "keeps the title")))
+// deleteSession is the delete key on session s: it asks first, and the same key again
+// deletes s with its messages. The open session is not deleted.
+func (m *Model) deleteSession(s stored.Session, pending confirm) tea.Cmd {
+	if s.ID == m.session.ID {
+		m.setNotice("this is the open session: open another one to delete it", true)
+		return nil
 	}
-	room := max(0, m.width-2)
-	return m.picker.view(st, k, m.width, height, look, func(s stored.Session) string {
-		row := fmt.Sprintf("%s  %s  %d messages  %s", chat.FormatDate(s.UpdatedAt),
-			sanitize.String(sessionTitle(s)), s.Messages, shortID(s.ID))
-		if e := m.picker.excerpt(s.ID, room, st); e != "" {
-			// The words that matched come first: a narrow screen cuts the rest, not them.
-			row = e + st.Muted.Render("  · "+row)
+	c := confirm{action: "delete", session: s.ID}
+	if pending != c {
+		m.ask(c, fmt.Sprintf("%s again deletes “%s” and its %s — it cannot be undone",
+			m.keys.Picker.Delete.Help().Key, sanitize.String(picker.Title(s)), chat.Plural(s.Messages, "message")))
+		return nil
+	}
+	db, title := m.db, s.Title
+	return func() tea.Msg {
+		return picker.Edited{ID: s.ID, Title: title, Deleted: true, Err: db.DeleteSession(s.ID)}
+	}
+}
+
+// handleSessionEdited says a session was deleted or renamed, shows it so in the picker, and in
+// the header when it is the open one.
+func (m *Model) handleSessionEdited(msg picker.Edited) tea.Cmd {
+	if p := m.overlays.Find(picker.ID); p != nil {
+		p.Update(msg)
+	}
+	what := map[bool]string{true: "delete", false: "rename"}[msg.Deleted]
+	switch {
+	case msg.Err != nil:
+		m.setNotice("could not "+what+" the session: "+msg.Err.Error(), true)
+	case msg.Deleted:
+		m.setNotice("deleted “"+sanitize.String(picker.Title(stored.Session{Title: msg.Title}))+"”", false)
+	default:
+		if msg.ID == m.session.ID {
+			m.session.Title = msg.Title
 		}
-		return ansi.Truncate(row, room, "…")
-	})
-}
-
-// sessionTitle is how the picker names session s.
-func sessionTitle(s stored.Session) string {
-	if s.Title == "" {
-		return "(empty)"
+		m.setNotice("renamed “"+sanitize.String(msg.Title)+"”", false)
 	}
-	return s.Title
-}
-
-// shortID is the first characters of a session id, enough to tell sessions apart.
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+	return nil
 }

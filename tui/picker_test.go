@@ -9,6 +9,7 @@ import (
 
 	"parley/history/historytest"
 	"parley/history/stored"
+	"parley/tui/picker"
 )
 
 // The session picker: searching titles and messages as one types, and with many sessions
@@ -23,14 +24,14 @@ func TestPickerPages(t *testing.T) {
 		sessions = append(sessions, stored.Session{ID: fmt.Sprintf("s%03d", i), Title: fmt.Sprintf("session %d", i)})
 	}
 	m, _ = step(m, sessionsMsg{sessions: sessions})
-	m.picker.cursor = 0
+	m, _ = step(m, press("home"))
 	page := m.transcript.Height() - 3
 	for _, k := range []struct {
 		key  string
 		want int
 	}{{"pgdown", page}, {"pgdown", 2 * page}, {"pgup", page}, {"end", 399}, {"pgdown", 399}, {"home", 0}, {"pgup", 0}} {
-		if m, _ = step(m, press(k.key)); m.picker.cursor != k.want {
-			t.Fatalf("%s: cursor %d, want %d", k.key, m.picker.cursor, k.want)
+		if m, _ = step(m, press(k.key)); shownPicker(m).Cursor() != k.want {
+			t.Fatalf("%s: cursor %d, want %d", k.key, shownPicker(m).Cursor(), k.want)
 		}
 	}
 	m, _ = step(m, press("end"))
@@ -47,12 +48,12 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 	m, _ := openOffline(t, db, open, 100, 24)
 	m = runCmds(m, m.listSessions())
 	m, _ = step(m, press("down")) // the other session, listed after the newer one
-	if m.picker.shown()[m.picker.cursor].ID != other.ID {
-		t.Fatalf("cursor on %s, want %s", m.picker.shown()[m.picker.cursor].ID, other.ID)
+	if shownPicker(m).Shown()[shownPicker(m).Cursor()].ID != other.ID {
+		t.Fatalf("cursor on %s, want %s", shownPicker(m).Shown()[shownPicker(m).Cursor()].ID, other.ID)
 	}
 	m = runCmds(step(m, press("ctrl+d")))
-	if !strings.Contains(m.notice, "ctrl+d again deletes “an old question” and its 2 messages") {
-		t.Fatalf("ctrl+d did not ask first: %q", m.notice)
+	if !strings.Contains(m.asked(), "ctrl+d again deletes “an old question” and its 2 messages") {
+		t.Fatalf("ctrl+d did not ask first: %q", m.asked())
 	}
 	// Any other key forgets the question.
 	m = runCmds(step(m, press("up")))
@@ -60,8 +61,8 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 	m = runCmds(step(m, press("ctrl+d")))
 	m = runCmds(step(m, press("ctrl+d")))
 	list, _ := db.Sessions()
-	if len(list) != 1 || list[0].ID != open.ID || len(m.picker.shown()) != 1 {
-		t.Fatalf("after ctrl+d twice: %d stored, %d listed", len(list), len(m.picker.shown()))
+	if len(list) != 1 || list[0].ID != open.ID || len(shownPicker(m).Shown()) != 1 {
+		t.Fatalf("after ctrl+d twice: %d stored, %d listed", len(list), len(shownPicker(m).Shown()))
 	}
 	if !strings.Contains(m.notice, "deleted “an old question”") {
 		t.Fatalf("notice %q", m.notice)
@@ -81,7 +82,7 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 	}
 	m = runCmds(step(m, press("enter")))
 	s, _ := db.Session(open.ID)
-	if s.Title != "quokka notes" || m.session.Title != "quokka notes" || m.focus != focusPicker {
+	if s.Title != "quokka notes" || m.session.Title != "quokka notes" || m.overlays.Find(picker.ID) == nil {
 		t.Fatalf("renamed to %q, header %q, focus %v", s.Title, m.session.Title, m.focus)
 	}
 }
@@ -134,15 +135,15 @@ func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 	net := storedSession(t, db, "What is TCP slow start?", "It grows the window.")
 	m, _ := openOffline(t, db, net, 120, 24)
 	m = runCmds(m, m.listSessions())
-	if m.focus != focusPicker || len(m.picker.shown()) != 2 {
-		t.Fatalf("picker: focus %v, %d sessions", m.focus, len(m.picker.shown()))
+	if m.overlays.Find(picker.ID) == nil || len(shownPicker(m).Shown()) != 2 {
+		t.Fatalf("picker: focus %v, %d sessions", m.focus, len(shownPicker(m).Shown()))
 	}
 
 	// A word of a reply finds its session, with an excerpt; the title alone would not.
 	for _, r := range "quokk" {
 		m = runCmds(step(m, press(string(r))))
 	}
-	shown := m.picker.shown()
+	shown := shownPicker(m).Shown()
 	if len(shown) != 1 || shown[0].ID != wild.ID || !strings.Contains(plain(m), "Quokkas live on Rottnest Island.") {
 		t.Fatalf("\"quokk\" shows %+v:\n%s", shown, plain(m))
 	}
@@ -157,14 +158,14 @@ func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 	for _, r := range "slow st" {
 		m = runCmds(step(m, press(string(r))))
 	}
-	if shown := m.picker.shown(); len(shown) != 1 || shown[0].ID != net.ID {
+	if shown := shownPicker(m).Shown(); len(shown) != 1 || shown[0].ID != net.ID {
 		t.Fatalf("\"slow st\" shows %+v", shown)
 	}
 	for range 7 {
 		m = runCmds(step(m, press("backspace")))
 	}
-	if m.picker.query != "" || len(m.picker.shown()) != 2 {
-		t.Fatalf("after deleting the query: %q, %d shown", m.picker.query, len(m.picker.shown()))
+	if shownPicker(m).Query() != "" || len(shownPicker(m).Shown()) != 2 {
+		t.Fatalf("after deleting the query: %q, %d shown", shownPicker(m).Query(), len(shownPicker(m).Shown()))
 	}
 	for _, r := range "zzz" {
 		m = runCmds(step(m, press(string(r))))
@@ -173,7 +174,7 @@ func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 		t.Fatalf("no match:\n%s", plain(m))
 	}
 	m = runCmds(step(m, press("enter")))
-	if m.focus != focusPicker {
+	if m.overlays.Find(picker.ID) == nil {
 		t.Fatal("enter with nothing shown closed the picker")
 	}
 }

@@ -62,6 +62,8 @@ type nextMessage struct {
 	// beforeEdit is what the input held before the edit began (edit.go).
 	edit       int64
 	beforeEdit string
+	// title is what /title named a session not stored yet: it is stored with it (title.go).
+	title string
 }
 
 func newStartup(o Options) (startup, nextMessage) {
@@ -134,21 +136,22 @@ func (m *Model) removeSystem() {
 }
 
 // roleCommand is /role: alone it lists the roles; with a name it makes that role's prompt,
-// and model, those of the next messages; /role none removes the prompt.
-func (m *Model) roleCommand(name string) {
+// and model, those of the next messages; /role none removes the prompt. It reports whether it
+// did what was asked.
+func (m *Model) roleCommand(name string) bool {
 	switch {
 	case name == "":
 		now := cmp.Or(m.systemLabel(), "none")
 		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses, /role none removes it)", roleNames(m.start.roles), now), false)
-		return
+		return true
 	case noPrompt(name):
 		m.removeSystem()
-		return
+		return true
 	}
 	r, ok := m.start.roles[name]
 	if !ok {
 		m.setNotice(fmt.Sprintf("no role %q (roles: %s); add roles/%s.md beside config.toml", sanitize.String(name), roleNames(m.start.roles), sanitize.String(name)), true)
-		return
+		return false
 	}
 	m.next.system = stored.SystemPrompt{Role: r.Name, Text: r.System}
 	note := "role " + r.Name + " for the next messages"
@@ -160,6 +163,7 @@ func (m *Model) roleCommand(name string) {
 		note += fmt.Sprintf(" (its profile %s applies with parley --role %s)", r.Profile, r.Name)
 	}
 	m.setNotice(note, false)
+	return true
 }
 
 // systemCommand is /system: alone it shows the system prompt of the next messages; with text

@@ -12,6 +12,7 @@ import (
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/toolask"
 )
 
 // This file owns the active run's lifecycle: start it, read its events in batches, show them,
@@ -268,8 +269,8 @@ func (m *Model) finish(o chat.Outcome, notStored string) chat.Status {
 // from its stored classification.
 func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.active.rcpt
-	m.asking = nil    // a question whose run ended has no one to answer it
-	m.active.cancel() // releases the context's resources
+	m.dropOverlay(toolask.ID) // a question whose run ended has no one to answer it
+	m.active.cancel()         // releases the context's resources
 	m.active = nil
 	m.runEnded = m.clock.Now()
 	m.tier2.Ended(rcpt.RunID, st)

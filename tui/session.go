@@ -101,7 +101,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	// The input belongs to the session being left: it is stored as that session's draft.
 	leaving, draft, files := m.session.ID, m.input.Value(), toDraftFiles(m.next.files)
 	m.input.Reset()
-	m.next.files = nil
+	m.next.files, m.next.title = nil, ""
 	m.draft.savedAs(draft, -1)
 	m.recall, m.cleared, m.finding = recall{at: -1}, "", finding{}
 	sessionGen, db := m.sessionGen, m.db

@@ -9,6 +9,7 @@ import (
 
 	"parley/history/historytest"
 	"parley/history/stored"
+	"parley/tui/picker"
 )
 
 // Opening, switching and listing sessions, and the other slash commands.
@@ -23,8 +24,8 @@ func TestPickerKeys(t *testing.T) {
 		return m
 	}
 	m = open(m)
-	if m.focus != focusPicker || m.picker.cursor != 1 {
-		t.Fatalf("focus %v on session %d, want the picker on the open session s1", m.focus, m.picker.cursor)
+	if m.overlays.Find(picker.ID) == nil || shownPicker(m).Cursor() != 1 {
+		t.Fatalf("focus %v on session %d, want the picker on the open session s1", m.focus, shownPicker(m).Cursor())
 	}
 	for _, want := range []string{"↑/↓ choose · enter open · ctrl+d delete · ctrl+r rename · esc close", "enter open session • esc close"} {
 		if !strings.Contains(plain(m), want) {
@@ -35,8 +36,8 @@ func TestPickerKeys(t *testing.T) {
 		key    string
 		cursor int
 	}{{"down", 2}, {"down", 2}, {"up", 1}, {"up", 0}, {"up", 0}} {
-		if m, _ = step(m, press(k.key)); m.picker.cursor != k.cursor {
-			t.Fatalf("%s: cursor %d, want %d", k.key, m.picker.cursor, k.cursor)
+		if m, _ = step(m, press(k.key)); shownPicker(m).Cursor() != k.cursor {
+			t.Fatalf("%s: cursor %d, want %d", k.key, shownPicker(m).Cursor(), k.cursor)
 		}
 	}
 	for _, k := range []string{"esc", "enter"} {
@@ -90,12 +91,12 @@ func TestSlashCommands(t *testing.T) {
 	}
 
 	d.typeAndSend("/sessions")
-	d.until("the picker", func(m Model) bool { return m.focus == focusPicker })
+	d.until("the picker", func(m Model) bool { return m.overlays.Find(picker.ID) != nil })
 	if !strings.Contains(plain(d.m), "Sessions") || !strings.Contains(plain(d.m), "hi") {
 		t.Fatalf("picker:\n%s", plain(d.m))
 	}
 	// Sessions are listed newest first: the first session is below the new one.
-	for d.m.picker.items[d.m.picker.cursor].ID != first {
+	for shownPicker(d.m).Shown()[shownPicker(d.m).Cursor()].ID != first {
 		d.send(press("down"))
 	}
 	d.send(press("enter"))

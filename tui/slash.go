@@ -66,8 +66,7 @@ func init() {
 			return nil, m.setModel(args)
 		}},
 		{names: []string{"/role"}, args: "[NAME|none]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
-			m.roleCommand(args)
-			return nil, true
+			return nil, m.roleCommand(args)
 		}},
 		{names: []string{"/system"}, args: "[TEXT|off]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.systemCommand(args)
@@ -80,7 +79,7 @@ func init() {
 			return m.fileCommand(args, "/file "+args), true
 		}},
 		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
-			return m.titleCommand(args), true
+			return m.titleCommand(args)
 		}},
 		{names: []string{"/tools"}, args: "[on|off NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.toolsCommand(args)

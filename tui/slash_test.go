@@ -54,7 +54,7 @@ func TestCommandsIgnoreCase(t *testing.T) {
 		t.Fatal("/NEW did nothing")
 	}
 	m = typeText(m, "/Help")
-	if m, _ = step(m, press("enter")); !m.help.ShowAll {
+	if m, _ = step(m, press("enter")); !helpOpen(m) {
 		t.Fatal("/Help did not open the help")
 	}
 }
@@ -110,5 +110,58 @@ func TestSlashMenu(t *testing.T) {
 		if strings.Contains(plain(m), "tab completes") {
 			t.Errorf("%q shows the menu", line)
 		}
+	}
+}
+
+// A command that fails keeps its line in the input, whatever it is (/role once cleared it
+// while /file kept it), and says why: /copy with no reply, /role naming none, /title alone.
+func TestFailedCommandsKeepTheirLine(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ line, notice string }{
+		{"/copy", "there is no reply to copy yet"},
+		{"/role nosuch", `no role "nosuch" (roles: none defined); add roles/nosuch.md beside config.toml`},
+		{"/title", "/title TEXT renames this session"},
+	} {
+		db := historytest.Open(t)
+		m, _ := openOffline(t, db, stored.Session{}, 100, 24)
+		m = typeText(m, c.line)
+		m, _ = step(m, press("enter"))
+		if m.notice != c.notice || !m.noticeErr || m.input.Value() != c.line {
+			t.Errorf("%q: notice %q (error %v), input %q; want %q and the line kept", c.line, m.notice, m.noticeErr, m.input.Value(), c.notice)
+		}
+	}
+}
+
+// /title before the first message names the session to come: no error about a session that
+// is not stored yet, and the first message stores it under that title.
+func TestTitleBeforeTheFirstMessage(t *testing.T) {
+	t.Parallel()
+	o, _, _ := demoOptions(t, screenConfig{})
+	o.Session = stored.Session{}
+	m, _ := openModel(t, o, 120, 30)
+	d := newDriver(t, m)
+	d.typeAndSend("/title plans")
+	if want := "no session yet: it is titled “plans” when your first message makes it"; d.m.notice != want || d.m.noticeErr {
+		t.Errorf("/title said %q (error %v), want %q", d.m.notice, d.m.noticeErr, want)
+	}
+	d.typeAndSend("hello")
+	d.until("the reply", answered(t, 2))
+	s, err := o.DB.Session(d.m.session.ID)
+	if err != nil || s.Title != "plans" || d.m.session.Title != "plans" {
+		t.Errorf("stored title %q (%v), shown %q; want plans", s.Title, err, d.m.session.Title)
+	}
+}
+
+// A rename the database refuses gives its line back to the input.
+func TestFailedTitleGivesItsLineBack(t *testing.T) {
+	t.Parallel()
+	d, _, _, db := demoScreen(t, screenConfig{})
+	if err := db.DeleteSession(d.m.session.ID); err != nil {
+		t.Fatal(err)
+	}
+	d.typeAndSend("/title gone")
+	d.until("the refusal", func(m Model) bool { return m.noticeErr })
+	if !strings.HasPrefix(d.m.notice, "could not rename the session: ") || d.m.input.Value() != "/title gone" {
+		t.Errorf("notice %q, input %q", d.m.notice, d.m.input.Value())
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"parley/tui/keyhelp"
 )
 
 // This file owns the menu of slash commands shown above the input while a line that starts
@@ -129,8 +131,8 @@ func (m *Model) menuView() []string {
 		}
 	}
 	in := m.keys.Input
-	cells = append(cells, st.Muted.Render("· "+hint(joined(in.MenuUp, in.MenuDown), relabel(in.Complete, "completes"),
-		relabel(m.keys.Chat.Cancel, "closes"))))
+	cells = append(cells, st.Muted.Render("· "+keyhelp.Hint(keyhelp.Joined(in.MenuUp, in.MenuDown), keyhelp.Relabel(in.Complete, "completes"),
+		keyhelp.Relabel(m.keys.Chat.Cancel, "closes"))))
 	var lines []string
 	line := ""
 	for _, c := range cells {

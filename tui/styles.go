@@ -5,6 +5,8 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
 
+	"parley/tui/filterlist"
+	"parley/tui/toolask"
 	"parley/tui/transcript"
 )
 
@@ -67,4 +69,14 @@ func newTheme(dark bool) theme {
 func (s *theme) transcript() transcript.Styles {
 	return transcript.Styles{UserLabel: s.UserLabel, UserText: s.UserText, ReplyLabel: s.ReplyLabel,
 		Muted: s.Muted, Error: s.Error, Warn: s.Warn, Selected: s.Selected}
+}
+
+// list returns the styles the lists in the transcript's place draw with.
+func (s *theme) list() filterlist.Styles {
+	return filterlist.Styles{Title: s.ReplyLabel, Muted: s.Muted, Item: s.PickerItem, Focus: s.PickerFocus}
+}
+
+// toolask returns the styles the question before a tool call draws with.
+func (s *theme) toolask() toolask.Styles {
+	return toolask.Styles{Question: s.Warn.Bold(true), Choice: s.Muted, Chosen: s.SelectBar, Hint: s.Muted}
 }

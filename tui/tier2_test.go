@@ -90,6 +90,21 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 	}
 }
 
+// After esc cancels a countdown, the next esc (once the select guard has passed) selects
+// replies at once: it is not spent dismissing the cancel's notice.
+func TestEscAfterACancelledCountdownSelects(t *testing.T) {
+	t.Parallel()
+	d, _, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
+	d.typeAndSend("hello")
+	d.until("the retry to arm", armed)
+	d.send(press("esc"))
+	clock.Advance(selectGuard)
+	d.send(press("esc"))
+	if d.m.focus != focusTranscript {
+		t.Fatalf("the first esc after the cancel did not select replies; screen:\n%s", plain(d.m))
+	}
+}
+
 func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"parley/agent"
@@ -16,21 +17,16 @@ import (
 	"parley/internal/mcp"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
+	"parley/tui/toolask"
+	"parley/tui/toollist"
 )
 
 // This file owns tools on the chat screen: the run's loop when tools are on, the question
-// asked before a call runs (y once, a always, n refuse, esc stop), and /tools, which lists each
+// asked before a call runs (tui/toolask), and /tools, which lists each
 // server's tools with what their schemas cost and turns them on and off for the session.
 
 // toolsListTimeout bounds starting the servers and listing their tools for /tools.
 const toolsListTimeout = 60 * time.Second
-
-// toolAsk is a call waiting for the operator's answer.
-type toolAsk struct {
-	call   chat.ToolCall
-	res    chat.ToolResult // names the server and tool
-	answer chan<- bool
-}
 
 // runModel is the model call of a run: the client through the spend guard (with the tools
 // offered when they are on).
@@ -71,8 +67,10 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 		r.gotOutput, r.reconnecting = true, ""
 	case chat.EventToolAsk:
 		m.transcript.SetToolState(id, ev.Call.ID, true, false)
-		m.asking = &toolAsk{call: ev.Call, res: ev.Result, answer: ev.Answer}
-		m.setNotice(m.askQuestion(), true)
+		// esc and ctrl+c stop the turn, as they would without the question; help names esc.
+		c := m.keys.Chat
+		stop := key.NewBinding(key.WithKeys(append(c.Cancel.Keys(), c.Interrupt.Keys()...)...), key.WithHelp(c.Cancel.Help().Key, "stop"))
+		m.overlays.Push(toolask.New(ev.Call, ev.Result, ev.Answer, toolask.DefaultKeys(stop), m.styles.toolask()))
 	case chat.EventToolRunning:
 		m.transcript.SetToolState(id, ev.Call.ID, false, true)
 	case chat.EventToolResult:
@@ -80,37 +78,15 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 	}
 }
 
-// askQuestion is the question of the call waiting for an answer.
-func (m *Model) askQuestion() string {
-	a := m.asking
-	return fmt.Sprintf("run %s.%s %s?  y once · a always for this tool · n refuse · %s stop",
-		sanitize.String(a.res.Server), sanitize.String(a.res.Tool), sanitize.String(a.call.Arguments), m.keys.Chat.Cancel.Help().Key)
-}
-
-// toolAskKey answers the call waiting for an answer with a key: y runs it, a runs it and every
-// later call of its tool this session, n refuses it. Esc (the Cancel key) stops the turn
-// through the usual path. It reports whether the key answered.
-func (m *Model) toolAskKey(msg tea.KeyPressMsg) bool {
-	a := m.asking
-	var run bool
-	switch msg.String() {
-	case "y":
-		run = true
-	case "a":
-		m.tools.Always(mcp.Tool{Server: a.res.Server, Name: a.res.Tool})
-		run = true
-	case "n":
-	default:
-		return false
+// answerTool answers the question before a call with c: once or always runs it (always, every
+// later call of its tool this session too), refuse does not.
+func (m *Model) answerTool(q *toolask.Question, c toolask.Choice) {
+	m.dropOverlay(toolask.ID)
+	if c == toolask.Always {
+		m.tools.Always(mcp.Tool{Server: q.Result.Server, Name: q.Result.Tool})
 	}
-	a.answer <- run // buffered: the loop takes it, or has gone
-	m.asking = nil
-	word := "refused"
-	if run {
-		word = "running"
-	}
-	m.setNotice(word+" "+sanitize.String(chat.ToolSummary(a.call)), false)
-	return true
+	q.Answer <- c != toolask.Refuse // buffered: the loop takes it, or has gone
+	m.setNotice(toolask.Word(c)+" "+sanitize.String(chat.ToolSummary(q.Call)), false)
 }
 
 // toolsCommand is /tools: alone it lists the servers and their tools (starting them); with
@@ -151,106 +127,23 @@ func (m *Model) setTools(name string, on bool) bool {
 	return true
 }
 
-// toolRow is one row of /tools: a server, or one of its tools.
-type toolRow struct {
-	server string
-	tool   *mcp.Tool
-	// tokens is what the schemas cost in every request (the tool's, or all the server's).
-	tokens, count int
-	err           string
-}
-
 // toolsListMsg carries /tools' rows.
-type toolsListMsg struct{ rows []toolRow }
+type toolsListMsg struct{ rows []toollist.Row }
 
 // listTools starts every server and lists its tools with their cost, off the event loop.
 func (m *Model) listTools() tea.Cmd {
 	box, redact := m.tools, m.client.Redactor()
 	m.setNotice("starting the tool servers and listing their tools…", false)
 	return fetchItems(toolsListTimeout, func(ctx context.Context) tea.Msg {
-		return toolsListMsg{rows: toolRows(ctx, box, redact)}
+		return toolsListMsg{rows: toollist.Rows(ctx, box, redact)}
 	})
-}
-
-// toolRows lists each server of box, then its tools, with what each schema costs in tokens;
-// a server's error passes redact (it may quote the server's stderr).
-func toolRows(ctx context.Context, box *toolbox, redact *chat.Redactor) []toolRow {
-	var rows []toolRow
-	for _, server := range box.Servers() {
-		tools, err := box.Host().Tools(ctx, server)
-		if err != nil {
-			rows = append(rows, toolRow{server: server, err: redact.String(err.Error())})
-			continue
-		}
-		head := len(rows)
-		rows = append(rows, toolRow{server: server, count: len(tools)})
-		for i := range tools {
-			n := agent.EstimateText(string(tools[i].Entry))
-			rows[head].tokens += n
-			rows = append(rows, toolRow{server: server, tool: &tools[i], tokens: n})
-		}
-	}
-	return rows
 }
 
 // handleToolsList opens /tools' list.
 func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
-	m.toolList = filterList[toolRow]{items: msg.rows, kept: msg.rows}
-	m.openList(focusTools)
+	m.openOverlay(toollist.New(msg.rows, m.tools, m.keys.Picker.Keys, m.styles.list()))
 	return nil
-}
-
-// toolsKey handles a key while /tools' list is open: arrows move, enter turns the row's
-// server or tool on or off, esc closes, typing narrows.
-func (m *Model) toolsKey(msg tea.KeyPressMsg) tea.Cmd {
-	l := &m.toolList
-	switch l.key(msg, m.keys.Picker, len(l.kept), max(1, m.transcript.Height()-3)) {
-	case listChose:
-		if len(l.kept) == 0 {
-			return nil
-		}
-		r := l.kept[l.cursor]
-		switch {
-		case r.err != "":
-		case r.tool == nil:
-			m.tools.SetServer(r.server, !m.tools.ServerOn(r.server))
-		default:
-			m.tools.SetTool(*r.tool, !m.tools.On(*r.tool))
-		}
-	case listClosed:
-		m.toolList = filterList[toolRow]{}
-		m.closeList()
-	case listTyped:
-		q := strings.ToLower(l.query)
-		l.narrow(func(r toolRow) bool {
-			return strings.Contains(r.server, q) || r.tool != nil && strings.Contains(strings.ToLower(r.tool.Name), q)
-		})
-	}
-	return nil
-}
-
-// toolsView draws /tools' list in the transcript's place: height lines.
-func (m *Model) toolsView(height int) []string {
-	st := m.styles
-	look := listLook{title: "Tools", choose: "on/off", typing: "type to narrow", query: "filter", none: "no tool's name contains "}
-	return m.toolList.view(st, m.keys.Picker, m.width, height, look, func(r toolRow) string {
-		switch {
-		case r.err != "":
-			return sanitize.String(r.server) + st.Muted.Render("  "+sanitize.String(r.err))
-		case r.tool == nil:
-			on := "off"
-			if m.tools.ServerOn(r.server) {
-				on = "on"
-			}
-			return fmt.Sprintf("%s  %s", sanitize.String(r.server), st.Muted.Render(fmt.Sprintf("%s · %d tools · %s tok in all", on, r.count, chat.FormatTokens(r.tokens))))
-		}
-		box := "[ ]"
-		if m.tools.On(*r.tool) {
-			box = "[x]"
-		}
-		return fmt.Sprintf("  %s %s  %s", box, sanitize.String(r.tool.Name), st.Muted.Render(chat.FormatTokens(r.tokens)+" tok"))
-	})
 }
 
 // toolsRunAgain is what r on reply id asks first when its run called tools: the calls the new

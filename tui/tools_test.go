@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
@@ -12,6 +14,8 @@ import (
 	"parley/internal/mcp"
 	"parley/internal/mcp/mcptest"
 	"parley/internal/toolloop"
+	"parley/tui/toolask"
+	"parley/tui/toollist"
 )
 
 // toolScreen is a driven screen with server-everything's tools on, and what the server was
@@ -35,11 +39,20 @@ func toolScreenConfig(t *testing.T, c screenConfig, more ...mcp.Server) (*driver
 	return newDriver(t, m), srv, clock, wire
 }
 
-// asked waits for the question before a call, and returns it.
+// asked waits for the question before a call, and returns the call it asks about.
 func asked(d *driver) string {
 	d.t.Helper()
-	d.until("the question before a call", func(m Model) bool { return m.asking != nil })
-	return d.m.notice
+	d.until("the question before a call", func(m Model) bool { return m.overlays.Front() != nil })
+	return d.m.overlays.Front().(*toolask.Question).Summary()
+}
+
+// answer answers the question in front with c, as the operator does: → to the choice, enter.
+func answer(d *driver, c toolask.Choice) {
+	d.t.Helper()
+	for range int(c) + 1 {
+		d.send(press("right"))
+	}
+	d.send(press("enter"))
 }
 
 // Before a call runs the screen asks, showing its arguments: n refuses it (the refusal goes
@@ -54,18 +67,22 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 		t.Errorf("the header does not say tools are on:\n%s", plain(d.m))
 	}
 	d.typeAndSend("echo one")
-	if q := asked(d); q != `run everything.echo {"message":"one"}?  y once · a always for this tool · n refuse · esc stop` {
+	if q := asked(d); q != `everything.echo {"message":"one"}` {
 		t.Errorf("asked %q", q)
+	}
+	if s := plain(d.m); !strings.Contains(s, `run everything.echo {"message":"one"}?`) ||
+		!strings.Contains(s, " run once   always for this tool   refuse   ←/→ choose · enter confirm · esc stop") {
+		t.Errorf("the question is not where the input was:\n%s", s)
 	}
 	d.until("the call's line, asking", func(m Model) bool {
 		return strings.Contains(plain(m), `▸ echo {"message":"one"} · waiting for your answer`)
 	})
-	d.send(press("n"))
+	answer(d, toolask.Refuse)
 	asked(d)
 	if got := demotest.ToolResults(srv.Received()[1]); len(got) != 1 || got[0] != toolloop.Refused {
 		t.Errorf("the refusal sent back: %q", got)
 	}
-	d.send(press("a"))
+	answer(d, toolask.Always)
 	d.until("the reply", answered(t, 2))
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
 		t.Fatalf("server-everything saw %d calls, want 1", n)
@@ -89,6 +106,58 @@ func TestToolCallsAreAskedFirst(t *testing.T) {
 	}
 }
 
+// The question takes the focus: what is typed while it waits neither answers it nor reaches
+// the draft (hey once ran the call, cat allowed the tool for the session), enter alone answers
+// nothing, and the answer chosen with the arrows and confirmed runs the call once.
+func TestTheToolQuestionTakesNoTypedAnswer(t *testing.T) {
+	t.Parallel()
+	echo := func(msg string) demo.Fault {
+		return demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"` + msg + `"}`})
+	}
+	d, _, wire := toolScreen(t, echo("one"), demo.Fault{}, echo("two"))
+	d.typeAndSend("echo one")
+	for _, r := range "so far" {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	asked(d)
+	for _, r := range "hey cat" {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.send(press("enter"))
+	echoTool := mcp.Tool{Server: "everything", Name: "echo"}
+	if d.m.overlays.Front() == nil || d.m.tools.Allowed(echoTool) || d.m.input.Value() != "so far" {
+		t.Fatalf("typing answered (question in front %v, echo allowed %v), draft %q",
+			d.m.overlays.Front() != nil, d.m.tools.Allowed(echoTool), d.m.input.Value())
+	}
+	if s := plain(d.m); !strings.Contains(s, "typing waits for this answer") || strings.Contains(s, "so far") {
+		t.Errorf("the screen does not show the input set aside:\n%s", s)
+	}
+	answer(d, toolask.Once)
+	d.until("the reply", answered(t, 2))
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
+		t.Errorf("server-everything saw %d calls, want 1", n)
+	}
+	if d.m.input.Value() != "so far" || d.m.tools.Allowed(echoTool) {
+		t.Errorf("after the answer: draft %q, echo allowed %v", d.m.input.Value(), d.m.tools.Allowed(echoTool))
+	}
+}
+
+// ctrl+c while the question waits stops the turn, as esc does: the call never runs.
+func TestCtrlCAtTheToolQuestionStops(t *testing.T) {
+	t.Parallel()
+	d, _, wire := toolScreen(t, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"no"}`}))
+	d.typeAndSend("echo no")
+	asked(d)
+	d.send(press("ctrl+c"))
+	d.until("the run to end", settled)
+	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 0 || d.m.overlays.Front() != nil {
+		t.Errorf("after ctrl+c: %d calls, question still in front %v", n, d.m.overlays.Front() != nil)
+	}
+	if st := lastReply(t, d.m).message.Status; st != chat.StatusCancelled {
+		t.Errorf("the reply is %s, want cancelled", st)
+	}
+}
+
 // A tool config.toml allows ([mcp.NAME] allow) runs without asking; the server's other tools
 // are asked for as ever.
 func TestConfigAllowedToolsRunWithoutAsking(t *testing.T) {
@@ -98,13 +167,13 @@ func TestConfigAllowedToolsRunWithoutAsking(t *testing.T) {
 		demo.AskTools(demo.Call{Function: "get-sum", Arguments: `{"a":2,"b":3}`}),
 	}})
 	d.typeAndSend("echo hi, then add")
-	if q := asked(d); !strings.HasPrefix(q, `run everything.get-sum {"a":2,"b":3}?`) {
+	if q := asked(d); q != `everything.get-sum {"a":2,"b":3}` {
 		t.Errorf("asked %q, want get-sum's question alone", q)
 	}
 	if n := len(mcptest.Sent(t, wire, "tools/call")); n != 1 {
 		t.Errorf("server-everything saw %d calls before the question, want echo's", n)
 	}
-	d.send(press("y"))
+	answer(d, toolask.Once)
 	d.until("the reply", answered(t, 2))
 }
 
@@ -114,7 +183,7 @@ func TestEscDuringACallCancelsIt(t *testing.T) {
 	d, _, wire := toolScreen(t, demo.AskTools(demo.Call{Function: "trigger-long-running-operation", Arguments: `{"duration":10,"steps":10}`}))
 	d.typeAndSend("wait")
 	asked(d)
-	d.send(press("y"))
+	answer(d, toolask.Once)
 	d.until("the call at the server", func(Model) bool { return len(mcptest.Sent(t, wire, "tools/call")) == 1 })
 	d.send(press("esc"))
 	d.until("the run to end", settled)
@@ -134,12 +203,15 @@ func TestToolsListsAndTurnsOff(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := toolScreenConfig(t, screenConfig{}, mcptest.Filesystem(t, t.TempDir()))
 	d.typeAndSend("/tools")
-	d.until("the list", func(m Model) bool { return m.focus == focusTools })
+	d.until("the list", func(m Model) bool { return m.overlays.Find(toollist.ID) != nil })
 	screen := plain(d.m)
-	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  "} {
+	for _, want := range []string{"everything  on · ", " tools · ", "[x] echo  ", " tok", "fs  off · ", "[ ] read_text_file  ", "enter on/off • esc close"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the list lacks %q:\n%s", want, screen)
 		}
+	}
+	if strings.Contains(screen, "open session") {
+		t.Errorf("/tools' keys name the session picker's:\n%s", screen)
 	}
 	d.send(press("enter")) // the server's row, under the cursor
 	d.send(press("esc"))
@@ -168,7 +240,7 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 		demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"once"}`}), demo.Overloaded()))
 	d.typeAndSend("echo once")
 	asked(d)
-	d.send(press("a"))
+	answer(d, toolask.Always)
 	d.until("the retry to arm", armed)
 	d.advance(clock, time.Second)
 	d.advance(clock, time.Second)
@@ -192,8 +264,8 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 	d.selectReplies()
 	d.send(press("r"))
 	want := `r again to regenerate from here — its run called echo {"message":"once"}, which may run again`
-	if d.m.notice != want || srv.Requests() != 3 {
-		t.Errorf("r said %q after %d requests; want %q", d.m.notice, srv.Requests(), want)
+	if d.m.asked() != want || srv.Requests() != 3 {
+		t.Errorf("r said %q after %d requests; want %q", d.m.asked(), srv.Requests(), want)
 	}
 }
 

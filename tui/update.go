@@ -8,6 +8,11 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
+	"parley/tui/modellist"
+	"parley/tui/overlay"
+	"parley/tui/picker"
+	"parley/tui/question"
+	"parley/tui/toolask"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -66,9 +71,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleSpent(msg)
 	case sessionsMsg:
 		cmd = m.handleSessions(msg)
-	case pickerSearchMsg:
-		cmd = m.handlePickerSearch(msg)
-	case sessionEditedMsg:
+	case picker.Searched:
+		if p := m.overlays.Find(picker.ID); p != nil {
+			cmd = m.overlayAction(p.Update(msg), confirm{})
+		}
+	case picker.Edited:
 		cmd = m.handleSessionEdited(msg)
 	case versionsMsg:
 		cmd = m.handleVersions(msg)
@@ -120,7 +127,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
-		if m.focus == focusInput {
+		if m.focus == focusInput && m.overlays.Front() == nil {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -128,13 +135,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
 	m.layout()
-	m.clampHelp()
 	return m, tea.Batch(cmd, m.settle())
 }
 
-// handlePaste puts pasted text into the input, whatever has the focus.
+// handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
+// a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.focus == focusPicker || m.focus == focusVersions || m.focus == focusModels || m.focus == focusTools {
+	if m.overlays.Front() != nil || m.focus == focusVersions {
 		return nil
 	}
 	m.focusInput()
@@ -147,15 +154,66 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
+// openOverlay puts o in front (layout gives it the transcript's place): the input waits
+// behind it.
+func (m *Model) openOverlay(o overlay.Overlay) {
+	m.overlays.Push(o)
+	m.input.Blur()
+}
+
+// dropOverlay takes overlay id off the stack; with none left the input takes text again.
+func (m *Model) dropOverlay(id string) {
+	m.overlays.Remove(id)
+	if m.overlays.Front() == nil && m.focus == focusInput {
+		m.input.Focus()
+	}
+}
+
+// listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
+// when the transcript shows.
+func (m *Model) listShown() overlay.Overlay {
+	return m.overlays.Top(func(o overlay.Overlay) bool {
+		switch o.(type) {
+		case *toolask.Question, *question.Question:
+			return false
+		}
+		return true
+	})
+}
+
+// overlayAction does what the overlay in front asked for; pending is the action a question
+// just confirmed, if any.
+func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
+	switch a := a.(type) {
+	case overlay.Close:
+		m.dropOverlay(m.overlays.Front().ID())
+	case picker.Open:
+		return m.openChosen(a, pending)
+	case picker.Delete:
+		return m.deleteSession(a.Session, pending)
+	case picker.Say:
+		m.setNotice(a.Text, a.Err)
+	case tea.Cmd:
+		return a
+	case modellist.Chosen:
+		m.dropOverlay(modellist.ID)
+		if a.Compare != 0 {
+			return m.compareOn(a.Compare, a.Choice)
+		}
+		m.setModel(a.Choice.Model)
+	case toolask.Answered:
+		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
+	case toolask.Stopped:
+		cmd, _ := m.stop()
+		return cmd
+	}
+	return nil
+}
+
 // handleWheel scrolls the transcript, or the version shown.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
-	if m.helpShown() {
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			m.scrollHelp(-wheelLines)
-		case tea.MouseWheelDown:
-			m.scrollHelp(wheelLines)
-		}
+	if o := m.listShown(); o != nil {
+		o.Update(msg)
 		return
 	}
 	t := m.transcript

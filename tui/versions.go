@@ -13,6 +13,7 @@ import (
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/wrap"
+	"parley/tui/keyhelp"
 	"parley/tui/transcript"
 )
 
@@ -196,7 +197,7 @@ func (m *Model) versionsTitle() []string {
 		bindings = append(bindings, k.Restore)
 	}
 	bindings = append(bindings, k.Close)
-	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), hint(bindings...)
+	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), keyhelp.Hint(bindings...)
 	if lipgloss.Width(title)+2+lipgloss.Width(keys) <= m.width {
 		return append([]string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}, m.compareTable()...)
 	}

@@ -8,6 +8,9 @@ import (
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
 	"parley/retry"
+	"parley/tui/overlay"
+	"parley/tui/question"
+	"parley/tui/toolask"
 	"parley/tui/transcript"
 
 	tea "charm.land/bubbletea/v2"
@@ -28,14 +31,8 @@ func (m Model) View() tea.View {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
 	switch {
-	case m.helpShown():
-		lines = append(lines, m.helpOverlay(m.transcript.Height())...)
-	case m.focus == focusPicker:
-		lines = append(lines, m.pickerView(m.transcript.Height())...)
-	case m.focus == focusModels:
-		lines = append(lines, m.modelsView(m.transcript.Height())...)
-	case m.focus == focusTools:
-		lines = append(lines, m.toolsView(m.transcript.Height())...)
+	case m.listShown() != nil:
+		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
 	case m.focus == focusVersions:
 		lines = append(lines, m.versionsView()...)
 	default:
@@ -50,10 +47,10 @@ func (m Model) View() tea.View {
 	}
 	lines = append(lines, m.menuView()...)
 	inputTop := len(lines)
-	lines = append(lines, m.input.View())
+	lines = append(lines, m.inputView()...)
 	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
-	if m.focus == focusInput {
+	if m.focus == focusInput && m.overlays.Front() == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
@@ -70,18 +67,36 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.input.Height() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
+	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 	if m.versions.view != nil {
 		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
 	}
+}
+
+// inputView is the input, or in its place the overlay in front (the question before a tool
+// call): the input then visibly takes no text, and keeps the draft as it was.
+func (m *Model) inputView() []string {
+	if q, ok := m.overlays.Front().(*toolask.Question); ok {
+		return q.View(m.width, 0)
+	}
+	return []string{m.input.View()}
+}
+
+// inputHeight is how many lines inputView takes.
+func (m *Model) inputHeight() int {
+	if q, ok := m.overlays.Front().(*toolask.Question); ok {
+		return len(q.View(m.width, 0))
+	}
+	return m.input.Height()
 }
 
 // helpView is the help of the keys that apply now (the SELECT bar while replies are selected,
 // the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
-	case m.help.ShowAll:
+	case m.overlays.Front() != nil:
 		return m.shortHelp() // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
@@ -180,9 +195,12 @@ func (m *Model) headerState() string {
 }
 
 // statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
-// banner, a notice, or what the active run is doing, and whether the transcript is scrolled
+// banner, the question standing in front, a notice, or what the active run is doing, and whether the transcript is scrolled
 // away from the end.
 func (m *Model) statusView() []string {
+	if q, ok := m.overlays.Front().(*question.Question); ok && !m.tier2.Armed() {
+		return padded(q.View(m.width, 0), m.width)
+	}
 	st := m.styles
 	cancels := m.keys.Chat.Cancel.Help().Key + " cancels"
 	var text, spin string
@@ -246,8 +264,13 @@ func (m *Model) statusView() []string {
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
+	return padded(lines, m.width)
+}
+
+// padded fills each of lines with spaces to width.
+func padded(lines []string, width int) []string {
 	for i, l := range lines {
-		lines[i] = l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l)))
+		lines[i] = l + strings.Repeat(" ", max(0, width-lipgloss.Width(l)))
 	}
 	return lines
 }
@@ -257,7 +280,11 @@ func (m *Model) shortHelp() []string {
 	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
 	var lines []string
 	line := ""
-	for _, b := range m.keys.ShortHelp() {
+	keys := m.keys.ShortHelp()
+	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
+		keys = o.Help()
+	}
+	for _, b := range keys {
 		if !b.Enabled() {
 			continue
 		}

@@ -81,7 +81,7 @@ func checkClaims(module, doc string) ([]string, error) {
 		switch {
 		case !ok:
 			wrong = append(wrong, fmt.Sprintf("no line %q", "- "+c.lead+" …"))
-		case !slices.Equal(said, sorted(c.code)):
+		case !matches(said, c.code):
 			wrong = append(wrong, fmt.Sprintf("%q says %s, the code: %s", c.lead, column(said), column(sorted(c.code))))
 		}
 	}
@@ -126,4 +126,22 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// matches reports whether the packages said are exactly those of code: a word ending in "/…"
+// stands for every package under that folder, and need not match one.
+func matches(said, code []string) bool {
+	for _, w := range said {
+		if !strings.HasSuffix(w, "/…") && !slices.Contains(code, w) {
+			return false
+		}
+	}
+	for _, c := range code {
+		if !slices.ContainsFunc(said, func(w string) bool {
+			return w == c || strings.HasSuffix(w, "/…") && strings.HasPrefix(c, strings.TrimSuffix(w, "…"))
+		}) {
+			return false
+		}
+	}
+	return true
 }
