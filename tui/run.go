@@ -12,6 +12,7 @@ import (
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/internal/toolloop"
 )
 
 // This file owns the active run's lifecycle: start it, read its events in batches, show them,
@@ -86,7 +87,12 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 		default:
 			// The spend guard refuses a request that would pass a spend limit: the run then fails
 			// as spend_limit_exceeded, which Tier 2 never arms for.
-			events, toolErrs = runEvents(ctx, box, db, spend, client, rcpt, sessionID, msgs, progress)
+			var errs []error
+			events, errs = toolloop.Start{Spend: spend, Client: client, Tools: box, Store: db, Gate: box.Gate,
+				SessionID: sessionID, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam}.Stream(ctx, msgs)
+			for _, err := range errs {
+				toolErrs = append(toolErrs, err.Error())
+			}
 		}
 		return runStartedMsg{tag: tag, events: db.Record(rcpt.RunID, events, clock), toolErrs: toolErrs}
 	}
