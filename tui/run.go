@@ -33,9 +33,9 @@ type activeRun struct {
 	// stored before it reaches the screen.
 	cancel     context.CancelFunc
 	cancelling bool
-	// reconnecting describes a Tier 1 retry, and reconnectAt is when its wait ends (zero when
-	// it is not waiting).
-	reconnecting string
+	// reconnecting is the EventRetrying of a Tier 1 retry, nil when there is none, and
+	// reconnectAt is when its wait ends (zero when it is not waiting).
+	reconnecting *chat.Event
 	reconnectAt  time.Time
 	// gotOutput is set once output (answer or thinking) has arrived: from then on nothing is
 	// retried automatically.
@@ -182,16 +182,15 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// A quiet note, not a retry: the re-run that follows is a new request.
 			m.setNotice(agent.OmittedNote(ev), false)
 		case chat.EventRetrying:
-			r.reconnecting = fmt.Sprintf("%s — reconnecting, attempt %d/%d", sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
-			r.reconnectAt = m.now.Add(ev.Wait)
+			r.reconnecting, r.reconnectAt = &ev, m.now.Add(ev.Wait)
 		case chat.EventDelta:
 			m.showHidden(r)
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
-			r.gotOutput, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, nil, true
 		case chat.EventReasoning:
 			m.showHidden(r)
 			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, r.sentAt, m.now)
-			r.gotOutput, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, nil, true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		case chat.EventUsage:

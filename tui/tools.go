@@ -40,7 +40,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 	case chat.EventToolCall:
 		m.showHidden(r)
 		m.transcript.AppendToolCall(id, ev.CallIndex, ev.Call)
-		r.gotOutput, r.reconnecting = true, ""
+		r.gotOutput, r.reconnecting = true, nil
 	case chat.EventToolAsk:
 		m.transcript.SetToolState(id, ev.Call.ID, true, false)
 		m.asking = &toolAsk{call: ev.Call, res: ev.Result, answer: ev.Answer}
