@@ -99,12 +99,7 @@ const lockGrace = time.Minute
 const queuedInterruptedMessage = "parley stopped before this reply was requested"
 
 // interruptedClass is stored on a run whose process died while it streamed.
-var interruptedClass = chat.Classification{
-	Retryable: true,
-	Class:     chat.Interrupted,
-	Label:     chat.Label(chat.Interrupted),
-	Message:   "parley stopped while this reply was streaming",
-}
+var interruptedClass = chat.NewClassification(chat.Interrupted, "parley stopped while this reply was streaming")
 
 // RecoverInterrupted marks interrupted every running or queued run whose owner is gone, keeping
 // the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its

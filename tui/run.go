@@ -81,9 +81,8 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 			events = oneEvent(chat.Event{Kind: chat.EventCancelled})
 		case err != nil:
 			// Stored through Record like any failed run, so the database says why.
-			events = oneEvent(chat.Event{Kind: chat.EventFailed, Class: chat.Classification{
-				Class: chat.BadRequest, Label: "Could not build the request", Message: err.Error(),
-			}})
+			events = oneEvent(chat.Event{Kind: chat.EventFailed,
+				Class: chat.NewClassification(chat.BadRequest, "could not build the request: "+err.Error())})
 		default:
 			// The spend guard refuses a request that would pass a spend limit: the run then fails
 			// as spend_limit_exceeded, which Tier 2 never arms for.
