@@ -16,12 +16,13 @@ import (
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/testenv"
 )
 
 // What only processes of their own show: the exit statuses as a shell sees them, many
 // parleys sharing one database and one retry budget, and a real terminal.
 
-// The exit statuses of README's table, from the built binary: 0 succeeded, 1 failed and not
+// The exit statuses of docs/print-mode.md's table, from the built binary: 0 succeeded, 1 failed and not
 // retryable, 2 a usage error, 3 failed and retryable (130, interrupted, in signal_test.go).
 func TestExitStatuses(t *testing.T) {
 	t.Parallel()
@@ -104,9 +105,7 @@ func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
 		t.Fatalf("to a pipe the raw text must pass unchanged, got %q", piped.stdout)
 	}
 
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed: cannot give parley a terminal")
-	}
+	testenv.Tool(t, "script", "apt-get install bsdutils")
 	cmd := exec.Command("script", "-qfec", u.bin+" -p hi --base-url "+srv.URL()+" --model m", "/dev/null")
 	cmd.Env = u.env
 	out, err := cmd.Output()

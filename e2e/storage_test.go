@@ -10,12 +10,14 @@ import (
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/testenv"
 )
 
 // Storage on real mounts, with the built binary: a disk that fills mid-reply or is full
 // before the first one, another parley's write lock, a read-only mount. What parley shows is
 // what it stored, or it says it was not stored and where the text is kept; nothing is lost.
-// Mounting needs root: these tests fail without it (CI runs as root), and skip under -short.
+// Mounting needs root: these tests skip without it, fail without it in CI (which runs as
+// root), and skip under -short.
 
 // bigReply is a demo reply of 4.1 MB of markdown, over what a 3 MiB disk holds.
 const bigReply = 1_000_000
@@ -26,7 +28,7 @@ func tmpfs(t *testing.T, size string) string {
 	t.Helper()
 	binary(t) // skips under -short
 	if os.Geteuid() != 0 {
-		t.Fatal("mounting a tmpfs needs root: run as root (CI does), or with -short")
+		testenv.Missing(t, "root (mounting a tmpfs needs it)", "run as root")
 	}
 	dir := t.TempDir()
 	mount(t, "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir)

@@ -13,6 +13,7 @@ import (
 
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
+	"parley/internal/testenv"
 )
 
 // End-to-end runs of the built binary under tmux for copying and pasting: the mouse left to
@@ -20,14 +21,13 @@ import (
 // alternate scroll; y and Y through xclip on a display of Xvfb's, read back with xclip; pastes
 // that arrive as keys, and an image pasted from the clipboard.
 
-// xDisplay starts an X server of its own for the test and returns its DISPLAY. xclip and
-// Xvfb are required: .ci/run installs them, and a test that needs them fails without them.
+// xDisplay starts an X server of its own for the test and returns its DISPLAY. It skips
+// under -short; without xclip and Xvfb it skips on a machine with only Go and fails in CI.
 func xDisplay(t *testing.T) string {
 	t.Helper()
+	binary(t) // skips under -short
 	for _, tool := range []string{"Xvfb", "xclip"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is not installed (Debian: apt-get install xvfb xclip): %v", tool, err)
-		}
+		testenv.Tool(t, tool, "apt-get install xvfb xclip")
 	}
 	// Xvfb chooses a free display and says which: a number chosen here could be another's,
 	// or a socket a killed server left behind.

@@ -14,6 +14,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/testenv"
 )
 
 // End-to-end runs of the built parley binary under tmux: the harness, and the tests of
@@ -265,14 +266,12 @@ func transcriptTop(screen string) string {
 	return strings.Join(lines[1:8], "\n")
 }
 
-// tmuxBinary returns the built parley for a tmux test, skipping it under -short. Otherwise
-// a missing tmux fails it: CI installs tmux, and a skip would hide that nothing ran.
+// tmuxBinary returns the built parley for a tmux test, skipping it under -short. A missing
+// tmux skips it on a machine with only Go and fails it in CI (testenv.Strict).
 func tmuxBinary(t *testing.T) string {
 	t.Helper()
 	bin := binary(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: install it (Debian: apt-get install tmux), or run with -short")
-	}
+	testenv.Tool(t, "tmux", "apt-get install tmux")
 	return bin
 }
 

@@ -8,7 +8,7 @@
 # are printed next to the floor programs measured in the same run on the same stream:
 #   read    scripts/floor/read: go-openai reads the stream and does nothing
 #   render  scripts/floor/render: glamour renders the final text once, at the screen's width
-# and the ratios that the targets in README.md ("Benchmarks") are stated in. Then a session of
+# and the ratios that the targets in docs/benchmarks.md are stated in. Then a session of
 # 10,000 messages is stored and opened in tmux; the time until its last message is on screen
 # is printed. Then latency, in a 120×40 pane: how long a key takes to show while replies of
 # 10k, 100k and 400k tokens stream unpaced (and 400k inside one code block), how long esc

@@ -89,7 +89,7 @@ func (m *Model) toolAskKey(msg tea.KeyPressMsg) bool {
 // "on NAME" or "off NAME" (SERVER or SERVER.TOOL) it turns them on or off for the session.
 func (m *Model) toolsCommand(args string) (tea.Cmd, bool) {
 	if m.tools == nil {
-		m.setNotice("no tool servers are configured: add an [mcp.NAME] table to config.toml (see README \"Tools\")", true)
+		m.setNotice("no tool servers are configured: add an [mcp.NAME] table to config.toml (see docs/tools.md)", true)
 		return nil, false
 	}
 	verb, name := firstWord(args)

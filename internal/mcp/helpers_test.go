@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"parley/internal/chat/chattest"
 	"parley/internal/mcp"
+	"parley/internal/testenv"
 )
 
 // serverEnv, when set, makes the test binary an MCP server on stdio instead of running the
@@ -87,22 +87,20 @@ func testServer(name, pidFile string, echoes ...string) mcp.Server {
 }
 
 // fixture is the entry point of one of the npm packages of scripts/mcp (installed by .ci/run
-// with npm ci). The tests that need them skip under -short, which needs only Go; otherwise a
-// missing one fails them, saying how to install it.
+// with npm ci). The tests that need them skip under -short; a missing one skips them on a
+// machine with only Go, saying how to install it, and fails them in CI (testenv.Strict).
 func fixture(t *testing.T, pkg string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed: apt-get install nodejs npm, then npm ci --prefix scripts/mcp (.ci/run does both)")
-	}
+	testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/mcp")
 	path, err := filepath.Abs(filepath.Join("..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not installed (%v): run npm ci --prefix scripts/mcp from the repository's root (.ci/run does)", pkg, err)
+		testenv.Missing(t, pkg, "npm ci --prefix scripts/mcp from the repository's root")
 	}
 	return path
 }

@@ -72,7 +72,7 @@ type Options struct {
 }
 
 // demoNote is said on stderr when the reply comes from the offline demo endpoint.
-const demoNote = "using the offline demo endpoint (no provider configured; see README \"Endpoints\")"
+const demoNote = "using the offline demo endpoint (no provider configured; see docs/configuration.md)"
 
 // errInterrupted ends a wait that ctrl+c stopped.
 var errInterrupted = errors.New("interrupted")

@@ -1,6 +1,8 @@
-// Command archcheck holds ARCHITECTURE.md's package table to the code: for every package of
-// the module, the table's "imports of parley's" column must list exactly the module's
-// packages that the package imports (tests aside), as go list reports them. With -write it
+// Command archcheck holds ARCHITECTURE.md to the code: for every package of the module, the
+// package table's "imports of parley's" column must list exactly the module's packages that
+// the package imports (tests aside), as go list reports them; the lines naming who imports
+// Bubble Tea and who reads the environment must name exactly those packages; every test kit
+// must be named. With -write it
 // prints the column as it should be instead. .ci/run runs it, so the table cannot drift.
 package main
 
@@ -55,8 +57,13 @@ func main() {
 			wrong = append(wrong, fmt.Sprintf("%s: in the table, but no such package in %s", p, module))
 		}
 	}
+	claims, err := checkClaims(module, *doc)
+	if err != nil {
+		fail(err)
+	}
+	wrong = append(wrong, claims...)
 	if len(wrong) > 0 {
-		fmt.Fprintf(os.Stderr, "%s's package table does not match the imports (go run ./scripts/archcheck -write prints them):\n", *doc)
+		fmt.Fprintf(os.Stderr, "%s does not say what the code does (go run ./scripts/archcheck -write prints the table's column):\n", *doc)
 		for _, w := range wrong {
 			fmt.Fprintln(os.Stderr, "  "+w)
 		}

@@ -8,29 +8,27 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	"parley/internal/mcp"
+	"parley/internal/testenv"
 )
 
 // Fixture is the entry point of the npm package pkg of scripts/mcp. A test that needs one
-// skips under -short, which needs only Go; otherwise a missing one fails it, saying how to
-// install it.
+// skips under -short; a missing one skips it on a machine with only Go, saying how to install
+// it, and fails it in CI (testenv.Strict).
 func Fixture(t testing.TB, pkg string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not installed: apt-get install nodejs npm, then npm ci --prefix scripts/mcp (.ci/run does both)")
-	}
+	testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/mcp")
 	_, here, _, _ := runtime.Caller(0)
 	path := filepath.Join(filepath.Dir(here), "..", "..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not installed (%v): run npm ci --prefix scripts/mcp from the repository's root (.ci/run does)", pkg, err)
+		testenv.Missing(t, pkg, "npm ci --prefix scripts/mcp from the repository's root")
 	}
 	return path
 }
