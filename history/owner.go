@@ -171,7 +171,7 @@ func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
 				retry_message = CASE status WHEN 'queued' THEN ? ELSE ? END
 			WHERE status IN ('running', 'queued') AND owner = ?
 			RETURNING id`,
-			nanos(time.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner))
+			nanos(db.clock.Now()), c.Retryable, string(c.Class), c.Label, queuedInterruptedMessage, c.Message, owner))
 		if err != nil {
 			return err
 		}
