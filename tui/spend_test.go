@@ -107,7 +107,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 func TestTheHeaderShowsLimitsRunningLow(t *testing.T) {
 	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{})
-	o.Client = o.Client.WithStore(o.DB)
+	o.Client = o.Client.WithStore(historyOf(o.DB))
 	m, _ := openModel(t, o, 120, 30)
 	d := newDriver(t, m)
 	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "12",
