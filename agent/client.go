@@ -137,9 +137,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	defer close(out)
 	maxAttempts := c.policy.MaxAttempts
 	if c.ep.KeyErr != "" {
-		out <- chat.Event{Kind: chat.EventFailed, Class: chat.Classification{
-			Class: chat.CredentialsUnresolved, Label: chat.Label(chat.CredentialsUnresolved), Message: c.ep.KeyErr,
-		}}
+		out <- chat.Event{Kind: chat.EventFailed, Class: chat.NewClassification(chat.CredentialsUnresolved, c.ep.KeyErr)}
 		return
 	}
 	all = c.continuation(ctx, all)

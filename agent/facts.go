@@ -271,8 +271,10 @@ func (c *Client) seeable(ctx context.Context, msgs []chat.Message) ([]chat.Messa
 		return msgs, 0, nil
 	}
 	if last := msgs[len(msgs)-1]; len(last.Images) > 0 {
-		return msgs, 0, &chat.Classification{Class: chat.BadRequest, Label: chat.Label(chat.BadRequest), Rule: "request.no-vision",
-			Message: fmt.Sprintf("%s says %s takes no images; nothing was sent: %s", f.VisionSource, c.ep.Model, visionFix)}
+		cls := chat.NewClassification(chat.BadRequest,
+			fmt.Sprintf("%s says %s takes no images; nothing was sent: %s", f.VisionSource, c.ep.Model, visionFix))
+		cls.Rule = "request.no-vision"
+		return msgs, 0, &cls
 	}
 	kept, n := withoutImages(msgs, len(msgs))
 	return kept, n, nil

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -12,13 +10,13 @@ import (
 	"parley/retry"
 )
 
-// nameTheFix rewords the failure a run ends with when the endpoint's settings are the likely
-// cause, so that it says what to change: nothing listening on this machine (not retried by
-// Tier 2: only the operator can start the server), a 404 at the chat path (the base URL), tools
-// sent to an endpoint that cannot take them (how to turn them off, or on there), and an
-// authentication failure when no key was sent (the variable to set). url is the address the
-// request went to.
+// nameTheFix is the failure a run ends with (retry.Final's), reworded when the endpoint's
+// settings are the likely cause so that it says what to change: nothing listening on this
+// machine, a 404 at the chat path (the base URL), tools sent to an endpoint that cannot take
+// them (how to turn them off, or on there), and an authentication failure when no key was sent
+// (the variable to set). url is the address the request went to.
 func (c *Client) nameTheFix(cls chat.Classification, f retry.Failure, url string) chat.Classification {
+	cls = retry.Final(cls, f)
 	said := cls.Message
 	switch {
 	case cls.Class == chat.Network:
@@ -71,14 +69,12 @@ func baseURLWithV1(base string) string {
 }
 
 // networkFix names the fix for a network failure the operator's setup causes: nothing listening
-// on this machine (Tier 1's quick attempts may have caught a restart; waiting longer does
-// not start a server), a proxy that refused (its variable), a certificate this machine does not
+// on this machine, a proxy that refused (its variable), a certificate this machine does not
 // trust (the variables that name more authorities), a host name that does not exist.
 func (c *Client) networkFix(cls chat.Classification, f retry.Failure) chat.Classification {
-	var op *net.OpError
+	op, proxy := retry.ProxyRefused(f)
 	switch {
-	case errors.As(f.Err, &op) && op.Op == "proxyconnect":
-		cls.Retryable = false
+	case proxy:
 		cls.Message = fmt.Sprintf("the proxy at %s refused the connection (%v): check HTTPS_PROXY / HTTP_PROXY (or NO_PROXY for this host)",
 			op.Addr, op.Err)
 	case cls.Rule == "net.tls-certificate":
@@ -91,7 +87,6 @@ func (c *Client) networkFix(cls chat.Classification, f retry.Failure) chat.Class
 		if !ok {
 			return cls
 		}
-		cls.Retryable = false
 		cls.Message = fmt.Sprintf("nothing is listening on %s (connection refused): is the server running? Start it, then try again", addr)
 	}
 	return cls

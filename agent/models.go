@@ -26,8 +26,7 @@ func (e *ListError) Error() string {
 // *ListError. A key that could not be resolved fails without a request.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
 	if c.ep.KeyErr != "" {
-		return nil, &ListError{chat.Classification{Class: chat.CredentialsUnresolved,
-			Label: chat.Label(chat.CredentialsUnresolved), Message: c.ep.KeyErr}}
+		return nil, &ListError{chat.NewClassification(chat.CredentialsUnresolved, c.ep.KeyErr)}
 	}
 	capt := capture{listing: true}
 	list, err := c.api.ListModels(withCapture(ctx, &capt))

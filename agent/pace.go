@@ -49,12 +49,11 @@ func (c *Client) paced(msgs []chat.Message) (cls chat.Classification, saidAt tim
 	if who == "" { // a profile's or a preset's name says who; flags say none
 		who = "the endpoint"
 	}
-	return chat.Classification{
-		Retryable: true, Class: chat.RateLimited, Rule: "endpoint.pacing", RetryAfterUntil: until,
-		Label: fmt.Sprintf("%s says %s left", who, left),
-		Message: fmt.Sprintf("%s said at %s that %s are left until %s: nothing was sent, as it would be refused",
-			who, chat.FormatClockSeconds(r.SaidAt, now), left, chat.FormatClockSeconds(until, now)),
-	}, r.SaidAt, true
+	cls = chat.NewClassification(chat.RateLimited, fmt.Sprintf("%s said at %s that %s are left until %s: nothing was sent, as it would be refused",
+		who, chat.FormatClockSeconds(r.SaidAt, now), left, chat.FormatClockSeconds(until, now)))
+	// The label says who said it, as the banner of the wait shows it.
+	cls.Label, cls.Rule, cls.RetryAfterUntil = fmt.Sprintf("%s says %s left", who, left), "endpoint.pacing", until
+	return cls, r.SaidAt, true
 }
 
 // RateLimits returns what the provider last said is left of its limits, for the operator to

@@ -68,10 +68,9 @@ func (b *SpendGuard) Check(sessionID, model string, msgs []chat.Message) *chat.C
 	prompt := chat.Usage{PromptTokens: EstimateTokens(msgs)}
 	next := Spent{Tokens: prompt.PromptTokens, Cost: b.Prices.Of(model).Cost(prompt)}
 	refuse := func(msg string, until time.Time) *chat.Classification {
-		return &chat.Classification{
-			Class: chat.SpendLimitExceeded, Label: chat.Label(chat.SpendLimitExceeded),
-			Message: msg + "; no request was sent", RetryAfterUntil: until,
-		}
+		cls := chat.NewClassification(chat.SpendLimitExceeded, msg+"; no request was sent")
+		cls.RetryAfterUntil = until
+		return &cls
 	}
 	if l.SessionCost > 0 || l.SessionTokens > 0 {
 		spent, err := b.Session(sessionID)

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -49,7 +48,7 @@ func (db *DB) Continue(replyID int64, model string, queued bool) (stored.Receipt
 		if r.Superseded, err = liveFrom(tx, r.SessionID, r.AnchorID+1); err != nil {
 			return err
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, r.AnchorID, model, now); err != nil {
 			return err
 		}
@@ -84,7 +83,7 @@ func (db *DB) Fork(sessionID string, through int64) (stored.Session, error) {
 		if err != nil {
 			return err
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		if id, err = insertSession(tx, now); err != nil {
 			return err
 		}
@@ -201,7 +200,7 @@ func (db *DB) SetPinned(id int64, pin bool) error {
 		}
 		var err error
 		if pin {
-			_, err = tx.Exec(`INSERT OR IGNORE INTO pins (message_id, created_at) VALUES (?, ?)`, id, nanos(time.Now()))
+			_, err = tx.Exec(`INSERT OR IGNORE INTO pins (message_id, created_at) VALUES (?, ?)`, id, nanos(db.clock.Now()))
 		} else {
 			_, err = tx.Exec(`DELETE FROM pins WHERE message_id = ?`, id)
 		}

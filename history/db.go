@@ -27,6 +27,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"parley/internal/chat"
 )
 
 var (
@@ -72,6 +74,8 @@ type DB struct {
 	unsaved  sync.Map
 	// log is where storage trouble that does not stop a run is logged (SetLogger).
 	log *slog.Logger
+	// clock tells the time every row is stored with (WithClock).
+	clock chat.Clock
 	// interactive is set on the chat screen's handle (SetInteractive).
 	interactive atomic.Bool
 }
@@ -87,7 +91,14 @@ type DB struct {
 // written (a read-only file, directory or mount) opens read-only; one whose migration or
 // recovery is held back by another parley's write lock opens as it is, and the next open does
 // them.
-func Open(path string) (*DB, error) {
+func Open(path string, opts ...Option) (*DB, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.clock == nil {
+		o.clock = chat.SystemClock{}
+	}
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
@@ -95,15 +106,15 @@ func Open(path string) (*DB, error) {
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
-	db, err := openWritable(path)
+	db, err := openWritable(path, o.clock)
 	switch FaultOf(err) {
 	case FaultReadOnly, FaultFull:
 		// Reading works where writing does not: a read-only mount, a full disk. A database not
 		// created yet reads as the empty one it would be.
 		cause := err
-		db, err = openReadOnly(path)
+		db, err = openReadOnly(path, o.clock)
 		if info, statErr := os.Stat(path); err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
-			db, err = openEmpty(path)
+			db, err = openEmpty(path, o.clock)
 		}
 		if err == nil {
 			db.readOnly = cause
@@ -121,7 +132,7 @@ func Open(path string) (*DB, error) {
 
 // openWritable opens the database to read and write: created if missing, set up, with a lock
 // file of its own, and what recovery files kept folded back.
-func openWritable(path string) (*DB, error) {
+func openWritable(path string, clock chat.Clock) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
@@ -133,7 +144,7 @@ func openWritable(path string) (*DB, error) {
 	if err := f.Close(); err != nil {
 		return nil, err
 	}
-	db, err := openSQL(path, "_txlock=immediate")
+	db, err := openSQL(path, "_txlock=immediate", clock)
 	if err != nil {
 		return nil, err
 	}
@@ -162,10 +173,10 @@ func openWritable(path string) (*DB, error) {
 // openReadOnly opens the database only to read. A database in WAL mode needs its -shm file to
 // be read; where it cannot be created (a read-only directory or mount), the file is read as
 // immutable: nothing else can be writing it there.
-func openReadOnly(path string) (*DB, error) {
+func openReadOnly(path string, clock chat.Clock) (*DB, error) {
 	var last error
 	for _, mode := range []string{"mode=ro", "immutable=1"} {
-		db, err := openSQL(path, mode)
+		db, err := openSQL(path, mode, clock)
 		if err != nil {
 			last = err
 			continue
@@ -187,7 +198,7 @@ func openReadOnly(path string) (*DB, error) {
 
 // openEmpty opens, for the database at path that could not be created, an empty one in memory
 // with this build's schema, that refuses every write: it reads as the new database would.
-func openEmpty(path string) (*DB, error) {
+func openEmpty(path string, clock chat.Clock) (*DB, error) {
 	var b [8]byte
 	rand.Read(b[:])
 	sdb, err := sql.Open("sqlite", "file:parley-empty-"+hex.EncodeToString(b[:])+"?mode=memory&cache=shared")
@@ -195,7 +206,7 @@ func openEmpty(path string) (*DB, error) {
 		return nil, err
 	}
 	sdb.SetMaxOpenConns(1) // one connection: the memory database is its
-	db := &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler)}
+	db := &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
 	if err := db.migrate(); err != nil {
 		sdb.Close()
 		return nil, err
@@ -208,7 +219,7 @@ func openEmpty(path string) (*DB, error) {
 }
 
 // openSQL opens the SQLite handle of the database at path with the extra DSN parameter param.
-func openSQL(path, param string) (*DB, error) {
+func openSQL(path, param string, clock chat.Clock) (*DB, error) {
 	u := url.URL{Scheme: "file", Path: path}
 	dsn := u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&" + param
@@ -216,7 +227,7 @@ func openSQL(path, param string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler)}, nil
+	return &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}, nil
 }
 
 // ReadOnly reports whether the database was opened only to read.
@@ -302,6 +313,7 @@ var busyTimeout = 5 * time.Second
 // calling the busy handler, so parleys starting together on a new database would fail here;
 // the switch is tried again for as long as any other statement would wait.
 func (db *DB) switchToWAL() error {
+	// A real wait, slept through: it is on the system clock, not the rows' clock.
 	deadline := time.Now().Add(busyTimeout)
 	for {
 		var mode string
@@ -375,6 +387,15 @@ func (db *DB) sync() {
 // so that two handles in one process never log into each other's files; before, nothing is
 // logged. Call it before the handle is shared.
 func (db *DB) SetLogger(l *slog.Logger) { db.log = l }
+
+// Option sets how Open opens a database.
+type Option func(*options)
+
+type options struct{ clock chat.Clock }
+
+// WithClock stores every row with clock's time instead of the system's: a test's manual clock,
+// the same one the screen and the agent run on.
+func WithClock(clock chat.Clock) Option { return func(o *options) { o.clock = clock } }
 
 // Path returns the absolute path of the database file.
 func (db *DB) Path() string { return db.path }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	"parley/history/stored"
 )
@@ -68,7 +67,7 @@ func (db *DB) setDraft(sessionID, column, v string) error {
 		// column is one of two constants, never the caller's text.
 		if _, err := tx.Exec(`INSERT INTO drafts (session_id, text, files, updated_at) VALUES (?1, '', '', ?3)
 			ON CONFLICT (session_id) DO NOTHING;
-			UPDATE drafts SET `+column+` = ?2, updated_at = ?3 WHERE session_id = ?1`, sessionID, v, nanos(time.Now())); err != nil {
+			UPDATE drafts SET `+column+` = ?2, updated_at = ?3 WHERE session_id = ?1`, sessionID, v, nanos(db.clock.Now())); err != nil {
 			return err
 		}
 		_, err := tx.Exec(`DELETE FROM drafts WHERE session_id = ? AND text = '' AND files = ''`, sessionID)

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -40,7 +39,7 @@ func (db *DB) Edit(operatorID int64, content, model string, queued bool, more ..
 		if r.Superseded, err = liveFrom(tx, r.SessionID, operatorID); err != nil {
 			return err
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		if err := db.newTurn(tx, &r, content, append(kept[operatorID], more...), operatorID, model, now); err != nil {
 			return err
 		}

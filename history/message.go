@@ -49,7 +49,7 @@ func (db *DB) post(sessionID string, seen int64, content, model string, queued b
 	}
 	r := stored.Receipt{SessionID: sessionID, Queued: queued}
 	err := db.write(func(tx *sql.Tx) error {
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		var err error
 		if r.SessionID == "" {
 			if r.SessionID, err = insertSession(tx, now); err != nil {

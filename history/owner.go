@@ -100,12 +100,7 @@ const lockGrace = time.Minute
 const queuedInterruptedMessage = "parley stopped before this reply was requested"
 
 // interruptedClass is stored on a run whose process died while it streamed.
-var interruptedClass = chat.Classification{
-	Retryable: true,
-	Class:     chat.Interrupted,
-	Label:     chat.Label(chat.Interrupted),
-	Message:   "parley stopped while this reply was streaming",
-}
+var interruptedClass = chat.NewClassification(chat.Interrupted, "parley stopped while this reply was streaming")
 
 // RecoverInterrupted marks interrupted every running or queued run whose owner is gone, keeping
 // the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its
@@ -169,7 +164,7 @@ func (db *DB) recoverOwner(owner string) ([]int64, error) {
 // interruptOwner marks interrupted the running and queued runs of owner, keeping the text
 // they streamed, and ends the calls they left pending as ones that may have run.
 func (db *DB) interruptOwner(owner string) (ids []int64, err error) {
-	c, now := interruptedClass, nanos(time.Now())
+	c, now := interruptedClass, nanos(db.clock.Now())
 	err = db.write(func(tx *sql.Tx) error {
 		ids, err = column[int64](tx.Query(`
 			UPDATE runs SET status = 'interrupted', finished_at = ?,

@@ -335,7 +335,7 @@ func (w *runWriter) spill() {
 
 // keep appends rec, of this run, to the recovery file.
 func (w *runWriter) keep(rec recoveryRecord) {
-	rec.DB, rec.Owner, rec.Cause, rec.At = w.db.path, w.db.token, w.cause, time.Now()
+	rec.DB, rec.Owner, rec.Cause, rec.At = w.db.path, w.db.token, w.cause, w.db.clock.Now()
 	if w.runID < 0 {
 		rec.Ref = refOf(w.runID)
 	} else {

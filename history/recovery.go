@@ -248,7 +248,7 @@ func (db *DB) foldRecovery() error {
 				msg := fmt.Sprintf(recoveredMessage, causes[run], path)
 				if _, err := tx.Exec(`UPDATE runs SET status = 'interrupted', finished_at = ?, retryable = 1, retry_class = ?,
 					retry_label = ?, retry_message = ? WHERE id = ? AND status IN ('running', 'queued')`,
-					nanos(time.Now()), string(chat.Interrupted), chat.Label(chat.Interrupted), msg, run); err != nil {
+					nanos(db.clock.Now()), string(chat.Interrupted), chat.Label(chat.Interrupted), msg, run); err != nil {
 					return err
 				}
 			}
@@ -318,7 +318,7 @@ func (db *DB) PostToRecovery(sessionID, content, model string, cause error, imag
 	}
 	r := stored.Receipt{SessionID: sessionID, RunID: -(n + 1)}
 	rec := recoveryRecord{DB: db.path, Owner: db.token, Kind: "post", Ref: refOf(r.RunID), Session: sessionID,
-		Content: content, Images: recoveredImages(images), Model: model, Cause: db.storageError(cause).Error(), At: time.Now()}
+		Content: content, Images: recoveredImages(images), Model: model, Cause: db.storageError(cause).Error(), At: db.clock.Now()}
 	if _, err := db.recovery.append(rec); err != nil {
 		return stored.Receipt{}, fmt.Errorf("%w; and the recovery file could not be written either: %v", db.storageError(cause), err)
 	}

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"parley/history/stored"
 )
@@ -26,7 +25,7 @@ func (db *DB) Regenerate(anchorID int64, model string, queued bool) (stored.Rece
 		if r.Superseded, err = liveFrom(tx, r.SessionID, anchorID+1); err != nil {
 			return err
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		if r.RunID, r.ReplyID, err = db.newRun(tx, r.SessionID, anchorID, model, now); err != nil {
 			return err
 		}
@@ -67,7 +66,7 @@ func supersede(tx *sql.Tx, ids []int64, runID int64, sessionID string, now int64
 func (db *DB) Retry(anchorID int64, model string, queued bool) (stored.Receipt, error) {
 	r := stored.Receipt{AnchorID: anchorID, Queued: queued, Pending: true}
 	err := db.write(func(tx *sql.Tx) error {
-		return db.newHiddenRun(tx, &r, model, nanos(time.Now()))
+		return db.newHiddenRun(tx, &r, model, nanos(db.clock.Now()))
 	})
 	if err != nil {
 		return stored.Receipt{}, err

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"parley/history/stored"
 )
@@ -54,7 +53,7 @@ func (db *DB) Restore(replyID int64) error {
 		if busy {
 			return fmt.Errorf("session %s: %w", sessionID, ErrStreaming)
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		res, err := tx.Exec(`INSERT INTO restores (reply_id, created_at) VALUES (?, ?)`, replyID, now)
 		if err != nil {
 			return err

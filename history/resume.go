@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -53,7 +52,7 @@ func (db *DB) Resume(runID int64, model string, queued bool) (stored.Receipt, er
 		if !seam.Valid || status == chat.StatusQueued || status == chat.StatusRunning {
 			return fmt.Errorf("run %d has no tool calls to resume from, or is not over: %w", runID, ErrNothingToContinue)
 		}
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		if err := db.newHiddenRun(tx, &r, model, now); err != nil {
 			return err
 		}

@@ -84,7 +84,7 @@ func (db *DB) Run(id int64) (stored.Run, error) {
 // is open.
 func (db *DB) StartRun(id int64) error {
 	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
-		WHERE id = ? AND status = 'queued'`, db.token, nanos(time.Now()), id)
+		WHERE id = ? AND status = 'queued'`, db.token, nanos(db.clock.Now()), id)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (db *DB) FinishRun(id int64, f stored.Finish) error {
 	}
 	c := storedOf(f.Retry)
 	err := db.write(func(tx *sql.Tx) error {
-		now := nanos(time.Now())
+		now := nanos(db.clock.Now())
 		// A queued run has no owner yet, and cannot have succeeded without starting; a running run
 		// may only be finished by its owner.
 		res, err := tx.Exec(`UPDATE runs SET status = ?1, attempts = ?2, prompt_tokens = ?3,

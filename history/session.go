@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -41,7 +40,7 @@ func scanSessionRow(rows *sql.Rows, s *stored.Session) (err error) {
 // nowhere (see Sessions) until its first message is posted; Post with no session id creates
 // the session and its first message together.
 func (db *DB) CreateSession() (stored.Session, error) {
-	id, err := insertSession(db.sql, nanos(time.Now()))
+	id, err := insertSession(db.sql, nanos(db.clock.Now()))
 	if err != nil {
 		return stored.Session{}, err
 	}

@@ -145,7 +145,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	post(t, db, s.ID, "kept")
 	path := db.Path()
 	db.Close()
-	ro, err := openReadOnly(path)
+	ro, err := openReadOnly(path, chat.SystemClock{})
 	if err != nil {
 		t.Fatal(err)
 	}

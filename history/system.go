@@ -41,7 +41,7 @@ func (db *DB) storeSystem(sessionID string, p stored.SystemPrompt) (stored.Messa
 		if err != nil || cur == p {
 			return err
 		}
-		now := time.Now()
+		now := db.clock.Now()
 		res, err := tx.Exec(`INSERT INTO messages (session_id, role, content, system_role, created_at)
 			VALUES (?, 'system', ?, ?, ?)`, sessionID, p.Text, p.Role, nanos(now))
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -34,7 +33,7 @@ func (db *DB) BeginToolCall(runID int64, step, seam int, call chat.ToolCall, ser
 		}
 		res, err := tx.Exec(`INSERT INTO tool_calls (run_id, step, seam, call_id, function, arguments, server, tool, status, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
-			runID, step, seam, call.ID, call.Function, call.Arguments, server, tool, nanos(time.Now()))
+			runID, step, seam, call.ID, call.Function, call.Arguments, server, tool, nanos(db.clock.Now()))
 		if err != nil {
 			return err
 		}
@@ -58,7 +57,7 @@ func (db *DB) EndToolCall(id int64, r chat.ToolResult) error {
 		res, err := tx.Exec(`UPDATE tool_calls SET status = ?, server = coalesce(nullif(?, ''), server),
 			tool = coalesce(nullif(?, ''), tool), result = ?, is_error = ?, size = ?, finished_at = ?
 			WHERE id = ? AND status = 'pending'`,
-			r.Status, r.Server, r.Tool, r.Text, r.IsError, r.Size, nanos(time.Now()), id)
+			r.Status, r.Server, r.Tool, r.Text, r.IsError, r.Size, nanos(db.clock.Now()), id)
 		if err != nil {
 			return err
 		}

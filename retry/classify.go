@@ -92,6 +92,10 @@ const (
 	// shorter than minLongWindowWait: such a wait is the provider's generic per-minute hint,
 	// and retrying on it fails again all day.
 	ruleImplausibleReset = "advice.implausible-reset"
+	// ruleRefusedHere and ruleProxyRefused make a network failure final once Tier 1 gives
+	// up (Final): only the operator can start the server or fix the proxy.
+	ruleRefusedHere  = "net.refused-here"
+	ruleProxyRefused = "net.proxy-refused"
 )
 
 // minLongWindowWait is the shortest stated wait believed of a limit counted per day, week or
@@ -138,32 +142,35 @@ func Classify(f Failure) chat.Classification {
 func (c Classifier) Classify(f Failure) chat.Classification {
 	s := read(f)
 	advice := ParseAdvice(f.Header, f.Body, f.Now)
-	out := chat.Classification{RetryAfterUntil: advice.NotBefore, Message: s.message()}
+	classed := func(class chat.Class, rule string) chat.Classification {
+		out := chat.NewClassification(class, s.message())
+		out.RetryAfterUntil, out.Rule = advice.NotBefore, rule
+		return out
+	}
 	if i, ok := c.match(s); ok {
 		u := c.Rules[i]
-		out.Class, out.Retryable, out.Rule = u.Class, u.Retryable, "user:"+u.label(i)
+		out := classed(u.Class, "user:"+u.label(i))
+		out.Retryable = u.Retryable
 		if u.Wait > 0 {
 			out.RetryAfterUntil = f.Now.Add(u.Wait)
 		}
-		out.Label = chat.Label(out.Class)
 		return out
 	}
 	r := s.decide()
-	out.Class, out.Retryable, out.Rule = r.class, r.class.Retryable() && !finalRules[r.name], r.name
-	out.Label = chat.Label(out.Class)
+	out := classed(r.class, r.name)
+	out.Retryable = out.Retryable && !finalRules[r.name]
 	if r.name == rulePermission {
 		out.Label = PermissionLabel
 	}
 	switch scheduledByReset(s, r, advice, f.Now) {
 	case resetScheduled:
-		out.Class, out.Retryable, out.Label = chat.RateLimited, true, ResetLabel
-		out.Rule += "+" + ruleStatedReset
+		out = classed(chat.RateLimited, out.Rule+"+"+ruleStatedReset)
+		out.Label = ResetLabel
 	case resetImplausible:
 		out.Rule += "+" + ruleImplausibleReset
 	}
 	if out.Retryable && !advice.NotBefore.IsZero() && advice.NotBefore.Sub(f.Now) > quotaHorizon {
-		out.Class, out.Retryable, out.Label = chat.QuotaExhausted, false, chat.Label(chat.QuotaExhausted)
-		out.Rule += "+" + ruleFarReset
+		out = classed(chat.QuotaExhausted, out.Rule+"+"+ruleFarReset)
 	}
 	if out.Retryable && advice.ShouldRetry != nil && !*advice.ShouldRetry {
 		out.Retryable = false
@@ -289,6 +296,32 @@ func describe(what string, err error) string {
 		return what
 	}
 	return what + ": " + err.Error()
+}
+
+// Final is what a failure Tier 1 gives up on tells Tier 2 and the operator: c, as Classify
+// made it of f, except that a connection this machine refused (RefusedHere) or a proxy
+// refused (ProxyRefused) is not retryable. Tier 1's quick attempts may catch a server that is
+// restarting, but waiting longer starts no server and fixes no proxy: that is the operator's
+// to do. The rule says which made it final.
+func Final(c chat.Classification, f Failure) chat.Classification {
+	if c.Class != chat.Network || !c.Retryable {
+		return c
+	}
+	if _, ok := RefusedHere(f); ok {
+		c.Retryable, c.Rule = false, c.Rule+"+"+ruleRefusedHere
+	} else if _, ok := ProxyRefused(f); ok {
+		c.Retryable, c.Rule = false, c.Rule+"+"+ruleProxyRefused
+	}
+	return c
+}
+
+// ProxyRefused reports whether f is the proxy refusing the connection, and the proxy's error.
+func ProxyRefused(f Failure) (*net.OpError, bool) {
+	var opErr *net.OpError
+	if !errors.As(f.Err, &opErr) || opErr.Op != "proxyconnect" {
+		return nil, false
+	}
+	return opErr, true
 }
 
 // RefusedHere reports whether f's connection was refused by this machine (a loopback address),

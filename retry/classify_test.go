@@ -266,3 +266,35 @@ func TestRefusedHere(t *testing.T) {
 		}
 	}
 }
+
+// What Tier 1 gives up on is final for Tier 2 when only the operator can fix it: a connection
+// this machine or a proxy refused. Tier 1 itself retries both (Classify leaves them retryable).
+func TestFinal(t *testing.T) {
+	dial := func(op, ip string) error {
+		return &url.Error{Op: "Post", URL: "http://x/v1/chat/completions", Err: &net.OpError{Op: op, Net: "tcp",
+			Addr: &net.TCPAddr{IP: net.ParseIP(ip), Port: 8080}, Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	}
+	// Anthropic's 529, as the corpus has it.
+	overloaded := Failure{Phase: Status, Status: 529, Body: []byte(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)}
+	for _, c := range []struct {
+		name      string
+		f         Failure
+		retryable bool
+		rule      string
+	}{
+		{"nothing listening here", Failure{Phase: BeforeHeaders, Err: dial("dial", "127.0.0.1")}, false, "+" + ruleRefusedHere},
+		{"the proxy refused", Failure{Phase: BeforeHeaders, Err: dial("proxyconnect", "10.0.0.2")}, false, "+" + ruleProxyRefused},
+		{"another machine refused", Failure{Phase: BeforeHeaders, Err: dial("dial", "10.0.0.7")}, true, ""},
+		{"overloaded", overloaded, true, ""},
+	} {
+		c.f.Now = time.Now()
+		tier1 := Classify(c.f)
+		if !tier1.Retryable {
+			t.Errorf("%s: Tier 1 would not retry %+v", c.name, tier1)
+		}
+		got := Final(tier1, c.f)
+		if got.Retryable != c.retryable || got.Rule != tier1.Rule+c.rule || got.Class != tier1.Class || got.Label != tier1.Label {
+			t.Errorf("%s: Final %+v, want retryable %v, rule %q", c.name, got, c.retryable, tier1.Rule+c.rule)
+		}
+	}
+}

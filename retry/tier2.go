@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"fmt"
 	"time"
 
 	"parley/internal/chat"
@@ -47,6 +48,22 @@ func SecondsLeft(due, now time.Time) int {
 		return 0
 	}
 	return int((left + time.Second - 1) / time.Second)
+}
+
+// Reconnecting words Tier 1's wait before a retry, as both front ends say it (Tier 2's is
+// Tier2.Waiting): ev is its EventRetrying, due when the wait ends, and now the time it is said
+// at; a zero due (the attempt is being sent) leaves the countdown out. A wait for the retry
+// budget every parley shares says so instead. The label is the classification's,
+// unneutralised, as with Waiting.
+func Reconnecting(ev chat.Event, due, now time.Time) string {
+	if ev.BudgetSpent && due.After(now) {
+		return "retry budget spent — next retry at " + chat.FormatClockSeconds(due, now)
+	}
+	s := fmt.Sprintf("%s — reconnecting, attempt %d/%d", ev.Class.Label, ev.Attempt, ev.MaxAttempts)
+	if secs := SecondsLeft(due, now); secs > 0 {
+		s += fmt.Sprintf(" in %ds", secs)
+	}
+	return s
 }
 
 // FallbackOffered reports whether a failure classed c may be sent to the profile's fallback

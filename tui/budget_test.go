@@ -19,7 +19,7 @@ func longSession(t *testing.T, turns, window int) (*driver, *demo.Server) {
 	o, srv, _ := demoOptions(t, screenConfig{demo: demo.Options{Window: window}})
 	for i := range turns {
 		filler := strings.Repeat(fmt.Sprintf("turn %d ", i+1), 50)
-		storeExchange(t, o.DB, o.Session.ID, fmt.Sprintf("question %d: %s", i+1, filler), fmt.Sprintf("answer %d: %s", i+1, filler))
+		storeExchange(t, historyOf(o.DB), o.Session.ID, fmt.Sprintf("question %d: %s", i+1, filler), fmt.Sprintf("answer %d: %s", i+1, filler))
 	}
 	m, cmd := openModel(t, o, 120, 30)
 	d := newDriver(t, m)
@@ -123,7 +123,7 @@ func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
 	if !sentWith(sent, "question 1:") || sentWith(sent, "answer 1:") || sentWith(sent, "question 2:") || !sentWith(sent, "and in short?") {
 		t.Fatalf("sent %d messages; want the pinned question 1 and the new one, without answer 1 or question 2", len(sent))
 	}
-	if stored := liveMessages(t, d.m.db, d.m.session.ID); !stored[0].Pinned || stored[1].Pinned {
+	if stored := liveMessages(t, historyOf(d.m.db), d.m.session.ID); !stored[0].Pinned || stored[1].Pinned {
 		t.Fatal("the pin is not stored")
 	}
 	d.selectReplies()
@@ -132,7 +132,7 @@ func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
 	}
 	d.send(press("p"))
 	d.until("the unpin", func(m Model) bool { msg, _ := m.transcript.Message(first); return !msg.Pinned })
-	if stored := liveMessages(t, d.m.db, d.m.session.ID); stored[0].Pinned {
+	if stored := liveMessages(t, historyOf(d.m.db), d.m.session.ID); stored[0].Pinned {
 		t.Fatal("p again does not unpin")
 	}
 }
@@ -173,7 +173,7 @@ func TestCompactPreviewsThenApplies(t *testing.T) {
 	if sentWith(sent, "question 1:") || !sentWith(sent, "question 8:") || !sentWith(sent, "what now?") {
 		t.Fatalf("sent %d messages: want the turns after the cut alone", len(sent))
 	}
-	if ctx, _ := d.m.db.SessionContext(d.m.session.ID); len(ctx) != len(sent)+1 {
+	if ctx, _ := historyOf(d.m.db).SessionContext(d.m.session.ID); len(ctx) != len(sent)+1 {
 		t.Errorf("the history's context holds %d messages, the request %d and its reply", len(ctx), len(sent))
 	}
 }
@@ -192,7 +192,7 @@ func TestCompactKeepsTheLastTurns(t *testing.T) {
 	}
 	d.send(press("enter"))
 	d.until("the compaction", func(m Model) bool { return strings.Contains(plain(m), "compacted: messages 1–4") })
-	ctx, _ := d.m.db.SessionContext(d.m.session.ID)
+	ctx, _ := historyOf(d.m.db).SessionContext(d.m.session.ID)
 	if len(ctx) != 2 || !strings.HasPrefix(ctx[0].Content, "question 3:") {
 		t.Fatalf("the context after /compact 1 holds %d messages", len(ctx))
 	}

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-
-	"parley/history"
 )
 
 // This file owns what is typed and not sent: the draft of each session, stored so that it
@@ -84,7 +82,7 @@ func (m *Model) storeDraft() tea.Cmd {
 const draftNotStored = "could not store the draft: "
 
 // storeDraftCmd stores text as session id's draft.
-func storeDraftCmd(db *history.DB, id, text string) tea.Cmd {
+func storeDraftCmd(db Store, id, text string) tea.Cmd {
 	return func() tea.Msg {
 		if err := db.SetDraft(id, text); err != nil {
 			return noticeMsg{text: draftNotStored + err.Error(), err: true}

@@ -65,7 +65,7 @@ func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.
 	t.Helper()
 	o, srv, clock := demoOptions(t, c)
 	m, _ := openModel(t, o, 120, 30)
-	return newDriver(t, m), srv, clock, o.DB
+	return newDriver(t, m), srv, clock, historyOf(o.DB)
 }
 
 // demoOptions returns the options of a screen on a new session of a new database, against a

@@ -75,7 +75,7 @@ func waitFor(t *testing.T, tm *teatest.TestModel, marker string) {
 func TestFlowSendCancelQuit(t *testing.T) {
 	t.Parallel()
 	tm, o, _ := startFlow(t, cancellable)
-	db, s := o.DB, o.Session
+	db, s := historyOf(o.DB), o.Session
 	sendLine(tm, "tell me a story")
 	eventually(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
 	tm.Send(press("esc"))
@@ -96,7 +96,7 @@ func TestFlowSendCancelQuit(t *testing.T) {
 func TestFlowQueueAndContinue(t *testing.T) {
 	t.Parallel()
 	tm, o, srv := startFlow(t, queueable)
-	db, s := o.DB, o.Session
+	db, s := historyOf(o.DB), o.Session
 	sendLine(tm, "first")
 	eventually(t, "the first request", func() bool { return srv.Requests() == 1 })
 	sendLine(tm, "second")

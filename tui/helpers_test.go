@@ -41,6 +41,9 @@ func offlineClient() *agent.Client {
 	return agent.NewClient(ep, chat.SystemClock{}, retry.DefaultPolicy())
 }
 
+// historyOf is the database behind a screen's Store, for a test to read what was stored.
+func historyOf(s Store) *history.DB { return s.(*history.DB) }
+
 // openModel returns the model of o, sized w×h, with o.Session read from o.DB, and the
 // command its loading returned.
 func openModel(t testing.TB, o Options, w, h int) (Model, tea.Cmd) {

@@ -14,7 +14,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"parley/agent"
-	"parley/history"
 	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
@@ -29,7 +28,7 @@ import (
 // Options is what the screen needs to run.
 type Options struct {
 	// DB stores sessions, messages and runs.
-	DB *history.DB
+	DB Store
 	// Client sends requests to the endpoint.
 	Client *agent.Client
 	// Session is the session to open.
@@ -104,7 +103,7 @@ const (
 
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
-	db     *history.DB
+	db     Store
 	client *agent.Client
 	// fallback is Options.Fallback; runClients holds the runs sent with another client than
 	// client (the fallback, or a retry sent now despite a remembered wait), by run id.

@@ -183,7 +183,7 @@ func (m *Model) dispatchNext() tea.Cmd {
 
 // cancelQueued stores queued runs as cancelled, so none is left waiting. It runs inside a
 // command.
-func cancelQueued(db *history.DB, rcpts []stored.Receipt) error {
+func cancelQueued(db Store, rcpts []stored.Receipt) error {
 	for _, rcpt := range rcpts {
 		if err := db.FinishRun(rcpt.RunID, stored.Finish{Status: chat.StatusCancelled}); err != nil {
 			return err
@@ -193,7 +193,7 @@ func cancelQueued(db *history.DB, rcpts []stored.Receipt) error {
 }
 
 // cancelQueuedCmd stores queued runs as cancelled, from a command; nil when there are none.
-func cancelQueuedCmd(db *history.DB, rcpts []stored.Receipt) tea.Cmd {
+func cancelQueuedCmd(db Store, rcpts []stored.Receipt) tea.Cmd {
 	if len(rcpts) == 0 {
 		return nil
 	}

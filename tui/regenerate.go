@@ -47,16 +47,16 @@ func (m *Model) regenerate(anchor int64, auto bool, client *agent.Client) tea.Cm
 		modelName = client.Endpoint().Model
 	}
 	db, sessionGen, token, queued, failed := m.db, m.sessionGen, m.tier2.Token(), m.busy(), m.tier2.Failed()
-	store := db.Regenerate
-	if auto {
-		// A retry resumes from the stored results of a run that called tools: no tool
-		// that ran runs again.
-		store = func(_ int64, model string, queued bool) (stored.Receipt, error) {
-			return db.RetryRun(failed, model, queued)
-		}
-	}
 	return func() tea.Msg {
-		rcpt, err := store(anchor, modelName, queued)
+		var rcpt stored.Receipt
+		var err error
+		if auto {
+			// A retry resumes from the stored results of a run that called tools: no tool
+			// that ran runs again.
+			rcpt, err = db.RetryRun(failed, modelName, queued)
+		} else {
+			rcpt, err = db.Regenerate(anchor, modelName, queued)
+		}
 		msg := regeneratedMsg{sessionGen: sessionGen, tier2Token: token, auto: auto, modelName: modelName, client: client, rcpt: rcpt, err: err}
 		if err == nil && auto {
 			if reply, err := db.Message(rcpt.ReplyID); err == nil && len(reply.ToolCalls) > 0 {

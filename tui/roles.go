@@ -9,7 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
 	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/sanitize"
@@ -113,7 +112,7 @@ func (m *Model) sessionOpened(prompt stored.SystemPrompt, msgs []stored.Message)
 // postSystem stores p as the session's system prompt before a message, unless it is that
 // already, and returns the message stored (ID 0 when none was); an empty p stores the removal
 // of the session's prompt, if it has one. It runs inside a command.
-func postSystem(db *history.DB, sessionID string, p stored.SystemPrompt) (stored.Message, error) {
+func postSystem(db Store, sessionID string, p stored.SystemPrompt) (stored.Message, error) {
 	switch {
 	case p.Text != "":
 		return db.PostSystem(sessionID, p)

@@ -12,6 +12,7 @@ import (
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/internal/toolloop"
 	"parley/tui/toolask"
 )
 
@@ -33,9 +34,9 @@ type activeRun struct {
 	// stored before it reaches the screen.
 	cancel     context.CancelFunc
 	cancelling bool
-	// reconnecting describes a Tier 1 retry, and reconnectAt is when its wait ends (zero when
-	// it is not waiting).
-	reconnecting string
+	// reconnecting is the EventRetrying of a Tier 1 retry, nil when there is none, and
+	// reconnectAt is when its wait ends (zero when it is not waiting).
+	reconnecting *chat.Event
 	reconnectAt  time.Time
 	// gotOutput is set once output (answer or thinking) has arrived: from then on nothing is
 	// retried automatically.
@@ -81,13 +82,17 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 			events = oneEvent(chat.Event{Kind: chat.EventCancelled})
 		case err != nil:
 			// Stored through Record like any failed run, so the database says why.
-			events = oneEvent(chat.Event{Kind: chat.EventFailed, Class: chat.Classification{
-				Class: chat.BadRequest, Label: "Could not build the request", Message: err.Error(),
-			}})
+			events = oneEvent(chat.Event{Kind: chat.EventFailed,
+				Class: chat.NewClassification(chat.BadRequest, "could not build the request: "+err.Error())})
 		default:
 			// The spend guard refuses a request that would pass a spend limit: the run then fails
 			// as spend_limit_exceeded, which Tier 2 never arms for.
-			events, toolErrs = runEvents(ctx, box, db, spend, client, rcpt, sessionID, msgs, progress)
+			var errs []error
+			events, errs = toolloop.Start{Spend: spend, Client: client, Tools: box, Store: db, Gate: box.Gate,
+				SessionID: sessionID, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam}.Stream(ctx, msgs)
+			for _, err := range errs {
+				toolErrs = append(toolErrs, err.Error())
+			}
 		}
 		return runStartedMsg{tag: tag, events: db.Record(rcpt.RunID, events, clock), toolErrs: toolErrs}
 	}
@@ -177,16 +182,15 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// A quiet note, not a retry: the re-run that follows is a new request.
 			m.setNotice(agent.OmittedNote(ev), false)
 		case chat.EventRetrying:
-			r.reconnecting = fmt.Sprintf("%s — reconnecting, attempt %d/%d", sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts)
-			r.reconnectAt = m.now.Add(ev.Wait)
+			r.reconnecting, r.reconnectAt = &ev, m.now.Add(ev.Wait)
 		case chat.EventDelta:
 			m.showHidden(r)
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
-			r.gotOutput, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, nil, true
 		case chat.EventReasoning:
 			m.showHidden(r)
 			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, r.sentAt, m.now)
-			r.gotOutput, r.reconnecting, delta = true, "", true
+			r.gotOutput, r.reconnecting, delta = true, nil, true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		case chat.EventUsage:

@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/history"
 	"parley/history/stored"
 )
 
@@ -17,23 +16,23 @@ import (
 const firstScreen = 200
 
 // opener opens a session in the database: a new one, or one by its id.
-type opener func(*history.DB) (stored.Session, error)
+type opener func(Store) (stored.Session, error)
 
 // sessionByID opens the stored session id; "" is a new session.
 func sessionByID(id string) opener {
 	if id == "" {
 		return newSession
 	}
-	return func(db *history.DB) (stored.Session, error) { return db.Session(id) }
+	return func(db Store) (stored.Session, error) { return db.Session(id) }
 }
 
 // newSession opens a new session (/new). It has no id until its first message is stored, with
 // it: a session left without a word is not stored at all.
-func newSession(*history.DB) (stored.Session, error) { return stored.Session{}, nil }
+func newSession(Store) (stored.Session, error) { return stored.Session{}, nil }
 
 // readSession opens a session and reads its newest messages and its draft. It runs inside a
 // command.
-func readSession(db *history.DB, sessionGen int, open opener) sessionLoadedMsg {
+func readSession(db Store, sessionGen int, open opener) sessionLoadedMsg {
 	s, err := open(db)
 	if err != nil {
 		return sessionLoadedMsg{sessionGen: sessionGen, err: err}

@@ -11,6 +11,8 @@ import (
 	"parley/agent"
 	"parley/internal/chat"
 	"parley/internal/demo"
+	"parley/internal/mcp"
+	"parley/internal/toolloop"
 )
 
 // exchange sends text and waits until its run has ended and the session's spend is read.
@@ -105,7 +107,7 @@ func TestSpendInTheHeaderAndTheLimitBeforeSending(t *testing.T) {
 func TestTheHeaderShowsLimitsRunningLow(t *testing.T) {
 	t.Parallel()
 	o, srv, _ := demoOptions(t, screenConfig{})
-	o.Client = o.Client.WithStore(o.DB)
+	o.Client = o.Client.WithStore(historyOf(o.DB))
 	m, _ := openModel(t, o, 120, 30)
 	d := newDriver(t, m)
 	srv.Push(demo.Fault{Header: map[string]string{"x-ratelimit-limit-requests": "500", "x-ratelimit-remaining-requests": "12",
@@ -122,4 +124,33 @@ func TestTheHeaderShowsLimitsRunningLow(t *testing.T) {
 	d.until("the header to let it go", func(m Model) bool {
 		return settled(m) && m.transcript.Len() >= 4 && !strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], " left")
 	})
+}
+
+// A request the spend limit refuses is not sent, with tools on as with none: the tool loop's
+// model calls go through the spend guard as a lone call does.
+func TestTheSpendLimitHoldsWithToolsOn(t *testing.T) {
+	t.Parallel()
+	for _, tools := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tools %v", tools), func(t *testing.T) {
+			t.Parallel()
+			o, srv, _ := demoOptions(t, screenConfig{manual: true, limits: &agent.Limits{SessionTokens: 20}})
+			if tools {
+				// A server that cannot start leaves its tools on: the run is the tool loop's.
+				host := mcp.New([]mcp.Server{{Name: "ghost", Command: []string{"parley-no-such-server"}}}, nil)
+				t.Cleanup(func() { host.Close() })
+				o.Tools = toolloop.NewToolbox(host, []string{"ghost"}, nil)
+			}
+			m, _ := openModel(t, o, 120, 30)
+			d := newDriver(t, m)
+			exchange(d, strings.Repeat("a question too long for the limit ", 10))
+			reply := lastReply(t, d.m)
+			if srv.Requests() != 0 || reply.message.Status != chat.StatusFailed || reply.message.Retry == nil ||
+				reply.message.Retry.Class != chat.SpendLimitExceeded {
+				t.Fatalf("%d requests, reply %+v", srv.Requests(), reply.message)
+			}
+			if tools && !strings.Contains(plain(d.m), `mcp server "ghost"`) {
+				t.Fatalf("the run did not go through the tool loop:\n%s", plain(d.m))
+			}
+		})
+	}
 }

@@ -10,9 +10,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"parley/agent"
-	"parley/history"
-	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/mcp"
 	"parley/internal/sanitize"
@@ -21,38 +18,12 @@ import (
 	"parley/tui/toollist"
 )
 
-// This file owns tools on the chat screen: the run's loop when tools are on, the question
+// This file owns tools on the chat screen (the run's loop is toolloop.Start's): the question
 // asked before a call runs (tui/toolask), and /tools, which lists each
 // server's tools with what their schemas cost and turns them on and off for the session.
 
 // toolsListTimeout bounds starting the servers and listing their tools for /tools.
 const toolsListTimeout = 60 * time.Second
-
-// runModel is the model call of a run: the client through the spend guard (with the tools
-// offered when they are on).
-func runModel(spend *agent.SpendGuard, client *agent.Client, sessionID string) toolloop.Model {
-	return func(ctx context.Context, msgs []chat.Message) <-chan chat.Event {
-		return spend.Stream(ctx, client, sessionID, msgs)
-	}
-}
-
-// runEvents are the events of run rcpt sending msgs: through the tool loop when tools are
-// on, its servers started here (those that cannot be are returned, each error naming its
-// server), else one model call. It runs in a command.
-func runEvents(ctx context.Context, box *toolbox, db *history.DB, spend *agent.SpendGuard, client *agent.Client,
-	rcpt stored.Receipt, sessionID string, msgs []chat.Message, progress stored.Progress) (<-chan chat.Event, []string) {
-	if box == nil || !box.Any() {
-		return spend.Stream(ctx, client, sessionID, msgs), nil
-	}
-	_, entries, errs := box.Offered(ctx)
-	var said []string
-	for _, err := range errs {
-		said = append(said, client.Redactor().String(err.Error())) // it may quote the server's stderr
-	}
-	loop := toolloop.Loop{Model: runModel(spend, client.WithTools(entries), sessionID), Host: box.Host(), Store: db,
-		Gate: box.Gate, RunID: rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor()}
-	return loop.Run(ctx, msgs), said
-}
 
 // toolbox is the session's tools (toolloop.Toolbox).
 type toolbox = toolloop.Toolbox
@@ -64,7 +35,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 	case chat.EventToolCall:
 		m.showHidden(r)
 		m.transcript.AppendToolCall(id, ev.CallIndex, ev.Call)
-		r.gotOutput, r.reconnecting = true, ""
+		r.gotOutput, r.reconnecting = true, nil
 	case chat.EventToolAsk:
 		m.transcript.SetToolState(id, ev.Call.ID, true, false)
 		// esc and ctrl+c stop the turn, as they would without the question; help names esc.

@@ -191,7 +191,7 @@ func TestEscDuringACallCancelsIt(t *testing.T) {
 		t.Errorf("the server was sent %d cancellations", n)
 	}
 	r := lastReply(t, d.m)
-	calls, err := d.m.db.ToolCalls(r.message.RunID)
+	calls, err := historyOf(d.m.db).ToolCalls(r.message.RunID)
 	if err != nil || len(calls) != 1 || calls[0].Result.Status != chat.ToolCancelled || r.message.Status != chat.StatusCancelled {
 		t.Errorf("stored %+v (%v), run %s", calls, err, r.message.Status)
 	}

@@ -181,7 +181,7 @@ func (m *Model) headerState() string {
 		s = "idle"
 	case r.cancelling:
 		s = "cancelling"
-	case r.reconnecting != "":
+	case r.reconnecting != nil:
 		s = "reconnecting"
 	case !r.gotOutput:
 		s = "waiting"
@@ -224,11 +224,8 @@ func (m *Model) statusView() []string {
 	case r == nil:
 	case r.cancelling:
 		text = "cancelling…"
-	case r.reconnecting != "":
-		text, style, spin = r.reconnecting, st.Warn, m.spinner.View()+" "
-		if secs := retry.SecondsLeft(r.reconnectAt, m.now); secs > 0 {
-			text += fmt.Sprintf(" in %ds", secs)
-		}
+	case r.reconnecting != nil:
+		text, style, spin = sanitize.String(retry.Reconnecting(*r.reconnecting, r.reconnectAt, m.now)), st.Warn, m.spinner.View()+" "
 	case !r.gotOutput:
 		wait := "waiting for the reply · "
 		if !r.sentAt.IsZero() {

@@ -57,6 +57,13 @@ func (c Class) Retryable() bool {
 	return false
 }
 
+// NewClassification is a failure of class c that message describes, retryable as c is and
+// labelled with its name: every classification parley makes is built here. What only retry's
+// rules know (a retryability of their own, the provider's time, the rule) is set on it after.
+func NewClassification(c Class, message string) Classification {
+	return Classification{Retryable: c.Retryable(), Class: c, Label: Label(c), Message: message}
+}
+
 var labels = map[Class]string{
 	RateLimited:           "Rate limited",
 	Overloaded:            "Provider overloaded",

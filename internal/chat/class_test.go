@@ -33,6 +33,34 @@ func TestClassRetryableAndLabel(t *testing.T) {
 	}
 }
 
+// Every classification is built from its class: retryable as the class is, labelled with its
+// name, saying the message it was given.
+func TestNewClassification(t *testing.T) {
+	for _, c := range []struct {
+		class     Class
+		retryable bool
+		label     string
+	}{
+		{RateLimited, true, "Rate limited"},
+		{Overloaded, true, "Provider overloaded"},
+		{Network, true, "Network error"},
+		{Timeout, true, "Timed out"},
+		{Interrupted, true, "Interrupted"},
+		{QuotaExhausted, false, "Quota exhausted"},
+		{CredentialsUnresolved, false, "API key not set"},
+		{SpendLimitExceeded, false, "Spend limit reached"},
+		{BadRequest, false, "Bad request"},
+		{EmptyResponse, false, "Empty response"},
+		{"from_the_future", false, "from_the_future"},
+	} {
+		got := NewClassification(c.class, "what happened")
+		want := Classification{Retryable: c.retryable, Class: c.class, Label: c.label, Message: "what happened"}
+		if got != want {
+			t.Errorf("NewClassification(%s) = %+v, want %+v", c.class, got, want)
+		}
+	}
+}
+
 func TestClassificationJSON(t *testing.T) {
 	until := time.Date(2026, 3, 1, 14, 50, 18, 642000000, time.FixedZone("CET", 3600))
 	for _, c := range []Classification{

@@ -200,8 +200,7 @@ func ThoughtOut(finishReason, answer string, maxTokens int, profile string) (Cla
 	if maxTokens > 0 {
 		fix = fmt.Sprintf("raise max_tokens (%d) in %s of config.toml", maxTokens, where)
 	}
-	return Classification{Class: EmptyResponse, Label: Label(EmptyResponse),
-		Message: FinishNote(finishReason, answer) + ": " + fix + ", or lower its reasoning_effort"}, true
+	return NewClassification(EmptyResponse, FinishNote(finishReason, answer)+": "+fix+", or lower its reasoning_effort"), true
 }
 
 // RunNotes are what the end of a run has to say beyond its outcome: the tools the model asked

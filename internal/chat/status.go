@@ -19,12 +19,7 @@ const (
 
 // EndedWithoutResult is the classification of a run whose events stopped without a terminal
 // event: the stream broke somewhere between the endpoint and the reader.
-var EndedWithoutResult = Classification{
-	Retryable: true,
-	Class:     Network,
-	Label:     Label(Network),
-	Message:   "the run ended without a result",
-}
+var EndedWithoutResult = NewClassification(Network, "the run ended without a result")
 
 // Outcome is how a run ended, decided from its terminal event by Decide.
 type Outcome struct {

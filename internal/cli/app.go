@@ -82,7 +82,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 		return nil, stored.Session{}, err
 	}
 	a := &app{}
-	if a.db, err = history.Open(paths.DB); err != nil {
+	if a.db, err = history.Open(paths.DB, history.WithClock(ios.Clock)); err != nil {
 		return nil, stored.Session{}, err
 	}
 	sess, err := a.session(o.cont, o.sessionID, !o.printMode)

@@ -26,7 +26,7 @@ type IO struct {
 	OutColumns int
 	// Getenv reads an environment variable, "" when it is unset.
 	Getenv func(string) string
-	// Clock times Tier 1's waits, --wait and the spend limits' day.
+	// Clock times Tier 1's waits, --wait, the spend limits' day and what history stores.
 	Clock chat.Clock
 }
 

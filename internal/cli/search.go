@@ -37,7 +37,7 @@ func search(ctx context.Context, args []string, ios *IO) (int, error) {
 	if err != nil || len(words) == 0 || *limit < 1 {
 		return chat.ExitUsage, usagef("usage: parley search WORDS [--json] [--limit N]")
 	}
-	db, err := openHistory(ios.Getenv)
+	db, err := openHistory(ios)
 	if err != nil {
 		return chat.ExitUsage, err
 	}

@@ -16,18 +16,18 @@ import (
 
 // openHistory opens the database alone, for the commands that need no endpoint: they work
 // whatever state config.toml is in.
-func openHistory(getenv func(string) string) (*history.DB, error) {
-	p, err := config.ResolvePaths(getenv)
+func openHistory(ios *IO) (*history.DB, error) {
+	p, err := config.ResolvePaths(ios.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	return history.Open(p.DB)
+	return history.Open(p.DB, history.WithClock(ios.Clock))
 }
 
 // openSession opens the history and finds the session id names (whole or a prefix): how every
 // subcommand on one session begins. A wrong id is a usage error. The caller closes the DB.
 func openSession(ios *IO, id string) (*history.DB, stored.Session, error) {
-	db, err := openHistory(ios.Getenv)
+	db, err := openHistory(ios)
 	if err != nil {
 		return nil, stored.Session{}, err
 	}
@@ -67,7 +67,7 @@ func listSessions(ctx context.Context, args []string, ios *IO) (int, error) {
 	if err != nil || len(pos) > 0 {
 		return chat.ExitUsage, usagef("usage: parley sessions [--json] | parley sessions rm ID… | parley sessions title ID TEXT")
 	}
-	db, err := openHistory(ios.Getenv)
+	db, err := openHistory(ios)
 	if err != nil {
 		return chat.ExitUsage, err
 	}
@@ -108,7 +108,7 @@ func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 	if len(ids) == 0 {
 		return chat.ExitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
 	}
-	db, err := openHistory(ios.Getenv)
+	db, err := openHistory(ios)
 	if err != nil {
 		return chat.ExitUsage, err
 	}

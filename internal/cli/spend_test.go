@@ -7,6 +7,7 @@ import (
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/mcp"
 )
 
 // Long conversations and spend limits in print mode: compaction on an overflow, the limits
@@ -162,5 +163,22 @@ func TestPrintModeDailySpendLimitSurvivesARestart(t *testing.T) {
 	paid := decode[spendJSON](t, u.run("-p", "hi", "--profile", "paid", "--json").stdout)
 	if paid.Retry == nil || paid.Retry.RetryClass != "spend_limit_exceeded" || srv.Requests() != 2 {
 		t.Fatalf("priced profile: %+v after %d requests", paid.Retry, srv.Requests())
+	}
+}
+
+// With tools on, a request the spend limit refuses is not sent either: the tool loop's model
+// calls go through the spend guard as a lone call does.
+func TestPrintModeSpendLimitHoldsWithToolsOn(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	// A server that cannot start leaves its tools on: the run is the tool loop's.
+	u.writeConfig(toolConfig(srv, mcp.Server{Name: "ghost", Command: []string{"parley-no-such-server"}}))
+	r := u.run("-p", strings.Repeat("a long prompt ", 100), "--max-tokens-session", "100", "--json")
+	out := decode[printJSON](t, r.stdout)
+	if r.code != 1 || srv.Requests() != 0 || out.Retry == nil || out.Retry.RetryClass != "spend_limit_exceeded" {
+		t.Fatalf("exit %d after %d requests, %+v, stderr %q", r.code, srv.Requests(), out, r.stderr)
+	}
+	if !strings.Contains(r.stderr, `mcp server "ghost"`) {
+		t.Fatalf("the run did not go through the tool loop: stderr %q", r.stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"parley/agent"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/retry"
 )
 
 // flushAfter is how long streamed text may wait in print mode's output buffer.
@@ -178,13 +179,8 @@ func (s *stream) count(line string) {
 
 // retrying says that Tier 1 waits before its next attempt, and why.
 func (s *stream) retrying(ev chat.Event) {
-	if ev.BudgetSpent {
-		now := time.Now()
-		fmt.Fprintf(s.v.stderr, "parley: retry budget spent — next retry at %s\n", chat.FormatClockSeconds(now.Add(ev.Wait), now))
-		return
-	}
-	fmt.Fprintf(s.v.stderr, "parley: %s — reconnecting, attempt %d/%d in %.1fs\n",
-		sanitize.String(ev.Class.Label), ev.Attempt, ev.MaxAttempts, ev.Wait.Seconds())
+	now := s.v.clock.Now()
+	fmt.Fprintf(s.v.stderr, "parley: %s\n", sanitize.String(retry.Reconnecting(ev, now.Add(ev.Wait), now)))
 }
 
 // reasoning keeps thinking, and writes it to stderr with --show-reasoning, dim on a terminal.

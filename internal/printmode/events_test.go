@@ -84,3 +84,23 @@ func TestThinkingIsCountedOnATerminal(t *testing.T) {
 		})
 	}
 }
+
+// Tier 1's waits are said on stderr in the screen's words (retry.Reconnecting), on print
+// mode's clock: the retry budget's as the time of day it frees.
+func TestTier1WaitsAreSaidInTheScreensWords(t *testing.T) {
+	clock := chattest.New(chattest.Start)
+	overloaded := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}
+	events := make(chan chat.Event, 4)
+	events <- chat.Event{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: overloaded}
+	events <- chat.Event{Kind: chat.EventRetrying, Attempt: 3, MaxAttempts: 3, Wait: 20 * time.Second, Class: overloaded, BudgetSpent: true}
+	events <- chat.Event{Kind: chat.EventFinished}
+	close(events)
+	var stderr strings.Builder
+	printEvents(events, view{stdout: io.Discard, stderr: &stderr, clock: clock})
+	budgetFrees := chat.FormatClockSeconds(chattest.Start.Add(20*time.Second), chattest.Start)
+	want := "parley: Provider overloaded — reconnecting, attempt 2/3 in 2s\n" +
+		"parley: retry budget spent — next retry at " + budgetFrees + "\n"
+	if got := stderr.String(); got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}

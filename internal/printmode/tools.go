@@ -12,25 +12,15 @@ import (
 	"parley/internal/toolloop"
 )
 
-// stream sends msgs on the run's client: through the tool loop when tools are on (each
-// server that cannot be started said on stderr, the others offered), else as one model call.
+// stream sends msgs on the run's client (toolloop.Start), each tool server that cannot be
+// started said on stderr.
 func (p *printer) stream(ctx context.Context, msgs []chat.Message, progress stored.Progress) <-chan chat.Event {
-	if p.o.Tools == nil || !p.o.Tools.Any() {
-		return p.o.Spend.Stream(ctx, p.client, p.rcpt.SessionID, msgs)
-	}
-	_, entries, errs := p.o.Tools.Offered(ctx)
+	events, errs := toolloop.Start{Spend: p.o.Spend, Client: p.client, Tools: p.o.Tools, Store: p.o.DB, Gate: p.gate,
+		SessionID: p.rcpt.SessionID, RunID: p.rcpt.RunID, Steps: progress.Steps, Seam: progress.Seam}.Stream(ctx, msgs)
 	for _, err := range errs {
-		p.say("%s; its tools are not offered", sanitize.String(p.client.Redactor().String(err.Error())))
+		p.say("%s; its tools are not offered", sanitize.String(err.Error()))
 	}
-	client, sessionID := p.client.WithTools(entries), p.rcpt.SessionID
-	loop := toolloop.Loop{
-		Model: func(ctx context.Context, msgs []chat.Message) <-chan chat.Event {
-			return p.o.Spend.Stream(ctx, client, sessionID, msgs)
-		},
-		Host: p.o.Tools.Host(), Store: p.o.DB, Gate: p.gate, RunID: p.rcpt.RunID,
-		Steps: progress.Steps, Seam: progress.Seam, Redactor: client.Redactor(),
-	}
-	return loop.Run(ctx, msgs)
+	return events
 }
 
 // gate lets a tool run only when --allow-tool names it or its server, --allow-tools, or

@@ -77,7 +77,8 @@ func TimedOut(ctx context.Context) *chat.Classification {
 	if !errors.As(context.Cause(ctx), &e) {
 		return nil
 	}
-	return &chat.Classification{Retryable: true, Class: chat.Timeout, Label: chat.Label(chat.Timeout), Message: e.Error()}
+	cls := chat.NewClassification(chat.Timeout, e.Error())
+	return &cls
 }
 
 // typed writes d as it is typed: 30s, 5m, 2h, 1m30s (not 5m0s).

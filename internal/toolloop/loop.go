@@ -123,8 +123,8 @@ func (l Loop) run(ctx context.Context, msgs []chat.Message, out chan<- chat.Even
 		for _, call := range end.Calls {
 			res, err := l.call(ctx, step, seam, call, last, limit, out)
 			if err != nil {
-				out <- chat.Event{Kind: chat.EventFailed, Class: chat.Classification{Class: chat.BadRequest,
-					Label: "Tool call not stored", Message: err.Error() + "; the call was not run"}}
+				out <- chat.Event{Kind: chat.EventFailed,
+					Class: chat.NewClassification(chat.BadRequest, "tool call not stored: "+err.Error()+"; the call was not run")}
 				return
 			}
 			msgs = append(msgs, chat.Message{Role: chat.RoleTool, ToolCallID: call.ID, Content: res.ResultText()})
