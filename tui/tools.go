@@ -146,6 +146,7 @@ func (m *Model) setTools(name string, on bool) bool {
 	if on {
 		word = "on"
 	}
+	m.toolsChanged()
 	m.setNotice(sanitize.String(name)+" "+word+" for this session", false)
 	return true
 }
@@ -196,6 +197,7 @@ func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
 	m.toolList = filterList[toolRow]{items: msg.rows, kept: msg.rows}
 	m.openList(focusTools)
+	m.toolsChanged() // the servers are started now: their tools count
 	return nil
 }
 
@@ -219,6 +221,7 @@ func (m *Model) toolsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case listClosed:
 		m.toolList = filterList[toolRow]{}
 		m.closeList()
+		m.toolsChanged() // what was turned on or off counts from the next send
 	case listTyped:
 		q := strings.ToLower(l.query)
 		l.narrow(func(r toolRow) bool {
