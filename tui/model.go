@@ -220,6 +220,7 @@ type Model struct {
 
 	notice       string
 	noticeErr    bool
+	noticeEnd    noticeEnd
 	quitAfterRun bool
 }
 

@@ -269,6 +269,7 @@ func (m *Model) finish(o chat.Outcome, notStored string) chat.Status {
 func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.active.rcpt
 	m.asking = nil    // a question whose run ended has no one to answer it
+	m.toolEnded("")   // and a tool it ran has ended
 	m.active.cancel() // releases the context's resources
 	m.active = nil
 	m.runEnded = m.clock.Now()

@@ -76,6 +76,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 		m.transcript.SetToolState(id, ev.Call.ID, false, true)
 	case chat.EventToolResult:
 		m.transcript.SetToolResult(id, ev.Call, ev.Result)
+		m.toolEnded(ev.Call.ID)
 	}
 }
 
@@ -108,7 +109,7 @@ func (m *Model) toolAskKey(msg tea.KeyPressMsg) bool {
 	if run {
 		word = "running"
 	}
-	m.setNotice(word+" "+sanitize.String(chat.ToolSummary(a.call)), false)
+	m.noticeWhileRunning(word+" "+sanitize.String(chat.ToolSummary(a.call)), a.call.ID)
 	return true
 }
 

@@ -44,6 +44,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.quitAfterActive()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
+	case noticeExpiredMsg:
+		m.handleNoticeExpired(msg)
 	case marksMsg:
 		cmd = m.handleMarks(msg)
 	case copiedMsg:
@@ -196,9 +198,11 @@ func (m *Model) setDark(dark bool) {
 	m.transcript.SetDark(dark)
 }
 
-// setNotice shows a line in the status line until the next message is sent.
+// setNotice shows a line in the status line until the next message is sent, or another
+// notice (notice.go for those that end sooner).
 func (m *Model) setNotice(text string, isErr bool) {
 	m.notice, m.noticeErr = text, isErr
+	m.noticeEnd = noticeEnd{gen: m.noticeEnd.gen + 1}
 }
 
 // handleNotice shows a notice, and gives a failed command's line back to an empty input.
