@@ -31,19 +31,6 @@ func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	return m.postNext()
 }
 
-// busy reports whether a new run has to queue: a run is active, or others wait before it.
-func (m *Model) busy() bool {
-	return m.active != nil || len(m.queue) > 0
-}
-
-// waitingToSend counts what waits to be sent: queued runs, and messages being stored.
-func (m *Model) waitingToSend() int {
-	n := len(m.queue) + len(m.outbox)
-	if m.posting {
-		n++
-	}
-	return n
-}
 
 // postNext stores the oldest message of the outbox, unless one is being stored already.
 func (m *Model) postNext() tea.Cmd {
