@@ -159,7 +159,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 		m.runEnded = m.clock.Now()
 		m.cancelRun()
 		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
-			m.held = true
+			m.setHeld(true)
 			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", chat.Plural(n, "queued message"),
 				m.keys.Chat.SendQueued.Help().Key), false)
 		}
@@ -195,7 +195,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
-		m.held = false
+		m.setHeld(false)
 		m.notice = ""
 		return m.dispatchNext()
 	case key.Matches(msg, in.Send):

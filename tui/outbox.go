@@ -26,11 +26,18 @@ type outgoing struct {
 // operator moved on.
 func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	m.tier2.Disarm()
-	m.held = false // sending goes on: what was held goes first, in the order typed
+	m.setHeld(false) // sending goes on: what was held goes first, in the order typed
 	m.outbox = append(m.outbox, outgoing{text, images})
 	return m.postNext()
 }
 
+
+// setHeld holds the messages queued behind a stopped reply (or lets them go), and shows it on
+// the queued replies.
+func (m *Model) setHeld(held bool) {
+	m.held = held
+	m.transcript.SetHeld(held, m.keys.Chat.SendQueued.Help().Key)
+}
 
 // postNext stores the oldest message of the outbox, unless one is being stored already.
 func (m *Model) postNext() tea.Cmd {
