@@ -248,11 +248,12 @@ func TestOnePlanBehindHeaderLineCompactAndRequest(t *testing.T) {
 		plan.Size*100/room <= 100 {
 		t.Fatalf("header %q for a plan of %d tokens: want it past 100%% of %d", header(), plan.Size, room)
 	}
-	if !strings.Contains(plain(d.m), "next send leaves out messages 1–4 · ") {
+	named := "messages 1–4 · ~" + chat.FormatTokens(plan.LeftOut) + " tok"
+	if !strings.Contains(plain(d.m), "next send leaves out "+named) {
 		t.Fatalf("want every stored turn in the line above the input:\n%s", plain(d.m))
 	}
 	d.typeAndSend("/compact")
-	if !strings.Contains(plain(d.m), "/compact leaves out messages 1–4 · ") {
+	if !strings.Contains(plain(d.m), "/compact leaves out "+named) {
 		t.Fatalf("/compact's preview names other messages than the line:\n%s", plain(d.m))
 	}
 	d.send(press("enter"))

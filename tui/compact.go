@@ -74,8 +74,8 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 		m.setNotice("nothing to compact: the next send leaves no message out · /compact N keeps only the last N turns", false)
 		return nil, true
 	}
-	var nums []int
 	var left, kept []chat.Message
+	var nums []int
 	for i, msg := range m.budget.msgs {
 		if msg.Role != chat.RoleSystem && !msg.Pinned && m.budget.ids[i] < cut {
 			left = append(left, msg)
@@ -84,8 +84,11 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 			kept = append(kept, msg)
 		}
 	}
-	what := fmt.Sprintf("%s · ~%s tok", m.messagesNamed(nums, len(left)),
-		chat.FormatTokens(agent.EstimateTokens(m.budget.msgs)-agent.EstimateTokens(kept)))
+	tokens := agent.EstimateTokens(m.budget.msgs) - agent.EstimateTokens(kept)
+	if p := m.budget.plan; keep == 0 && p.Images == 0 {
+		tokens = p.LeftOut // what the line above the input says: the same messages
+	}
+	what := fmt.Sprintf("%s · ~%s tok", m.messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
 	c := confirm{action: "compact", id: cut}
 	if pending != c {
 		m.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
