@@ -81,7 +81,7 @@ func (m *Model) handleBudget(msg budgetMsg) tea.Cmd {
 	b := &m.budget
 	b.read, b.window, b.source, b.msgs, b.ids = true, msg.facts.Window, msg.facts.WindowSource, msg.msgs, msg.ids
 	m.transcript.SetCompaction(msg.compacted)
-	m.toolsChanged()
+	m.toolsChanged() // a run since the last read may have started tool servers; plans it
 	return nil
 }
 
