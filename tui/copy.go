@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"parley/tui/clipboard"
 	"parley/internal/markdown"
+	"parley/tui/clipboard"
 )
 
 // This file copies what the operator asks for (a message, one code block of a reply, the last

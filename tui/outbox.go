@@ -31,7 +31,6 @@ func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	return m.postNext()
 }
 
-
 // setHeld holds the messages queued behind a stopped reply (or lets them go), and shows it on
 // the queued replies.
 func (m *Model) setHeld(held bool) {
