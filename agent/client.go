@@ -149,12 +149,12 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 	if unseen > 0 {
 		out <- chat.Event{Kind: chat.EventCompacted, OmittedImages: unseen, ImagesUnseen: true}
 	}
-	// msgs is what is sent: all, or all without its oldest images and turns once compacted.
-	msgs, omitted, images := all, 0, 0
-	if window := c.window(ctx, all); window > 0 {
-		if msgs, omitted, images = compactAll(all, PreSendTarget(window, c.toolTokens)); omitted+images > 0 {
-			out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
-		}
+	// msgs is what is sent: what the plan keeps of all, its oldest images and turns left out
+	// when they do not fit the window.
+	plan := NewPlan(all, c.window(ctx, all), "", c.toolTokens)
+	msgs, omitted, images := plan.Sent(all), plan.Omitted, plan.Images
+	if omitted+images > 0 {
+		out <- chat.Event{Kind: chat.EventCompacted, Omitted: omitted, OmittedImages: images}
 	}
 	if cls, saidAt, held := c.heldBack(msgs); held {
 		out <- chat.Event{Kind: chat.EventFailed, Class: cls, SaidAt: saidAt, MaxAttempts: maxAttempts}

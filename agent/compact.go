@@ -72,11 +72,10 @@ func imageTokens(im chat.Image) int {
 	return 85 + 170*int(tiles)
 }
 
-// dropImages leaves out the images of earlier messages, oldest first, until msgs' estimate is
-// at most target: an image weighs more than most turns' text, and an old one matters less
-// than the words around it. The last message's images are kept. It returns the messages and
-// how many images were left out; msgs itself is not changed.
-func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
+// imagesToDrop says how many of msgs' earliest messages lose their images for msgs' estimate
+// to be at most target: an image weighs more than most turns' text, and an old one matters
+// less than the words around it. The last message's images are kept.
+func imagesToDrop(msgs []chat.Message, target int) int {
 	total := EstimateTokens(msgs)
 	upTo := 0
 	for ; upTo < len(msgs)-1 && total > target; upTo++ {
@@ -84,10 +83,7 @@ func dropImages(msgs []chat.Message, target int) ([]chat.Message, int) {
 			total -= imageTokens(im)
 		}
 	}
-	if upTo == 0 {
-		return msgs, 0
-	}
-	return withoutImages(msgs, upTo)
+	return upTo
 }
 
 // promptShare is the part of a model's context window that compaction lets the prompt fill;
@@ -160,55 +156,88 @@ func PreSendTarget(window, fixed int) int {
 	return max(0, int(float64(window)*promptShare)-fixed)
 }
 
-// SendPlan is what a send leaves out of a conversation to fit the model's window, decided as
-// the send decides it: what the screen shows before the send.
-type SendPlan struct {
+// Plan is one computation of a request's context against the model's window: what it
+// carries, what it leaves out to fit, and the numbers said of it. The client sends what its
+// Plan keeps, and the chat screen shows the Plan of the next send (the header, the line
+// above the input, /compact), so what is said and what is sent cannot disagree.
+type Plan struct {
+	// Window is the model's context window, 0 when unknown, and Source names what said it.
+	Window int
+	Source string
+	// Tools is the estimate of the offered tools' schemas (ToolTokens), which go with every
+	// request; Size is the conversation's whole estimate, its messages and Tools, before
+	// anything is left out.
+	Tools, Size int
 	// Drop says, by index, which messages are left out; Omitted counts them, and Images
-	// counts the images left out of the messages kept.
+	// counts the images left out of the messages kept (those of the first imagesUpTo).
 	Drop            []bool
 	Omitted, Images int
-	// Tokens is the estimate of what is sent, the fixed tokens included; LeftOut of what is
-	// left out.
+	imagesUpTo      int
+	// Tokens is the estimate of what is sent, Tools included; LeftOut of what is left out.
 	Tokens, LeftOut int
 }
 
-// PlanSend says what a send of msgs to a model whose context window is window, in a request
-// that also carries fixed tokens (the offered tools' schemas: ToolTokens), leaves out
-// before it is sent (at PreSendTarget); nothing for a window of 0, which is unknown.
-func PlanSend(msgs []chat.Message, window, fixed int) SendPlan {
+// NewPlan plans a request of msgs to a model whose context window is window (said by
+// source), offering tools estimated at tools tokens: at PreSendTarget the images of earlier
+// messages are left out first, then the oldest turns (LeaveOut). A window of 0 is unknown
+// and leaves nothing out.
+func NewPlan(msgs []chat.Message, window int, source string, tools int) Plan {
 	if window <= 0 {
-		return SendPlan{Drop: make([]bool, len(msgs)), Tokens: EstimateTokens(msgs) + fixed}
+		size := EstimateTokens(msgs) + tools
+		return Plan{Source: source, Tools: tools, Size: size, Drop: make([]bool, len(msgs)), Tokens: size}
 	}
-	_, p := planAt(msgs, PreSendTarget(window, fixed))
-	p.Tokens += fixed
+	p := planAt(msgs, PreSendTarget(window, tools))
+	p.Window, p.Source, p.Tools = window, source, tools
+	p.Size += tools
+	p.Tokens += tools
 	return p
 }
 
+// Room is what the plan lets the prompt take of the window, the tools' schemas included
+// (promptShare of it: the rest is the reply's); 0 when the window is unknown. A Size above it
+// is what makes a send leave things out.
+func (p Plan) Room() int {
+	return PreSendTarget(p.Window, 0)
+}
+
+// Sent returns what a request made by the plan carries of msgs, the messages it was made of:
+// those kept, without the images left out. msgs itself is not changed.
+func (p Plan) Sent(msgs []chat.Message) []chat.Message {
+	if p.imagesUpTo > 0 {
+		msgs, _ = withoutImages(msgs, p.imagesUpTo)
+	}
+	return keep(msgs, p.Drop, p.Omitted)
+}
+
 // planAt leaves out what msgs must lose to be estimated at most target: the images of earlier
-// messages first (dropImages), then the oldest turns (LeaveOut). It returns the messages kept
-// after the images are left out, and the plan.
-func planAt(msgs []chat.Message, target int) ([]chat.Message, SendPlan) {
-	withImages, images := dropImages(msgs, target)
-	drop, omitted := LeaveOut(withImages, target)
-	p := SendPlan{Drop: drop, Omitted: omitted, Images: images}
-	all := EstimateTokens(msgs)
+// messages first (imagesToDrop), then the oldest turns (LeaveOut). Size is msgs' estimate.
+func planAt(msgs []chat.Message, target int) Plan {
+	p := Plan{Size: EstimateTokens(msgs), imagesUpTo: imagesToDrop(msgs, target)}
+	withImages := msgs
+	if p.imagesUpTo > 0 {
+		withImages, p.Images = withoutImages(msgs, p.imagesUpTo)
+	}
+	if p.Images == 0 {
+		withImages, p.imagesUpTo = msgs, 0
+	}
+	p.Drop, p.Omitted = LeaveOut(withImages, target)
 	for i, m := range withImages {
-		if !drop[i] {
+		if !p.Drop[i] {
 			p.Tokens += messageTokens(m)
 		}
 	}
 	if p.Tokens > 0 {
 		p.Tokens += replyPriming
 	}
-	p.LeftOut = all - p.Tokens
-	return withImages, p
+	p.LeftOut = p.Size - p.Tokens
+	return p
 }
 
 // compactAll leaves out what msgs must lose to be estimated at most target (planAt). It returns
 // the messages kept and how many messages and images were left out.
 func compactAll(msgs []chat.Message, target int) (kept []chat.Message, messages, images int) {
-	withImages, p := planAt(msgs, target)
-	return keep(withImages, p.Drop, p.Omitted), p.Omitted, p.Images
+	p := planAt(msgs, target)
+	return p.Sent(msgs), p.Omitted, p.Images
 }
 
 // compactTarget is the estimate the messages kept after an overflow may reach. When the error

@@ -438,14 +438,14 @@ func TestCompactKeepsPinnedMessages(t *testing.T) {
 	}
 }
 
-// PlanSend says before a send what the send leaves out: the same messages, pinned ones kept,
+// NewPlan says before a send what the send leaves out: the same messages, pinned ones kept,
 // and the estimates of what goes and what does not.
-func TestPlanSendSaysWhatTheSendLeavesOut(t *testing.T) {
+func TestNewPlanSaysWhatTheSendLeavesOut(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
 	msgs := conversation(20)
 	msgs[1].Pinned = true
-	plan := PlanSend(msgs, 800, 0)
+	plan := NewPlan(msgs, 800, "profile", 0)
 	if plan.Omitted == 0 || plan.Drop[1] || !plan.Drop[2] || plan.Tokens > PreSendTarget(800, 0) {
 		t.Fatalf("plan %+v: want the oldest turns left out but the pinned one, within %d", plan, PreSendTarget(800, 0))
 	}
@@ -462,8 +462,14 @@ func TestPlanSendSaysWhatTheSendLeavesOut(t *testing.T) {
 	if plan.Tokens != EstimateTokens(want) || plan.Tokens+plan.LeftOut != EstimateTokens(msgs) {
 		t.Errorf("plan estimates %d sent + %d left out; the messages are %d of %d", plan.Tokens, plan.LeftOut, EstimateTokens(want), EstimateTokens(msgs))
 	}
-	if p := PlanSend(msgs, 0, 0); p.Omitted != 0 || p.Tokens != EstimateTokens(msgs) {
+	if plan.Size != EstimateTokens(msgs) || plan.Size <= plan.Room() || plan.Room() != PreSendTarget(800, 0) {
+		t.Errorf("plan's size %d against room %d: a send that leaves things out is over its room", plan.Size, plan.Room())
+	}
+	if p := NewPlan(msgs, 0, "", 0); p.Omitted != 0 || p.Tokens != EstimateTokens(msgs) {
 		t.Errorf("an unknown window plans %+v, want nothing left out", p)
+	}
+	if p := NewPlan(msgs[:3], 800, "profile", 0); p.Omitted != 0 || p.Size > p.Room() || !reflect.DeepEqual(p.Sent(msgs[:3]), msgs[:3]) {
+		t.Errorf("a conversation that fits plans %+v: want it whole, within its room", p)
 	}
 }
 
@@ -483,10 +489,10 @@ func TestOfferedToolsTakeRoomInTheWindow(t *testing.T) {
 	fixed := ToolTokens(entries)
 	msgs := conversation(10)
 	const window = 4096
-	if p := PlanSend(msgs, window, 0); p.Omitted != 0 {
+	if p := NewPlan(msgs, window, "profile", 0); p.Omitted != 0 {
 		t.Fatalf("without tools the conversation should fit: %+v", p)
 	}
-	plan := PlanSend(msgs, window, fixed)
+	plan := NewPlan(msgs, window, "profile", fixed)
 	if plan.Omitted == 0 || plan.Tokens > PreSendTarget(window, 0) || plan.Tokens-fixed > PreSendTarget(window, fixed) {
 		t.Fatalf("with %d tokens of tools: plan %+v, want turns left out within %d", fixed, plan, PreSendTarget(window, 0))
 	}

@@ -23,9 +23,9 @@ func TestTmuxContextBudget(t *testing.T) {
 		p.printMode("-c", "-p", fmt.Sprintf("question %d: %s", i+1, filler))
 	}
 	p.start(120, 40, nil, "-c")
-	screen := p.waitScreen("(llama-server)")
-	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, "/1024 · ") {
-		t.Fatalf("the header does not show the window: %q", header)
+	screen := p.waitScreen("(1024, llama-server)")
+	if header := strings.SplitN(screen, "\n", 2)[0]; !strings.Contains(header, "/768 · ") {
+		t.Fatalf("the header does not show the prompt's room in the window: %q", header)
 	}
 	p.waitScreen("next send leaves out messages 1–")
 
@@ -56,7 +56,7 @@ func TestTmuxContextBudget(t *testing.T) {
 
 	// Opened again, the pin is still there.
 	p.tmux("respawn-pane", "-k", "-t", "parley", p.command(nil, "-c"))
-	p.waitScreen("(llama-server)")
+	p.waitScreen("(1024, llama-server)")
 	p.key("Home")
 	p.waitScreen("You · #1 · pinned")
 	p.key("C-c")

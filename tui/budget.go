@@ -14,9 +14,10 @@ import (
 	"parley/internal/chat"
 )
 
-// This file owns the context budget on screen: how full the model's window is (the header),
-// what the next send leaves out (the line above the input), and the reads behind both. Pins and
-// /compact, which steer it, are in compact.go.
+// This file owns the context budget on screen: the plan of the next send (agent.Plan, the one
+// computation the client also sends by), made when what it weighs changes and never per key
+// or frame; the header's size against the window and the line above the input that say it;
+// and the reads behind them. Pins and /compact, which steer it, are in compact.go.
 
 // budget is what the next send carries, against the model's window.
 type budget struct {
@@ -32,10 +33,14 @@ type budget struct {
 	// msgs are what the next send carries before the message being typed, ids their ids.
 	msgs []chat.Message
 	ids  []int64
-	// rev is the input's revision plan was made for, and draft the estimate of the input then;
-	// plan is what the next send, with the input as its message, leaves out.
-	rev, draft int
-	plan       agent.SendPlan
+	// tools is the estimate of the tools' schemas the next send offers, made when they change.
+	tools int
+	// plan is what the next send, with the input as its message, leaves out; rev is the input's
+	// revision it was made with. label and leaveOut are what the header and the line above the
+	// input say of it, made with it.
+	plan            agent.Plan
+	rev             int
+	label, leaveOut string
 }
 
 // budgetMsg carries a read of the budget: the model's facts, what the next send carries
@@ -76,54 +81,94 @@ func (m *Model) handleBudget(msg budgetMsg) tea.Cmd {
 	b := &m.budget
 	b.read, b.window, b.source, b.msgs, b.ids = true, msg.facts.Window, msg.facts.WindowSource, msg.msgs, msg.ids
 	m.transcript.SetCompaction(msg.compacted)
-	m.planBudget()
+	m.toolsChanged() // a run since the last read may have started tool servers; plans it
 	return nil
 }
 
-// budgetChanged reads the budget again when the model changed since it was read, and plans it
-// again when the input did: both change what the next send carries.
+// budgetChanged reads the budget again when the model changed since it was read: a comparison
+// of names, made after every message; the plan itself is made only when what it weighs
+// changes.
 func (m *Model) budgetChanged() tea.Cmd {
 	if m.budget.read && m.budget.model != m.modelName() {
 		return m.readBudget()
 	}
-	if b := &m.budget; b.read && b.rev != m.input.Rev() {
-		// Planning weighs the whole conversation: it is done again only when the input's
-		// estimate changed, not on every key.
-		b.rev = m.input.Rev()
-		if agent.EstimateText(m.input.Value()) != b.draft {
-			m.planBudget()
-		}
-	}
 	return nil
 }
 
-// planBudget plans the next send: what was read, and the input as the message sent, with the
-// schemas of the tools it offers (of the servers started so far: none is started to count).
-func (m *Model) planBudget() {
-	b := &m.budget
-	draft := m.input.Value()
-	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: draft})
-	tools := 0
-	if m.tools != nil {
-		tools = agent.ToolTokens(m.tools.OfferedSoFar())
+// draftPlanned plans the next send again when the input changed since the plan was made: it
+// is called when the draft settles (draft.go's tick), not per key, as planning weighs the
+// whole conversation.
+func (m *Model) draftPlanned() {
+	if m.budget.read && m.budget.rev != m.input.Rev() {
+		m.planBudget()
 	}
-	b.plan, b.rev, b.draft = agent.PlanSend(next, b.window, tools), m.input.Rev(), agent.EstimateText(draft)
 }
 
-// budgetLabel is the header's word on the context: "ctx ~812/1024 · 79% (llama-server)", or
-// the tokens alone when the window is unknown; "" before the first read, and while there is
-// nothing to send yet.
-func (m *Model) budgetLabel() string {
-	b := m.budget
-	if !b.read || len(b.msgs) == 0 && m.input.Empty() {
-		return ""
+// toolsChanged weighs the tools the next send offers again (of the servers started so far:
+// none is started to count), and plans it: a tool turned on or off, or a server started,
+// changes what every request carries.
+func (m *Model) toolsChanged() {
+	m.budget.tools = 0
+	if m.tools != nil {
+		m.budget.tools = agent.ToolTokens(m.tools.OfferedSoFar())
 	}
-	tokens := "ctx ~" + contextTokens(b.plan.Tokens)
-	if b.window <= 0 {
+	m.planBudget()
+}
+
+// planBudget plans the next send: what was read, and the input as the message sent, with the
+// tools' schemas; and words what the header and the line above the input say of it.
+func (m *Model) planBudget() {
+	b := &m.budget
+	if !b.read {
+		return
+	}
+	draft := m.input.Value()
+	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: draft})
+	b.plan, b.rev = agent.NewPlan(next, b.window, b.source, b.tools), m.input.Rev()
+	b.label, b.leaveOut = "", ""
+	if len(b.msgs) > 0 || draft != "" {
+		b.label = planLabel(b.plan)
+	}
+	if p := b.plan; p.Omitted+p.Images > 0 {
+		var what []string
+		if p.Omitted > 0 {
+			what = append(what, m.messagesNamed(m.planNumbers(), p.Omitted))
+		}
+		if p.Images > 0 {
+			what = append(what, chat.Plural(p.Images, "earlier image"))
+		}
+		b.leaveOut = fmt.Sprintf("next send leaves out %s · ~%s tok · %s pins one", strings.Join(what, " and "),
+			chat.FormatTokens(p.LeftOut), m.keys.Transcript.Pin.Help().Key)
+	}
+}
+
+// planNumbers are the numbers the transcript shows of the stored messages the plan leaves out.
+func (m *Model) planNumbers() []int {
+	var nums []int
+	for i, drop := range m.budget.plan.Drop {
+		if drop && i < len(m.budget.ids) {
+			nums = append(nums, m.transcript.Number(m.budget.ids[i]))
+		}
+	}
+	return nums
+}
+
+// planLabel is the header's word on the context: the conversation's size against the room the
+// window leaves the prompt, with the window and who said it, "ctx ~3900/3072 · 126% (4096,
+// llama-server)": past 100% the next send leaves things out. The tokens alone when the window
+// is unknown.
+func planLabel(p agent.Plan) string {
+	tokens := "ctx ~" + contextTokens(p.Size)
+	if p.Window <= 0 || p.Room() <= 0 {
 		return tokens + " tok"
 	}
-	return fmt.Sprintf("%s/%s · %d%% (%s)", tokens, contextTokens(b.window), b.plan.Tokens*100/b.window, b.source)
+	return fmt.Sprintf("%s/%s · %d%% (%s, %s)", tokens, contextTokens(p.Room()), p.Size*100/p.Room(),
+		contextTokens(p.Window), p.Source)
 }
+
+// budgetLabel is what the header says of the context; "" before the first read, and while
+// there is nothing to send yet.
+func (m *Model) budgetLabel() string { return m.budget.label }
 
 // contextTokens writes a count of tokens against a window: whole below 10,000, where windows
 // are set by hand (1024, 4096) and rounding would hide the number set; briefly above.
@@ -137,31 +182,15 @@ func contextTokens(n int) string {
 // leaveOutView is the line above the input before a send that compaction will trim: "next send
 // leaves out messages 3–14 · ~18k tok · p pins one"; "" when it trims nothing.
 func (m *Model) leaveOutView() string {
-	p := m.budget.plan
-	if p.Omitted+p.Images == 0 {
+	if m.budget.leaveOut == "" {
 		return ""
 	}
-	var what []string
-	if p.Omitted > 0 {
-		var nums []int
-		for i, drop := range p.Drop {
-			if drop && i < len(m.budget.ids) {
-				nums = append(nums, m.transcript.Number(m.budget.ids[i]))
-			}
-		}
-		what = append(what, m.messagesNamed(nums, p.Omitted))
-	}
-	if p.Images > 0 {
-		what = append(what, chat.Plural(p.Images, "earlier image"))
-	}
-	line := fmt.Sprintf("next send leaves out %s · ~%s tok · %s pins one", strings.Join(what, " and "),
-		chat.FormatTokens(p.LeftOut), m.keys.Transcript.Pin.Help().Key)
-	return m.styles.Warn.Render(ansi.Truncate(line, m.width, "…"))
+	return m.styles.Warn.Render(ansi.Truncate(m.budget.leaveOut, m.width, "…"))
 }
 
 // leaveOutHeight is the height of leaveOutView: one line, or none.
 func (m *Model) leaveOutHeight() int {
-	if m.budget.plan.Omitted+m.budget.plan.Images == 0 {
+	if m.budget.leaveOut == "" {
 		return 0
 	}
 	return 1

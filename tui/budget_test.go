@@ -56,9 +56,10 @@ func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
 	screen := plain(d.m)
 	header, _, _ := strings.Cut(screen, "\n")
 	plan := d.m.budget.plan
-	want := fmt.Sprintf("ctx ~%d/1024 · %d%% (llama-server)", plan.Tokens, plan.Tokens*100/1024)
-	if !strings.Contains(header, want) || plan.Tokens > agent.PreSendTarget(1024, 0) {
-		t.Fatalf("header %q, want %q within three quarters of the window", header, want)
+	room := agent.PreSendTarget(1024, 0)
+	want := fmt.Sprintf("ctx ~%d/%d · %d%% (1024, llama-server)", plan.Size, room, plan.Size*100/room)
+	if !strings.Contains(header, want) || plan.Size <= room || plan.Tokens > room {
+		t.Fatalf("header %q, want %q: past 100%% of the prompt's three quarters, what is sent within them", header, want)
 	}
 	last := 0
 	for i, drop := range plan.Drop {
@@ -70,13 +71,16 @@ func TestHeaderAndLeaveOutLineBeforeTheSend(t *testing.T) {
 	if last < 2 || !strings.Contains(screen, line) {
 		t.Fatalf("want %q above the input:\n%s", line, screen)
 	}
-	// Typing weighs the message being written too.
-	before := plan.Tokens
+	// The message being written is weighed when the draft settles, not per key.
 	for _, r := range strings.Repeat("x", 400) {
 		d.send(press(string(r)))
 	}
-	if d.m.budget.plan.Tokens == before && d.m.budget.plan.LeftOut == plan.LeftOut {
-		t.Error("a long draft changed nothing in the plan of the next send")
+	if d.m.budget.plan.Size != plan.Size {
+		t.Error("a key planned the next send again")
+	}
+	d.send(draftTickMsg{sessionGen: d.m.sessionGen})
+	if d.m.budget.plan.Size != plan.Size+100 {
+		t.Errorf("the settled draft of 400 characters moved the plan from %d to %d tokens, want +100", plan.Size, d.m.budget.plan.Size)
 	}
 }
 
@@ -86,7 +90,7 @@ func TestHeaderWithoutAWindowShowsTokens(t *testing.T) {
 	d, _ := longSession(t, 8, 0)
 	screen := plain(d.m)
 	header, _, _ := strings.Cut(screen, "\n")
-	if !strings.Contains(header, fmt.Sprintf("ctx ~%d tok", d.m.budget.plan.Tokens)) || strings.Contains(header, "%") {
+	if !strings.Contains(header, fmt.Sprintf("ctx ~%d tok", d.m.budget.plan.Size)) || strings.Contains(header, "%") {
 		t.Fatalf("header %q", header)
 	}
 	if strings.Contains(screen, "next send leaves out") {
@@ -214,9 +218,71 @@ func TestTheHeaderCountsTheOfferedTools(t *testing.T) {
 		t.Fatalf("%d tools known (%d tokens), %d offered in the request", len(offered), tools, len(srv.Received()[0].Tools))
 	}
 	next := append(slices.Clip(d.m.budget.msgs), chat.Message{Role: chat.RoleUser})
-	want := agent.PlanSend(next, window, 0).Tokens + tools
+	want := agent.EstimateTokens(next) + tools
 	header, _, _ := strings.Cut(plain(d.m), "\n")
-	if d.m.budget.plan.Tokens != want || !strings.Contains(header, "ctx ~"+contextTokens(want)+"/") {
-		t.Fatalf("planned %d tokens, want %d (%d of them the tools'); header %q", d.m.budget.plan.Tokens, want, tools, header)
+	if d.m.budget.plan.Size != want || !strings.Contains(header, "ctx ~"+contextTokens(want)+"/") {
+		t.Fatalf("planned %d tokens, want %d (%d of them the tools'); header %q", d.m.budget.plan.Size, want, tools, header)
+	}
+}
+
+// On a small window whose last answer alone is past the prompt's room (llama-server -c 1024
+// saying so through /props and /v1/models), the header, the line above the input and /compact
+// read one plan: they name the same messages, every turn before the one typed next; once
+// /compact applies, the line goes, a second /compact has nothing to do, and the request then
+// sent is what the plan says: the new message alone, within the room the header shows.
+func TestOnePlanBehindHeaderLineCompactAndRequest(t *testing.T) {
+	t.Parallel()
+	const window = 1024
+	o, srv, _ := demoOptions(t, screenConfig{demo: demo.Options{Window: window}})
+	storeExchange(t, historyOf(o.DB), o.Session.ID, "question 1: short", "answer 1: short")
+	storeExchange(t, historyOf(o.DB), o.Session.ID, "question 2: long, please", "answer 2: "+strings.Repeat("word ", 700))
+	m, cmd := openModel(t, o, 120, 30)
+	d := newDriver(t, m)
+	d.exec(cmd)
+	d.until("the conversation's size", func(m Model) bool { return m.budget.read })
+
+	room := agent.PreSendTarget(window, 0)
+	header := func() string { h, _, _ := strings.Cut(plain(d.m), "\n"); return h }
+	plan := d.m.budget.plan
+	if !strings.Contains(header(), fmt.Sprintf("ctx ~%d/%d · %d%% (1024, llama-server)", plan.Size, room, plan.Size*100/room)) ||
+		plan.Size*100/room <= 100 {
+		t.Fatalf("header %q for a plan of %d tokens: want it past 100%% of %d", header(), plan.Size, room)
+	}
+	named := "messages 1–4 · ~" + chat.FormatTokens(plan.LeftOut) + " tok"
+	if !strings.Contains(plain(d.m), "next send leaves out "+named) {
+		t.Fatalf("want every stored turn in the line above the input:\n%s", plain(d.m))
+	}
+	d.typeAndSend("/compact")
+	if !strings.Contains(plain(d.m), "/compact leaves out "+named) {
+		t.Fatalf("/compact's preview names other messages than the line:\n%s", plain(d.m))
+	}
+	d.send(press("enter"))
+	d.until("the compaction, and the plan after it", func(m Model) bool {
+		return strings.Contains(plain(m), "compacted: messages 1–4") && m.budget.plan.Omitted == 0
+	})
+	if s := plain(d.m); strings.Contains(s, "next send leaves out") {
+		t.Fatalf("after /compact the line still says the send leaves messages out:\n%s", s)
+	}
+	d.input("/compact")
+	d.send(press("enter"))
+	if s := plain(d.m); !strings.Contains(s, "nothing to compact") || strings.Contains(s, "leaves out") {
+		t.Fatalf("a second /compact:\n%s", s)
+	}
+	d.send(press("ctrl+u"))
+
+	d.input("what now?")
+	d.send(draftTickMsg{sessionGen: d.m.sessionGen})
+	plan = d.m.budget.plan
+	if plan.Size > room || plan.Omitted != 0 || !strings.Contains(header(), fmt.Sprintf("ctx ~%d/%d ·", plan.Size, room)) {
+		t.Fatalf("header %q, plan %+v: want the message alone, within %d", header(), plan, room)
+	}
+	d.send(press("enter"))
+	d.until("the answer", func(m Model) bool { return settled(m) && len(srv.Received()) == 1 })
+	sent := sentContents(t, srv)
+	if len(sent) != 1 || sent[0] != "what now?" {
+		t.Fatalf("sent %q: want the new message alone, as the plan said", sent)
+	}
+	if est := agent.EstimateTokens([]chat.Message{{Role: chat.RoleUser, Content: sent[0]}}); est != plan.Tokens {
+		t.Errorf("the plan said %d tokens, the request is %d", plan.Tokens, est)
 	}
 }

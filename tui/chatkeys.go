@@ -103,11 +103,17 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			m.dismissOffer()
 			return nil
 		}
+		selecting := confirm{action: "select"}
 		switch {
 		case m.focus == focusTranscript:
 			m.focusInput()
-		case m.selectable():
+		case m.selectable(), pending == selecting && m.idle():
 			m.focusTranscript()
+		case m.idle():
+			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
+			// says so, so that the keys after it are not taken for the transcript's unawares.
+			k := m.keys.Chat.Cancel.Help().Key
+			m.ask(selecting, "nothing to stop: the reply has ended · "+k+" again selects replies")
 		}
 		return nil
 	case key.Matches(msg, c.Fallback):
@@ -166,7 +172,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 		m.runEnded = m.clock.Now()
 		m.cancelRun()
 		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
-			m.held = true
+			m.setHeld(true)
 			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", chat.Plural(n, "queued message"),
 				m.keys.Chat.SendQueued.Help().Key), false)
 		}
@@ -178,8 +184,12 @@ func (m *Model) stop() (tea.Cmd, bool) {
 // selectable reports whether esc may select replies now: nothing runs or is being stored,
 // and the last run ended (or was stopped) long enough ago for esc not to be a late stop.
 func (m *Model) selectable() bool {
-	idle := m.active == nil && !m.tier2.Active() && !m.posting
-	return idle && m.clock.Now().Sub(m.runEnded) >= selectGuard
+	return m.idle() && m.clock.Now().Sub(m.runEnded) >= selectGuard
+}
+
+// idle reports whether nothing runs, waits to be retried or is being stored.
+func (m *Model) idle() bool {
+	return m.active == nil && !m.tier2.Active() && !m.posting
 }
 
 // inputKey handles a key while the input has the focus. On an empty input a few keys act;
@@ -198,7 +208,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
-		m.held = false
+		m.setHeld(false)
 		m.notice = ""
 		return m.dispatchNext()
 	case key.Matches(msg, in.Send):

@@ -71,7 +71,7 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 	}
 	cut := m.compactCut(keep)
 	if cut == 0 {
-		m.setNotice("nothing to compact: the next send leaves nothing out · /compact N keeps only the last N turns", false)
+		m.setNotice("nothing to compact: the next send leaves no message out · /compact N keeps only the last N turns", false)
 		return nil, true
 	}
 	var left, kept []chat.Message
@@ -84,8 +84,11 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 			kept = append(kept, msg)
 		}
 	}
-	what := fmt.Sprintf("%s · ~%s tok", m.messagesNamed(nums, len(left)),
-		chat.FormatTokens(agent.EstimateTokens(m.budget.msgs)-agent.EstimateTokens(kept)))
+	tokens := agent.EstimateTokens(m.budget.msgs) - agent.EstimateTokens(kept)
+	if p := m.budget.plan; keep == 0 && p.Images == 0 {
+		tokens = p.LeftOut // what the line above the input says: the same messages
+	}
+	what := fmt.Sprintf("%s · ~%s tok", m.messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
 	c := confirm{action: "compact", id: cut}
 	if pending != c {
 		m.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
@@ -98,41 +101,41 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 	}, true
 }
 
-// compactCut is the message /compact cuts before, keeping the last keep turns (0: keeping what
-// the next send keeps); 0 when that leaves nothing out. The last turn is always kept.
+// compactCut is the message /compact cuts before, keeping the last keep turns (0: leaving out
+// what the plan of the next send leaves out, which may be every turn before the message being
+// typed); 0 when that leaves nothing out.
 func (m *Model) compactCut(keep int) int64 {
 	b := m.budget
-	if !b.read {
-		return 0
-	}
-	var turns []int64 // the operator messages, oldest first
-	for i, msg := range b.msgs {
-		if msg.Role == chat.RoleUser {
-			turns = append(turns, b.ids[i])
-		}
-	}
-	if len(turns) < 2 || keep >= len(turns) {
+	if !b.read || len(b.msgs) == 0 {
 		return 0
 	}
 	if keep > 0 {
+		var turns []int64 // the operator messages, oldest first
+		for i, msg := range b.msgs {
+			if msg.Role == chat.RoleUser {
+				turns = append(turns, b.ids[i])
+			}
+		}
+		if keep >= len(turns) {
+			return 0
+		}
 		return turns[len(turns)-keep]
 	}
-	dropped := false
+	// The plan leaves out the oldest turns, system prompts and pinned messages aside: the cut
+	// is at the first message it keeps of the others, or after the last it leaves out.
+	cut := int64(0)
 	for i, msg := range b.msgs {
 		switch {
 		case b.plan.Drop[i]:
-			dropped = true
+			cut = b.ids[i] + 1
 		case msg.Role == chat.RoleSystem || msg.Pinned:
-		case !dropped:
-			return 0 // the next send leaves nothing out
+		case cut != 0:
+			return b.ids[i]
 		default:
-			return min(b.ids[i], turns[len(turns)-1])
+			return 0 // the next send leaves nothing out
 		}
 	}
-	if !dropped {
-		return 0
-	}
-	return turns[len(turns)-1]
+	return cut
 }
 
 // handleCompacted says what /compact left out, and weighs the next send again.

@@ -19,7 +19,7 @@ import (
 
 // confirm is an action that asked for its key to be pressed again before it acts.
 type confirm struct {
-	action  string // "regenerate", "edit", "new", "open", "quit" or "delete"
+	action  string // "regenerate", "edit", "new", "open", "quit", "delete" or "select"
 	id      int64  // the message to regenerate from or edit
 	session string // the session to open
 }

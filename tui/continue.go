@@ -35,7 +35,7 @@ func (m *Model) continueReply(id int64) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
-	m.held = false
+	m.setHeld(false)
 	m.posting = true
 	db, sessionGen, modelName, queued := m.db, m.sessionGen, m.modelName(), m.busy()
 	return func() tea.Msg {

@@ -57,13 +57,15 @@ func (m *Model) draftChanged() tea.Cmd {
 	return tea.Tick(draftDelay, func(time.Time) tea.Msg { return draftTickMsg{sessionGen: sessionGen} })
 }
 
-// handleDraftTick stores the draft if it still differs from what was stored. A tick asked for
-// in a session since left is dropped: leaving stored that session's draft.
+// handleDraftTick stores the draft if it still differs from what was stored, and plans the
+// next send with it. A tick asked for in a session since left is dropped: leaving stored that
+// session's draft.
 func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 	m.draft.pending = false
 	if msg.sessionGen != m.sessionGen {
 		return m.draftChanged()
 	}
+	m.draftPlanned()
 	if m.draftStored() {
 		return nil
 	}

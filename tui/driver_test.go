@@ -166,6 +166,13 @@ func (d *driver) exec(cmd tea.Cmd) {
 	}()
 }
 
+// input types text into the input, key by key.
+func (d *driver) input(text string) {
+	for _, r := range text {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
 // typeAndSend types text and presses enter.
 func (d *driver) typeAndSend(text string) {
 	for _, r := range text {

@@ -105,14 +105,12 @@ const (
 type Model struct {
 	db     Store
 	client *agent.Client
-	// fallback is Options.Fallback; runClients holds the runs sent with another client than
-	// client (the fallback, or a retry sent now despite a remembered wait), by run id.
-	fallback   *agent.Client
-	others     []*agent.Client
-	runClients map[int64]*agent.Client
-	demo       Demo
-	clock      chat.Clock
-	spend      *agent.SpendGuard
+	// fallback is Options.Fallback; others are the other profiles' clients, which R offers.
+	fallback *agent.Client
+	others   []*agent.Client
+	demo     Demo
+	clock    chat.Clock
+	spend    *agent.SpendGuard
 	// limits is what the provider last said is left of its rate limits (limitsKnown: it said),
 	// shown in the header when little is left.
 	limits      chat.Remaining
@@ -134,22 +132,10 @@ type Model struct {
 	focus         focus
 	versions      versionView
 
-	// active is the run whose reply is streaming (or about to), nil when none is.
-	active *activeRun
-	// lastRunTag is the tag of the newest active run: each run started takes the next one,
-	// and its messages carry it.
-	lastRunTag int
-	// queue holds stored runs waiting for the active one to end, oldest first.
-	queue []stored.Receipt
-	// outbox holds messages typed while an earlier one is being stored; posting one at a
-	// time keeps them in the order they were typed. posting is set while a message or a
-	// regeneration is being stored: the two never race in the database.
-	outbox  []outgoing
-	posting bool
-	// framePending is set while a frameMsg is on its way; lastFrame is when the streaming
-	// reply was last rendered, by the clock.
-	framePending bool
-	lastFrame    time.Time
+	// runs is the session's runs: the active one, what waits behind it, its stream on screen
+	// (run.go, outbox.go, frame.go).
+	runs
+
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 retry.Tier2
 	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
@@ -165,22 +151,12 @@ type Model struct {
 	// overlays stand in front of the conversation (the question before a tool call, a
 	// question before a key throws work away): the one in front takes every key (update.go).
 	overlays overlay.Stack
-	// resumed are the replies of retries resumed from stored tool results, by reply id, as
-	// stored: shown from their first output with the text and calls they begin with.
-	resumed map[int64]stored.Message
 
-	// now is the clock's time at the last run event or spinner tick, for countdowns.
-	now time.Time
 	// spent is what the session has spent, as last read from the database, for the header.
 	spent agent.Spent
 	// budget is what the next send carries against the model's window (budget.go).
 	budget budget
 
-	// runEnded is when a run last ended or was stopped, by the clock (see selectGuard).
-	runEnded time.Time
-	// held is set when a reply was stopped with messages queued behind it: they wait for
-	// enter, or for the next message sent, instead of going out by themselves.
-	held bool
 	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
 	// emptied the input of; recall is the walk through earlier messages (draft.go).
 	draft   draftState
@@ -194,9 +170,6 @@ type Model struct {
 	// transcript (find.go).
 	menu    slashMenu
 	finding finding
-	// rereadWhenIdle is set when another process stored messages in the session while a reply
-	// was being written here: the session is read again when it ends (seen.go).
-	rereadWhenIdle bool
 	// opening is set until the session read at start-up is shown (showSession).
 	opening bool
 	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
@@ -209,9 +182,9 @@ type Model struct {
 	codeCopy codeCopy
 	mouse    bool
 
-	notice       string
-	noticeErr    bool
-	quitAfterRun bool
+	notice    string
+	noticeErr bool
+	noticeEnd noticeEnd
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so
@@ -222,28 +195,27 @@ func New(o Options) Model {
 	}
 	styles := newTheme(true)
 	m := Model{
-		opening:    true,
-		db:         o.DB,
-		client:     o.Client,
-		fallback:   o.Fallback,
-		others:     o.Others,
-		runClients: map[int64]*agent.Client{},
-		demo:       o.Demo,
-		tools:      o.Tools,
-		resumed:    map[int64]stored.Message{},
-		spend:      o.Spend,
-		clock:      o.Clock,
-		session:    o.Session,
-		dark:       true,
-		styles:     &styles,
-		keys:       DefaultKeyMap(),
-		help:       help.New(),
-		spinner:    spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		recall:     recall{at: -1},
-		draft:      draftState{rev: -1},
-		clip:       chooseClipboard(o),
-		mouse:      o.Mouse,
-		pasteGap:   o.PasteGap,
+		runs:     runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
+		opening:  true,
+		db:       o.DB,
+		client:   o.Client,
+		fallback: o.Fallback,
+		others:   o.Others,
+		demo:     o.Demo,
+		tools:    o.Tools,
+		spend:    o.Spend,
+		clock:    o.Clock,
+		session:  o.Session,
+		dark:     true,
+		styles:   &styles,
+		keys:     DefaultKeyMap(),
+		help:     help.New(),
+		spinner:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		recall:   recall{at: -1},
+		draft:    draftState{rev: -1},
+		clip:     chooseClipboard(o),
+		mouse:    o.Mouse,
+		pasteGap: o.PasteGap,
 	}
 	m.transcript = transcript.New(m.styles.transcript())
 	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))

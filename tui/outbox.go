@@ -27,23 +27,16 @@ type outgoing struct {
 // operator moved on.
 func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	m.tier2.Disarm()
-	m.held = false // sending goes on: what was held goes first, in the order typed
+	m.setHeld(false) // sending goes on: what was held goes first, in the order typed
 	m.outbox = append(m.outbox, outgoing{text, images})
 	return m.postNext()
 }
 
-// busy reports whether a new run has to queue: a run is active, or others wait before it.
-func (m *Model) busy() bool {
-	return m.active != nil || len(m.queue) > 0
-}
-
-// waitingToSend counts what waits to be sent: queued runs, and messages being stored.
-func (m *Model) waitingToSend() int {
-	n := len(m.queue) + len(m.outbox)
-	if m.posting {
-		n++
-	}
-	return n
+// setHeld holds the messages queued behind a stopped reply (or lets them go), and shows it on
+// the queued replies.
+func (m *Model) setHeld(held bool) {
+	m.held = held
+	m.transcript.SetHeld(held, m.keys.Chat.SendQueued.Help().Key)
 }
 
 // postNext stores the oldest message of the outbox, unless one is being stored already.

@@ -30,7 +30,7 @@ func (m *Model) regenerateOn(id int64, client *agent.Client) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
-	m.held = false // regenerating goes on: what was held goes first
+	m.setHeld(false) // regenerating goes on: what was held goes first
 	return m.regenerate(anchor, false, client)
 }
 

@@ -23,6 +23,66 @@ import (
 // in one message: a stream then costs one Update, render and View per frame, not per delta.
 const batchWindow = frameInterval
 
+// runs is the session's runs as the screen drives them: the active one, its stream on screen,
+// and what waits behind it. Model embeds it; Tier 2's machine and the offer after a failure
+// are beside it (tier2.go, waits.go).
+type runs struct {
+	// active is the run whose reply is streaming (or about to), nil when none is.
+	active *activeRun
+	// lastRunTag is the tag of the newest active run: each run started takes the next one,
+	// and its messages carry it.
+	lastRunTag int
+	// runClients holds the runs sent with another client than the screen's (the fallback, or
+	// a retry sent now despite a remembered wait), by run id.
+	runClients map[int64]*agent.Client
+	// resumed are the replies of retries resumed from stored tool results, by reply id, as
+	// stored: shown from their first output with the text and calls they begin with.
+	resumed map[int64]stored.Message
+	// now is the clock's time at the last run event or spinner tick, for countdowns.
+	now time.Time
+	// framePending is set while a frameMsg is on its way; lastFrame is when the streaming
+	// reply was last rendered, by the clock.
+	framePending bool
+	lastFrame    time.Time
+
+	// queue holds stored runs waiting for the active one to end, oldest first.
+	queue []stored.Receipt
+	// outbox holds messages typed while an earlier one is being stored; posting one at a
+	// time keeps them in the order they were typed. posting is set while a message or a
+	// regeneration is being stored: the two never race in the database.
+	outbox  []outgoing
+	posting bool
+	// held is set when a reply was stopped with messages queued behind it: they wait for
+	// enter, or for the next message sent, instead of going out by themselves.
+	held bool
+	// runEnded is when a run last ended or was stopped, by the clock (see selectGuard).
+	runEnded time.Time
+	// quitAfterRun is set when the screen quits once the active run has ended and is stored.
+	quitAfterRun bool
+	// rereadWhenIdle is set when another process stored messages in the session while a reply
+	// was being written here: the session is read again when it ends (seen.go).
+	rereadWhenIdle bool
+}
+
+// waiting reports whether a run is active and has shown no text yet.
+func (r *runs) waiting() bool {
+	return r.active != nil && !r.active.gotOutput
+}
+
+// busy reports whether a new run has to queue: a run is active, or others wait before it.
+func (r *runs) busy() bool {
+	return r.active != nil || len(r.queue) > 0
+}
+
+// waitingToSend counts what waits to be sent: queued runs, and messages being stored.
+func (r *runs) waitingToSend() int {
+	n := len(r.queue) + len(r.outbox)
+	if r.posting {
+		n++
+	}
+	return n
+}
+
 // activeRun is the run whose reply is streaming (or about to).
 type activeRun struct {
 	// tag tells this run's messages from those of runs that were active before.
@@ -55,11 +115,6 @@ func (m *Model) modelName() string {
 		return ""
 	}
 	return m.client.Endpoint().Model
-}
-
-// waiting reports whether a run is active and has shown no text yet.
-func (m *Model) waiting() bool {
-	return m.active != nil && !m.active.gotOutput
 }
 
 // startRun makes rcpt's run the active one and sends its request from a command: the
@@ -274,6 +329,7 @@ func (m *Model) finish(o chat.Outcome, notStored string) chat.Status {
 func (m *Model) endRun(st chat.Status) tea.Cmd {
 	rcpt := m.active.rcpt
 	m.dropOverlay(toolask.ID) // a question whose run ended has no one to answer it
+	m.toolEnded("")           // and a tool it ran has ended
 	m.active.cancel()         // releases the context's resources
 	m.active = nil
 	m.runEnded = m.clock.Now()

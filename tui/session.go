@@ -89,7 +89,7 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 	queue := m.queue
 	m.queue = nil
-	m.held = false
+	m.setHeld(false)
 	m.sessionGen++
 	m.tier2.Disarm()
 	if len(m.outbox) > 0 && m.input.Empty() {

@@ -46,6 +46,7 @@ func (m *Model) handleToolEvent(r *activeRun, ev chat.Event) {
 		m.transcript.SetToolState(id, ev.Call.ID, false, true)
 	case chat.EventToolResult:
 		m.transcript.SetToolResult(id, ev.Call, ev.Result)
+		m.toolEnded(ev.Call.ID)
 	}
 }
 
@@ -57,7 +58,7 @@ func (m *Model) answerTool(q *toolask.Question, c toolask.Choice) {
 		m.tools.Always(mcp.Tool{Server: q.Result.Server, Name: q.Result.Tool})
 	}
 	q.Answer <- c != toolask.Refuse // buffered: the loop takes it, or has gone
-	m.setNotice(toolask.Word(c)+" "+sanitize.String(chat.ToolSummary(q.Call)), false)
+	m.noticeWhileRunning(toolask.Word(c)+" "+sanitize.String(chat.ToolSummary(q.Call)), q.Call.ID)
 }
 
 // toolsCommand is /tools: alone it lists the servers and their tools (starting them); with
@@ -94,6 +95,7 @@ func (m *Model) setTools(name string, on bool) bool {
 	if on {
 		word = "on"
 	}
+	m.toolsChanged()
 	m.setNotice(sanitize.String(name)+" "+word+" for this session", false)
 	return true
 }
@@ -114,6 +116,7 @@ func (m *Model) listTools() tea.Cmd {
 func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
 	m.openOverlay(toollist.New(msg.rows, m.tools, m.keys.Picker.Keys, m.styles.list()))
+	m.toolsChanged() // the servers are started now: their tools count
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"parley/tui/picker"
 	"parley/tui/question"
 	"parley/tui/toolask"
+	"parley/tui/toollist"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -49,6 +50,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.quitAfterActive()
 	case noticeMsg:
 		cmd = m.handleNotice(msg)
+	case noticeExpiredMsg:
+		m.handleNoticeExpired(msg)
 	case marksMsg:
 		cmd = m.handleMarks(msg)
 	case copiedMsg:
@@ -131,7 +134,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
-	m.transcript.SetHeld(m.held, m.keys.Chat.SendQueued.Help().Key)
 	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
 	m.layout()
@@ -186,7 +188,11 @@ func (m *Model) listShown() overlay.Overlay {
 func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 	switch a := a.(type) {
 	case overlay.Close:
-		m.dropOverlay(m.overlays.Front().ID())
+		id := m.overlays.Front().ID()
+		m.dropOverlay(id)
+		if id == toollist.ID {
+			m.toolsChanged() // what was turned on or off counts from the next send
+		}
 	case picker.Open:
 		return m.openChosen(a, pending)
 	case picker.Delete:
@@ -254,9 +260,11 @@ func (m *Model) setDark(dark bool) {
 	m.transcript.SetDark(dark)
 }
 
-// setNotice shows a line in the status line until the next message is sent.
+// setNotice shows a line in the status line until the next message is sent, or another
+// notice (notice.go for those that end sooner).
 func (m *Model) setNotice(text string, isErr bool) {
 	m.notice, m.noticeErr = text, isErr
+	m.noticeEnd = noticeEnd{gen: m.noticeEnd.gen + 1}
 }
 
 // handleNotice shows a notice, and gives a failed command's line back to an empty input.

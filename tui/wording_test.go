@@ -43,7 +43,7 @@ func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m.focusTranscript()
 	m, _ = step(m, press("k"))
-	m = runCmds(step(m, press("y")))
+	m, _ = step(m, press("y")) // its notice is shown at once, for noticeLife
 	if !strings.Contains(plain(m), "your message handed to the terminal to copy (OSC 52)") {
 		t.Fatalf("y on your message:\n%s", plain(m))
 	}
