@@ -11,6 +11,7 @@ import (
 
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
+	"parley/internal/testenv"
 )
 
 // hostile is what a name or a text may hold that must never reach a terminal as it is: a
@@ -24,9 +25,7 @@ const hostile = "\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\u009b31m\x1bP
 func TestEveryExitToARealTerminalIsNeutral(t *testing.T) {
 	t.Parallel()
 	u := newUser(t)
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Fatal("script(1) is not installed (util-linux): cannot give parley a terminal")
-	}
+	testenv.Tool(t, "script", "apt-get install bsdutils")
 	models := demotest.Start(t, demo.Options{Model: hostile + "-a", MoreModels: []string{"b", "c"}})
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: demotest.HostileStream})
