@@ -9,6 +9,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
@@ -60,6 +61,11 @@ type DB struct {
 	// A read-only handle has neither: it starts no run.
 	token string
 	lock  *os.File
+	// file is the database file a writable handle opened, and pin a connection opened with
+	// it: held.go checks the file is still the one at the path, and gone says why not.
+	file *os.File
+	pin  *sql.Conn
+	gone atomic.Pointer[error]
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
 	// 250 ms, and parsing it each time would cost more than the write.
 	appendChunk *sql.Stmt
@@ -130,19 +136,22 @@ func openWritable(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
 	db, err := openSQL(path, "_txlock=immediate")
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
+	db.file = f
 	if err := db.setUp(); err != nil {
-		db.sql.Close()
+		db.Close()
+		return nil, err
+	}
+	if db.pin, err = db.sql.Conn(context.Background()); err != nil {
+		db.Close()
 		return nil, err
 	}
 	if db.token, db.lock, err = lockOwner(path); err != nil {
-		db.sql.Close()
+		db.Close()
 		return nil, err
 	}
 	removeDeadLocks(path)
@@ -344,7 +353,8 @@ func (db *DB) migrate() error {
 	})
 }
 
-// Close closes the database and releases this handle's owner lock, deleting its lock file.
+// Close closes the database and releases this handle's owner lock, deleting its lock file. A
+// file that left the path has its log emptied into it first (held.go).
 func (db *DB) Close() error {
 	if db.sql == nil {
 		return nil
@@ -353,7 +363,18 @@ func (db *DB) Close() error {
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()
 	}
+	if db.pin != nil {
+		if db.held() != nil {
+			db.emptyLog() // what was written since it was found gone
+		}
+		err = errors.Join(err, db.pin.Close())
+		db.pin = nil
+	}
 	err = errors.Join(err, db.sql.Close())
+	if db.file != nil {
+		err = errors.Join(err, db.file.Close())
+		db.file = nil
+	}
 	if db.lock != nil {
 		err = errors.Join(err, releaseLock(db.lock))
 		db.lock = nil

@@ -277,6 +277,13 @@ func (db *DB) foldRecovery() error {
 			case "post":
 				r := Receipt{SessionID: rec.Session}
 				now := nanos(rec.At)
+				var known bool
+				if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM sessions WHERE id = ?)`, r.SessionID).Scan(&known); err != nil {
+					return err
+				}
+				if !known { // a new session, or one of a file that left the path
+					r.SessionID = ""
+				}
 				if r.SessionID == "" {
 					if r.SessionID, err = insertSession(tx, now); err != nil {
 						return err
@@ -410,13 +417,7 @@ func finishRecovered(tx *sql.Tx, run int64, e recoveredEnd, at int64) error {
 // and its reply is kept too (Record, with the receipt's RunID, below 0). Open folds both into
 // the database when it can. It fails when the recovery file cannot be written either.
 func (db *DB) PostToRecovery(sessionID, content, model string, cause error, images ...chat.Image) (Receipt, error) {
-	var b [7]byte
-	rand.Read(b[:])
-	var n int64
-	for _, c := range b {
-		n = n<<8 | int64(c)
-	}
-	r := Receipt{SessionID: sessionID, RunID: -(n + 1)}
+	r := Receipt{SessionID: sessionID, RunID: newRef()}
 	rec := recoveryRecord{DB: db.path, Owner: db.token, Kind: "post", Ref: refOf(r.RunID), Session: sessionID,
 		Content: content, Images: recoveredImages(images), Model: model, Cause: db.storageError(cause).Error(), At: time.Now()}
 	if _, err := db.recovery.append(rec); err != nil {
@@ -424,6 +425,17 @@ func (db *DB) PostToRecovery(sessionID, content, model string, cause error, imag
 	}
 	db.unsaved.Store(r.RunID, rec.Cause)
 	return r, nil
+}
+
+// newRef returns a new id, below 0, for a run the database does not have.
+func newRef() int64 {
+	var b [7]byte
+	rand.Read(b[:])
+	var n int64
+	for _, c := range b {
+		n = n<<8 | int64(c)
+	}
+	return -(n + 1)
 }
 
 // refOf names the run runID, below 0, in the recovery file.
