@@ -101,7 +101,7 @@ func (u storageUser) stored() (string, []exported) {
 // recoveryFiles lists the recovery files left beside the database and in TMPDIR.
 func (u storageUser) recoveryFiles() []string {
 	beside, _ := filepath.Glob(filepath.Join(u.home, "history.db.recovery*"))
-	fallback, _ := filepath.Glob(filepath.Join(u.tmp, "parley-recovery-*"))
+	fallback, _ := filepath.Glob(filepath.Join(u.tmp, "parley-*", "recovery-*"))
 	return append(beside, fallback...)
 }
 
