@@ -105,15 +105,18 @@ func Open(path string) (*DB, error) {
 	switch FaultOf(err) {
 	case FaultReadOnly, FaultFull:
 		// Reading works where writing does not: a read-only mount, a full disk. A database not
-		// created yet reads as the empty one it would be.
+		// created yet (or only begun: a full disk can stop it after its first page) reads as the
+		// empty one it would be. When it cannot be read either, why it cannot be written is what
+		// to fix.
 		cause := err
 		db, err = openReadOnly(path)
-		if info, statErr := os.Stat(path); err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
+		if info, statErr := os.Stat(path); errors.Is(err, errNoSchema) || err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
 			db, err = openEmpty(path)
 		}
-		if err == nil {
-			db.readOnly = cause
+		if err != nil {
+			return nil, describe(path, cause)
 		}
+		db.readOnly = cause
 	}
 	if err != nil {
 		return nil, describe(path, fileError(path, err))
@@ -180,7 +183,11 @@ func openReadOnly(path string) (*DB, error) {
 			continue
 		}
 		var version int
-		if err = db.sql.QueryRow("PRAGMA user_version").Scan(&version); err == nil && version != len(migrations) {
+		err = db.sql.QueryRow("PRAGMA user_version").Scan(&version)
+		switch {
+		case err == nil && version == 0:
+			err = errNoSchema
+		case err == nil && version != len(migrations):
 			err = fmt.Errorf("the database is at schema %d, this parley's is %d, and it cannot be migrated: %w",
 				version, len(migrations), syscall.EROFS)
 		}
@@ -193,6 +200,9 @@ func openReadOnly(path string) (*DB, error) {
 	}
 	return nil, last
 }
+
+// errNoSchema is openReadOnly's answer for a database file that parley has not set up yet.
+var errNoSchema = errors.New("the database has no schema yet")
 
 // openEmpty opens, for the database at path that could not be created, an empty one in memory
 // with this build's schema, that refuses every write: it reads as the new database would.
