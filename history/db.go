@@ -98,6 +98,9 @@ func Open(path string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPlace(path); err != nil {
+		return nil, err
+	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -240,6 +243,58 @@ func openSQL(path, param string) (*DB, error) {
 
 // ReadOnly reports whether the database was opened only to read.
 func (db *DB) ReadOnly() bool { return db.readOnly != nil }
+
+// checkPlace refuses, in one line with the fix, a database path parley cannot use at all: a
+// directory for it that is not one, or cannot be searched, and a file that is a directory, a
+// device, a symbolic link leading to itself, or cannot be read. A file or directory that
+// cannot be written is not refused: it opens read-only.
+func checkPlace(path string) error {
+	const other = "set PARLEY_HOME to another directory"
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s is a symbolic link that leads back to itself: fix the link, or %s", dir, other)
+	case errors.Is(err, syscall.ENOTDIR), err == nil && !info.IsDir():
+		return fmt.Errorf("%s is not a directory, so it cannot hold history.db: move it aside, or %s", dir, other)
+	case err == nil && syscall.Access(dir, 0o5) != nil: // R_OK|X_OK
+		return fmt.Errorf("%s cannot be read (mode %o): chmod 700 it, or %s", dir, info.Mode().Perm(), other)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s cannot be used (%v): %s", dir, errors.Unwrap(err), other)
+	}
+	info, err = os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return fmt.Errorf("%s is a symbolic link to nothing: remove it, or %s", path, other)
+		}
+		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s is a symbolic link that leads back to itself: remove it, or %s", path, other)
+	case err != nil:
+		return fmt.Errorf("%s cannot be used (%v): %s", path, errors.Unwrap(err), other)
+	case info.IsDir():
+		return fmt.Errorf("%s is a directory, not a database: move it aside, or %s", path, other)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is %s, not a database: remove it, or %s", path, fileKind(info.Mode()), other)
+	case syscall.Access(path, 0o4) != nil: // R_OK
+		return fmt.Errorf("%s cannot be read (mode %o): chmod 600 it, or %s", path, info.Mode().Perm(), other)
+	}
+	return nil
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
 
 // checkFile refuses, without writing anything, a file that is not an SQLite database or whose
 // header records a schema version newer than this build's. A missing or empty file passes.
