@@ -4,7 +4,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"parley/internal/chat"
@@ -103,7 +105,7 @@ func (u storageUser) stored() (string, []exported) {
 // recoveryFiles lists the recovery files left beside the database and in TMPDIR.
 func (u storageUser) recoveryFiles() []string {
 	beside, _ := filepath.Glob(filepath.Join(u.home, "history.db.recovery*"))
-	fallback, _ := filepath.Glob(filepath.Join(u.tmp, "parley-recovery-*"))
+	fallback, _ := filepath.Glob(filepath.Join(u.tmp, "parley-*", "recovery-*"))
 	return append(beside, fallback...)
 }
 
@@ -235,4 +237,39 @@ func TestStorageFullDiskBeforeTheFirstRun(t *testing.T) {
 			t.Errorf("after freeing space the database holds %d messages; want the later message and its reply too", len(msgs))
 		}
 	})
+}
+
+// A fresh home on a disk with only a few pages free: parley calls it full, not read-only, and
+// once space is freed the next command stores what could be kept.
+func TestStorageFreshHomeOnANearlyFullDisk(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	for _, free := range []int64{8 << 10, 100 << 10} {
+		t.Run(strconv.FormatInt(free>>10, 10)+" KB free", func(t *testing.T) {
+			t.Parallel()
+			disk := tmpfs(t, "1m")
+			var st syscall.Statfs_t
+			if err := syscall.Statfs(disk, &st); err != nil {
+				t.Fatal(err)
+			}
+			filler := filepath.Join(disk, "filler")
+			if err := os.WriteFile(filler, make([]byte, int64(st.Bavail)*st.Bsize-free), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			home := filepath.Join(disk, "parley")
+			u := newStorageUser(t, home)
+			u.env = append(u.env, "TMPDIR="+disk) // the fallback is on the full disk too
+			r := u.run("-p", "hello on a nearly full disk", "--base-url", srv.URL(), "--model", "m")
+			t.Logf("exit %d; stderr: %s", r.code, r.stderr)
+			if !strings.Contains(r.stderr, "the disk is full") || strings.Contains(r.stderr, "read-only") || r.code == chat.ExitOK {
+				t.Errorf("exit %d, stderr %q; want the disk called full, not read-only", r.code, r.stderr)
+			}
+			os.Remove(filler)
+			if r.code == chat.ExitNotStored {
+				u.checkFoldedBack(r.stdout, "succeeded")
+			} else if _, err := os.Stat(filepath.Join(home, "history.db")); err == nil {
+				u.must("sessions") // nothing was kept: what is there opens
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ package history
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
@@ -62,6 +63,11 @@ type DB struct {
 	// A read-only handle has neither: it starts no run.
 	token string
 	lock  *os.File
+	// file is the database file a writable handle opened, and pin a connection opened with
+	// it: held.go checks the file is still the one at the path, and gone says why not.
+	file *os.File
+	pin  *sql.Conn
+	gone atomic.Pointer[error]
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
 	// 250 ms, and parsing it each time would cost more than the write.
 	appendChunk *sql.Stmt
@@ -103,6 +109,9 @@ func Open(path string, opts ...Option) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPlace(path); err != nil {
+		return nil, err
+	}
 	if err := checkFile(path); err != nil {
 		return nil, err
 	}
@@ -110,15 +119,18 @@ func Open(path string, opts ...Option) (*DB, error) {
 	switch FaultOf(err) {
 	case FaultReadOnly, FaultFull:
 		// Reading works where writing does not: a read-only mount, a full disk. A database not
-		// created yet reads as the empty one it would be.
+		// created yet (or only begun: a full disk can stop it after its first page) reads as the
+		// empty one it would be. When it cannot be read either, why it cannot be written is what
+		// to fix.
 		cause := err
 		db, err = openReadOnly(path, o.clock)
-		if info, statErr := os.Stat(path); err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
+		if info, statErr := os.Stat(path); errors.Is(err, errNoSchema) || err != nil && (os.IsNotExist(statErr) || statErr == nil && info.Size() == 0) {
 			db, err = openEmpty(path, o.clock)
 		}
-		if err == nil {
-			db.readOnly = cause
+		if err != nil {
+			return nil, describe(path, cause)
 		}
+		db.readOnly = cause
 	}
 	if err != nil {
 		return nil, describe(path, fileError(path, err))
@@ -141,19 +153,22 @@ func openWritable(path string, clock chat.Clock) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
 	db, err := openSQL(path, "_txlock=immediate", clock)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
+	db.file = f
 	if err := db.setUp(); err != nil {
-		db.sql.Close()
+		db.Close()
+		return nil, err
+	}
+	if db.pin, err = db.sql.Conn(context.Background()); err != nil {
+		db.Close()
 		return nil, err
 	}
 	if db.token, db.lock, err = lockOwner(path); err != nil {
-		db.sql.Close()
+		db.Close()
 		return nil, err
 	}
 	removeDeadLocks(path)
@@ -182,7 +197,11 @@ func openReadOnly(path string, clock chat.Clock) (*DB, error) {
 			continue
 		}
 		var version int
-		if err = db.sql.QueryRow("PRAGMA user_version").Scan(&version); err == nil && version != len(migrations) {
+		err = db.sql.QueryRow("PRAGMA user_version").Scan(&version)
+		switch {
+		case err == nil && version == 0:
+			err = errNoSchema
+		case err == nil && version != len(migrations):
 			err = fmt.Errorf("the database is at schema %d, this parley's is %d, and it cannot be migrated: %w",
 				version, len(migrations), syscall.EROFS)
 		}
@@ -195,6 +214,9 @@ func openReadOnly(path string, clock chat.Clock) (*DB, error) {
 	}
 	return nil, last
 }
+
+// errNoSchema is openReadOnly's answer for a database file that parley has not set up yet.
+var errNoSchema = errors.New("the database has no schema yet")
 
 // openEmpty opens, for the database at path that could not be created, an empty one in memory
 // with this build's schema, that refuses every write: it reads as the new database would.
@@ -232,6 +254,58 @@ func openSQL(path, param string, clock chat.Clock) (*DB, error) {
 
 // ReadOnly reports whether the database was opened only to read.
 func (db *DB) ReadOnly() bool { return db.readOnly != nil }
+
+// checkPlace refuses, in one line with the fix, a database path parley cannot use at all: a
+// directory for it that is not one, or cannot be searched, and a file that is a directory, a
+// device, a symbolic link leading to itself, or cannot be read. A file or directory that
+// cannot be written is not refused: it opens read-only.
+func checkPlace(path string) error {
+	const other = "set PARLEY_HOME to another directory"
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s is a symbolic link that leads back to itself: fix the link, or %s", dir, other)
+	case errors.Is(err, syscall.ENOTDIR), err == nil && !info.IsDir():
+		return fmt.Errorf("%s is not a directory, so it cannot hold history.db: move it aside, or %s", dir, other)
+	case err == nil && syscall.Access(dir, 0o5) != nil: // R_OK|X_OK
+		return fmt.Errorf("%s cannot be read (mode %o): chmod 700 it, or %s", dir, info.Mode().Perm(), other)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s cannot be used (%v): %s", dir, errors.Unwrap(err), other)
+	}
+	info, err = os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return fmt.Errorf("%s is a symbolic link to nothing: remove it, or %s", path, other)
+		}
+		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%s is a symbolic link that leads back to itself: remove it, or %s", path, other)
+	case err != nil:
+		return fmt.Errorf("%s cannot be used (%v): %s", path, errors.Unwrap(err), other)
+	case info.IsDir():
+		return fmt.Errorf("%s is a directory, not a database: move it aside, or %s", path, other)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is %s, not a database: remove it, or %s", path, fileKind(info.Mode()), other)
+	case syscall.Access(path, 0o4) != nil: // R_OK
+		return fmt.Errorf("%s cannot be read (mode %o): chmod 600 it, or %s", path, info.Mode().Perm(), other)
+	}
+	return nil
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
+}
 
 // checkFile refuses, without writing anything, a file that is not an SQLite database or whose
 // header records a schema version newer than this build's. A missing or empty file passes.
@@ -356,7 +430,8 @@ func (db *DB) migrate() error {
 	})
 }
 
-// Close closes the database and releases this handle's owner lock, deleting its lock file.
+// Close closes the database and releases this handle's owner lock, deleting its lock file. A
+// file that left the path has its log emptied into it first (held.go).
 func (db *DB) Close() error {
 	if db.sql == nil {
 		return nil
@@ -365,7 +440,18 @@ func (db *DB) Close() error {
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()
 	}
+	if db.pin != nil {
+		if db.held() != nil {
+			db.emptyLog() // what was written since it was found gone
+		}
+		err = errors.Join(err, db.pin.Close())
+		db.pin = nil
+	}
 	err = errors.Join(err, db.sql.Close())
+	if db.file != nil {
+		err = errors.Join(err, db.file.Close())
+		db.file = nil
+	}
 	if db.lock != nil {
 		err = errors.Join(err, releaseLock(db.lock))
 		db.lock = nil

@@ -21,6 +21,7 @@ const (
 	FaultReadOnly              // the file, its directory or the mount is read-only
 	FaultDamaged               // the file is not a database parley can read
 	FaultIO                    // the disk failed to read or write
+	FaultGone                  // the file was replaced or deleted while parley had it open
 )
 
 // FaultOf says which kind of storage failure err is.
@@ -49,6 +50,8 @@ func FaultOf(err error) Fault {
 		}
 	}
 	switch {
+	case errors.Is(err, ErrReplaced), errors.Is(err, ErrDeleted):
+		return FaultGone
 	case errors.Is(err, ErrNotDatabase):
 		return FaultDamaged
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
@@ -83,6 +86,12 @@ func (e *StorageError) Error() string {
 	case FaultDamaged:
 		return fmt.Sprintf("%s is damaged (%v): keep what can be read with sqlite3 %s \".recover\" | sqlite3 recovered.db, "+
 			"move the file aside, or set PARLEY_HOME to another directory", e.Path, e.Err, e.Path)
+	case FaultGone:
+		if errors.Is(e.Err, ErrDeleted) {
+			return fmt.Sprintf("%s was deleted while parley had it open: nothing more is stored in it; start parley again for a new one", e.Path)
+		}
+		return fmt.Sprintf("%s was replaced while parley had it open (a backup restored, a sync tool): nothing more is stored "+
+			"in the file parley opened; start parley again to use the one there now", e.Path)
 	case FaultIO:
 		return fmt.Sprintf("the disk failed reading or writing %s (%v): check the disk, or set PARLEY_HOME to another directory", e.Path, e.Err)
 	}

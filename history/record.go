@@ -99,7 +99,10 @@ type runWriter struct {
 	armed                     bool
 	flushes                   chan (<-chan time.Time)
 	unstoredContent, unstored strings.Builder // taken by the writer, not stored yet (its own)
-	started                   bool            // the run is running in the database (its own)
+	// streamed and streamedReasoning are all the run's text taken so far (its own): sent whole
+	// to the recovery file when the database file leaves its path.
+	streamed, streamedReasoning strings.Builder
+	started                     bool // the run is running in the database (its own)
 	// recovering is set once anything of the run went to the recovery file: the rest follows
 	// it there, so that the text stays in order. cause says why; where is the file; lost is
 	// set when the recovery file could not be written either.
@@ -234,6 +237,8 @@ func (w *runWriter) take() bool {
 	defer w.mu.Unlock()
 	w.unstoredContent.WriteString(w.content.String())
 	w.unstored.WriteString(w.reasoning.String())
+	w.streamed.WriteString(w.content.String())
+	w.streamedReasoning.WriteString(w.reasoning.String())
 	w.content.Reset()
 	w.reasoning.Reset()
 	return w.begun
@@ -317,10 +322,26 @@ func (w *runWriter) finish(req endRequest) string {
 	return w.notStored()
 }
 
-// recover sends the rest of the run to the recovery file, because of err.
+// recover sends the rest of the run to the recovery file, because of err. When the database
+// file left its path, what it holds of the run is not where it will be read: the whole run, its
+// operator message with it, goes to the recovery file as a run the database never had, which
+// the file at the path takes in a new session.
 func (w *runWriter) recover(err error) {
 	w.recovering, w.cause = true, w.db.storageError(err).Error()
 	w.db.log.Error("history: storing a reply failed; the rest goes to the recovery file", "run", w.runID, "err", err)
+	if FaultOf(err) != FaultGone || w.runID < 0 {
+		return
+	}
+	content, model, readErr := w.db.heldAnchor(w.runID)
+	if readErr != nil {
+		w.db.log.Error("history: reading the message a run answers from the file that left its path", "run", w.runID, "err", readErr)
+	}
+	w.runID = newRef()
+	w.keep(recoveryRecord{Kind: "post", Content: content, Model: model})
+	w.unstoredContent.Reset()
+	w.unstored.Reset()
+	w.unstoredContent.WriteString(w.streamed.String())
+	w.unstored.WriteString(w.streamedReasoning.String())
 }
 
 // spill appends the text that waits to the recovery file.

@@ -83,6 +83,9 @@ func (db *DB) Run(id int64) (stored.Run, error) {
 // may then append to its reply or finish it, and recovery leaves it alone while this handle
 // is open.
 func (db *DB) StartRun(id int64) error {
+	if err := db.held(); err != nil {
+		return err
+	}
 	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
 		WHERE id = ? AND status = 'queued'`, db.token, nanos(db.clock.Now()), id)
 	if err != nil {
@@ -97,6 +100,9 @@ func (db *DB) StartRun(id int64) error {
 func (db *DB) AppendReply(runID int64, content, reasoning string) error {
 	if content == "" && reasoning == "" {
 		return nil
+	}
+	if err := db.held(); err != nil {
+		return err
 	}
 	if _, ok := db.takeOvers.Load(runID); ok {
 		return db.appendFirst(runID, content, reasoning)

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -23,15 +24,20 @@ func shortBusy(t *testing.T, d time.Duration) {
 }
 
 // fillAfter lets db's file grow by only a few more pages: the disk is full from then on. The
-// handle keeps one connection, so the limit holds for every statement.
+// handle keeps one connection beside the one it pins (held.go), so the limit, set on both,
+// holds for every statement.
 func fillAfter(t *testing.T, db *DB, pages int) {
 	t.Helper()
-	db.sql.SetMaxOpenConns(1)
+	db.sql.SetMaxOpenConns(2)
 	var n int
 	if err := db.sql.QueryRow("PRAGMA page_count").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.sql.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", n+pages)); err != nil {
+	limit := fmt.Sprintf("PRAGMA max_page_count = %d", n+pages)
+	if _, err := db.sql.Exec(limit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pin.ExecContext(context.Background(), limit); err != nil {
 		t.Fatal(err)
 	}
 }

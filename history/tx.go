@@ -3,8 +3,11 @@ package history
 import "database/sql"
 
 // write runs fn in one transaction and commits it when fn succeeds; otherwise nothing fn did
-// is kept. A failure to store says so in plain words (StorageError).
+// is kept. Nothing is written to a file that left the path (held). A failure to store says so in plain words (StorageError).
 func (db *DB) write(fn func(tx *sql.Tx) error) error {
+	if err := db.held(); err != nil {
+		return err
+	}
 	tx, err := db.sql.Begin()
 	if err != nil {
 		return db.storageError(err)

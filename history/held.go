@@ -1,0 +1,68 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"os"
+)
+
+// The file a handle opened can leave the path under it: a backup restored by renaming it into
+// place, a sync tool, a delete. SQLite goes on writing the file it opened, which no one will
+// read again, through the -wal file still at the path, and whatever opens the path next takes
+// that log for its own and replays it onto another file. So every write first checks that the
+// file at the path is the one held; once it is not, writes are refused (the run writer sends
+// the run whole to the recovery file) and the log is emptied into the file held, through a
+// connection opened on it, so that nothing is left at the path to be replayed.
+
+var (
+	// ErrReplaced means another file was put at the database's path while parley had it open.
+	ErrReplaced = errors.New("replaced while parley had it open")
+	// ErrDeleted means the database file was deleted while parley had it open.
+	ErrDeleted = errors.New("deleted while parley had it open")
+)
+
+// held returns nil while the file at db's path is the one db opened, and a StorageError saying
+// it was replaced or deleted once it is not; the first time, it empties the log into the file
+// held.
+func (db *DB) held() error {
+	if db.file == nil {
+		return nil
+	}
+	if gone := db.gone.Load(); gone != nil {
+		return describe(db.path, *gone)
+	}
+	mine, err := db.file.Stat()
+	if err != nil {
+		return nil // nothing to compare: the writes say what is wrong
+	}
+	var gone error
+	switch at, err := os.Stat(db.path); {
+	case errors.Is(err, os.ErrNotExist):
+		gone = ErrDeleted
+	case err == nil && !os.SameFile(at, mine):
+		gone = ErrReplaced
+	default:
+		return nil
+	}
+	if db.gone.CompareAndSwap(nil, &gone) {
+		db.log.Error("history: the database file left its path; nothing more is written to it", "path", db.path, "err", gone)
+		db.emptyLog()
+	}
+	return describe(db.path, gone)
+}
+
+// emptyLog checkpoints the log into the file held and truncates it to nothing, through the
+// connection opened with the handle: a connection opened now would be on the file at the path.
+func (db *DB) emptyLog() {
+	if _, err := db.pin.ExecContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		db.log.Error("history: emptying the log of a database file that left its path", "path", db.path, "err", err)
+	}
+}
+
+// heldAnchor returns the operator message run runID answers and the model it asked, read from
+// the file held.
+func (db *DB) heldAnchor(runID int64) (content, model string, err error) {
+	err = db.pin.QueryRowContext(context.Background(), `SELECT a.content, r.model FROM runs r
+		JOIN messages a ON a.id = r.anchor_id WHERE r.id = ?`, runID).Scan(&content, &model)
+	return content, model, err
+}
