@@ -1,8 +1,11 @@
 package history
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,5 +45,27 @@ func TestReadingADamagedDatabaseSaysSo(t *testing.T) {
 	if !errors.As(err, &se) || se.Fault != FaultDamaged || !strings.Contains(err.Error(), path+" is damaged") ||
 		!strings.Contains(err.Error(), `".recover"`) {
 		t.Fatalf("listing the sessions of a damaged database: %v", err)
+	}
+}
+
+// What a sqlite3 ".recover" that failed part way leaves (Debian's sqlite3 has no sqlite_dbpage):
+// a header with parley's schema version and no tables. It is refused, untouched, with the way
+// out, instead of opened and failing on its first query.
+func TestOpenRefusesAHeaderWithoutTables(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "history.db")
+	raw := rawSQL(t, path)
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	before, _ := os.ReadFile(path)
+	_, err := Open(path)
+	if !errors.Is(err, ErrNoTables) || !strings.HasPrefix(err.Error(), path+" has a schema version but no tables") ||
+		!strings.Contains(err.Error(), `"When storage fails"`) {
+		t.Fatalf("opening a header without tables: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Error("the file was changed")
 	}
 }

@@ -38,6 +38,8 @@ var (
 	ErrNewerSchema = errors.New("database was written by a newer parley")
 	// ErrNotDatabase means the file exists but is not an SQLite database. It is left untouched.
 	ErrNotDatabase = errors.New("not an SQLite database")
+	// ErrNoTables means the file has a parley schema version but no tables. It is left untouched.
+	ErrNoTables = errors.New("has a schema version but no tables (what a failed sqlite3 \".recover\" leaves)")
 	// ErrNotFound means the session, message or run asked for does not exist.
 	ErrNotFound = errors.New("not found")
 	// ErrAmbiguous means a session id prefix matches more than one session: an
@@ -332,8 +334,22 @@ func checkFile(path string) error {
 	if n < len(head) || !bytes.HasPrefix(head, sqliteHeader) || head[21] != 64 || head[22] != 32 || head[23] != 32 {
 		return fileError(path, ErrNotDatabase)
 	}
-	if int(binary.BigEndian.Uint32(head[60:])) > len(migrations) {
+	version := int(binary.BigEndian.Uint32(head[60:]))
+	if version > len(migrations) {
 		return fileError(path, ErrNewerSchema)
+	}
+	// A schema version on a file of one page, with no log beside it to hold more, is a header
+	// without tables: what a sqlite3 ".recover" that failed part way leaves.
+	pageSize := int64(binary.BigEndian.Uint16(head[16:]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if wal, err := os.Stat(path + "-wal"); version > 0 && info.Size() <= pageSize && (err != nil || wal.Size() == 0) {
+		return fileError(path, ErrNoTables)
 	}
 	return nil
 }
@@ -349,6 +365,9 @@ func fileError(path string, err error) error {
 		return fmt.Errorf("%s: %w; upgrade parley or set PARLEY_HOME to another directory", path, err)
 	case errors.Is(err, ErrNotDatabase):
 		return fmt.Errorf("%s: %w; move it aside or set PARLEY_HOME to another directory", path, err)
+	case errors.Is(err, ErrNoTables):
+		return fmt.Errorf("%s %w: move it aside and recover again as the README's \"When storage fails\" says, "+
+			"or set PARLEY_HOME to another directory", path, err)
 	}
 	return fmt.Errorf("%s: %w", path, err)
 }
