@@ -278,7 +278,8 @@ func checkPlace(path string) error {
 	info, err = os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if _, lerr := os.Lstat(path); lerr == nil {
+		// Another parley may have created the file since: only a link is one to nothing.
+		if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("%s is a symbolic link to nothing: remove it, or %s", path, other)
 		}
 		return nil

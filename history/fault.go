@@ -84,8 +84,8 @@ func (e *StorageError) Error() string {
 	case FaultReadOnly:
 		return fmt.Sprintf("%s is read-only: reading works; to store, make it writable or set PARLEY_HOME to another directory", e.Path)
 	case FaultDamaged:
-		return fmt.Sprintf("%s is damaged (%v): keep what can be read with sqlite3 %s \".recover\" | sqlite3 recovered.db, "+
-			"move the file aside, or set PARLEY_HOME to another directory", e.Path, e.Err, e.Path)
+		return fmt.Sprintf("%s is damaged (%v): keep what can be read of it as docs/storage.md says (sqlite3's .recover, "+
+			"or .dump where it has no .recover), move the file aside, or set PARLEY_HOME to another directory", e.Path, e.Err)
 	case FaultGone:
 		if errors.Is(e.Err, ErrDeleted) {
 			return fmt.Sprintf("%s was deleted while parley had it open: nothing more is stored in it; start parley again for a new one", e.Path)
