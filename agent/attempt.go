@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -91,9 +92,10 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 
 	// The first-delta deadline runs from the send until the first output, answer or thinking;
 	// comments and role-only chunks do not extend it. From the first output on, the idle
-	// deadline runs instead, and any bytes at all, comments included, reset it. Both are
+	// deadline runs instead, and only output resets it: keep-alives (SSE comments, a stopped
+	// server's bare newlines) show the connection is up, not that the reply goes on. Both are
 	// network deadlines, so they run on real time.
-	var expired, idled atomic.Bool
+	var expired, idled, keptAlive atomic.Bool
 	firstDelta := c.ep.FirstDeltaDeadline() // matches the model's name: once an attempt
 	deadline := time.AfterFunc(firstDelta, func() {
 		expired.Store(true)
@@ -107,15 +109,8 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			idle.Stop()
 		}
 	}()
-	// lastOutput is when output last came: bytes that are not output (keep-alive comments)
-	// keep a stream alive only up to QuietStreamFactor idle timeouts after it, so a dead
-	// upstream behind a gateway that keeps talking cannot hold the run open without end.
-	var lastOutput time.Time
-	capt.onBytes = func() {
-		if idle != nil && time.Since(lastOutput) < QuietStreamFactor*idleFor {
-			idle.Reset(idleFor)
-		}
-	}
+	// keptAlive says bytes came since the last output, for the words of an idle timeout.
+	capt.onBytes = func() { keptAlive.Store(true) }
 	actx = withCapture(actx, &capt)
 
 	stream, err := c.api.CreateChatCompletionStream(actx, c.request(msgs, withUsage))
@@ -155,7 +150,6 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 	// output takes the text of a chunk. The first output, text or a tool call, is the commit
 	// point (no retry after it) and starts the idle deadline.
 	commit := func() {
-		lastOutput = time.Now()
 		if !res.gotOutput {
 			res.gotOutput = true
 			deadline.Stop()
@@ -163,7 +157,10 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 				idled.Store(true)
 				cancel()
 			})
+		} else {
+			idle.Reset(idleFor)
 		}
+		keptAlive.Store(false)
 	}
 	output := func(reasoning, content string) {
 		if reasoning == "" && content == "" {
@@ -221,7 +218,10 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			case expired.Load():
 				return inStream(retry.NetTimeoutFirstDelta, nil, fmt.Errorf("nothing within %s", firstDelta))
 			case idled.Load():
-				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", idleFor))
+				if keptAlive.Load() {
+					return inStream(retry.NetStreamIdle, nil, fmt.Errorf("only keep-alives for %s", minutes(idleFor)))
+				}
+				return inStream(retry.NetStreamIdle, nil, fmt.Errorf("no data for %s", minutes(idleFor)))
 			case errors.Is(err, io.EOF) && (capt.done || res.finishReason != ""):
 				switch {
 				case !res.gotOutput:
@@ -281,4 +281,13 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 			out <- chat.Event{Kind: chat.EventUsage, Usage: ch.usage()}
 		}
 	}
+}
+
+// minutes is d as a deadline is configured: "2m", "1m30s", "600ms".
+func minutes(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		return strings.TrimSuffix(s, "0s")
+	}
+	return s
 }

@@ -11,13 +11,10 @@ const (
 	// DefaultReasoningFirstDeltaTimeout is the first-delta deadline of a reasoning model,
 	// which may think in silence for minutes before it sends anything.
 	DefaultReasoningFirstDeltaTimeout = 10 * time.Minute
-	// DefaultStreamIdleTimeout ends a stream that sends no bytes at all for this long after
-	// its first delta: a hung server, or a connection left half-open by a network change.
+	// DefaultStreamIdleTimeout ends a stream that sends no output for this long after its
+	// first delta, keep-alives or not: a hung server, a stopped one that keeps the socket, or a
+	// connection left half-open by a network change.
 	DefaultStreamIdleTimeout = 120 * time.Second
-	// QuietStreamFactor bounds how long, after the last output, bytes that are no output (a
-	// gateway's keep-alive comments) keep a stream from its idle timeout: that many idle
-	// timeouts (10 minutes for the default).
-	QuietStreamFactor = 5
 )
 
 // openAIReasoningNames matches OpenAI's reasoning models, the o-series and gpt-5, by the last

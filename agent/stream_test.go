@@ -149,17 +149,13 @@ func TestDroppedWhileThinkingIsNotRetried(t *testing.T) {
 }
 
 // A stream that stops sending after its first words fails as a retryable timeout once the
-// idle deadline passes, with the words kept; keep-alive comments hold it open. Each gap in the
-// script is a third of the deadline, so a loaded machine cannot stretch one past it; the
-// second of silence before "three" would pass it, were the comments not counted.
+// idle deadline passes, with the words kept; each word resets the deadline. The gap before
+// "three" is a third of the deadline, so a loaded machine cannot stretch it past it.
 func TestStalledStreamTimesOut(t *testing.T) {
 	const gap, idle = 200 * time.Millisecond, 600 * time.Millisecond
-	keepAlive := step{Wait: gap, Line: ": keep-alive"}
 	script := []step{
 		{Line: chunkLine(`"role":"assistant","content":""`, "null")},
-		contentStep(0, "One "), contentStep(0, "two "),
-		keepAlive, keepAlive, keepAlive, keepAlive,
-		contentStep(gap, "three "),
+		contentStep(0, "One "), contentStep(gap, "two "), contentStep(gap, "three "),
 		{Hang: true},
 	}
 	url, requests := scripted(t, script)
@@ -172,11 +168,11 @@ func TestStalledStreamTimesOut(t *testing.T) {
 	if answer != "One two three " {
 		t.Errorf("kept %q", answer)
 	}
-	// The script takes 5 gaps and the silence after it the deadline: nothing ends it sooner,
-	// and a deadline counted from the start of the stream would. A silence that never ended
-	// it would last as long as the test.
-	if took, least := time.Since(start), 5*gap+idle; took < least || took > 10*time.Second {
-		t.Errorf("ended after %s; the comments should have held it for %s, then %s of silence", took, 5*gap, idle)
+	// The script takes 2 gaps and the silence after it the deadline: nothing ends it sooner,
+	// and a deadline counted from the first word would. A silence that never ended it would
+	// last as long as the test.
+	if took, least := time.Since(start), 2*gap+idle; took < least || took > 10*time.Second {
+		t.Errorf("ended after %s; the words should have held it for %s, then %s of silence", took, 2*gap, idle)
 	}
 }
 
@@ -221,25 +217,40 @@ func TestLengthWhileThinking(t *testing.T) {
 	}
 }
 
-// Keep-alive comments after the first word hold the stream open only for a while: a dead
-// upstream behind a gateway that keeps sending them ends as a timeout, its text kept.
-func TestKeepAlivesDoNotHoldAStreamForever(t *testing.T) {
-	const gap, idle = 20 * time.Millisecond, 100 * time.Millisecond
-	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")}, contentStep(0, "Partial ")}
-	for range 150 { // 3 s of comments, far more than the QuietStreamFactor idle timeouts allowed
-		script = append(script, step{Wait: gap, Line: ": keep-alive"})
+// Keep-alives after the first words do not hold a stream open: a stopped server that keeps
+// the socket and sends them (SSE comments, or llama-server's bare newlines) ends as a
+// retryable timeout after the idle deadline, its text kept, saying only keep-alives came.
+func TestKeepAlivesDoNotHoldAStreamOpen(t *testing.T) {
+	const gap, idle = 20 * time.Millisecond, 300 * time.Millisecond
+	for name, keepAlive := range map[string]string{"comments": ": keep-alive", "bare newlines": "\n\n\n\n\n\n"} {
+		t.Run(name, func(t *testing.T) {
+			script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")},
+				contentStep(0, "One "), contentStep(0, "two "), contentStep(0, "three ")}
+			for range 150 { // 3 s of keep-alives, ten times the idle deadline
+				script = append(script, step{Wait: gap, Line: keepAlive})
+			}
+			script = append(script, contentStep(0, "never shown"), step{Hang: true})
+			url, requests := scripted(t, script)
+			c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: idle})
+			_, answer, last := drain(c.Stream(context.Background(), hello))
+			if requests.Load() != 1 || last.Class.Class != chat.Timeout || !last.Class.Retryable || answer != "One two three " {
+				t.Fatalf("%d requests, ended %+v with %q", requests.Load(), last, answer)
+			}
+			if !strings.Contains(last.Class.Message, "only keep-alives for 300ms") {
+				t.Errorf("message %q; want it to say only keep-alives came for the deadline", last.Class.Message)
+			}
+		})
 	}
-	script = append(script, contentStep(0, "never shown"), step{Hang: true})
+}
+
+// A stream that sends nothing at all after its first words says no data came.
+func TestSilentStreamSaysNoData(t *testing.T) {
+	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")}, contentStep(0, "One "), {Hang: true}}
 	url, _ := scripted(t, script)
-	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: idle})
-	start := time.Now()
+	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: 200 * time.Millisecond})
 	_, answer, last := drain(c.Stream(context.Background(), hello))
-	took := time.Since(start)
-	if last.Class.Class != chat.Timeout || answer != "Partial " {
+	if last.Class.Class != chat.Timeout || answer != "One " || !strings.Contains(last.Class.Message, "no data for 200ms") {
 		t.Fatalf("ended %+v with %q", last, answer)
-	}
-	if took < QuietStreamFactor*idle || took > 2*time.Second {
-		t.Errorf("ended after %s; want after about %s of comments, well before the script's 3 s", took, QuietStreamFactor*idle+idle)
 	}
 }
 

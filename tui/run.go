@@ -101,8 +101,9 @@ type activeRun struct {
 	// gotOutput is set once output (answer or thinking) has arrived: from then on nothing is
 	// retried automatically.
 	gotOutput bool
-	// sentAt is when the attempt now waiting for its first word was sent, for the status line.
-	sentAt time.Time
+	// sentAt is when the attempt now waiting for its first word was sent, and lastText when
+	// text last came after it, for the status line.
+	sentAt, lastText time.Time
 	// hidden is set while the run is a Tier 2 retry (history.Retry) that has had no output:
 	// its reply is not on screen, and the reply it retries stays where it is until the
 	// retry's first output takes its place.
@@ -241,18 +242,18 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		case chat.EventDelta:
 			m.showHidden(r)
 			m.transcript.AppendDelta(r.rcpt.ReplyID, ev.Text)
-			r.gotOutput, r.reconnecting, delta = true, nil, true
+			r.gotOutput, r.reconnecting, r.lastText, delta = true, nil, m.now, true
 		case chat.EventReasoning:
 			m.showHidden(r)
 			m.transcript.AppendReasoning(r.rcpt.ReplyID, ev.Text, r.sentAt, m.now)
-			r.gotOutput, r.reconnecting, delta = true, nil, true
+			r.gotOutput, r.reconnecting, r.lastText, delta = true, nil, m.now, true
 		case chat.EventFinished:
 			m.transcript.SetFinishReason(r.rcpt.ReplyID, ev.FinishReason)
 		case chat.EventUsage:
 			m.transcript.SetThinkingTokens(r.rcpt.ReplyID, ev.Usage.ReasoningTokens)
 		case chat.EventToolCall, chat.EventToolAsk, chat.EventToolRunning, chat.EventToolResult:
 			m.handleToolEvent(r, ev)
-			delta = true
+			r.lastText, delta = m.now, true // a tool's call and run count as text
 		}
 		if ev.Terminal() {
 			m.transcript.SetModel(r.rcpt.ReplyID, ev.Model)

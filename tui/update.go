@@ -40,8 +40,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg)
 	case spinner.TickMsg:
-		if m.waiting() {
-			m.now = m.clock.Now() // moves the Tier 1 countdown
+		if m.active != nil {
+			m.now = m.clock.Now() // moves the Tier 1 countdown and the count of a silence
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
 	case draftStoredMsg:

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -194,6 +195,10 @@ func (m *Model) headerState() string {
 	return s
 }
 
+// silenceShown is how long a reply may send no text before the status line counts the
+// silence: longer than a model's ordinary pauses, short enough that a stalled stream shows.
+const silenceShown = 5 * time.Second
+
 // statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
 // banner, the question standing in front, a notice, or what the active run is doing, and whether the transcript is scrolled
 // away from the end.
@@ -232,6 +237,8 @@ func (m *Model) statusView() []string {
 			wait += chat.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
 		}
 		text, spin = wait+cancels, m.spinner.View()+" "
+	case m.now.Sub(r.lastText) >= silenceShown:
+		text, spin = "no text for "+chat.FormatElapsed(m.now.Sub(r.lastText))+" · "+cancels, m.spinner.View()+" "
 	default:
 		text = "streaming · " + cancels
 	}

@@ -123,7 +123,7 @@ func flagSet(o *options) *flag.FlagSet {
 func parseFlags(ctx context.Context, args []string, ios *IO) (options, error) {
 	var o options
 	fs := flagSet(&o)
-	words, err := parseInterspersed(fs, args)
+	words, err := parseInterspersed(fs, joinWait(args))
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
@@ -240,6 +240,27 @@ func (w *waitFlag) Set(s string) error {
 }
 
 func (w *waitFlag) IsBoolFlag() bool { return true }
+
+// joinWait reads `--wait MAX` as `--wait=MAX` when MAX is a duration: the flag package gives a
+// boolean flag no separate value, and --wait alone still means defaultWait.
+func joinWait(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--wait" || a == "-wait") && i+1 < len(args) {
+			if _, err := time.ParseDuration(args[i+1]); err == nil {
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
 
 // quietFlags is a subcommand's flag set: it reports errors to its caller, which prints
 // the subcommand's usage, and prints nothing itself.

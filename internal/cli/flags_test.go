@@ -35,6 +35,20 @@ func TestAFlagsBadValueNamesItsKind(t *testing.T) {
 	}
 }
 
+// Help names each long flag as parley takes it, with two dashes.
+func TestHelpShowsLongFlagsWithTwoDashes(t *testing.T) {
+	t.Parallel()
+	r := newUser(t).run("-h")
+	for _, want := range []string{"\n  --wait MAX", "\n  --timeout DURATION", "\n  -p PROMPT", "\n  --json"} {
+		if !strings.Contains(r.stdout+r.stderr, want) {
+			t.Errorf("help has no %q:\n%s", want, r.stdout+r.stderr)
+		}
+	}
+	if strings.Contains(r.stdout+r.stderr, "\n  -wait") {
+		t.Errorf("help shows -wait")
+	}
+}
+
 func TestEmptyPromptIsAUsageError(t *testing.T) {
 	t.Parallel()
 	u, srv := newServedUser(t)

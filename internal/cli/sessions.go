@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -102,8 +103,13 @@ var sessionCommands = map[string]command{
 	"title": titleSession,
 }
 
+// minRemovePrefix is the shortest prefix of a session id rm takes: one or two characters are
+// too easily typed for another session.
+const minRemovePrefix = 4
+
 // removeSessions is `parley sessions rm ID…`: each session deleted whole, messages, runs and
-// search index. Every id is found before any session is deleted, so a typo deletes nothing.
+// search index. Every id is found before any session is deleted, so a typo deletes nothing;
+// on a terminal it asks first, while a script's rm deletes as told.
 func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 	if len(ids) == 0 {
 		return chat.ExitUsage, usagef("usage: parley sessions rm ID… (parley sessions lists them)")
@@ -119,7 +125,14 @@ func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 		if err != nil {
 			return chat.ExitUsage, err
 		}
+		if len(id) < minRemovePrefix && id != s.ID {
+			return chat.ExitUsage, usagef("session id %q is too short to delete by: give at least %d characters of %s", id, minRemovePrefix, s.ID)
+		}
 		found = append(found, s)
+	}
+	if ios.InTerminal && !confirmRemove(ios, found) {
+		fmt.Fprintln(ios.Out, "nothing deleted")
+		return chat.ExitFailed, nil
 	}
 	for _, s := range found {
 		if err := db.DeleteSession(s.ID); err != nil {
@@ -131,6 +144,18 @@ func removeSessions(ctx context.Context, ids []string, ios *IO) (int, error) {
 		fmt.Fprintf(ios.Out, "deleted %s  %s\n", s.ID, sanitize.String(s.Title))
 	}
 	return chat.ExitOK, nil
+}
+
+// confirmRemove asks on the terminal whether to delete found, and reports whether the answer
+// was yes.
+func confirmRemove(ios *IO, found []stored.Session) bool {
+	for _, s := range found {
+		fmt.Fprintf(ios.ErrOut, "%s  %s\n", s.ID, sanitize.String(s.Title))
+	}
+	fmt.Fprintf(ios.ErrOut, "delete %s? [y/N] ", chat.Plural(len(found), "session"))
+	answer, _ := bufio.NewReader(ios.In).ReadString('\n')
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes"
 }
 
 // titleSession is `parley sessions title ID TEXT`: the session renamed.

@@ -95,3 +95,28 @@ func TestSessionIDsAreFoundAlikeByEveryCommand(t *testing.T) {
 		t.Errorf("a unique prefix of 1: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// rm takes a prefix of at least 4 characters (or the whole id), and on a terminal asks
+// before it deletes: anything but yes keeps the session.
+func TestRemoveNeedsFourCharactersAndAsksOnATerminal(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	id := decode[printJSON](t, u.run("-p", "where do quokkas live?", "--base-url", srv.URL(), "--model", "m", "--json").stdout).SessionID
+	r := u.run("sessions", "rm", id[:1])
+	if want := `parley: session id "` + id[:1] + `" is too short to delete by: give at least 4 characters of ` + id + "\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("rm by one character: exit %d, %q; want %q", r.code, r.stderr, want)
+	}
+	terminal := func(ios *IO) { ios.InTerminal, ios.OutTerminal, ios.ErrTerminal = true, true, true }
+	for _, answer := range []string{"", "n\n", "yesterday\n"} {
+		r = u.runWith(terminal, answer, "sessions", "rm", id[:4])
+		if r.code != 1 || !strings.Contains(r.stderr, "delete 1 session? [y/N] ") || r.stdout != "nothing deleted\n" {
+			t.Fatalf("answer %q: exit %d, %q %q", answer, r.code, r.stdout, r.stderr)
+		}
+	}
+	if list := u.run("sessions").stdout; !strings.Contains(list, id) {
+		t.Fatal("a declined rm deleted the session")
+	}
+	if r = u.runWith(terminal, "y\n", "sessions", "rm", id[:4]); r.code != 0 || !strings.Contains(r.stdout, "deleted "+id) {
+		t.Fatalf("answered y: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
+	"strings"
 
 	"parley/internal/chat"
 )
@@ -13,6 +15,10 @@ func printHelp(ctx context.Context, _ []string, ios *IO) (int, error) {
 	printUsage(ios.Out)
 	return chat.ExitOK, nil
 }
+
+// longUsage is a flag of more than one letter as the flag package lists it, with one dash
+// where parley takes two.
+var longUsage = regexp.MustCompile(`(?m)^  -(\w\w)`)
 
 // printUsage is parley -h: the commands, the flags and the exit statuses.
 func printUsage(w io.Writer) {
@@ -41,9 +47,11 @@ a command's name is refused as a typo, not sent: parley -p "…" sends any words
 
 flags:
 `)
+	var flags strings.Builder
 	fs := flagSet(new(options))
-	fs.SetOutput(w)
+	fs.SetOutput(&flags)
 	fs.PrintDefaults()
+	io.WriteString(w, longUsage.ReplaceAllString(flags.String(), "  --$1"))
 	fmt.Fprint(w, `
 exit status: 0 succeeded, 1 failed (not retryable; also thinking that used up the token limit,
 or a stdout that could not be written),

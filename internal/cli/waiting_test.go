@@ -77,6 +77,15 @@ func TestWaitFlag(t *testing.T) {
 			t.Errorf("stderr %q", r.stderr)
 		}
 	})
+	t.Run("a separate value: --wait 20s", func(t *testing.T) {
+		t.Parallel()
+		u, srv := newServedUser(t)
+		srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
+		u.instantClock()
+		if r := u.run("--wait", "20s", "-p", "hello", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || srv.Requests() != 4 {
+			t.Fatalf("exit %d after %d requests: %s", r.code, srv.Requests(), r.stderr)
+		}
+	})
 	t.Run("503,503,ok", func(t *testing.T) {
 		t.Parallel()
 		u, srv := newServedUser(t)

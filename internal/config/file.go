@@ -169,6 +169,9 @@ func load(path string) (file, error) {
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		key := undecoded[0]
+		if len(key) == 3 && key[0] == "profiles" && key[2] == "api_key" {
+			return f, fmt.Errorf("config %s: profile %q: api_key is not read: keys are read from the environment variable api_key_env names, like api_key_env = \"OPENAI_API_KEY\"; move the key there and remove the line (the file was not changed)", path, key[1])
+		}
 		if near, ok := chat.Nearest(key[len(key)-1], keysAt(reflect.TypeFor[file](), key[:len(key)-1])); ok {
 			return f, fmt.Errorf("config %s: unknown key %q — did you mean %s? Fix the file (it was not changed)", path, key.String(), near)
 		}
@@ -190,6 +193,12 @@ func load(path string) (file, error) {
 		// A headers written as a string decodes to no headers at all, without an error.
 		if md.IsDefined("profiles", name, "headers") && md.Type("profiles", name, "headers") != "Hash" {
 			return f, fmt.Errorf(`config %s: profile %q: headers must be a table, like headers = { "X-Org" = "…" }; fix the file (it was not changed)`, path, name)
+		}
+		for key, v := range map[string]string{"base_url": p.BaseURL, "model": p.Model, "api_key_env": p.APIKeyEnv} {
+			// An empty value would silently take the default's: another server, paid for.
+			if v == "" && md.IsDefined("profiles", name, key) {
+				return f, fmt.Errorf("config %s: profile %q: %s is empty, which would send to the default's instead; set it or remove the line (the file was not changed)", path, name, key)
+			}
 		}
 		if p.Preset != "" {
 			if _, ok := presets[p.Preset]; !ok {
