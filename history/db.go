@@ -78,6 +78,9 @@ type DB struct {
 	clock chat.Clock
 	// interactive is set on the chat screen's handle (SetInteractive).
 	interactive atomic.Bool
+	// folding counts the replies whose text is being folded after their run's end was
+	// reported (Record): Close waits for them.
+	folding sync.WaitGroup
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -361,6 +364,7 @@ func (db *DB) Close() error {
 	if db.sql == nil {
 		return nil
 	}
+	db.folding.Wait()
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()

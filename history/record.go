@@ -28,7 +28,7 @@ const maxUnstored = 4 << 20
 // an EventFailed saying so is forwarded last.
 //
 // The terminal event is forwarded once the run's end is stored: the outcome shown is the outcome
-// stored. What the database cannot take (it is full, read-only or damaged, or another parley's
+// stored. Its text, stored already as chunks, is folded into the reply after it (foldReply). What the database cannot take (it is full, read-only or damaged, or another parley's
 // lock outlasts maxUnstored of text or the end) goes to the recovery file instead, from then on
 // for the whole run, and the terminal event carries NotStored saying so; Open folds it back. A
 // runID below 0 is a run the database never had (PostToRecovery): it is recovered whole.
@@ -191,7 +191,7 @@ func (w *runWriter) run() {
 		// under another parley's lock waits out busyTimeout.
 		select {
 		case req := <-w.ends:
-			req.done <- w.finish(req)
+			w.finishAndFold(req)
 			return
 		default:
 		}
@@ -215,10 +215,24 @@ func (w *runWriter) run() {
 				retry = w.clock.After(flushDelay)
 			}
 		case req := <-w.ends:
-			req.done <- w.finish(req)
+			w.finishAndFold(req)
 			return
 		}
 	}
+}
+
+// finishAndFold stores the run's end and reports it, then folds the reply's streamed text into
+// it: the end reaches the screen however long the reply is, and Close waits for the fold.
+func (w *runWriter) finishAndFold(req endRequest) {
+	notStored := w.finish(req)
+	if notStored != "" {
+		req.done <- notStored
+		return
+	}
+	w.db.folding.Add(1)
+	defer w.db.folding.Done()
+	req.done <- ""
+	w.db.foldReply(w.runID)
 }
 
 // waitsToStart reports whether the run has begun but not started in the database.
@@ -303,7 +317,7 @@ func (w *runWriter) finish(req endRequest) string {
 			err = w.startAndAppend()
 		}
 		if err == nil {
-			if err = w.db.FinishRun(w.runID, f); err == nil {
+			if err = w.db.endRun(w.runID, f); err == nil {
 				return ""
 			}
 		}
