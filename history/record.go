@@ -229,8 +229,8 @@ func (w *runWriter) finishAndFold(req endRequest) {
 		req.done <- notStored
 		return
 	}
-	w.db.folding.Add(1)
-	defer w.db.folding.Done()
+	w.db.folding.RLock()
+	defer w.db.folding.RUnlock()
 	req.done <- ""
 	w.db.foldReply(w.runID)
 }
