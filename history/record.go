@@ -28,7 +28,8 @@ const maxUnstored = 4 << 20
 // an EventFailed saying so is forwarded last.
 //
 // The terminal event is forwarded once the run's end is stored: the outcome shown is the outcome
-// stored. Its text, stored already as chunks, is folded into the reply after it (foldReply). What the database cannot take (it is full, read-only or damaged, or another parley's
+// stored. Its text, stored already as chunks, is folded into the reply once the reader has
+// taken the end and the channel is closed (foldReply). What the database cannot take (it is full, read-only or damaged, or another parley's
 // lock outlasts maxUnstored of text or the end) goes to the recovery file instead, from then on
 // for the whole run, and the terminal event carries NotStored saying so; Open folds it back. A
 // runID below 0 is a run the database never had (PostToRecovery): it is recovered whole.
@@ -39,8 +40,8 @@ func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-
 }
 
 func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out chan<- chat.Event) {
-	defer close(out)
 	w := newRunWriter(db, runID, clock)
+	folds := false
 	var queue eventQueue // events not yet taken by the reader
 	var ended <-chan string
 	var terminal chat.Event
@@ -59,6 +60,9 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			queue.pop()
 		case notStored := <-ended:
 			terminal.NotStored, ended = notStored, nil
+			if folds = notStored == ""; folds {
+				db.folding.RLock() // Close waits for the fold, from before the end is shown
+			}
 			terminal.Thought = w.thought()
 			queue.push(terminal)
 		case ev, ok := <-recv:
@@ -73,6 +77,12 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			w.note(ev)
 			queue.push(ev)
 		}
+	}
+	close(out)
+	// The reader has taken the end: the reply's text is folded into it now, not before.
+	if folds {
+		db.foldReply(runID)
+		db.folding.RUnlock()
 	}
 }
 
@@ -191,7 +201,7 @@ func (w *runWriter) run() {
 		// under another parley's lock waits out busyTimeout.
 		select {
 		case req := <-w.ends:
-			w.finishAndFold(req)
+			req.done <- w.finish(req)
 			return
 		default:
 		}
@@ -215,24 +225,10 @@ func (w *runWriter) run() {
 				retry = w.clock.After(flushDelay)
 			}
 		case req := <-w.ends:
-			w.finishAndFold(req)
+			req.done <- w.finish(req)
 			return
 		}
 	}
-}
-
-// finishAndFold stores the run's end and reports it, then folds the reply's streamed text into
-// it: the end reaches the screen however long the reply is, and Close waits for the fold.
-func (w *runWriter) finishAndFold(req endRequest) {
-	notStored := w.finish(req)
-	if notStored != "" {
-		req.done <- notStored
-		return
-	}
-	w.db.folding.RLock()
-	defer w.db.folding.RUnlock()
-	req.done <- ""
-	w.db.foldReply(w.runID)
 }
 
 // waitsToStart reports whether the run has begun but not started in the database.
