@@ -29,10 +29,11 @@ const maxUnstored = 4 << 20
 //
 // The terminal event is forwarded once the run's end is stored: the outcome shown is the outcome
 // stored. Its text, stored already as chunks, is folded into the reply once the reader has
-// taken the end and the channel is closed (foldReply). What the database cannot take (it is full, read-only or damaged, or another parley's
-// lock outlasts maxUnstored of text or the end) goes to the recovery file instead, from then on
-// for the whole run, and the terminal event carries NotStored saying so; Open folds it back. A
-// runID below 0 is a run the database never had (PostToRecovery): it is recovered whole.
+// taken the end and the channel is closed (foldReply). What the database cannot take (it is
+// full, read-only or damaged, or another parley's lock outlasts maxUnstored of text or the end)
+// goes to the recovery file instead, from then on for the whole run, and the terminal event
+// carries NotStored saying so; Open folds it back. A runID below 0 is a run the database never
+// had (PostToRecovery): it is recovered whole.
 func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-chan chat.Event {
 	out := make(chan chat.Event)
 	go db.record(runID, events, clock, out)
