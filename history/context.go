@@ -32,7 +32,7 @@ func (db *DB) sessionContext(sessionID string, withData bool) ([]chat.Message, [
 		return nil, nil, nil
 	}
 	rows, err := db.sql.Query(`
-		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
+		SELECT m.id, m.role, `+liveContent+`, `+liveReasoning+`, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1 AND `+sendable+`
 			AND (m.role != 'system' OR (m.content != '' AND m.id = (SELECT max(s.id) FROM messages s
@@ -64,7 +64,7 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
 	rows, err := db.sql.Query(`
-		SELECT m.id, m.role, m.content, m.reasoning, `+pinned+` FROM messages m
+		SELECT m.id, m.role, `+liveContent+`, `+liveReasoning+`, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
 				AND NOT EXISTS (SELECT 1 FROM supersessions y WHERE y.message_id = a.id))
@@ -90,7 +90,8 @@ func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 // left out by /compact.
 const sendable = `NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 	AND NOT (m.role = 'assistant' AND (coalesce(r.status, '') IN ('queued', 'running')
-		OR m.content = '' AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id)))
+		OR m.content = '' AND NOT EXISTS (SELECT 1 FROM reply_chunks c WHERE c.run_id = r.id AND c.kind = 'content')
+			AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id)))
 	AND ` + notCompacted
 
 // pinned selects whether message m is pinned.

@@ -29,7 +29,7 @@ func (db *DB) Continue(replyID int64, model string, queued bool) (stored.Receipt
 	err := db.write(func(tx *sql.Tx) error {
 		var oldRun int64
 		cut := stored.Message{Role: chat.RoleAssistant}
-		err := tx.QueryRow(`SELECT m.anchor_id, m.content, r.id, r.status, r.finish_reason FROM messages m JOIN runs r ON r.reply_id = m.id
+		err := tx.QueryRow(`SELECT m.anchor_id, `+liveContent+`, r.id, r.status, r.finish_reason FROM messages m JOIN runs r ON r.reply_id = m.id
 			WHERE m.id = ? AND m.role = 'assistant' AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`,
 			replyID).Scan(&r.AnchorID, &cut.Content, &oldRun, &cut.Status, &cut.FinishReason)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -86,6 +86,10 @@ type DB struct {
 	clock chat.Clock
 	// interactive is set on the chat screen's handle (SetInteractive).
 	interactive atomic.Bool
+	// folding is held to read by each fold of a reply's text after its run's end was
+	// reported (Record), and by Close to write: Close waits for the folds under way, and one
+	// after it fails, leaving the text for the next open.
+	folding sync.RWMutex
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -456,6 +460,8 @@ func (db *DB) Close() error {
 	if db.sql == nil {
 		return nil
 	}
+	db.folding.Lock()
+	defer db.folding.Unlock()
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()

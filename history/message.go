@@ -127,8 +127,8 @@ func (db *DB) newRun(tx *sql.Tx, sessionID string, anchorID int64, model string,
 	return runID, replyID, err
 }
 
-// messageQuery reads messages with their runs; a running run's reply is its stored text and
-// the chunks streamed since.
+// messageQuery reads messages with their runs; a reply is its stored text and the chunks
+// streamed since and not folded yet.
 const messageQuery = `SELECT m.id, m.session_id, m.role, ` + liveContent + `,
 	coalesce(m.anchor_id, 0),
 	coalesce(r.id, 0), coalesce(r.status, ''), x.message_id IS NOT NULL, m.created_at,
@@ -145,17 +145,23 @@ LEFT JOIN runs r ON r.reply_id = m.id
 LEFT JOIN supersessions x ON x.message_id = m.id
 `
 
-// liveContent and liveReasoning are message m's text and thinking as they are now: for the
-// reply of a running run r, what is stored and the chunks streamed since.
+// liveContent and liveReasoning are message m's text and thinking as they are now, its run
+// joined as r: what is stored and the chunks of r not folded into it yet, streamed while it
+// runs and kept from its end until the fold (foldReply). Every reader of a reply's text reads
+// it through them, or withText.
 const (
-	liveContent   = `m.content || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'content'), '') ELSE '' END`
-	liveReasoning = `m.reasoning || CASE r.status WHEN 'running' THEN ` + streamedChunks + `'reasoning'), '') ELSE '' END`
+	liveContent   = `(m.content || ` + streamedChunks + `'content'), ''))`
+	liveReasoning = `(m.reasoning || ` + streamedChunks + `'reasoning'), ''))`
 )
 
-// streamedChunks begins the text of a running run's chunks of one kind; the kind and the
-// closing parentheses follow it.
+// streamedChunks begins the text of run r's chunks of one kind; the kind and the closing
+// parentheses follow it.
 const streamedChunks = `coalesce((SELECT group_concat(c.text, '' ORDER BY c.seq) FROM reply_chunks c
 	WHERE c.run_id = r.id AND c.kind = `
+
+// withText says whether message m has any text or thinking, stored or in chunks not folded yet.
+const withText = `(m.content != '' OR m.reasoning != '' OR EXISTS (SELECT 1 FROM runs r2 JOIN reply_chunks c ON c.run_id = r2.id
+	WHERE r2.reply_id = m.id))`
 
 // queryMessages runs messageQuery with a WHERE clause and returns the messages in id order.
 func (db *DB) queryMessages(where string, args ...any) ([]stored.Message, error) {

@@ -104,8 +104,10 @@ var interruptedClass = chat.NewClassification(chat.Interrupted, "parley stopped 
 
 // RecoverInterrupted marks interrupted every running or queued run whose owner is gone, keeping
 // the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its
-// lock, in this process or another, is left alone. Open calls it.
+// lock, in this process or another, is left alone. Open calls it. It also folds the text of runs
+// that ended without it being folded (foldEnded).
 func (db *DB) RecoverInterrupted() ([]int64, error) {
+	db.foldEnded()
 	owners, err := column[string](db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
 	if err != nil {
 		return nil, err

@@ -28,10 +28,12 @@ const maxUnstored = 4 << 20
 // an EventFailed saying so is forwarded last.
 //
 // The terminal event is forwarded once the run's end is stored: the outcome shown is the outcome
-// stored. What the database cannot take (it is full, read-only or damaged, or another parley's
-// lock outlasts maxUnstored of text or the end) goes to the recovery file instead, from then on
-// for the whole run, and the terminal event carries NotStored saying so; Open folds it back. A
-// runID below 0 is a run the database never had (PostToRecovery): it is recovered whole.
+// stored. Its text, stored already as chunks, is folded into the reply once the reader has
+// taken the end and the channel is closed (foldReply). What the database cannot take (it is
+// full, read-only or damaged, or another parley's lock outlasts maxUnstored of text or the end)
+// goes to the recovery file instead, from then on for the whole run, and the terminal event
+// carries NotStored saying so; Open folds it back. A runID below 0 is a run the database never
+// had (PostToRecovery): it is recovered whole.
 func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-chan chat.Event {
 	out := make(chan chat.Event)
 	go db.record(runID, events, clock, out)
@@ -39,8 +41,8 @@ func (db *DB) Record(runID int64, events <-chan chat.Event, clock chat.Clock) <-
 }
 
 func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out chan<- chat.Event) {
-	defer close(out)
 	w := newRunWriter(db, runID, clock)
+	folds := false
 	var queue eventQueue // events not yet taken by the reader
 	var ended <-chan string
 	var terminal chat.Event
@@ -59,6 +61,9 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			queue.pop()
 		case notStored := <-ended:
 			terminal.NotStored, ended = notStored, nil
+			if folds = notStored == ""; folds {
+				db.folding.RLock() // Close waits for the fold, from before the end is shown
+			}
 			terminal.Thought = w.thought()
 			queue.push(terminal)
 		case ev, ok := <-recv:
@@ -73,6 +78,12 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			w.note(ev)
 			queue.push(ev)
 		}
+	}
+	close(out)
+	// The reader has taken the end: the reply's text is folded into it now, not before.
+	if folds {
+		db.foldReply(runID)
+		db.folding.RUnlock()
 	}
 }
 
@@ -308,7 +319,7 @@ func (w *runWriter) finish(req endRequest) string {
 			err = w.startAndAppend()
 		}
 		if err == nil {
-			if err = w.db.FinishRun(w.runID, f); err == nil {
+			if err = w.db.endRun(w.runID, f); err == nil {
 				return ""
 			}
 		}

@@ -2,10 +2,12 @@ package history
 
 import (
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -101,3 +103,54 @@ func BenchmarkRecord(b *testing.B) {
 
 // tokenText are four-byte tokens, the average size endpoints stream.
 var tokenText = []string{" the", " rep", "ly, ", "code", "\n\n- ", "item", " `x`", "tok."}
+
+// BenchmarkFinishRun is the cost of a run's end against its reply's length: storing the end
+// (what Record waits for before the screen is told) and the fold of the reply's streamed
+// chunks into it and its index that follows, each in ms per run. The reply is appended in
+// 64 KB chunks first, as Record appends an unpaced stream's batches:
+//
+//	go test ./history -run '^$' -bench FinishRun
+func BenchmarkFinishRun(b *testing.B) {
+	for _, mb := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("reply=%dMB", mb), func(b *testing.B) {
+			var end, fold time.Duration
+			batch := strings.Repeat("tok ", 16<<10)
+			for range b.N {
+				b.StopTimer()
+				db, err := Open(b.TempDir() + "/history.db")
+				if err != nil {
+					b.Fatal(err)
+				}
+				rc, err := db.Post("", "tell me", "m", false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := db.StartRun(rc.RunID); err != nil {
+					b.Fatal(err)
+				}
+				for range mb << 20 / len(batch) {
+					if err := db.AppendReply(rc.RunID, batch, ""); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				start := time.Now()
+				if err := db.endRun(rc.RunID, stored.Finish{Status: chat.StatusSucceeded, Attempts: 1}); err != nil {
+					b.Fatal(err)
+				}
+				ended := time.Now()
+				db.foldReply(rc.RunID)
+				end, fold = end+ended.Sub(start), fold+time.Since(ended)
+				b.StopTimer()
+				var size int
+				if err := db.sql.QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != mb<<20 {
+					b.Fatalf("folded %d bytes (%v), want %d", size, err, mb<<20)
+				}
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(end.Microseconds())/1e3/float64(b.N), "end-ms/run")
+			b.ReportMetric(float64(fold.Microseconds())/1e3/float64(b.N), "fold-ms/run")
+		})
+	}
+}

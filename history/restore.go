@@ -30,7 +30,7 @@ func (db *DB) Restore(replyID int64) error {
 			hasText, liveAnchor bool
 		)
 		err := tx.QueryRow(`SELECT m.session_id, m.anchor_id, r.id, x.run_id, x.restore_id,
-				m.content <> '' OR m.reasoning <> '',
+				`+withText+`,
 				NOT EXISTS (SELECT 1 FROM supersessions a WHERE a.message_id = m.anchor_id)
 			FROM messages m JOIN runs r ON r.reply_id = m.id JOIN supersessions x ON x.message_id = m.id
 			WHERE m.id = ? AND m.role = 'assistant'`, replyID).

@@ -41,7 +41,7 @@ func (db *DB) Resume(runID int64, model string, queued bool) (stored.Receipt, er
 		var content string
 		var status chat.Status
 		var seam sql.NullInt64
-		err := tx.QueryRow(`SELECT r.anchor_id, r.status, m.content, (SELECT max(t.seam) FROM tool_calls t WHERE t.run_id = r.id)
+		err := tx.QueryRow(`SELECT r.anchor_id, r.status, `+liveContent+`, (SELECT max(t.seam) FROM tool_calls t WHERE t.run_id = r.id)
 			FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`, runID).Scan(&r.AnchorID, &status, &content, &seam)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("run %d: %w", runID, ErrNotFound)
@@ -88,7 +88,7 @@ func (db *DB) RunContext(runID int64) ([]chat.Message, stored.Progress, error) {
 	var anchorID, replyID int64
 	var content string
 	var seam int
-	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, m.content, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
+	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, `+liveContent+`, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
 		runID).Scan(&anchorID, &replyID, &content, &seam)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, stored.Progress{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)

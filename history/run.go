@@ -157,8 +157,9 @@ const appendChunkSQL = `INSERT INTO reply_chunks (run_id, seq, kind, text)
 	SELECT ?1, coalesce((SELECT max(seq) FROM reply_chunks WHERE run_id = ?1), 0) + 1, ?2, ?3
 	WHERE EXISTS (SELECT 1 FROM runs WHERE id = ?1 AND status = 'running' AND owner = ?4)`
 
-// foldChunks moves the streamed chunks of run runID into its reply, in order, and drops them.
-// It runs in the transaction that ends the run.
+// foldChunks moves the streamed chunks of run runID into its reply, in order, and drops them,
+// inside tx. Until it has run, a reader takes the reply's text as its stored text and its chunks
+// (liveContent, withText); the full-text index, which is kept on the stored text, waits for it.
 func foldChunks(tx *sql.Tx, runID int64) error {
 	_, err := tx.Exec(`
 		UPDATE messages SET
@@ -173,8 +174,44 @@ func foldChunks(tx *sql.Tx, runID int64) error {
 }
 
 // FinishRun ends a run: a queued run may become cancelled or failed, a running run owned by
-// this handle succeeded, failed or cancelled. A failed run must carry its classification.
+// this handle succeeded, failed or cancelled. A failed run must carry its classification. Its
+// streamed text is then folded into its reply (foldReply).
 func (db *DB) FinishRun(id int64, f stored.Finish) error {
+	if err := db.endRun(id, f); err != nil {
+		return err
+	}
+	db.foldReply(id)
+	return nil
+}
+
+// foldReply folds the streamed chunks of run id, which has ended, into its reply, in a
+// transaction of its own: the end is stored without waiting on the length of the reply, whose
+// text the chunks hold meanwhile. A fold that fails loses nothing: the chunks stay, readers
+// read them, and the next fold of ended runs (Search, Open) takes them.
+func (db *DB) foldReply(id int64) {
+	if err := db.write(func(tx *sql.Tx) error { return foldChunks(tx, id) }); err != nil {
+		db.log.Warn("history: folding a reply's streamed text into it", "run", id, "err", err)
+	}
+}
+
+// foldEnded folds the chunks of every run that has ended into its reply: a parley that stopped
+// between storing a run's end and folding its text, or whose fold failed, left them. It writes
+// only when there are some, and one held back (another parley's lock, a read-only database) is
+// left for the next: until then readers read the chunks.
+func (db *DB) foldEnded() {
+	ids, err := column[int64](db.sql.Query(`SELECT DISTINCT c.run_id FROM reply_chunks c JOIN runs r ON r.id = c.run_id
+		WHERE r.status NOT IN ('queued', 'running')`))
+	if err != nil || len(ids) == 0 || db.ReadOnly() {
+		return
+	}
+	for _, id := range ids {
+		db.foldReply(id)
+	}
+}
+
+// endRun stores how run id ended, in one small transaction: its status, classification, usage
+// and finish, not its text (foldReply).
+func (db *DB) endRun(id int64, f stored.Finish) error {
 	switch f.Status {
 	case chat.StatusSucceeded, chat.StatusFailed, chat.StatusCancelled:
 	default:
@@ -200,9 +237,6 @@ func (db *DB) FinishRun(id int64, f stored.Finish) error {
 			return err
 		}
 		if err := db.checkChanged(res, id, f.Status); err != nil {
-			return err
-		}
-		if err := foldChunks(tx, id); err != nil {
 			return err
 		}
 		if f.Model != "" {

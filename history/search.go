@@ -19,12 +19,14 @@ const liveMatches = `FROM messages_fts
 			AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`
 
 // Search finds the live messages of every session that contain all of words (the last may be
-// the start of a word, for searching as one types), best matches first, at most limit.
+// the start of a word, for searching as one types), best matches first, at most limit. The
+// index is kept on folded text: a reply whose run has ended is folded first (foldEnded).
 func (db *DB) Search(words string, limit int) ([]stored.Hit, error) {
 	q := matchQuery(words)
 	if q == "" {
 		return nil, nil
 	}
+	db.foldEnded()
 	rows, err := db.sql.Query(`
 		SELECT m.id, m.session_id, s.title, m.role, m.created_at,
 			snippet(messages_fts, 0, ?2, ?3, '…', 16)
@@ -48,6 +50,7 @@ func (db *DB) CountMatches(words string) (int, error) {
 	if q == "" {
 		return 0, nil
 	}
+	db.foldEnded()
 	var n int
 	err := db.sql.QueryRow(`SELECT count(*) `+liveMatches, q).Scan(&n)
 	return n, err
