@@ -73,6 +73,18 @@ func clipboardOn(t *testing.T, display string) string {
 	return string(out)
 }
 
+// waitClipboard waits until the clipboard on display holds want, and returns what it last
+// held. xclip -i exits as it forks, and its child takes the selection only after that: until
+// then the clipboard still holds what was copied before.
+func waitClipboard(t *testing.T, display, want string) string {
+	t.Helper()
+	got := clipboardOn(t, display)
+	for deadline := time.Now().Add(5 * time.Second); got != want && time.Now().Before(deadline); got = clipboardOn(t, display) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return got
+}
+
 // codeAnswer is a reply with two code blocks and HTML between them.
 const codeAnswer = "Two ways:\n\n```go\nvar names List<String>\nfor i := 0; i<n; i++ {}\n```\n\nor, with <b>less</b> code:\n\n```sh\necho \"a <tag>\"\n```\n"
 
@@ -86,17 +98,19 @@ func TestTmuxCopyThroughXclip(t *testing.T) {
 	p.selectMessages()
 	p.key("y")
 	p.waitScreen("the reply copied with xclip")
-	if got := clipboardOn(t, display); got != codeAnswer {
+	if got := waitClipboard(t, display, codeAnswer); got != codeAnswer {
 		t.Fatalf("y put %q on the clipboard, want the reply %q", got, codeAnswer)
 	}
 	p.key("Y")
 	p.waitScreen("code block 1 of 2 (Y again: the next) copied with xclip")
-	if got := clipboardOn(t, display); got != "var names List<String>\nfor i := 0; i<n; i++ {}\n" {
+	first := "var names List<String>\nfor i := 0; i<n; i++ {}\n"
+	if got := waitClipboard(t, display, first); got != first {
 		t.Fatalf("Y put %q on the clipboard", got)
 	}
 	p.key("Y")
 	p.waitScreen("code block 2 of 2")
-	if got := clipboardOn(t, display); got != "echo \"a <tag>\"\n" {
+	second := "echo \"a <tag>\"\n"
+	if got := waitClipboard(t, display, second); got != second {
 		t.Fatalf("Y again put %q on the clipboard", got)
 	}
 }
@@ -219,7 +233,7 @@ func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 	if err := text.Run(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // xclip hands the selection over as it forks
+	waitClipboard(t, display, "just words")
 	p.key("C-v")
 	p.waitScreen("nothing attached: the clipboard holds no image")
 }

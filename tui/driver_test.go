@@ -240,6 +240,23 @@ func (d *driver) pump(dur time.Duration) {
 	}
 }
 
+// sendsNextOnly proves that nothing went to srv while the test stood by: it sends text, waits
+// for the reply to it and for the screen to settle, and checks that the endpoint had got
+// before requests until then, text's next, and none after it.
+func (d *driver) sendsNextOnly(srv *demo.Server, before int, text string) {
+	d.t.Helper()
+	n := d.m.transcript.Len() + 2
+	d.typeAndSend(text)
+	d.until("the reply to "+text, func(m Model) bool { return answered(d.t, n)(m) && !m.tier2.Active() })
+	got := srv.Received()
+	if len(got) != before+1 {
+		d.t.Fatalf("%d requests, want %d and then the one of %q", len(got), before, text)
+	}
+	if msgs := got[before].Messages; len(msgs) == 0 || msgs[len(msgs)-1].Content != text {
+		d.t.Fatalf("request %d was not the one of %q: %+v", before+1, text, msgs)
+	}
+}
+
 // advance waits until the screen waits on clock for tick, then moves the clock on by it.
 func (d *driver) advance(clock *chattest.Clock, tick time.Duration) {
 	d.t.Helper()
@@ -252,7 +269,7 @@ func settled(m Model) bool { return m.active == nil && len(m.queue) == 0 && !m.p
 
 // answered returns a condition: the screen has settled and shows n messages, the last a reply
 // that succeeded.
-func answered(t *testing.T, n int) func(Model) bool {
+func answered(t testing.TB, n int) func(Model) bool {
 	return func(m Model) bool {
 		return settled(m) && m.transcript.Len() == n && lastReply(t, m).message.Status == chat.StatusSucceeded
 	}
