@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"parley/internal/chat"
+	"parley/internal/printmode"
+	"parley/internal/sanitize"
 )
 
 // usageError is a mistake in how parley was invoked or configured: exit 2, one line.
@@ -49,8 +51,26 @@ func Run(ctx context.Context, args []string, ios *IO) int {
 		if errors.As(err, &ue) || code == chat.ExitOK {
 			code = chat.ExitUsage
 		}
+		if asksForJSON(args) {
+			// A script that asked for JSON reads one object, whatever went wrong.
+			printmode.WriteFailed(ios.Out, "", sanitize.String(err.Error()), nil)
+		}
 	}
 	return code
+}
+
+// asksForJSON reports whether args ask print mode (no subcommand) for its --json object.
+func asksForJSON(args []string) bool {
+	_, word, _, prompted := splitCommand(args)
+	if _, sub := subcommands[word]; sub && !prompted {
+		return false
+	}
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[:i]
+	}
+	return slices.ContainsFunc(args, func(a string) bool {
+		return a == "--json" || a == "-json" || a == "--json=true" || a == "-json=true"
+	})
 }
 
 // interrupted is the exit status of a run that ctx's end stopped.

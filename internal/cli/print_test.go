@@ -511,3 +511,32 @@ func TestPrintModeReadsStreamsAsServersSendThem(t *testing.T) {
 		})
 	}
 }
+
+// --json prints one object however print mode ends: a usage error, a limit on what is piped,
+// stored false when nothing was kept, never a stored run with no session.
+func TestJSONIsOneObjectOnEveryEnding(t *testing.T) {
+	t.Parallel()
+	u, srv := newServedUser(t)
+	type failedJSON struct {
+		SessionID string  `json:"session_id"`
+		Status    string  `json:"status"`
+		Error     *string `json:"error"`
+		Stored    bool    `json:"stored"`
+	}
+	for name, r := range map[string]result{
+		"a bad flag value": u.run("-p", "hi", "--json", "--wait=-5s"),
+		"too much piped":   u.pipe(strings.Repeat("x", 300<<10), "-p", "summarise", "--json", "--base-url", srv.URL(), "--model", "m"),
+		"a prompt twice":   u.run("-p", "hi", "--json", "again"),
+	} {
+		if r.code != 2 {
+			t.Errorf("%s: exit %d, %q", name, r.code, r.stderr)
+		}
+		res := decode[failedJSON](t, r.stdout)
+		if res.Status != "failed" || res.Stored || res.Error == nil || !strings.Contains(r.stderr, *res.Error) {
+			t.Errorf("%s: %+v, stderr %q", name, res, r.stderr)
+		}
+	}
+	if srv.Requests() != 0 {
+		t.Errorf("%d requests", srv.Requests())
+	}
+}

@@ -113,17 +113,15 @@ func Run(ctx context.Context, o Options) int {
 		post = p.continueLast
 	}
 	if err := post(); err != nil {
-		p.say("%v", err)
 		var busy *storeError
 		if errors.As(err, &busy) {
-			return chat.ExitRetryable
+			return p.failed(err, &chat.Classification{Label: "History busy", Retryable: true}, chat.ExitRetryable)
 		}
-		return chat.ExitFailed
+		return p.failed(err, nil, chat.ExitFailed)
 	}
 	res, code, err := p.runAll(ctx)
 	if err != nil {
-		p.say("%v", err)
-		return chat.ExitFailed
+		return p.failed(err, nil, chat.ExitFailed)
 	}
 	if c := TimedOut(ctx); c != nil {
 		// Whatever --timeout stopped, a run or a wait: sending again, with more time, can help.
@@ -187,6 +185,20 @@ type printer struct {
 	// countdown: it arms only from the run as stored.
 	t2       retry.Tier2
 	fellBack bool
+}
+
+// failed says err, which ended the invocation with nothing sent or kept, on stderr and in the
+// --json object, and returns code.
+func (p *printer) failed(err error, c *chat.Classification, code int) int {
+	p.say("%v", err)
+	if p.o.JSON {
+		id := p.rcpt.SessionID
+		if id == "" {
+			id = p.o.Session.ID
+		}
+		WriteFailed(p.o.Stdout, id, sanitize.String(err.Error()), c)
+	}
+	return code
 }
 
 // say writes one of parley's notes to stderr.
@@ -404,9 +416,16 @@ func FailBeforeRun(stdout, stderr io.Writer, jsonOut bool, c chat.Classification
 	msg := errorLine(c)
 	fmt.Fprintf(stderr, "parley: %s (%s)\n", *msg, chat.FormatRetry(c, now))
 	if jsonOut {
-		chat.WriteJSON(stdout, result{Status: chat.StatusFailed, Error: msg, Retry: &c, Stored: true})
+		WriteFailed(stdout, "", *msg, &c)
 	}
 	return exitStatus(chat.Outcome{Status: chat.StatusFailed, Retry: &c})
+}
+
+// WriteFailed writes the --json object of an invocation that ended before any run was sent or
+// kept (a usage or limit error, a failure before the run, a lock held): stored is false, msg
+// says why, and sessionID is the session's when there is one.
+func WriteFailed(w io.Writer, sessionID, msg string, c *chat.Classification) {
+	chat.WriteJSON(w, result{SessionID: sessionID, Status: chat.StatusFailed, Error: &msg, Retry: c})
 }
 
 // shortSession is the start of a session id that --session, -c's list and export take.
