@@ -106,7 +106,7 @@ var interruptedClass = chat.NewClassification(chat.Interrupted, "parley stopped 
 // the text it had streamed, and returns their ids in ascending order. A run whose owner still holds its
 // lock, in this process or another, is left alone. Open calls it.
 func (db *DB) RecoverInterrupted() ([]int64, error) {
-	owners, err := column[string](db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
+	owners, err := column[string](db.pool().Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ func BenchmarkRecord(b *testing.B) {
 					}
 					if writes {
 						var size int
-						if err := db.sql.QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != c.tokens*4 {
+						if err := db.pool().QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != c.tokens*4 {
 							b.Fatalf("stored %d bytes (%v), want %d", size, err, c.tokens*4)
 						}
 					}

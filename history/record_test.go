@@ -347,7 +347,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 		t.Errorf("run %+v, %v", run, err)
 	}
 	var chunks int
-	if err := db.sql.QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks); err != nil || chunks != 0 {
+	if err := db.pool().QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks); err != nil || chunks != 0 {
 		t.Errorf("%d chunks left after the run ended (%v)", chunks, err)
 	}
 	// The next request carries the answer; its thinking goes with it only for the agent to

@@ -60,7 +60,7 @@ func (db *DB) Run(id int64) (stored.Run, error) {
 	var r stored.Run
 	var created, started, finished sql.NullInt64
 	var c storedClass
-	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
+	err := db.pool().QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
 		retryable, retry_class, retry_after_until, retry_label, retry_message, retry_rule,
 		attempts, prompt_tokens, completion_tokens, reasoning_tokens, finish_reason,
 		created_at, started_at, finished_at
@@ -86,7 +86,7 @@ func (db *DB) StartRun(id int64) error {
 	if err := db.held(); err != nil {
 		return err
 	}
-	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
+	res, err := db.pool().Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
 		WHERE id = ? AND status = 'queued'`, db.token, nanos(db.clock.Now()), id)
 	if err != nil {
 		return err
