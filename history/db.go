@@ -65,6 +65,10 @@ type DB struct {
 	// upgrading keeps to one at a time.
 	readOnly  atomic.Pointer[error]
 	upgrading sync.Mutex
+	// retired and retiredStmt are the read-only pool and its statement an upgrade replaced.
+	retired     *sql.DB
+	retiredStmt *sql.Stmt
+	closed      bool
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
 	// A read-only handle has neither: it starts no run.
 	token string
@@ -465,6 +469,7 @@ func (db *DB) Close() error {
 	}
 	db.upgrading.Lock() // an upgrade under way finishes first: what it opened is closed here
 	defer db.upgrading.Unlock()
+	db.closed = true
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()
@@ -477,6 +482,12 @@ func (db *DB) Close() error {
 		db.pin = nil
 	}
 	err = errors.Join(err, db.pool().Close())
+	if db.retired != nil {
+		if db.retiredStmt != nil {
+			db.retiredStmt.Close()
+		}
+		err = errors.Join(err, db.retired.Close())
+	}
 	if db.file != nil {
 		err = errors.Join(err, db.file.Close())
 		db.file = nil

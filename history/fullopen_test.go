@@ -50,7 +50,27 @@ func TestAFullDiskAtOpenStoresOnceSpaceIsFreed(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
+	// The screen reads while it sends: the swap to the writable handle is safe under reads.
+	stop, reading := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				reading <- nil
+				return
+			default:
+			}
+			if _, err := db.Sessions(); err != nil {
+				reading <- err
+				return
+			}
+		}
+	}()
 	r, err := db.Post(session, "after space was freed", "test-model", false)
+	close(stop)
+	if readErr := <-reading; readErr != nil {
+		t.Errorf("reading while the handle became writable: %v", readErr)
+	}
 	if err != nil {
 		t.Fatalf("the first write once space was freed: %v", err)
 	}

@@ -18,7 +18,7 @@ func (db *DB) upgrade() {
 	}
 	db.upgrading.Lock()
 	defer db.upgrading.Unlock()
-	if db.readOnly.Load() == nil || db.pool() == nil {
+	if db.readOnly.Load() == nil || db.closed {
 		return // upgraded meanwhile, or closed
 	}
 	w, err := openWritable(db.path, db.clock)
@@ -35,8 +35,7 @@ func (db *DB) upgrade() {
 	db.sql.Store(w.pool())
 	db.readOnly.Store(nil)
 	db.log.Info("history: the disk has room again; storing", "path", db.path)
-	if oldStmt != nil {
-		oldStmt.Close()
-	}
-	old.Close()
+	// The read-only pool is closed with the handle: a read that loaded it just before may
+	// still be about to run on it.
+	db.retired, db.retiredStmt = old, oldStmt
 }
