@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -194,5 +197,31 @@ func TestStorageTmuxSIGTERM(t *testing.T) {
 	}
 	if got.Status != "cancelled" || got.Content == "" {
 		t.Errorf("stored %s with %d bytes; want cancelled, with the text so far", got.Status, len(got.Content))
+	}
+}
+
+// The chat screen opened on a full disk refuses to send, the text back in the input; once the
+// filler is deleted, the next enter sends it and it is stored.
+func TestStorageTmuxFullAtOpenSendsOnceSpaceIsFreed(t *testing.T) {
+	t.Parallel()
+	home := tmpfs(t, "1m")
+	p, u := storagePane(t, home, demo.Options{})
+	u.must("-p", "before the disk filled", "--base-url", p.srv.URL(), "--model", "m")
+	filler := filepath.Join(home, "filler")
+	exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=4k").Run() // fails when the disk is full, as meant
+	p.start(100, 30, []string{"TMPDIR=" + u.tmp})
+	p.send("sent once there is room")
+	p.waitScreen("the disk is full")
+	p.waitScreen("┃ sent once there is room") // back in the input
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	p.key("Enter")
+	p.waitScreen("offline demo endpoint")
+	p.waitScreen("idle")
+	p.key("C-c")
+	_, msgs := u.stored()
+	if len(msgs) != 2 || msgs[0].Content != "sent once there is room" {
+		t.Errorf("stored %+v; want the message sent once there was room, and its reply", msgs)
 	}
 }

@@ -31,7 +31,7 @@ func (db *DB) sessionContext(sessionID string, withData bool) ([]chat.Message, [
 	if sessionID == "" {
 		return nil, nil, nil
 	}
-	rows, err := db.sql.Query(`
+	rows, err := db.pool().Query(`
 		SELECT m.id, m.role, `+liveContent+`, `+liveReasoning+`, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = ?1 AND `+sendable+`
@@ -49,7 +49,7 @@ func (db *DB) sessionContext(sessionID string, withData bool) ([]chat.Message, [
 // never compacted.
 func (db *DB) CompactedBefore(sessionID string) (int64, error) {
 	var before int64
-	err := db.sql.QueryRow(`SELECT before FROM compactions WHERE session_id = ?`, sessionID).Scan(&before)
+	err := db.pool().QueryRow(`SELECT before FROM compactions WHERE session_id = ?`, sessionID).Scan(&before)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -63,7 +63,7 @@ func (db *DB) CompactedBefore(sessionID string) (int64, error) {
 func (db *DB) Context(anchorID int64) ([]chat.Message, error) {
 	// One statement, so the anchor check and the transcript read the same snapshot. The anchor
 	// is itself in the result, so an empty result means it is not a live operator message.
-	rows, err := db.sql.Query(`
+	rows, err := db.pool().Query(`
 		SELECT m.id, m.role, `+liveContent+`, `+liveReasoning+`, `+pinned+` FROM messages m
 		LEFT JOIN runs r ON r.reply_id = m.id
 		WHERE m.session_id = (SELECT a.session_id FROM messages a WHERE a.id = ?1 AND a.role = 'user'
@@ -116,7 +116,7 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string, withData bool) ([]ch
 		return out, ids, err
 	}
 	if sessionID == "" {
-		if err := db.sql.QueryRow(`SELECT session_id FROM messages WHERE id = ?`, ids[len(ids)-1]).Scan(&sessionID); err != nil {
+		if err := db.pool().QueryRow(`SELECT session_id FROM messages WHERE id = ?`, ids[len(ids)-1]).Scan(&sessionID); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -124,11 +124,11 @@ func (db *DB) contextRows(rows *sql.Rows, sessionID string, withData bool) ([]ch
 	for _, id := range ids {
 		first, last = min(first, id), max(last, id)
 	}
-	images, err := imagesOf(db.sql, sessionID, first, last, withData)
+	images, err := imagesOf(db.pool(), sessionID, first, last, withData)
 	if err != nil {
 		return nil, nil, err
 	}
-	calls, err := toolCallsOfReplies(db.sql, sessionID, first, last)
+	calls, err := toolCallsOfReplies(db.pool(), sessionID, first, last)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -177,7 +177,7 @@ func copyConversation(tx *sql.Tx, from, to string, through, now int64) error {
 func (db *DB) ForkOf(id string) (f stored.Fork, ok bool, err error) {
 	var at sql.NullInt64
 	var title sql.NullString
-	err = db.sql.QueryRow(`SELECT f.origin, f.at_message, o.title, m.created_at FROM forks f
+	err = db.pool().QueryRow(`SELECT f.origin, f.at_message, o.title, m.created_at FROM forks f
 		LEFT JOIN sessions o ON o.id = f.origin LEFT JOIN messages m ON m.id = f.at_message
 		WHERE f.session_id = ?`, id).Scan(&f.Origin, &f.AtMessage, &title, &at)
 	if errors.Is(err, sql.ErrNoRows) {

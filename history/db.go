@@ -55,12 +55,20 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 
 // DB is an open history database. Its methods are safe for concurrent use.
 type DB struct {
-	sql  *sql.DB
+	// sql is the SQLite handle, behind pool(): a handle opened read-only on a full disk swaps
+	// in a writable one once there is room (upgrade).
+	sql  atomic.Pointer[sql.DB]
 	path string
 	// readOnly is why the database could be opened only to read (a read-only file, directory
 	// or mount, a full disk), nil when it can be written: every write fails with a
-	// StorageError saying so.
-	readOnly error
+	// StorageError saying so. After a full disk, the next write tries again (upgrade), which
+	// upgrading keeps to one at a time.
+	readOnly  atomic.Pointer[error]
+	upgrading sync.Mutex
+	// retired and retiredStmt are the read-only pool and its statement an upgrade replaced.
+	retired     *sql.DB
+	retiredStmt *sql.Stmt
+	closed      bool
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
 	// A read-only handle has neither: it starts no run.
 	token string
@@ -136,12 +144,12 @@ func Open(path string, opts ...Option) (*DB, error) {
 		if err != nil {
 			return nil, describe(path, cause)
 		}
-		db.readOnly = cause
+		db.readOnly.Store(&cause)
 	}
 	if err != nil {
 		return nil, describe(path, fileError(path, err))
 	}
-	if db.appendChunk, err = db.sql.Prepare(appendChunkSQL); err != nil {
+	if db.appendChunk, err = db.pool().Prepare(appendChunkSQL); err != nil {
 		db.Close()
 		return nil, describe(path, err)
 	}
@@ -169,7 +177,7 @@ func openWritable(path string, clock chat.Clock) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.pin, err = db.sql.Conn(context.Background()); err != nil {
+	if db.pin, err = db.pool().Conn(context.Background()); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -203,7 +211,7 @@ func openReadOnly(path string, clock chat.Clock) (*DB, error) {
 			continue
 		}
 		var version int
-		err = db.sql.QueryRow("PRAGMA user_version").Scan(&version)
+		err = db.pool().QueryRow("PRAGMA user_version").Scan(&version)
 		switch {
 		case err == nil && version == 0:
 			err = errNoSchema
@@ -212,7 +220,7 @@ func openReadOnly(path string, clock chat.Clock) (*DB, error) {
 				version, len(migrations), syscall.EROFS)
 		}
 		if err != nil {
-			db.sql.Close()
+			db.pool().Close()
 			last = err
 			continue
 		}
@@ -234,7 +242,8 @@ func openEmpty(path string, clock chat.Clock) (*DB, error) {
 		return nil, err
 	}
 	sdb.SetMaxOpenConns(1) // one connection: the memory database is its
-	db := &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
+	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
+	db.sql.Store(sdb)
 	if err := db.migrate(); err != nil {
 		sdb.Close()
 		return nil, err
@@ -255,11 +264,13 @@ func openSQL(path, param string, clock chat.Clock) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{sql: sdb, path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}, nil
+	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
+	db.sql.Store(sdb)
+	return db, nil
 }
 
 // ReadOnly reports whether the database was opened only to read.
-func (db *DB) ReadOnly() bool { return db.readOnly != nil }
+func (db *DB) ReadOnly() bool { return db.readOnly.Load() != nil }
 
 // checkPlace refuses, in one line with the fix, a database path parley cannot use at all: a
 // directory for it that is not one, or cannot be searched, and a file that is a directory, a
@@ -382,14 +393,14 @@ func fileError(path string, err error) error {
 // up already is opened without a write.
 func (db *DB) setUp() error {
 	var version int
-	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil {
+	if err := db.pool().QueryRow("PRAGMA user_version").Scan(&version); err != nil {
 		return err
 	}
 	if version > len(migrations) {
 		return ErrNewerSchema
 	}
 	var mode string
-	if err := db.sql.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := db.pool().QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
 		return err
 	}
 	if mode != "wal" {
@@ -415,7 +426,7 @@ func (db *DB) switchToWAL() error {
 	deadline := time.Now().Add(busyTimeout)
 	for {
 		var mode string
-		err := db.sql.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+		err := db.pool().QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
 		var se *sqlite.Error
 		switch {
 		case err == nil && mode != "wal":
@@ -457,11 +468,14 @@ func (db *DB) migrate() error {
 // Close closes the database and releases this handle's owner lock, deleting its lock file. A
 // file that left the path has its log emptied into it first (held.go).
 func (db *DB) Close() error {
-	if db.sql == nil {
+	if db.pool() == nil {
 		return nil
 	}
 	db.folding.Lock()
 	defer db.folding.Unlock()
+	db.upgrading.Lock() // an upgrade under way finishes first: what it opened is closed here
+	defer db.upgrading.Unlock()
+	db.closed = true
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()
@@ -473,7 +487,13 @@ func (db *DB) Close() error {
 		err = errors.Join(err, db.pin.Close())
 		db.pin = nil
 	}
-	err = errors.Join(err, db.sql.Close())
+	err = errors.Join(err, db.pool().Close())
+	if db.retired != nil {
+		if db.retiredStmt != nil {
+			db.retiredStmt.Close()
+		}
+		err = errors.Join(err, db.retired.Close())
+	}
 	if db.file != nil {
 		err = errors.Join(err, db.file.Close())
 		db.file = nil
@@ -490,7 +510,7 @@ func (db *DB) Close() error {
 // no fsync per batch), so an operator message is checkpointed as soon as it is stored: no
 // power cut loses what was typed once it shows.
 func (db *DB) sync() {
-	if _, err := db.sql.Exec("PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
+	if _, err := db.pool().Exec("PRAGMA wal_checkpoint(PASSIVE)"); err != nil {
 		db.log.Warn("history: checkpoint after storing an operator message", "err", err)
 	}
 }

@@ -54,14 +54,14 @@ func TestOpenCreatesPrivateFiles(t *testing.T) {
 	}
 
 	var journal string
-	if err := db.sql.QueryRow("PRAGMA journal_mode").Scan(&journal); err != nil || journal != "wal" {
+	if err := db.pool().QueryRow("PRAGMA journal_mode").Scan(&journal); err != nil || journal != "wal" {
 		t.Errorf("journal_mode = %q, %v; want wal", journal, err)
 	}
 	var fk, timeout int
-	if err := db.sql.QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
+	if err := db.pool().QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
 		t.Errorf("foreign_keys = %d, %v; want 1", fk, err)
 	}
-	if err := db.sql.QueryRow("PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout != 5000 {
+	if err := db.pool().QueryRow("PRAGMA busy_timeout").Scan(&timeout); err != nil || timeout != 5000 {
 		t.Errorf("busy_timeout = %d, %v; want 5000", timeout, err)
 	}
 
@@ -93,7 +93,7 @@ func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
 	s := newSession(t, db)
 	post(t, db, s.ID, "first")
 	var version int
-	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+	if err := db.pool().QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
 		t.Errorf("user_version = %d, %v; want %d", version, err, len(migrations))
 	}
 }

@@ -13,7 +13,7 @@ import (
 // is not stored yet), or "" when nothing was.
 func (db *DB) Draft(sessionID string) (string, error) {
 	var text string
-	err := db.sql.QueryRow(`SELECT text FROM drafts WHERE session_id = ?`, sessionID).Scan(&text)
+	err := db.pool().QueryRow(`SELECT text FROM drafts WHERE session_id = ?`, sessionID).Scan(&text)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -32,7 +32,7 @@ func (db *DB) SetDraft(sessionID, text string) error {
 // DraftFiles returns the files attached to the draft of session sessionID.
 func (db *DB) DraftFiles(sessionID string) ([]stored.DraftFile, error) {
 	var files string
-	err := db.sql.QueryRow(`SELECT files FROM drafts WHERE session_id = ?`, sessionID).Scan(&files)
+	err := db.pool().QueryRow(`SELECT files FROM drafts WHERE session_id = ?`, sessionID).Scan(&files)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && files == "" {
 		return nil, nil
 	}

@@ -11,7 +11,7 @@ import (
 // RememberWait remembers c, a failure whose provider said when to come back, for ep. A later
 // wait replaces an earlier one.
 func (db *DB) RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt time.Time) error {
-	_, err := db.sql.Exec(`INSERT OR REPLACE INTO endpoint_waits
+	_, err := db.pool().Exec(`INSERT OR REPLACE INTO endpoint_waits
 		(endpoint, model, key_env, until, said_at, retryable, retry_class, retry_label, retry_message)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, nanos(c.RetryAfterUntil),
 		nanos(saidAt), c.Retryable, string(c.Class), c.Label, c.Message)
@@ -24,7 +24,7 @@ func (db *DB) RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt ti
 func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, saidAt time.Time, ok bool, err error) {
 	var until, said int64
 	var class string
-	err = db.sql.QueryRow(`SELECT until, said_at, retryable, retry_class, retry_label, retry_message
+	err = db.pool().QueryRow(`SELECT until, said_at, retryable, retry_class, retry_label, retry_message
 		FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
 		Scan(&until, &said, &c.Retryable, &class, &c.Label, &c.Message)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -45,12 +45,12 @@ func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, s
 // another parley's lock at each reply's end.
 func (db *DB) ForgetWait(ep chat.EndpointKey) error {
 	var n int
-	err := db.sql.QueryRow(`SELECT count(*) FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
+	err := db.pool().QueryRow(`SELECT count(*) FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
 		ep.BaseURL, ep.Model, ep.KeyEnv).Scan(&n)
 	if err != nil || n == 0 {
 		return err
 	}
-	_, err = db.sql.Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
+	_, err = db.pool().Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
 		ep.BaseURL, ep.Model, ep.KeyEnv)
 	return err
 }
@@ -58,7 +58,7 @@ func (db *DB) ForgetWait(ep chat.EndpointKey) error {
 // RecordSend counts a request sent to the endpoint at baseURL, for the retry budget, and
 // forgets the sends older than keep.
 func (db *DB) RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error {
-	_, err := db.sql.Exec(`DELETE FROM endpoint_sends WHERE at < ?1;
+	_, err := db.pool().Exec(`DELETE FROM endpoint_sends WHERE at < ?1;
 		INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?2, ?3, ?4)`,
 		nanos(at.Add(-keep)), baseURL, nanos(at), retry)
 	return err

@@ -103,8 +103,8 @@ func (e *StorageError) Unwrap() error { return e.Err }
 // storageError names the database and the fix for err, a failure to store or open it; nil
 // stays nil, and an error that already says so is kept.
 func (db *DB) storageError(err error) error {
-	if db.readOnly != nil && FaultOf(err) == FaultReadOnly {
-		err = db.readOnly // opened to read because of it: the write fails for the same cause
+	if cause := db.readOnly.Load(); cause != nil && FaultOf(err) == FaultReadOnly {
+		err = *cause // opened to read because of it: the write fails for the same cause
 	}
 	return describe(db.path, err)
 }

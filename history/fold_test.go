@@ -40,7 +40,7 @@ func endUnfolded(t *testing.T, db *DB, sessionID string) stored.Receipt {
 func chunksOf(t *testing.T, db *DB, runID int64) int {
 	t.Helper()
 	var n int
-	if err := db.sql.QueryRow(`SELECT count(*) FROM reply_chunks WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	if err := db.pool().QueryRow(`SELECT count(*) FROM reply_chunks WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -51,11 +51,11 @@ func chunksOf(t *testing.T, db *DB, runID int64) int {
 func storedText(t *testing.T, db *DB, replyID int64, word string) (string, bool) {
 	t.Helper()
 	var content string
-	if err := db.sql.QueryRow(`SELECT content FROM messages WHERE id = ?`, replyID).Scan(&content); err != nil {
+	if err := db.pool().QueryRow(`SELECT content FROM messages WHERE id = ?`, replyID).Scan(&content); err != nil {
 		t.Fatal(err)
 	}
 	var indexed bool
-	if err := db.sql.QueryRow(`SELECT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?)`,
+	if err := db.pool().QueryRow(`SELECT EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?)`,
 		word, replyID).Scan(&indexed); err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 			}
 			again := openPath(t, path)
 			var check string
-			if err := again.sql.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			if err := again.pool().QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
 				t.Fatalf("integrity_check of the file at the path: %q, %v", check, err)
 			}
 			list, err := again.Sessions()

@@ -67,7 +67,7 @@ func imagesOf(q querier, sessionID string, first, last int64, withData bool) (ma
 // ImageData returns the bytes of the stored image with this hash.
 func (db *DB) ImageData(hash string) ([]byte, error) {
 	var b []byte
-	err := db.sql.QueryRow(`SELECT data FROM images WHERE hash = ?`, hash).Scan(&b)
+	err := db.pool().QueryRow(`SELECT data FROM images WHERE hash = ?`, hash).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("image %s: %w", hash, ErrNotFound)
 	}

@@ -31,7 +31,7 @@ func TestImagesStoredOnceAndSentWithTheirMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stored int
-	db.sql.QueryRow(`SELECT count(*) FROM images`).Scan(&stored)
+	db.pool().QueryRow(`SELECT count(*) FROM images`).Scan(&stored)
 	if stored != 2 {
 		t.Fatalf("%d images stored for two distinct ones", stored)
 	}

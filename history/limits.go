@@ -11,7 +11,7 @@ import (
 // RememberRemaining remembers what the provider of ep said, in r, is left of its rate limits;
 // it replaces what was remembered before.
 func (db *DB) RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error {
-	_, err := db.sql.Exec(`INSERT OR REPLACE INTO endpoint_limits
+	_, err := db.pool().Exec(`INSERT OR REPLACE INTO endpoint_limits
 		(endpoint, model, key_env, requests, request_limit, requests_reset, tokens, token_limit, tokens_reset, said_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, r.Requests, r.RequestLimit,
 		optionalNanos(r.RequestsReset), r.Tokens, r.TokenLimit, optionalNanos(r.TokensReset), nanos(r.SaidAt))
@@ -21,7 +21,7 @@ func (db *DB) RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error {
 // Remaining returns what was last remembered of ep's rate limits; ok is false when nothing was.
 func (db *DB) Remaining(ep chat.EndpointKey) (r chat.Remaining, ok bool, err error) {
 	var reqReset, tokReset, said sql.NullInt64
-	err = db.sql.QueryRow(`SELECT requests, request_limit, requests_reset, tokens, token_limit, tokens_reset, said_at
+	err = db.pool().QueryRow(`SELECT requests, request_limit, requests_reset, tokens, token_limit, tokens_reset, said_at
 		FROM endpoint_limits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
 		Scan(&r.Requests, &r.RequestLimit, &reqReset, &r.Tokens, &r.TokenLimit, &tokReset, &said)
 	if errors.Is(err, sql.ErrNoRows) {

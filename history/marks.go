@@ -30,7 +30,7 @@ func (db *DB) Versions(anchorID int64) ([]stored.Message, error) {
 // failed before its first word) is not a version, unless it is the live one. One query reads
 // the session's messages; the chains are followed here.
 func (db *DB) VersionMarks(sessionID string) (map[int64]stored.Mark, error) {
-	rows, err := db.sql.Query(`SELECT m.id, m.role, coalesce(m.anchor_id, 0), coalesce(m.edit_of, 0),
+	rows, err := db.pool().Query(`SELECT m.id, m.role, coalesce(m.anchor_id, 0), coalesce(m.edit_of, 0),
 		`+withText+` OR NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)
 		FROM messages m WHERE m.session_id = ? AND m.role IN ('user', 'assistant') ORDER BY m.id`, sessionID)
 	if err != nil {

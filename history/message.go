@@ -165,7 +165,7 @@ const withText = `(m.content != '' OR m.reasoning != '' OR EXISTS (SELECT 1 FROM
 
 // queryMessages runs messageQuery with a WHERE clause and returns the messages in id order.
 func (db *DB) queryMessages(where string, args ...any) ([]stored.Message, error) {
-	rows, err := db.sql.Query(messageQuery+where+` ORDER BY m.id`, args...)
+	rows, err := db.pool().Query(messageQuery+where+` ORDER BY m.id`, args...)
 	if err != nil {
 		return nil, db.readError(err)
 	}
@@ -191,11 +191,11 @@ func (db *DB) queryMessages(where string, args ...any) ([]stored.Message, error)
 	if err != nil || len(out) == 0 {
 		return out, db.readError(err)
 	}
-	images, err := imagesOf(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
+	images, err := imagesOf(db.pool(), out[0].SessionID, out[0].ID, out[len(out)-1].ID, false)
 	if err != nil {
 		return nil, db.readError(err)
 	}
-	calls, err := toolCallsOfReplies(db.sql, out[0].SessionID, out[0].ID, out[len(out)-1].ID)
+	calls, err := toolCallsOfReplies(db.pool(), out[0].SessionID, out[0].ID, out[len(out)-1].ID)
 	for i := range out {
 		out[i].Images = images[out[i].ID]
 		out[i].ToolCalls = calls[out[i].ID]
@@ -206,7 +206,7 @@ func (db *DB) queryMessages(where string, args ...any) ([]stored.Message, error)
 // sessionMessages returns the messages of an existing session matching extra.
 func (db *DB) sessionMessages(sessionID, extra string, args ...any) ([]stored.Message, error) {
 	var one int
-	err := db.sql.QueryRow(`SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
+	err := db.pool().QueryRow(`SELECT 1 FROM sessions WHERE id = ?`, sessionID).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("session %q: %w", sessionID, ErrNotFound)
 	}
@@ -243,7 +243,7 @@ func (db *DB) TranscriptBefore(sessionID string, before int64, limit int) ([]sto
 // those numbers them as the whole transcript does.
 func (db *DB) CountBefore(sessionID string, before int64) (int, error) {
 	var n int
-	err := db.sql.QueryRow(`SELECT count(*) FROM messages m WHERE m.session_id = ? AND m.id < ? AND m.role != 'system'
+	err := db.pool().QueryRow(`SELECT count(*) FROM messages m WHERE m.session_id = ? AND m.id < ? AND m.role != 'system'
 		AND NOT EXISTS (SELECT 1 FROM supersessions x WHERE x.message_id = m.id)`, sessionID, before).Scan(&n)
 	return n, db.readError(err)
 }

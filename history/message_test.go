@@ -264,7 +264,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
 	sys := func(content string) {
-		if _, err := db.sql.Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'system', ?, 1)`,
+		if _, err := db.pool().Exec(`INSERT INTO messages (session_id, role, content, created_at) VALUES (?, 'system', ?, 1)`,
 			s.ID, content); err != nil {
 			t.Fatal(err)
 		}

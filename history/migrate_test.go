@@ -43,7 +43,7 @@ func TestSchema1DatabaseMigratesWithoutLoss(t *testing.T) {
 	}
 	defer db.Close()
 	var version int
-	if err := db.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+	if err := db.pool().QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
 		t.Fatalf("user_version = %d, %v; want %d", version, err, len(migrations))
 	}
 	var after []stored.Message

@@ -108,7 +108,7 @@ var interruptedClass = chat.NewClassification(chat.Interrupted, "parley stopped 
 // that ended without it being folded (foldEnded).
 func (db *DB) RecoverInterrupted() ([]int64, error) {
 	db.foldEnded()
-	owners, err := column[string](db.sql.Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
+	owners, err := column[string](db.pool().Query(`SELECT DISTINCT owner FROM runs WHERE status IN ('running', 'queued')`))
 	if err != nil {
 		return nil, err
 	}

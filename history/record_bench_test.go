@@ -87,7 +87,7 @@ func BenchmarkRecord(b *testing.B) {
 					}
 					if writes {
 						var size int
-						if err := db.sql.QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != c.tokens*4 {
+						if err := db.pool().QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != c.tokens*4 {
 							b.Fatalf("stored %d bytes (%v), want %d", size, err, c.tokens*4)
 						}
 					}
@@ -143,7 +143,7 @@ func BenchmarkFinishRun(b *testing.B) {
 				end, fold = end+ended.Sub(start), fold+time.Since(ended)
 				b.StopTimer()
 				var size int
-				if err := db.sql.QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != mb<<20 {
+				if err := db.pool().QueryRow(`SELECT length(content) FROM messages WHERE id = ?`, rc.ReplyID).Scan(&size); err != nil || size != mb<<20 {
 					b.Fatalf("folded %d bytes (%v), want %d", size, err, mb<<20)
 				}
 				db.Close()

@@ -349,7 +349,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	// The text is folded once the end has been taken: wait for that, not for a time.
 	waitFor(t, func() bool {
 		var chunks int
-		err := db.sql.QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks)
+		err := db.pool().QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks)
 		return err == nil && chunks == 0
 	})
 	// The next request carries the answer; its thinking goes with it only for the agent to

@@ -245,7 +245,7 @@ func TestDraftFilesAreKept(t *testing.T) {
 	}
 	db.SetDraftFiles("", nil)
 	var n int
-	db.sql.QueryRow(`SELECT count(*) FROM drafts`).Scan(&n)
+	db.pool().QueryRow(`SELECT count(*) FROM drafts`).Scan(&n)
 	if n != 0 {
 		t.Errorf("%d drafts left with neither text nor files", n)
 	}

@@ -16,7 +16,7 @@ import (
 func (db *DB) RetryRun(runID int64, model string, queued bool) (stored.Receipt, error) {
 	var anchorID int64
 	var calls bool
-	err := db.sql.QueryRow(`SELECT anchor_id, EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id) FROM runs r WHERE id = ?`,
+	err := db.pool().QueryRow(`SELECT anchor_id, EXISTS (SELECT 1 FROM tool_calls t WHERE t.run_id = r.id) FROM runs r WHERE id = ?`,
 		runID).Scan(&anchorID, &calls)
 	if errors.Is(err, sql.ErrNoRows) {
 		return stored.Receipt{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)
@@ -88,7 +88,7 @@ func (db *DB) RunContext(runID int64) ([]chat.Message, stored.Progress, error) {
 	var anchorID, replyID int64
 	var content string
 	var seam int
-	err := db.sql.QueryRow(`SELECT r.anchor_id, r.reply_id, `+liveContent+`, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
+	err := db.pool().QueryRow(`SELECT r.anchor_id, r.reply_id, `+liveContent+`, r.seam FROM runs r JOIN messages m ON m.id = r.reply_id WHERE r.id = ?`,
 		runID).Scan(&anchorID, &replyID, &content, &seam)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, stored.Progress{}, fmt.Errorf("run %d: %w", runID, ErrNotFound)

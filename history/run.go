@@ -60,7 +60,7 @@ func (db *DB) Run(id int64) (stored.Run, error) {
 	var r stored.Run
 	var created, started, finished sql.NullInt64
 	var c storedClass
-	err := db.sql.QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
+	err := db.pool().QueryRow(`SELECT id, anchor_id, reply_id, session_id, status, owner, model,
 		retryable, retry_class, retry_after_until, retry_label, retry_message, retry_rule,
 		attempts, prompt_tokens, completion_tokens, reasoning_tokens, finish_reason,
 		created_at, started_at, finished_at
@@ -86,7 +86,7 @@ func (db *DB) StartRun(id int64) error {
 	if err := db.held(); err != nil {
 		return err
 	}
-	res, err := db.sql.Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
+	res, err := db.pool().Exec(`UPDATE runs SET status = 'running', owner = ?, started_at = ?
 		WHERE id = ? AND status = 'queued'`, db.token, nanos(db.clock.Now()), id)
 	if err != nil {
 		return err
@@ -199,7 +199,7 @@ func (db *DB) foldReply(id int64) {
 // only when there are some, and one held back (another parley's lock, a read-only database) is
 // left for the next: until then readers read the chunks.
 func (db *DB) foldEnded() {
-	ids, err := column[int64](db.sql.Query(`SELECT DISTINCT c.run_id FROM reply_chunks c JOIN runs r ON r.id = c.run_id
+	ids, err := column[int64](db.pool().Query(`SELECT DISTINCT c.run_id FROM reply_chunks c JOIN runs r ON r.id = c.run_id
 		WHERE r.status NOT IN ('queued', 'running')`))
 	if err != nil || len(ids) == 0 || db.ReadOnly() {
 		return

@@ -27,7 +27,7 @@ func (db *DB) Search(words string, limit int) ([]stored.Hit, error) {
 		return nil, nil
 	}
 	db.foldEnded()
-	rows, err := db.sql.Query(`
+	rows, err := db.pool().Query(`
 		SELECT m.id, m.session_id, s.title, m.role, m.created_at,
 			snippet(messages_fts, 0, ?2, ?3, '…', 16)
 		`+liveMatches+`
@@ -52,7 +52,7 @@ func (db *DB) CountMatches(words string) (int, error) {
 	}
 	db.foldEnded()
 	var n int
-	err := db.sql.QueryRow(`SELECT count(*) `+liveMatches, q).Scan(&n)
+	err := db.pool().QueryRow(`SELECT count(*) `+liveMatches, q).Scan(&n)
 	return n, err
 }
 
@@ -147,7 +147,7 @@ func (db *DB) SetTitle(id, newTitle string) error {
 	if t == "" {
 		return errors.New("a title needs at least one visible character")
 	}
-	res, err := db.sql.Exec(`UPDATE sessions SET title = ? WHERE id = ?`, t, id)
+	res, err := db.pool().Exec(`UPDATE sessions SET title = ? WHERE id = ?`, t, id)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,8 @@ func scanSessionRow(rows *sql.Rows, s *stored.Session) (err error) {
 // nowhere (see Sessions) until its first message is posted; Post with no session id creates
 // the session and its first message together.
 func (db *DB) CreateSession() (stored.Session, error) {
-	id, err := insertSession(db.sql, nanos(db.clock.Now()))
+	db.upgrade()
+	id, err := insertSession(db.pool(), nanos(db.clock.Now()))
 	if err != nil {
 		return stored.Session{}, err
 	}
@@ -86,11 +87,11 @@ func (db *DB) Session(id string) (stored.Session, error) {
 	if id == "" {
 		return stored.Session{}, fmt.Errorf("no session id: %w", ErrNotFound)
 	}
-	s, err := scanSession(db.sql.QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
+	s, err := scanSession(db.pool().QueryRow(`SELECT `+sessionColumns+` FROM sessions s WHERE s.id = ?`, id))
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return s, db.readError(err)
 	}
-	rows, err := db.sql.Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
+	rows, err := db.pool().Query(`SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id`, id)
 	if err != nil {
 		return stored.Session{}, err
 	}
@@ -144,7 +145,7 @@ const hasMessages = `EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
 // LatestSession returns the most recently updated session that has messages, or ErrNotFound
 // when there is none.
 func (db *DB) LatestSession() (stored.Session, error) {
-	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
+	s, err := scanSession(db.pool().QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC LIMIT 1`))
 	if errors.Is(err, sql.ErrNoRows) {
 		return stored.Session{}, fmt.Errorf("no sessions yet: %w", ErrNotFound)
@@ -155,7 +156,7 @@ func (db *DB) LatestSession() (stored.Session, error) {
 // LatestInteractive returns the session the chat screen last sent in (see SetInteractive) that
 // has messages, or ErrNotFound when there is none: a database older than that record has none.
 func (db *DB) LatestInteractive() (stored.Session, error) {
-	s, err := scanSession(db.sql.QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
+	s, err := scanSession(db.pool().QueryRow(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE s.last_interactive_at IS NOT NULL AND ` + hasMessages + `
 		ORDER BY s.last_interactive_at DESC, s.rowid DESC LIMIT 1`))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -173,7 +174,7 @@ func (db *DB) SetInteractive() { db.interactive.Store(true) }
 // continue it there: print mode sets them with each message, the chat screen as /model
 // chooses.
 func (db *DB) SetSessionModel(id, profile, model string) error {
-	res, err := db.sql.Exec(`UPDATE sessions SET profile = ?, model = ? WHERE id = ?`, profile, model, id)
+	res, err := db.pool().Exec(`UPDATE sessions SET profile = ?, model = ? WHERE id = ?`, profile, model, id)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (db *DB) SetSessionModel(id, profile, model string) error {
 
 // Sessions returns every session that has messages, the most recently updated first.
 func (db *DB) Sessions() ([]stored.Session, error) {
-	rows, err := db.sql.Query(`SELECT ` + sessionColumns + ` FROM sessions s
+	rows, err := db.pool().Query(`SELECT ` + sessionColumns + ` FROM sessions s
 		WHERE ` + hasMessages + ` ORDER BY s.updated_at DESC, s.rowid DESC`)
 	if err != nil {
 		return nil, db.readError(err)

@@ -34,7 +34,7 @@ func TestCreateSession(t *testing.T) {
 func TestSessionPrefixLookup(t *testing.T) {
 	t.Parallel()
 	db := openTemp(t)
-	tx, err := db.sql.Begin()
+	tx, err := db.pool().Begin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func (db *DB) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 }
 
 func (db *DB) usage(where string, args ...any) (map[string]chat.Usage, error) {
-	rows, err := db.sql.Query(`SELECT model, sum(prompt_tokens), sum(completion_tokens) FROM runs `+
+	rows, err := db.pool().Query(`SELECT model, sum(prompt_tokens), sum(completion_tokens) FROM runs `+
 		where+` GROUP BY model`, args...)
 	if err != nil {
 		return nil, err

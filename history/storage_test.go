@@ -28,13 +28,13 @@ func shortBusy(t *testing.T, d time.Duration) {
 // holds for every statement.
 func fillAfter(t *testing.T, db *DB, pages int) {
 	t.Helper()
-	db.sql.SetMaxOpenConns(2)
+	db.pool().SetMaxOpenConns(2)
 	var n int
-	if err := db.sql.QueryRow("PRAGMA page_count").Scan(&n); err != nil {
+	if err := db.pool().QueryRow("PRAGMA page_count").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	limit := fmt.Sprintf("PRAGMA max_page_count = %d", n+pages)
-	if _, err := db.sql.Exec(limit); err != nil {
+	if _, err := db.pool().Exec(limit); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.pin.ExecContext(context.Background(), limit); err != nil {
@@ -155,7 +155,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro.appendChunk, _ = ro.sql.Prepare(appendChunkSQL)
+	ro.appendChunk, _ = ro.pool().Prepare(appendChunkSQL)
 	defer ro.Close()
 	if msgs, err := ro.AllMessages(s.ID); err != nil || len(msgs) != 2 || msgs[0].Content != "kept" {
 		t.Fatalf("reading: %+v, %v", msgs, err)

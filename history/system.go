@@ -60,7 +60,7 @@ func (db *DB) storeSystem(sessionID string, p stored.SystemPrompt) (stored.Messa
 // SystemPrompt returns the session's system prompt now: its newest system message, or the
 // zero SystemPrompt when it has none (or its newest is a removal, RemoveSystem).
 func (db *DB) SystemPrompt(sessionID string) (stored.SystemPrompt, error) {
-	return systemPrompt(db.sql, sessionID)
+	return systemPrompt(db.pool(), sessionID)
 }
 
 // systemPrompt reads the session's newest system prompt in one statement, so a plain read

@@ -63,7 +63,7 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 		}
 	}
 	var version int
-	if err := old.sql.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
+	if err := old.pool().QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != len(migrations) {
 		t.Fatalf("user_version %d, %v", version, err)
 	}
 }

@@ -71,7 +71,7 @@ func (db *DB) EndToolCall(id int64, r chat.ToolResult) error {
 
 // ToolCalls returns the tool calls of run runID, in the order they were asked for.
 func (db *DB) ToolCalls(runID int64) ([]stored.ToolCall, error) {
-	rows, err := db.sql.Query(toolCallQuery+` WHERE t.run_id = ? ORDER BY t.id`, runID)
+	rows, err := db.pool().Query(toolCallQuery+` WHERE t.run_id = ? ORDER BY t.id`, runID)
 	if err != nil {
 		return nil, db.readError(err)
 	}

@@ -5,10 +5,11 @@ import "database/sql"
 // write runs fn in one transaction and commits it when fn succeeds; otherwise nothing fn did
 // is kept. Nothing is written to a file that left the path (held). A failure to store says so in plain words (StorageError).
 func (db *DB) write(fn func(tx *sql.Tx) error) error {
+	db.upgrade()
 	if err := db.held(); err != nil {
 		return err
 	}
-	tx, err := db.sql.Begin()
+	tx, err := db.pool().Begin()
 	if err != nil {
 		return db.storageError(err)
 	}

@@ -5,7 +5,7 @@ package history
 // the screen's walk through earlier messages goes on into them after the open session's.
 // Print mode's prompts (a piped diff) are left out.
 func (db *DB) Typed(except string, limit int) ([]string, error) {
-	rows, err := db.sql.Query(`SELECT m.content FROM messages m JOIN sessions s ON s.id = m.session_id
+	rows, err := db.pool().Query(`SELECT m.content FROM messages m JOIN sessions s ON s.id = m.session_id
 		WHERE m.role = 'user' AND m.session_id != ? AND m.content != '' AND s.last_interactive_at IS NOT NULL
 		ORDER BY m.id DESC`, except)
 	if err != nil {
