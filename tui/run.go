@@ -64,11 +64,6 @@ type runs struct {
 	rereadWhenIdle bool
 }
 
-// waiting reports whether a run is active and has shown no text yet.
-func (r *runs) waiting() bool {
-	return r.active != nil && !r.active.gotOutput
-}
-
 // busy reports whether a new run has to queue: a run is active, or others wait before it.
 func (r *runs) busy() bool {
 	return r.active != nil || len(r.queue) > 0
