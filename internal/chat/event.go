@@ -73,6 +73,9 @@ type Event struct {
 	Text string
 	// Attempt and MaxAttempts number the attempt of EventStarted and EventRetrying.
 	Attempt, MaxAttempts int
+	// GatewayRetries, on EventFailed, is how many times a gateway says it retried the last
+	// request itself (-1: it retried, and did not say how often).
+	GatewayRetries int
 	// Wait is how long Tier 1 waits before the next attempt (EventRetrying).
 	Wait time.Duration
 	// Usage is set on EventUsage.
