@@ -29,6 +29,9 @@ type Endpoint struct {
 	KeyErr string
 	// Headers are extra request headers (for example OpenRouter's X-Title).
 	Headers map[string]string
+	// RouteKey, when set, tells this endpoint's route from others on the same URL, model and
+	// key variable, for a gateway that routes by what parley does not read (Route).
+	RouteKey string
 	// Demo is set for parley's built-in offline demo endpoint.
 	Demo bool
 	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response

@@ -18,8 +18,8 @@ type EndpointStore interface {
 	ForgetWait(ep chat.EndpointKey) error
 	RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error
 	Remaining(ep chat.EndpointKey) (r chat.Remaining, ok bool, err error)
-	RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error
-	TakeRetry(baseURL string, now time.Time, window time.Duration,
+	RecordSend(where string, at time.Time, retry bool, keep time.Duration) error
+	TakeRetry(where string, now time.Time, window time.Duration,
 		allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (bool, time.Time, error)
 }
 
@@ -72,7 +72,7 @@ func (c *Client) RetriesUntil(t time.Time) *Client {
 }
 
 func (c *Client) key() chat.EndpointKey {
-	return chat.EndpointKey{BaseURL: c.where(), Model: c.ep.Model, KeyEnv: c.ep.KeyEnv}
+	return chat.EndpointKey{BaseURL: c.where(), Model: c.ep.Model, KeyEnv: c.ep.KeyEnv, Route: c.ep.Route()}
 }
 
 // heldBack returns the failure of a request of msgs that must not be sent: the provider said,
@@ -86,7 +86,7 @@ func (c *Client) heldBack(msgs []chat.Message) (cls chat.Classification, saidAt 
 	c.logStore("reading endpoint memory", err)
 	if held {
 		// The provider's words were said to an earlier request: this run says when, not them.
-		cls.Rule, cls.Message = "endpoint.memory", chat.FormatHeld(saidAt, cls.RetryAfterUntil, c.clock.Now())
+		cls.Rule, cls.Message = "endpoint.memory", chat.FormatHeld(saidAt, cls.RetryAfterUntil, c.clock.Now())+c.routeNote()
 		return cls, saidAt, held
 	}
 	return c.paced(msgs)
@@ -110,7 +110,7 @@ func (c *Client) noteSuccess() {
 // noteFirstSend counts a first attempt for the retry budget.
 func (c *Client) noteFirstSend() {
 	if c.store != nil {
-		c.logStore("counting a request", c.store.RecordSend(c.where(), c.clock.Now(), false, c.budget.Window))
+		c.logStore("counting a request", c.store.RecordSend(c.key().Where(), c.clock.Now(), false, c.budget.Window))
 	}
 }
 
@@ -124,7 +124,7 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 	}
 	for {
 		now := c.clock.Now()
-		ok, at, err := c.store.TakeRetry(c.where(), now, c.budget.Window, c.budget.Next)
+		ok, at, err := c.store.TakeRetry(c.key().Where(), now, c.budget.Window, c.budget.Next)
 		if err != nil {
 			c.logStore("taking a retry from the budget", err)
 			return true // a broken ledger must not stop a retry the policy allows
@@ -147,6 +147,15 @@ func (c *Client) takeRetry(ctx context.Context, out chan<- chat.Event, waiting, 
 		case <-c.clock.After(wait):
 		}
 	}
+}
+
+// routeNote names the endpoint's route in what a hold says, when it has one beyond its URL:
+// " (route: api.portkey.ai … custom-host 127.0.0.1:9001)".
+func (c *Client) routeNote() string {
+	if r := c.ep.RouteLabel(); r != "" {
+		return " (route: " + r + ")"
+	}
+	return ""
 }
 
 func (c *Client) logStore(what string, err error) {

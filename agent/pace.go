@@ -49,8 +49,8 @@ func (c *Client) paced(msgs []chat.Message) (cls chat.Classification, saidAt tim
 	if who == "" { // a profile's or a preset's name says who; flags say none
 		who = "the endpoint"
 	}
-	cls = chat.NewClassification(chat.RateLimited, fmt.Sprintf("%s said at %s that %s are left until %s: nothing was sent, as it would be refused",
-		who, chat.FormatClockSeconds(r.SaidAt, now), left, chat.FormatClockSeconds(until, now)))
+	cls = chat.NewClassification(chat.RateLimited, fmt.Sprintf("%s said at %s that %s are left until %s: nothing was sent, as it would be refused%s",
+		who, chat.FormatClockSeconds(r.SaidAt, now), left, chat.FormatClockSeconds(until, now), c.routeNote()))
 	// The label says who said it, as the banner of the wait shows it.
 	cls.Label, cls.Rule, cls.RetryAfterUntil = fmt.Sprintf("%s says %s left", who, left), "endpoint.pacing", until
 	return cls, r.SaidAt, true

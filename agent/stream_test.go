@@ -359,10 +359,10 @@ func TestRedirectIsNamedNotFollowed(t *testing.T) {
 // A gateway that says it retried already gets no Tier 1 retries on top: behind Portkey's retry
 // config parley's three attempts each waited through the gateway's own.
 func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
-	for name, h := range map[string][2]string{
-		"portkey, its retries spent": {"x-portkey-retry-attempt-count", "-1"},
-		"portkey, retried twice":     {"x-portkey-retry-attempt-count", "2"},
-		"litellm":                    {"x-litellm-attempted-retries", "3"},
+	for name, h := range map[string][3]string{
+		"portkey, its retries spent": {"x-portkey-retry-attempt-count", "-1", "gateway retried until its retries were spent · "},
+		"portkey, retried twice":     {"x-portkey-retry-attempt-count", "2", "gateway retried 2× · "},
+		"litellm":                    {"x-litellm-attempted-retries", "3", "gateway retried 3× · "},
 	} {
 		var requests atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -377,6 +377,9 @@ func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
 		if requests.Load() != 1 || last.Class.Class != chat.Overloaded || !last.Class.Retryable {
 			t.Errorf("%s: %d requests, ended %s/%v; want 1 request, overloaded and retryable (for Tier 2)",
 				name, requests.Load(), last.Class.Class, last.Class.Retryable)
+		}
+		if !strings.HasPrefix(last.Class.Message, h[2]) {
+			t.Errorf("%s: the failure says %q, want it to begin %q", name, last.Class.Message, h[2])
 		}
 	}
 }

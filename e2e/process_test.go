@@ -3,6 +3,7 @@ package e2e
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"parley/internal/budget"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 	"parley/internal/testenv"
@@ -91,6 +93,37 @@ func TestRetryBudgetAcrossProcesses(t *testing.T) {
 	db.QueryRow("SELECT count(*) FROM runs WHERE status = 'failed'").Scan(&runs)
 	if runs != 20 {
 		t.Errorf("%d failed runs stored, want 20", runs)
+	}
+}
+
+// The budget is the machine's, not the history's: twenty scripts into an outage, each with a
+// PARLEY_HOME of its own (CI jobs, containers sharing a user), make twenty first attempts and
+// one budget's twelve retries, not three requests each.
+func TestRetryBudgetAcrossHomes(t *testing.T) {
+	t.Parallel()
+	srv := demotest.Start(t, demo.Options{})
+	for range 100 {
+		srv.Push(demo.Overloaded())
+	}
+	runtime := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 20 {
+		u := newUser(t, "XDG_RUNTIME_DIR="+runtime)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r := u.run("-p", fmt.Sprintf("file %d", i), "--base-url", srv.URL(), "--model", "m"); r.code != 3 {
+				t.Errorf("run %d: exit %d, want 3; stderr %q", i, r.code, r.stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(srv.Received()); n > 32 || n < 20 {
+		t.Errorf("%d requests from 20 homes; want 20 first attempts and at most the budget's 12 retries", n)
+	}
+	fi, err := os.Stat(filepath.Join(runtime, "parley", budget.FileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the budget's file: %v, %v; want it there, 0600", fi, err)
 	}
 }
 

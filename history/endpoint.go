@@ -13,7 +13,7 @@ import (
 func (db *DB) RememberWait(ep chat.EndpointKey, c chat.Classification, saidAt time.Time) error {
 	_, err := db.pool().Exec(`INSERT OR REPLACE INTO endpoint_waits
 		(endpoint, model, key_env, until, said_at, retryable, retry_class, retry_label, retry_message)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, nanos(c.RetryAfterUntil),
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.Where(), ep.Model, ep.KeyEnv, nanos(c.RetryAfterUntil),
 		nanos(saidAt), c.Retryable, string(c.Class), c.Label, c.Message)
 	return err
 }
@@ -25,7 +25,7 @@ func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, s
 	var until, said int64
 	var class string
 	err = db.pool().QueryRow(`SELECT until, said_at, retryable, retry_class, retry_label, retry_message
-		FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
+		FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.Where(), ep.Model, ep.KeyEnv).
 		Scan(&until, &said, &c.Retryable, &class, &c.Label, &c.Message)
 	if errors.Is(err, sql.ErrNoRows) {
 		return chat.Classification{}, time.Time{}, false, nil
@@ -46,34 +46,34 @@ func (db *DB) Wait(ep chat.EndpointKey, now time.Time) (c chat.Classification, s
 func (db *DB) ForgetWait(ep chat.EndpointKey) error {
 	var n int
 	err := db.pool().QueryRow(`SELECT count(*) FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
-		ep.BaseURL, ep.Model, ep.KeyEnv).Scan(&n)
+		ep.Where(), ep.Model, ep.KeyEnv).Scan(&n)
 	if err != nil || n == 0 {
 		return err
 	}
 	_, err = db.pool().Exec(`DELETE FROM endpoint_waits WHERE endpoint = ? AND model = ? AND key_env = ?`,
-		ep.BaseURL, ep.Model, ep.KeyEnv)
+		ep.Where(), ep.Model, ep.KeyEnv)
 	return err
 }
 
-// RecordSend counts a request sent to the endpoint at baseURL, for the retry budget, and
-// forgets the sends older than keep.
-func (db *DB) RecordSend(baseURL string, at time.Time, retry bool, keep time.Duration) error {
+// RecordSend counts a request sent to where (the base URL and route, EndpointKey.Where), for
+// the retry budget, and forgets the sends older than keep.
+func (db *DB) RecordSend(where string, at time.Time, retry bool, keep time.Duration) error {
 	_, err := db.pool().Exec(`DELETE FROM endpoint_sends WHERE at < ?1;
 		INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?2, ?3, ?4)`,
-		nanos(at.Add(-keep)), baseURL, nanos(at), retry)
+		nanos(at.Add(-keep)), where, nanos(at), retry)
 	return err
 }
 
-// TakeRetry asks allow, with the sends to baseURL since now-window, whether a retry may be
+// TakeRetry asks allow, with the sends to where since now-window, whether a retry may be
 // sent at now, and counts it as sent when it may; the two happen in one transaction, so
 // parleys sending at once never share the budget's last retry. When it may not, at is when
 // allow says it will.
-func (db *DB) TakeRetry(baseURL string, now time.Time, window time.Duration,
+func (db *DB) TakeRetry(where string, now time.Time, window time.Duration,
 	allow func(sends []chat.Send, now time.Time) (bool, time.Time)) (ok bool, at time.Time, err error) {
 	// Every transaction begins IMMEDIATE (see Open): one budget reader-writer at a time.
 	err = db.write(func(tx *sql.Tx) error {
 		rows, err := tx.Query(`SELECT at, retry FROM endpoint_sends WHERE endpoint = ? AND at > ?`,
-			baseURL, nanos(now.Add(-window)))
+			where, nanos(now.Add(-window)))
 		if err != nil {
 			return err
 		}
@@ -89,7 +89,7 @@ func (db *DB) TakeRetry(baseURL string, now time.Time, window time.Duration,
 		if ok, at = allow(sends, now); !ok {
 			return nil
 		}
-		_, err = tx.Exec(`INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?, ?, 1)`, baseURL, nanos(now))
+		_, err = tx.Exec(`INSERT INTO endpoint_sends (endpoint, at, retry) VALUES (?, ?, 1)`, where, nanos(now))
 		return err
 	})
 	if err != nil {

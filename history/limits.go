@@ -13,7 +13,7 @@ import (
 func (db *DB) RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error {
 	_, err := db.pool().Exec(`INSERT OR REPLACE INTO endpoint_limits
 		(endpoint, model, key_env, requests, request_limit, requests_reset, tokens, token_limit, tokens_reset, said_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.BaseURL, ep.Model, ep.KeyEnv, r.Requests, r.RequestLimit,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ep.Where(), ep.Model, ep.KeyEnv, r.Requests, r.RequestLimit,
 		optionalNanos(r.RequestsReset), r.Tokens, r.TokenLimit, optionalNanos(r.TokensReset), nanos(r.SaidAt))
 	return err
 }
@@ -22,7 +22,7 @@ func (db *DB) RememberRemaining(ep chat.EndpointKey, r chat.Remaining) error {
 func (db *DB) Remaining(ep chat.EndpointKey) (r chat.Remaining, ok bool, err error) {
 	var reqReset, tokReset, said sql.NullInt64
 	err = db.pool().QueryRow(`SELECT requests, request_limit, requests_reset, tokens, token_limit, tokens_reset, said_at
-		FROM endpoint_limits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.BaseURL, ep.Model, ep.KeyEnv).
+		FROM endpoint_limits WHERE endpoint = ? AND model = ? AND key_env = ?`, ep.Where(), ep.Model, ep.KeyEnv).
 		Scan(&r.Requests, &r.RequestLimit, &reqReset, &r.Tokens, &r.TokenLimit, &tokReset, &said)
 	if errors.Is(err, sql.ErrNoRows) {
 		return chat.Remaining{}, false, nil

@@ -252,10 +252,20 @@ func limitHasRoom(remaining string) bool {
 // provider already retried the request (Portkey's x-portkey-retry-attempt-count, -1 once its
 // retries are spent; LiteLLM's x-litellm-attempted-retries): retrying on top would multiply its
 // attempts by parley's.
-func GatewayRetried(h http.Header) bool {
+func GatewayRetried(h http.Header) bool { return GatewayRetries(h) != 0 }
+
+// GatewayRetries is how many times a gateway says, in the response headers h, it retried the
+// request before answering: 0 when it did not say, -1 when it says only that its retries are
+// spent (Portkey's -1).
+func GatewayRetries(h http.Header) int {
 	if v := strings.TrimSpace(h.Get("x-portkey-retry-attempt-count")); v != "" && v != "0" {
-		return true
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return n
+		}
+		return -1
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(h.Get("x-litellm-attempted-retries")))
-	return err == nil && n > 0
+	if n, err := strconv.Atoi(strings.TrimSpace(h.Get("x-litellm-attempted-retries"))); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }

@@ -73,6 +73,9 @@ type Event struct {
 	Text string
 	// Attempt and MaxAttempts number the attempt of EventStarted and EventRetrying.
 	Attempt, MaxAttempts int
+	// GatewayRetries, on EventFailed, is how many times a gateway says it retried the last
+	// request itself (-1: it retried, and did not say how often).
+	GatewayRetries int
 	// Wait is how long Tier 1 waits before the next attempt (EventRetrying).
 	Wait time.Duration
 	// Usage is set on EventUsage.
@@ -162,10 +165,20 @@ type Send struct {
 	Retry bool
 }
 
-// EndpointKey names where requests go, as endpoint memory counts them: the base URL, the model
-// and the name of the key's variable (never the key).
+// EndpointKey names where requests go, as endpoint memory and pacing count them: the base URL,
+// the model and the name of the key's variable (never the key), and the route behind a
+// gateway (its routing headers and a profile's route_key; secrets only as a hash).
 type EndpointKey struct {
-	BaseURL, Model, KeyEnv string
+	BaseURL, Model, KeyEnv, Route string
+}
+
+// Where is the base URL and the route, as the endpoint is stored and the retry budget counts
+// its sends: every model behind one route shares one budget.
+func (k EndpointKey) Where() string {
+	if k.Route == "" {
+		return k.BaseURL
+	}
+	return k.BaseURL + " " + k.Route
 }
 
 // FinishNote says why a reply that succeeded ended early, or "" when it ended as replies do:

@@ -63,6 +63,11 @@ func Secrets(key, baseURL string, headers map[string]string) []string {
 	}
 	for name, value := range headers {
 		add(name, value)
+		if u, err := url.Parse(value); err == nil {
+			if pw, ok := u.User.Password(); ok {
+				out = append(out, pw)
+			}
+		}
 	}
 	if u, err := url.Parse(baseURL); err == nil {
 		if pw, ok := u.User.Password(); ok {
@@ -100,7 +105,7 @@ func SecretValue(name, value string) bool {
 // keyLike reports whether v looks like a key: 20 characters or more, with letters and digits
 // and nothing else but the punctuation keys and tokens carry (sk-proj-…, gsk_…, a JWT).
 func keyLike(v string) bool {
-	if len(v) < 20 {
+	if len(v) < 20 || strings.Contains(v, "://") { // a URL (x-portkey-custom-host): its password is what Secrets takes
 		return false
 	}
 	var letters, digits bool

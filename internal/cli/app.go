@@ -9,11 +9,13 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"parley/agent"
 	"parley/history"
 	"parley/history/stored"
 	"parley/internal/attach"
+	"parley/internal/budget"
 	"parley/internal/chat"
 	"parley/internal/config"
 	"parley/internal/demo"
@@ -121,10 +123,11 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 		a.close()
 		return nil, stored.Session{}, usagef("--allow-tool %s: config.toml configures no tool servers: add an [mcp.NAME] table", o.print.AllowTools[0])
 	}
-	// Every client shares endpoint memory and the retry budget with every parley, through
-	// the history database.
+	// Every client shares endpoint memory with every parley on the history, and the retry
+	// budget with every parley of the user on the machine.
+	store := endpointStore(a.db, budget.Dir(ios.Getenv), a.log)
 	newClient := func(ep agent.Endpoint) *agent.Client {
-		return agent.NewClient(ep, ios.Clock, retry.DefaultPolicy()).WithStore(a.db).WithRules(cfg.Rules).WithLogger(a.log)
+		return agent.NewClient(ep, ios.Clock, retry.DefaultPolicy()).WithStore(store).WithRules(cfg.Rules).WithLogger(a.log)
 	}
 	a.client = newClient(ep)
 	if cfg.Fallback != nil {
@@ -138,6 +141,34 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 	a.spend = &agent.SpendGuard{Prices: cfg.Prices, Limits: cfg.Limits, Ledger: a.db, Clock: ios.Clock}
 	a.log.Info("parley started", "endpoint", chat.RedactURL(ep.BaseURL), "model", ep.Model, "profile", ep.Name, "pid", os.Getpid())
 	return a, sess, nil
+}
+
+// machineStore is the history's endpoint memory and pacing with the retry budget of the
+// machine's state file in place of the history's own.
+type machineStore struct {
+	*history.DB
+	budget *budget.File
+}
+
+func (s machineStore) RecordSend(where string, at time.Time, retry bool, keep time.Duration) error {
+	return s.budget.RecordSend(where, at, retry, keep)
+}
+
+func (s machineStore) TakeRetry(where string, now time.Time, window time.Duration,
+	allow func([]chat.Send, time.Time) (bool, time.Time)) (bool, time.Time, error) {
+	return s.budget.TakeRetry(where, now, window, allow)
+}
+
+// endpointStore is what the clients share through db, with the retry budget in dir's state
+// file when it can be used, else the history's own budget, said once in the log.
+func endpointStore(db *history.DB, dir string, log *slog.Logger) agent.EndpointStore {
+	f, err := budget.Open(dir)
+	if err != nil {
+		log.Warn("the retry budget is shared only by the parleys of this history: the machine's budget file cannot be used",
+			"dir", dir, "err", err)
+		return db
+	}
+	return machineStore{DB: db, budget: f}
 }
 
 // configuredSecrets are the secrets of every endpoint cfg configures, which the log takes out

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,5 +126,40 @@ func TestPrintModeErrorsNameTheFix(t *testing.T) {
 			}
 			t.Logf("%s", strings.TrimSpace(r.stderr[strings.LastIndex(strings.TrimSpace(r.stderr), "\n")+1:]))
 		})
+	}
+}
+
+// A gateway's own retries are shown and counted: behind Portkey's retry config one attempt of
+// parley's was four upstream requests, and print mode says so, in words and in --json.
+func TestAGatewaysRetriesAreShown(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
+			return
+		}
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("x-portkey-retry-attempt-count", "3")
+		w.Header().Set("x-portkey-provider", "anthropic")
+		w.WriteHeader(529)
+		fmt.Fprint(w, `{"error":{"message":"anthropic error: Overloaded","type":"overloaded_error","param":null,"code":null},"provider":"anthropic"}`)
+	}))
+	t.Cleanup(srv.Close)
+	u := newUser(t)
+	r := u.run("-p", "hi", "--base-url", srv.URL+"/v1", "--model", "m", "--json")
+	var out struct {
+		printJSON
+		GatewayAttempts int `json:"gateway_attempts"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v: %q", err, r.stdout)
+	}
+	if r.code != 3 || requests.Load() != 1 || out.Attempts != 1 || out.GatewayAttempts != 4 {
+		t.Errorf("exit %d, %d requests, attempts %d, gateway_attempts %d; want 3, 1, 1, 4", r.code, requests.Load(), out.Attempts, out.GatewayAttempts)
+	}
+	if out.Error == nil || !strings.Contains(*out.Error, "Provider overloaded — gateway retried 3× · anthropic error: Overloaded") {
+		t.Errorf("the error says %v", out.Error)
 	}
 }

@@ -73,15 +73,18 @@ func (f file) rules(path string) ([]retry.UserRule, error) {
 // profile is one named endpoint in config.toml; the presets, the environment and the flags
 // are layers of the same shape.
 type profile struct {
-	Preset            string            `toml:"preset"`
-	BaseURL           string            `toml:"base_url"`
-	Model             string            `toml:"model"`
-	APIKeyEnv         string            `toml:"api_key_env"`
-	Headers           map[string]string `toml:"headers"`
-	ConnectTimeout    duration          `toml:"connect_timeout"`
-	HeaderTimeout     duration          `toml:"header_timeout"`
-	FirstDeltaTimeout duration          `toml:"first_delta_timeout"`
-	StreamIdleTimeout duration          `toml:"stream_idle_timeout"`
+	Preset    string            `toml:"preset"`
+	BaseURL   string            `toml:"base_url"`
+	Model     string            `toml:"model"`
+	APIKeyEnv string            `toml:"api_key_env"`
+	Headers   map[string]string `toml:"headers"`
+	// RouteKey tells this profile's route from another's on the same URL, model and key
+	// variable, for a gateway that routes by what parley does not read.
+	RouteKey          string   `toml:"route_key"`
+	ConnectTimeout    duration `toml:"connect_timeout"`
+	HeaderTimeout     duration `toml:"header_timeout"`
+	FirstDeltaTimeout duration `toml:"first_delta_timeout"`
+	StreamIdleTimeout duration `toml:"stream_idle_timeout"`
 	// Reasoning says whether the model thinks before it answers; unset, its name decides.
 	Reasoning *bool `toml:"reasoning"`
 	// SendReasoning sends stored thinking back with earlier replies (some providers need it).

@@ -100,6 +100,7 @@ func resolveEndpoint(f file, cfgPath string, fl Flags, getenv func(string) strin
 		BaseURL:           strings.TrimRight(p.BaseURL, "/"),
 		Model:             p.Model,
 		Headers:           p.Headers,
+		RouteKey:          p.RouteKey,
 		ConnectTimeout:    p.ConnectTimeout.Duration,
 		HeaderTimeout:     p.HeaderTimeout.Duration,
 		FirstDeltaTimeout: p.FirstDeltaTimeout.Duration,
@@ -155,6 +156,7 @@ func merge(p, over profile) profile {
 		maps.Copy(h, over.Headers)
 		p.Headers = h
 	}
+	override(&p.RouteKey, over.RouteKey)
 	override(&p.ConnectTimeout, over.ConnectTimeout)
 	override(&p.HeaderTimeout, over.HeaderTimeout)
 	override(&p.FirstDeltaTimeout, over.FirstDeltaTimeout)

@@ -66,6 +66,7 @@ func newTestServer(echoes []string) *sdk.Server {
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "wait", Description: "Waits until cancelled."},
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "wait: called")
 			<-ctx.Done()
 			fmt.Fprintln(os.Stderr, "wait: cancelled by the client")
 			return nil, nil, ctx.Err()

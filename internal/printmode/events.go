@@ -149,6 +149,9 @@ func (s *stream) handle(ev chat.Event) {
 		s.res.FinishReason = ev.FinishReason
 	case chat.EventFailed:
 		s.res.heldSince = ev.SaidAt
+		if ev.GatewayRetries > 0 {
+			s.res.GatewayAttempts += ev.GatewayRetries + 1
+		}
 	case chat.EventToolResult:
 		s.toolResult(ev)
 	}

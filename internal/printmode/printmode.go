@@ -291,6 +291,7 @@ func (p *printer) runOne(ctx context.Context) (runOutput, int) {
 	res, code := printEvents(events, p.view())
 	p.t2.Ended(p.rcpt.RunID, res.Status)
 	p.total.Attempts += res.Attempts
+	p.total.GatewayAttempts += res.GatewayAttempts
 	p.total.Usage.Add(res.Usage)
 	p.total.ToolCalls = append(p.total.ToolCalls, res.ToolCalls...)
 	p.total.CostUSD += p.o.Spend.Prices.Of(p.client.Endpoint().Model).Cost(res.Usage)
@@ -392,7 +393,7 @@ func (p *printer) report(res runOutput, code int) int {
 	case res.Model != ep.Model:
 		res.RequestedModel = ep.Model
 	}
-	res.Attempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.Usage, p.total.CostUSD
+	res.Attempts, res.GatewayAttempts, res.Usage, res.CostUSD = p.total.Attempts, p.total.GatewayAttempts, p.total.Usage, p.total.CostUSD
 	res.ToolCalls = append([]toolCallJSON{}, p.total.ToolCalls...)
 	if res.Error != nil && code != chat.ExitInterrupted {
 		// The session, as --session and export take it: a run's id counts every run of the

@@ -12,11 +12,14 @@ type result struct {
 	SessionID string `json:"session_id"`
 	RunID     int64  `json:"run_id"`
 	// Status and Retry are the last run's; Attempts counts the requests of every run.
-	Status   chat.Status          `json:"status"`
-	Text     string               `json:"text"`
-	Attempts int                  `json:"attempts"`
-	Error    *string              `json:"error"`
-	Retry    *chat.Classification `json:"retry"`
+	Status   chat.Status `json:"status"`
+	Text     string      `json:"text"`
+	Attempts int         `json:"attempts"`
+	// GatewayAttempts counts the upstream requests a gateway says it made for the last
+	// request it failed (its retries and the first); 0 when none said.
+	GatewayAttempts int                  `json:"gateway_attempts,omitempty"`
+	Error           *string              `json:"error"`
+	Retry           *chat.Classification `json:"retry"`
 	// Reasoning is the thinking the model streamed before its answer; FinishReason why the
 	// reply ended ("length": at the token limit).
 	Reasoning    string `json:"reasoning"`
