@@ -103,7 +103,8 @@ func highWaterMark(t *testing.T, pid int) int64 {
 }
 
 // -f on a pipe with no writer, or on a device, is refused at once: opened, it would wait for
-// a writer or read without end. 1 s is over twenty times what it takes.
+// a writer or read without end. 10 s is far past what a start takes on a loaded machine, and
+// far short of a hang.
 func TestStorageFIFORefused(t *testing.T) {
 	t.Parallel()
 	u := newUser(t)
@@ -119,8 +120,8 @@ func TestStorageFIFORefused(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, "it is a pipe or a device") {
 			t.Errorf("%s: exit %d, %q; want it refused as a pipe or a device, exit 2", path, r.code, r.stderr)
 		}
-		if took > time.Second {
-			t.Errorf("%s: refused after %s, want within 1 s", path, took)
+		if took > 10*time.Second {
+			t.Errorf("%s: refused after %s, want within 10 s", path, took)
 		}
 	}
 }
