@@ -73,7 +73,9 @@ func TestTmuxThinking(t *testing.T) {
 	t.Run("a stall after the first words arms Tier 2", func(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "m", demo.Options{Pace: time.Millisecond})
-		p.srv.Push(demo.Fault{StallAfter: 3})
+		// Every attempt stalls, so a banner is always on its way: the first one's 2 s can pass
+		// unseen on a loaded machine, the later ones wait longer.
+		p.srv.Push(demo.Fault{StallAfter: 3}, demo.Fault{StallAfter: 3}, demo.Fault{StallAfter: 3}, demo.Fault{StallAfter: 3})
 		writeFile(t, p.home, "config.toml", "[profiles.local]\nstream_idle_timeout = \"2s\"\n", 0o600)
 		p.start(120, 40, nil, "--profile", "local")
 		p.send("what is tcp")
