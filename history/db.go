@@ -73,11 +73,13 @@ type DB struct {
 	// A read-only handle has neither: it starts no run.
 	token string
 	lock  *os.File
-	// file is the database file a writable handle opened, and pin a connection opened with
-	// it: held.go checks the file is still the one at the path, and gone says why not.
-	file *os.File
-	pin  *sql.Conn
-	gone atomic.Pointer[error]
+	// file is the database file a writable handle opened, opened what it was then (its
+	// device and inode), and pin a connection opened with it: held.go checks the file is
+	// still the one at the path, and gone says why not.
+	file   *os.File
+	opened os.FileInfo
+	pin    *sql.Conn
+	gone   atomic.Pointer[error]
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
 	// 250 ms, and parsing it each time would cost more than the write.
 	appendChunk *sql.Stmt
@@ -173,6 +175,10 @@ func openWritable(path string, clock chat.Clock) (*DB, error) {
 		return nil, err
 	}
 	db.file = f
+	if db.opened, err = f.Stat(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := db.setUp(); err != nil {
 		db.Close()
 		return nil, err

@@ -25,21 +25,17 @@ var (
 // it was replaced or deleted once it is not; the first time, it empties the log into the file
 // held.
 func (db *DB) held() error {
-	if db.file == nil {
+	if db.opened == nil {
 		return nil
 	}
 	if gone := db.gone.Load(); gone != nil {
 		return describe(db.path, *gone)
 	}
-	mine, err := db.file.Stat()
-	if err != nil {
-		return nil // nothing to compare: the writes say what is wrong
-	}
 	var gone error
 	switch at, err := os.Stat(db.path); {
 	case errors.Is(err, os.ErrNotExist):
 		gone = ErrDeleted
-	case err == nil && !os.SameFile(at, mine):
+	case err == nil && !os.SameFile(at, db.opened):
 		gone = ErrReplaced
 	default:
 		return nil

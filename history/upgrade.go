@@ -31,7 +31,7 @@ func (db *DB) upgrade() {
 		return
 	}
 	old, oldStmt := db.pool(), db.appendChunk
-	db.token, db.lock, db.file, db.pin, db.appendChunk = w.token, w.lock, w.file, w.pin, stmt
+	db.token, db.lock, db.file, db.opened, db.pin, db.appendChunk = w.token, w.lock, w.file, w.opened, w.pin, stmt
 	db.sql.Store(w.pool())
 	db.readOnly.Store(nil)
 	db.log.Info("history: the disk has room again; storing", "path", db.path)
