@@ -131,9 +131,7 @@ func TestPinnedMessageIsSentAfterCompaction(t *testing.T) {
 		t.Fatal("the pin is not stored")
 	}
 	d.selectReplies()
-	for d.m.transcript.Selected() != first {
-		d.send(press("k"))
-	}
+	d.pressUntil("k", "the first question", func(m Model) bool { return m.transcript.Selected() == first })
 	d.send(press("p"))
 	d.until("the unpin", func(m Model) bool { msg, _ := m.transcript.Message(first); return !msg.Pinned })
 	if stored := liveMessages(t, historyOf(d.m.db), d.m.session.ID); stored[0].Pinned {

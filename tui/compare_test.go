@@ -32,9 +32,7 @@ func TestCompareOnAnotherProfile(t *testing.T) {
 	if s := plain(d.m); !strings.Contains(s, "Run the reply again on") || !strings.Contains(s, "profile second · other-model") {
 		t.Fatalf("the list:\n%s", s)
 	}
-	for !strings.Contains(plain(d.m), "› profile second") {
-		d.send(press("up"))
-	}
+	d.pressUntil("up", "profile second", func(m Model) bool { return strings.Contains(plain(m), "› profile second") })
 	d.send(press("enter"))
 	d.until("the second version", func(m Model) bool {
 		r := lastReply(t, m).message

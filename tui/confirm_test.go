@@ -21,9 +21,7 @@ func TestOpeningAnotherSessionWhileAReplyStreamsAsksFirst(t *testing.T) {
 	first := d.m.session.ID
 	d.typeAndSend("/sessions")
 	d.until("the picker", func(m Model) bool { return m.overlays.Find(picker.ID) != nil })
-	for shownPicker(d.m).Shown()[shownPicker(d.m).Cursor()].ID != other.ID {
-		d.send(press("down"))
-	}
+	d.pressUntil("down", "the other session", pickerAt(other.ID))
 	d.send(press("enter"))
 	if d.m.session.ID != first || d.m.active == nil || d.m.active.cancelling || d.m.overlays.Find(picker.ID) == nil ||
 		!strings.Contains(plain(d.m), "a reply is being written: enter again stops it and opens “an older question”") {

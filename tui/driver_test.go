@@ -227,6 +227,30 @@ func (d *driver) until(what string, cond func(m Model) bool) {
 	}
 }
 
+// pressUntil presses key until cond holds, taking in what comes meanwhile, and fails after
+// a hundred presses: a list that never reaches what the test looks for fails it, with the
+// screen, rather than spinning until the test binary's timeout.
+func (d *driver) pressUntil(key, what string, cond func(m Model) bool) {
+	d.t.Helper()
+	for range 100 {
+		if cond(d.m) {
+			return
+		}
+		d.send(press(key))
+		for drained := false; !drained; {
+			select {
+			case msg := <-d.msgs:
+				d.send(msg)
+			default:
+				drained = true
+			}
+		}
+	}
+	if !cond(d.m) {
+		d.t.Fatalf("%s never reached %s; screen:\n%s", key, what, plain(d.m))
+	}
+}
+
 // pump processes whatever messages come for a while.
 func (d *driver) pump(dur time.Duration) {
 	end := time.After(dur)

@@ -22,9 +22,7 @@ func TestForkAtTheThirdOfSixTurns(t *testing.T) {
 	d := newDriver(t, m)
 	d.m.clock.(*chattest.Clock).Advance(selectGuard) // esc selects a moment after opening
 	d.selectReplies()
-	for d.m.transcript.Text(d.m.transcript.Selected()) != "answer 3" {
-		d.send(press("up"))
-	}
+	d.pressUntil("up", "answer 3", func(m Model) bool { return m.transcript.Text(m.transcript.Selected()) == "answer 3" })
 	d.send(press("F"))
 	d.until("the fork to open", func(m Model) bool { return m.session.ID != s.ID && m.forkOf != nil })
 	shown := d.m.transcript.OperatorTexts() // newest first

@@ -288,5 +288,17 @@ func shownPicker(m Model) *picker.Picker {
 	return p
 }
 
+// pickerAt reports whether the sessions picker's cursor is on the session id.
+func pickerAt(id string) func(m Model) bool {
+	return func(m Model) bool {
+		p := shownPicker(m)
+		if p == nil {
+			return false
+		}
+		shown := p.Shown()
+		return p.Cursor() < len(shown) && shown[p.Cursor()].ID == id
+	}
+}
+
 // helpOpen reports whether the list of every key is on m's stack.
 func helpOpen(m Model) bool { return m.overlays.Find(helpview.ID) != nil }

@@ -96,9 +96,7 @@ func TestSlashCommands(t *testing.T) {
 		t.Fatalf("picker:\n%s", plain(d.m))
 	}
 	// Sessions are listed newest first: the first session is below the new one.
-	for shownPicker(d.m).Shown()[shownPicker(d.m).Cursor()].ID != first {
-		d.send(press("down"))
-	}
+	d.pressUntil("down", "the first session", pickerAt(first))
 	d.send(press("enter"))
 	d.until("the first session again", func(m Model) bool { return m.session.ID == first && m.transcript.Len() == 6 })
 	if !strings.Contains(plain(d.m), "hi") {
