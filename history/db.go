@@ -102,6 +102,11 @@ type DB struct {
 	// reported (Record), and by Close to write: Close waits for the folds under way, and one
 	// after it fails, leaving the text for the next open.
 	folding sync.RWMutex
+	// closing is closed when Close begins: a run whose end is stored but whose reader went
+	// away (a program that quit without reading it) folds its text then rather than hold
+	// Close forever.
+	closing     chan struct{}
+	closingOnce sync.Once
 }
 
 // Open opens the history database at path, creating it (0600, in a 0700 directory) when it is
@@ -250,7 +255,7 @@ func openEmpty(path string, clock chat.Clock) (*DB, error) {
 		return nil, err
 	}
 	sdb.SetMaxOpenConns(1) // one connection: the memory database is its
-	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
+	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock, closing: make(chan struct{})}
 	db.sql.Store(sdb)
 	if err := db.migrate(); err != nil {
 		sdb.Close()
@@ -272,7 +277,7 @@ func openSQL(path, param string, clock chat.Clock) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock}
+	db := &DB{path: path, recovery: newRecovery(path), log: slog.New(slog.DiscardHandler), clock: clock, closing: make(chan struct{})}
 	db.sql.Store(sdb)
 	return db, nil
 }
@@ -479,6 +484,7 @@ func (db *DB) Close() error {
 	if db.pool() == nil {
 		return nil
 	}
+	db.closingOnce.Do(func() { close(db.closing) })
 	db.folding.Lock()
 	defer db.folding.Unlock()
 	db.upgrading.Lock() // an upgrade under way finishes first: what it opened is closed here

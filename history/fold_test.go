@@ -231,3 +231,37 @@ func TestRecordFoldsAfterTheEnd(t *testing.T) {
 		t.Errorf("after Close the reply's row holds %q with %d chunks left; want it folded", content, chunks)
 	}
 }
+
+// A run whose end is stored while no one reads its events (a program that quit without taking
+// them) does not hold Close: Close folds the reply's text and returns.
+func TestCloseDoesNotWaitForAReaderThatIsGone(t *testing.T) {
+	t.Parallel()
+	db, s := openSession(t)
+	r := post(t, db, s.ID, "name an animal")
+	in := make(chan chat.Event, 4)
+	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	in <- chat.Event{Kind: chat.EventDelta, Text: pendingText}
+	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+	close(in)
+	out := db.Record(r.RunID, in, chattest.New(time.Unix(0, 0)))
+	chattest.WaitFor(t, "the run's end to be stored", func() bool {
+		run, err := db.Run(r.RunID)
+		return err == nil && run.Status == chat.StatusSucceeded
+	})
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for a reader that never came")
+	}
+	for range out { // what the reader would have found: the channel closed
+	}
+	var content string
+	if err := rawSQL(t, db.Path()).QueryRow(`SELECT content FROM messages WHERE id = ?`, r.ReplyID).Scan(&content); err != nil || content != pendingText {
+		t.Fatalf("after Close the reply's row holds %q, %v; want it folded", content, err)
+	}
+}

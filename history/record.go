@@ -56,9 +56,17 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 		if open && ended == nil {
 			recv = in
 		}
+		var closing <-chan struct{}
+		if !open && ended == nil { // the end is known: only the reader is awaited
+			closing = db.closing
+		}
 		select {
 		case send <- next:
 			queue.pop()
+		case <-closing:
+			// The database closes while the end waits for a reader that may never come:
+			// the reply is folded now, and the reader, if any, finds the channel closed.
+			queue = eventQueue{}
 		case notStored := <-ended:
 			terminal.NotStored, ended = notStored, nil
 			if folds = notStored == ""; folds {
