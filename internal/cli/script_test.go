@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"flag"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +43,8 @@ func TestScripts(t *testing.T) {
 			"endpoint":       cmdEndpoint,
 			"requests":       cmdRequests,
 			"sent":           cmdSent,
+			"prefix":         cmdPrefix,
+			"capture":        cmdCapture,
 		},
 	})
 }
@@ -52,7 +55,7 @@ type script struct {
 	// clock times every run's waits and stamps what is stored: waits pass at once, from the
 	// start of the minute the script began in, so what is stored before any wait is dated
 	// $DATE as parley lists it and $STAMP in its JSON.
-	clock    *chattest.Clock
+	clock *chattest.Clock
 	// endpoint is the script's demo endpoint, once `endpoint` has started it.
 	endpoint *demo.Server
 	input    string
@@ -230,4 +233,34 @@ func cmdSent(ts *testscript.TestScript, neg bool, args []string) {
 	if m := got[n-1].Messages; len(m) == 0 || m[0].Content != args[1] {
 		ts.Fatalf("request %d began with %+v; want %q", n, m, args[1])
 	}
+}
+
+// cmdPrefix is `prefix NAME VAR N`: $NAME is the first N characters of $VAR, as a user types
+// a session id in part.
+func cmdPrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: prefix NAME VAR N")
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	v := ts.Getenv(args[1])
+	if n < 0 || n > len(v) {
+		ts.Fatalf("$%s is %q, shorter than %d", args[1], v, n)
+	}
+	ts.Setenv(args[0], v[:n])
+}
+
+// cmdCapture is `capture NAME REGEXP`: $NAME is what REGEXP's first group matched in the last
+// parley's stdout, as a user copies an id parley printed.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture NAME REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("no match for %#q with a group in stdout", args[1])
+	}
+	ts.Setenv(args[0], m[1])
 }
