@@ -43,4 +43,3 @@ func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {
 		t.Fatalf("%d print-only flags; want --json, --show-reasoning, --force, --wait, --fallback and --timeout at least", n)
 	}
 }
-

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"flag"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -45,6 +47,9 @@ func TestScripts(t *testing.T) {
 			"sent":           cmdSent,
 			"prefix":         cmdPrefix,
 			"capture":        cmdCapture,
+			"demo":           cmdDemo,
+			"fault":          cmdFault,
+			"config":         cmdConfig,
 		},
 	})
 }
@@ -72,6 +77,9 @@ func setupScript(env *testscript.Env) error {
 	s := &script{clock: chattest.NewInstant(start)}
 	env.Values[scriptKey{}] = s
 	home := filepath.Join(env.WorkDir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return err
+	}
 	env.Setenv("PARLEY_HOME", home)
 	env.Setenv("HOME", home)
 	env.Setenv("DATE", chat.FormatDate(start))
@@ -263,4 +271,37 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no match for %#q with a group in stdout", args[1])
 	}
 	ts.Setenv(args[0], m[1])
+}
+
+// cmdDemo is `demo COMMAND [ARGS]`: the chat screen's /demo command on the script's endpoint,
+// queueing what its next requests get (demo cut 4, demo badkey, demo overload 1).
+func cmdDemo(ts *testscript.TestScript, neg bool, args []string) {
+	s := scriptOf(ts)
+	if neg || len(args) == 0 || s.endpoint == nil {
+		ts.Fatalf("usage: demo COMMAND [ARGS] (after endpoint)")
+	}
+	said, err := s.endpoint.Command(strings.Join(args, " "))
+	ts.Check(err)
+	ts.Logf("%s", said)
+}
+
+// cmdFault is `fault FILE`: the script's endpoint answers its next request with the demo.Fault
+// FILE holds as JSON, for a failure no /demo command makes.
+func cmdFault(ts *testscript.TestScript, neg bool, args []string) {
+	s := scriptOf(ts)
+	if neg || len(args) != 1 || s.endpoint == nil {
+		ts.Fatalf("usage: fault FILE (after endpoint)")
+	}
+	var f demo.Fault
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &f))
+	s.endpoint.Push(f)
+}
+
+// cmdConfig is `config FILE`: FILE, its $VARs expanded ($ENDPOINT, say), is the script's
+// config.toml.
+func cmdConfig(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: config FILE")
+	}
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("PARLEY_HOME"), "config.toml"), []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o600))
 }

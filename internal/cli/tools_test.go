@@ -129,17 +129,6 @@ func TestPrintModeRunsWhatConfigAllows(t *testing.T) {
 	}
 }
 
-// --allow-tool naming a server config.toml does not have is a usage error naming the fix.
-func TestAllowToolOfNoServer(t *testing.T) {
-	t.Parallel()
-	u, srv := newServedUser(t)
-	u.writeConfig(toolConfig(srv, mcp.Server{Name: "fs", Command: []string{"true"}}))
-	r := u.run("-p", "x", "--allow-tool", "nope.read")
-	if r.code != 2 || !strings.Contains(r.stderr, "--allow-tool nope.read: no [mcp.nope] in config.toml (configured: fs)") || srv.Requests() != 0 {
-		t.Errorf("exit %d, stderr %q, %d requests", r.code, r.stderr, srv.Requests())
-	}
-}
-
 // A model that asks for a tool when none is on (none configured) is told nothing ran, and
 // stderr names print mode's way to let one run.
 func TestAToolAskedForWithNoneOn(t *testing.T) {
