@@ -100,8 +100,9 @@ func scriptOf(ts *testscript.TestScript) *script { return ts.Value(scriptKey{}).
 // and a `status N` line then says which status.
 func cmdParley(ts *testscript.TestScript, neg bool, args []string) {
 	s := scriptOf(ts)
-	if s.unchecked != "" {
-		ts.Fatalf("the exit status of `! %s` is not checked: add `status N` after it", s.unchecked)
+	if unchecked := s.unchecked; unchecked != "" {
+		s.unchecked = "" // said here, not again as the script ends
+		ts.Fatalf("the exit status of `! %s` is not checked: add `status N` after it", unchecked)
 	}
 	ios, in, out, errOut := Test()
 	in.WriteString(s.input)
@@ -137,12 +138,17 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdInput is `input FILE`: the next parley reads FILE on stdin, as `parley … < FILE`.
+// cmdInput is `input FILE`: the next parley reads FILE on stdin, as `parley … < FILE`; and
+// `input -text TEXT`: it reads TEXT, with no line break after it, as `printf TEXT | parley …`.
 func cmdInput(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: input FILE")
+	switch {
+	case !neg && len(args) == 1:
+		scriptOf(ts).input = ts.ReadFile(args[0])
+	case !neg && len(args) == 2 && args[0] == "-text":
+		scriptOf(ts).input = args[1]
+	default:
+		ts.Fatalf("usage: input FILE | input -text TEXT")
 	}
-	scriptOf(ts).input = ts.ReadFile(args[0])
 }
 
 // cmdTerminal is `terminal`: the next parley's stdin, stdout and stderr are a terminal, as
