@@ -19,8 +19,9 @@ import (
 	"parley/internal/demo/demotest"
 )
 
-// The daily driver from the command line: piped text and attached files (images among them),
-// the model asked of the endpoint, and a profile's sampling settings.
+// The daily driver from the command line: attached files (images among them), the model asked
+// of the endpoint, and a profile's sampling settings (piped text is
+// testdata/script/piped-text.txtar).
 
 func TestAttachedFilesAndRefusals(t *testing.T) {
 	t.Parallel()

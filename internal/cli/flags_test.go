@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// parley's flags, checked against each other and against what stdin is.
+// parley's flags, checked against each other and against what stdin is; the usage errors that
+// are a command line and its one line of stderr are testdata/script/usage-errors.txtar.
 
 // Every flag that only print mode takes says so in its usage, and is refused on a terminal
 // without -p: the chat screen would ignore it.

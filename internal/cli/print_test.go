@@ -17,8 +17,9 @@ import (
 )
 
 // Print mode: a prompt in, a reply out, the run stored, and the exit status the interface
-// contract gives; a cut reply continued with --continue; the model's control sequences on a
-// terminal.
+// contract gives (the cases that are a command line and its output are testdata/script/print-*
+// and bad-config.txtar); a cut reply continued with --continue; the model's control sequences
+// on a terminal.
 
 func TestPrintModeContinuesASession(t *testing.T) {
 	t.Parallel()

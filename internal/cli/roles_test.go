@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// Roles and system prompts from the command line: `parley roles`, --role, --system and a
-// profile's default role.
+// Roles and system prompts from the command line: --role, --system and a profile's default
+// role, as the endpoint is sent them (`parley roles` itself is testdata/script/roles.txtar).
 
 // exportedSystem is the part of export --json that tells system prompts and edits apart.
 type exportedSystem struct {

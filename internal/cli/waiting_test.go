@@ -10,9 +10,9 @@ import (
 	"parley/internal/demo/demotest"
 )
 
-// Waiting in print mode: a provider's wait remembered across runs, --wait, --fallback, and a
-// [[classify]] rule deciding the wait. Waits pass on the user's instant clock, which says how
-// long parley would have waited.
+// Waiting in print mode: a provider's wait remembered across runs, --wait and --fallback (a
+// [[classify]] rule deciding the wait is testdata/script/classify-rule.txtar). Waits pass on
+// the user's instant clock, which says how long parley would have waited.
 
 func rateLimited3000() demo.Fault {
 	return demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
