@@ -19,33 +19,9 @@ import (
 	"parley/internal/demo/demotest"
 )
 
-// The daily driver from the command line: piped text and attached files (images among them),
-// the model asked of the endpoint, and a profile's sampling settings.
-
-func TestPipedTextFollowsThePrompt(t *testing.T) {
-	t.Parallel()
-	u, srv := newServedUser(t)
-	if r := u.pipe("ZEBRA", "-p", "say the word", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	if got := srv.Received()[0].Messages; len(got) != 1 || got[0].Content != "say the word\n\nZEBRA" {
-		t.Fatalf("sent %+v", got)
-	}
-	// A question in place of -p does the same with a pipe: print mode, not the chat screen.
-	if r := u.pipe("a pipe's text\n", "--base-url", srv.URL(), "--model", "m", "what", "is", "this?"); r.code != 0 || r.stdout == "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	if got := srv.Received()[1].Messages[0].Content; got != "what is this?\n\na pipe's text" {
-		t.Fatalf("sent %q", got)
-	}
-	// And a pipe alone is the prompt.
-	if r := u.pipe("from a pipe", "--base-url", srv.URL(), "--model", "m"); r.code != 0 || r.stdout == "" {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
-	}
-	if got := srv.Received()[2].Messages[0].Content; got != "from a pipe" {
-		t.Fatalf("sent %q", got)
-	}
-}
+// The daily driver from the command line: attached files (images among them), the model asked
+// of the endpoint, and a profile's sampling settings (piped text is
+// testdata/script/piped-text.txtar).
 
 func TestAttachedFilesAndRefusals(t *testing.T) {
 	t.Parallel()

@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +8,8 @@ import (
 )
 
 // `parley export`: every message of a session with its run, status and classification, as
-// JSON or markdown, and the files behind it private.
+// JSON or markdown, and the files behind it private (what it prints of a session, to a pipe
+// and to a terminal, is testdata/script/export*.txtar).
 
 func TestPrintModeAgainstAServerThenExport(t *testing.T) {
 	t.Parallel()
@@ -48,27 +45,5 @@ func TestPrintModeAgainstAServerThenExport(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// export --markdown to a terminal neutralises what a model wrote, as print mode does: a title
-// set, a clipboard written, the screen cleared. To a pipe the text stays as it was.
-func TestExportMarkdownToATerminalIsNeutralised(t *testing.T) {
-	t.Parallel()
-	hostile := "Here.\x1b]0;pwned\x07\x1b]52;c;aGVsbG8=\x07\x1b[2J done"
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		b, _ := json.Marshal(hostile)
-		fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":%s},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n", b)
-	}))
-	t.Cleanup(srv.Close)
-	u := newUser(t)
-	out := decode[printJSON](t, u.run("-p", "hi", "--base-url", srv.URL+"/v1", "--model", "m", "--json").stdout)
-	shown := u.onTerminal("export", out.SessionID, "--markdown")
-	if shown.code != 0 || strings.ContainsRune(shown.stdout, '\x1b') || !strings.Contains(shown.stdout, "Here.") {
-		t.Fatalf("to a terminal: exit %d, %q", shown.code, shown.stdout)
-	}
-	if piped := u.run("export", out.SessionID, "--markdown"); !strings.Contains(piped.stdout, hostile) {
-		t.Fatalf("to a pipe the text changed: %q", piped.stdout)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// Roles and system prompts from the command line: `parley roles`, --role, --system and a
-// profile's default role.
+// Roles and system prompts from the command line: --role, --system and a profile's default
+// role, as the endpoint is sent them (`parley roles` itself is testdata/script/roles.txtar).
 
 // exportedSystem is the part of export --json that tells system prompts and edits apart.
 type exportedSystem struct {
@@ -75,22 +75,5 @@ func TestSystemFlagAndADefaultRole(t *testing.T) {
 	}
 	if m := sent[2].Messages; len(m) != 2 || m[0].Content != "Be terse." {
 		t.Fatalf("a new session without the default role: %+v", m)
-	}
-}
-
-// `parley roles` says where to write one when there is none, and lists each with --json.
-func TestRolesCommand(t *testing.T) {
-	t.Parallel()
-	u := newUser(t)
-	if r := u.run("roles"); r.code != 0 || !strings.HasPrefix(r.stdout, "no roles: write one as ") || !strings.Contains(r.stdout, "[roles.NAME]") {
-		t.Fatalf("no roles: exit %d, %q %q", r.code, r.stdout, r.stderr)
-	}
-	u.writeHome(map[string]string{"roles/poet.md": "Answer in verse.\n", "config.toml": "[roles.terse]\nsystem = \"Be terse.\"\nmodel = \"m\"\n"})
-	roles := decode[[]struct{ Name, System, Model, Source string }](t, u.run("roles", "--json").stdout)
-	if len(roles) != 2 || roles[0].Name != "poet" || roles[0].System != "Answer in verse." || roles[1].Name != "terse" || roles[1].Model != "m" || roles[1].Source == "" {
-		t.Fatalf("roles --json: %+v", roles)
-	}
-	if r := u.run("roles", "extra"); r.code != 2 || r.stderr != "parley: usage: parley roles [--json]\n" {
-		t.Errorf("roles extra: exit %d, %q", r.code, r.stderr)
 	}
 }

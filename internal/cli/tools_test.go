@@ -129,44 +129,6 @@ func TestPrintModeRunsWhatConfigAllows(t *testing.T) {
 	}
 }
 
-// --allow-tool naming a server config.toml does not have is a usage error naming the fix.
-func TestAllowToolOfNoServer(t *testing.T) {
-	t.Parallel()
-	u, srv := newServedUser(t)
-	u.writeConfig(toolConfig(srv, mcp.Server{Name: "fs", Command: []string{"true"}}))
-	r := u.run("-p", "x", "--allow-tool", "nope.read")
-	if r.code != 2 || !strings.Contains(r.stderr, "--allow-tool nope.read: no [mcp.nope] in config.toml (configured: fs)") || srv.Requests() != 0 {
-		t.Errorf("exit %d, stderr %q, %d requests", r.code, r.stderr, srv.Requests())
-	}
-}
-
-// A model that asks for a tool when none is on (none configured) is told nothing ran, and
-// stderr names print mode's way to let one run.
-func TestAToolAskedForWithNoneOn(t *testing.T) {
-	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.AskTools(demo.Call{Function: "read_file", Arguments: `{"path":"todo.md"}`}))
-	r := newUser(t).run("-p", "what is in todo.md?", "--base-url", srv.URL(), "--model", "m")
-	want := "the model asked to call read_file, which was not run: no tools are on (--allow-tool SERVER.TOOL runs one)"
-	if r.code != 0 || !strings.Contains(r.stderr, want) || srv.Requests() != 1 {
-		t.Errorf("exit %d, %d requests, stderr %q; want %q", r.code, srv.Requests(), r.stderr, want)
-	}
-}
-
-// A tool server whose command does not exist is named on stderr; the prompt is answered
-// without its tools, and nothing is lost.
-func TestPrintModeNamesAServerThatCannotStart(t *testing.T) {
-	t.Parallel()
-	u, srv := newServedUser(t)
-	u.writeConfig(toolConfig(srv, mcp.Server{Name: "ghost", Command: []string{"parley-no-such-server"}}))
-	r := u.run("-p", "hello", "--json")
-	out := decode[toolsJSON](t, r.stdout)
-	want := `parley: mcp server "ghost": command "parley-no-such-server" not found: check [mcp.ghost] command in config.toml; its tools are not offered`
-	if r.code != 0 || out.Status != "succeeded" || out.Text == "" || !strings.Contains(r.stderr, want) {
-		t.Errorf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
-	}
-}
-
 // exportToolsJSON is the part of `parley export --json` that lists tool calls.
 type exportToolsJSON struct {
 	Messages []struct {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,9 +10,9 @@ import (
 	"parley/internal/demo/demotest"
 )
 
-// Waiting in print mode: a provider's wait remembered across runs, --wait, --fallback, and a
-// [[classify]] rule deciding the wait. Waits pass on the user's instant clock, which says how
-// long parley would have waited.
+// Waiting in print mode: a provider's wait remembered across runs, --wait and --fallback (a
+// [[classify]] rule deciding the wait is testdata/script/classify-rule.txtar). Waits pass on
+// the user's instant clock, which says how long parley would have waited.
 
 func rateLimited3000() demo.Fault {
 	return demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "3000"},
@@ -152,48 +151,6 @@ func TestPrintModeFallback(t *testing.T) {
 	// Without the flag the fallback is never used.
 	if r := u.run("-p", "hello"); r.code != 3 || spare.Requests() != 1 {
 		t.Errorf("without --fallback: exit %d, %d requests to the fallback", r.code, spare.Requests())
-	}
-}
-
-// A [[classify]] rule in config.toml decides before the built-in rules: the run is stored
-// with it, and print mode says which rule decided; a malformed rule stops parley, named.
-func TestClassifyRuleInConfig(t *testing.T) {
-	t.Parallel()
-	u, srv := newServedUser(t)
-	warming := demo.Fault{Status: 500, Body: `{"error":{"message":"Model is warming up, please retry shortly","type":"server_error"}}`}
-	srv.Push(warming, warming, warming)
-	cfg := "[[classify]]\nname = \"warmup\"\nstatus = 500\nmessage = \"(?i)warming up\"\nclass = \"overloaded\"\nwait = \"45s\"\n"
-	u.writeConfig(cfg)
-	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--json")
-	var out struct {
-		Retry struct {
-			Class string  `json:"retry_class"`
-			Rule  string  `json:"rule"`
-			Until *string `json:"retry_after_until"`
-		} `json:"retry"`
-		SessionID string `json:"session_id"`
-	}
-	json.Unmarshal([]byte(r.stdout), &out)
-	// Built in, a 500 is a server error retried at once; the rule makes it an overload with a
-	// 45 s wait, which Tier 1 hands to Tier 2 without a second request.
-	if r.code != 3 || out.Retry.Class != "overloaded" || out.Retry.Rule != "user:warmup" || out.Retry.Until == nil || srv.Requests() != 1 {
-		t.Fatalf("exit %d after %d requests: %+v %s", r.code, srv.Requests(), out, r.stderr)
-	}
-	if exp := u.run("export", out.SessionID, "--markdown"); !strings.Contains(exp.stdout, "rule user:warmup") {
-		t.Errorf("export does not name the rule:\n%s", exp.stdout)
-	}
-
-	bad := newUser(t)
-	for _, c := range []struct{ cfg, want string }{
-		{"[[classify]]\nname = \"x\"\nstatus = 429\nclass = \"slow\"\n", `classify rule "x": class "slow" is not one a rule can set`},
-		{"[[classify]]\nname = \"y\"\nmessage = \"(unclosed\"\nclass = \"overloaded\"\n", `classify rule "y": message "(unclosed" is not a regular expression`},
-		{"[[classify]]\nclass = \"overloaded\"\n", "[[classify]] number 1"},
-	} {
-		bad.writeConfig(c.cfg)
-		r := bad.run("-p", "hello", "--base-url", srv.URL(), "--model", "m")
-		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
-			t.Errorf("exit %d, stderr %q; want exit 2 and one line with %q", r.code, r.stderr, c.want)
-		}
 	}
 }
 
