@@ -64,8 +64,10 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 		ep.HeaderTimeout = DefaultHeaderTimeout
 	}
 	base := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: ep.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy:                  ep.Network.proxy,
+		OnProxyConnectResponse: refusedConnect,
+		DialContext: (&net.Dialer{Timeout: ep.ConnectTimeout, KeepAlive: 30 * time.Second,
+			Resolver: ep.Network.resolver}).DialContext,
 		TLSHandshakeTimeout:   ep.ConnectTimeout,
 		ResponseHeaderTimeout: ep.HeaderTimeout,
 		ForceAttemptHTTP2:     true,
