@@ -316,7 +316,7 @@ func (p *printer) view() view {
 	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
 		stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
-		renderWidth: o.RenderWidth}
+		renderWidth: o.RenderWidth, idleDeadline: ep.StreamIdleDeadline()}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
