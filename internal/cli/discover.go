@@ -41,7 +41,7 @@ func (a *app) askModels(ctx context.Context, wait time.Duration, ios *IO) ([]str
 			t2.Due().Sub(start) > wait {
 			return nil, err
 		}
-		if !printmode.Countdown(ctx, clock, &t2, ios.ErrOut, ios.ErrTerminal) {
+		if !printmode.Countdown(ctx, clock, &t2, ios.ErrOut, ios.ErrTerminal, a.client.Endpoint().RouteLabel()) {
 			return nil, ctx.Err()
 		}
 		t2.Sent(t2.Token(), n+1)

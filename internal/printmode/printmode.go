@@ -357,11 +357,12 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 	}
 	if p.t2.Due().Sub(p.start) > p.o.Wait-time.Second {
 		now := clock.Now()
-		p.say("still %s after waiting %s; the next retry would be at %s, past --wait",
-			sanitize.String(res.Retry.Label), chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
+		p.say("still %s%s after waiting %s; the next retry would be at %s, past --wait",
+			sanitize.String(res.Retry.Label), sanitize.String(routeNote(p.client.Endpoint().RouteLabel())),
+			chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
 		return nil, nil
 	}
-	if !Countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
+	if !Countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal, p.client.Endpoint().RouteLabel()) {
 		return nil, errInterrupted
 	}
 	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
