@@ -289,7 +289,7 @@ func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
 	for range 2 {
 		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)
-		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 ||
+		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 || out.Stored == nil || *out.Stored ||
 			!strings.HasSuffix(r.stderr, "PARLEY_TEST_UNSET_KEY is not set: export PARLEY_TEST_UNSET_KEY=… or name another variable with --api-key-env (not retryable)\n") {
 			t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
 		}
@@ -303,8 +303,9 @@ func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	u.instantClock()
 	ep := []string{"--base-url", srv.URL(), "--model", "gpt-4o"}
 	first := decode[printJSON](t, u.run(append([]string{"-p", "hello", "--json"}, ep...)...).stdout)
-	if r := u.run(append([]string{"-p", "hello again"}, ep...)...); r.code != 3 || srv.Requests() != 1 {
-		t.Fatalf("held: exit %d after %d requests", r.code, srv.Requests())
+	r := u.run(append([]string{"-p", "hello again", "--json"}, ep...)...)
+	if out := decode[printJSON](t, r.stdout); r.code != 3 || srv.Requests() != 1 || out.SessionID != "" || out.Stored == nil || *out.Stored {
+		t.Fatalf("held: exit %d after %d requests, %+v; want no session, stored false", r.code, srv.Requests(), out)
 	}
 	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 || s[0].ID != first.SessionID {
 		t.Fatalf("sessions %+v; want only %s", s, first.SessionID)

@@ -388,6 +388,8 @@ func (p *printer) discardUnsent() {
 func (p *printer) report(res runOutput, code int) int {
 	ep := p.client.Endpoint()
 	res.SessionID, res.RunID, res.Endpoint, res.Demo = p.rcpt.SessionID, p.rcpt.RunID, chat.RedactURL(ep.BaseURL), ep.Demo
+	// A run that sent nothing was discarded with its new session (discardUnsent): nothing kept.
+	res.Stored = res.Stored && p.rcpt.SessionID != ""
 	switch {
 	case res.Model == "":
 		res.Model = ep.Model
