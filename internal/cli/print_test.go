@@ -579,6 +579,14 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 	l.Close() // nothing listens there now
 	missing := filepath.Join(t.TempDir(), "corp-ca.pem")
 	host := func(s *httptest.Server) string { return strings.TrimPrefix(s.URL, "https://") }
+	// httptest's certificate is for example.com, *.example.com and the loopback addresses, not localhost
+	asLocalhost := strings.Replace(host(untrusted), "127.0.0.1", "localhost", 1)
+	asksPassword := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Proxy-Authenticate", `Basic realm="office"`)
+		w.WriteHeader(http.StatusProxyAuthRequired)
+	}))
+	t.Cleanup(asksPassword.Close)
+	proxy := strings.TrimPrefix(asksPassword.URL, "http://")
 	const remote = "https://api.example.com/v1"
 
 	for _, c := range []struct {
@@ -595,6 +603,14 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 		{"SSL_CERT_FILE names a missing file", untrusted.URL + "/v1", []string{"SSL_CERT_FILE=" + missing}, nil, 1,
 			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
 				"SSL_CERT_FILE names " + missing + ", which does not exist; point it at that authority's certificate (not retryable"},
+		{"a certificate for other hosts", "https://" + asLocalhost + "/v1", nil, nil, 1,
+			"Network error — the certificate of " + asLocalhost + " is for example.com, *.example.com, 127.0.0.1, ::1, not localhost: use one of those in the base URL (not retryable"},
+		{"an authority not trusted", untrusted.URL + "/v1", nil, nil, 1,
+			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
+				"if a private CA or a proxy signs it, point SSL_CERT_FILE (or SSL_CERT_DIR) at that authority's certificate (not retryable"},
+		{"a proxy that asks for a password", remote, []string{"all_proxy=http://" + proxy}, nil, 1,
+			"Network error — the proxy at http://" + proxy + " (all_proxy) asks for a password (407 Proxy Authentication Required): " +
+				"put it in all_proxy as http://USER:PASSWORD@" + proxy + " (not retryable"},
 		{"a proxy that refuses", remote, []string{"HTTPS_PROXY=http://ann:hunter2@" + closed}, nil, 1,
 			"Network error — the proxy at http://[redacted]@" + closed + " (HTTPS_PROXY) refused the connection: start the proxy or " +
 				"correct HTTPS_PROXY, or NO_PROXY=api.example.com connects to this host directly (not retryable"},
