@@ -86,6 +86,9 @@ func baseURLWithV1(base string) string {
 // itself failing. url is the address the request went to.
 func (c *Client) networkFix(cls chat.Classification, f retry.Failure, url string) chat.Classification {
 	u, _ := neturl.Parse(url)
+	if u == nil || u.Host == "" {
+		u, _ = neturl.Parse(c.where()) // a failure before the request had its address
+	}
 	if u == nil {
 		u = &neturl.URL{}
 	}
@@ -133,7 +136,8 @@ func (c *Client) proxyFix(cls chat.Classification, f retry.Failure, u *neturl.UR
 	case answer != nil && answer.Status == http.StatusProxyAuthRequired && proxy.User != nil:
 		return fmt.Sprintf("%s refused its user and password (%s): correct them in %s", at, answer.Text, variable), true
 	case answer != nil && answer.Status == http.StatusProxyAuthRequired:
-		return fmt.Sprintf("%s asks for a password (%s): put it in %s as http://USER:PASSWORD@%s", at, answer.Text, variable, proxy.Host), true
+		return fmt.Sprintf("%s asks for a password (%s): put it in %s as %s://USER:PASSWORD@%s", at, answer.Text, variable,
+			proxy.Scheme, proxy.Host), true
 	case answer != nil && answer.Status == http.StatusForbidden:
 		return fmt.Sprintf("%s does not let this machine reach %s (%s): ask its administrator, or %s", at, answer.Target, answer.Text, direct), true
 	case answer != nil:
