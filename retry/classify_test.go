@@ -223,6 +223,8 @@ func TestClassifyNetworkErrorsThatCannotPass(t *testing.T) {
 		{"certificate, text only", "net.tls-certificate", errors.New(`Post "https://x/v1": x509: certificate specifies an incompatible key usage`)},
 		{"the proxy asks for a password", RuleProxyDenied, post(&ProxyAnswer{Status: 407, Text: "407 Proxy Authentication Required", Target: "x:443"})},
 		{"the proxy forbids the host", RuleProxyDenied, post(&ProxyAnswer{Status: 403, Text: "403 Forbidden", Target: "x:443"})},
+		{"the proxy asks for a password, text only", RuleProxyDenied, errors.New(`Post "https://x/v1/chat/completions": Proxy Authentication Required`)},
+		{"the proxy forbids the host, text only", RuleProxyDenied, errors.New(`Post "https://x/v1/chat/completions": the proxy refused a tunnel to x:443: 403 Forbidden`)},
 		{"the proxy does not exist", RuleProxyUnknownHost, post(&net.OpError{Op: "proxyconnect", Net: "tcp",
 			Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "proxy.corp", IsNotFound: true}}})},
 		{"no such host", "net.unknown-host", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.opneai.com", IsNotFound: true}})},

@@ -200,12 +200,14 @@ func (e *ProxyAnswer) Error() string {
 
 // proxyAnswered matches a proxy's refusal of the tunnel: a denial (a password asked for, or the
 // host forbidden), which no wait cures, when denied is set; else any other refusal (a proxy
-// that could not reach the endpoint).
+// that could not reach the endpoint). A recorded error has only its text: net/http's own
+// ("Proxy Authentication Required") or ProxyAnswer's.
 func proxyAnswered(denied bool) func(*signals) bool {
 	return func(s *signals) bool {
 		var pa *ProxyAnswer
 		if !errors.As(s.f.Err, &pa) {
-			return false
+			return denied && errSays("proxy authentication required", "the proxy refused a tunnel to")(s) &&
+				!errSays("bad gateway", "service unavailable", "gateway timeout")(s)
 		}
 		return denied == (pa.Status == 407 || pa.Status == 403)
 	}
