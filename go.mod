@@ -20,6 +20,7 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/image v0.48.0
+	golang.org/x/net v0.61.0
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
 )
@@ -51,7 +52,6 @@ require (
 	github.com/xo/terminfo v1.0.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	github.com/yuin/goldmark-emoji v1.0.5 // indirect
-	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect

@@ -64,8 +64,10 @@ func NewClient(ep Endpoint, clock chat.Clock, policy retry.Policy) *Client {
 		ep.HeaderTimeout = DefaultHeaderTimeout
 	}
 	base := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: ep.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext,
+		Proxy:                  ep.Network.proxy,
+		OnProxyConnectResponse: refusedConnect,
+		DialContext: (&net.Dialer{Timeout: ep.ConnectTimeout, KeepAlive: 30 * time.Second,
+			Resolver: ep.Network.resolver}).DialContext,
 		TLSHandshakeTimeout:   ep.ConnectTimeout,
 		ResponseHeaderTimeout: ep.HeaderTimeout,
 		ForceAttemptHTTP2:     true,
@@ -230,7 +232,7 @@ func (c *Client) runAttempts(ctx context.Context, all []chat.Message, check func
 			"retryable", cls.Retryable, "retry", d.Retry, "wait", d.Wait, "handoff", d.HandOff, "message", cls.Message)
 		if !d.Retry || !c.retryDeadline.IsZero() && c.clock.Now().Add(d.Wait).After(c.retryDeadline) {
 			cls = c.nameTheFix(cls, *res.failure, res.url)
-			g := retry.GatewayRetries(res.failure.Header)
+			g := c.gatewayRetries(res.failure.Header)
 			cls.Message = gatewaySaid(g) + cls.Message
 			out <- chat.Event{Kind: chat.EventFailed, Class: cls, Attempt: attempt, MaxAttempts: maxAttempts, Model: res.model, GatewayRetries: g}
 			return

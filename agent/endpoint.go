@@ -32,6 +32,9 @@ type Endpoint struct {
 	// RouteKey, when set, tells this endpoint's route from others on the same URL, model and
 	// key variable, for a gateway that routes by what parley does not read (Route).
 	RouteKey string
+	// Network is how the endpoint is reached: its proxy, the certificates trusted, the
+	// resolver (NetworkFrom).
+	Network Network
 	// Demo is set for parley's built-in offline demo endpoint.
 	Demo bool
 	// ConnectTimeout bounds the TCP (and TLS) connect; HeaderTimeout the wait for response

@@ -255,7 +255,7 @@ func serverRoot(base string) string {
 // The fix for an image sent to a model that cannot see, and how an endpoint's refusal of one
 // ends.
 const (
-	visionFix   = "choose a vision model (/model) or remove the image"
+	visionFix   = "choose a vision model (/model; in print mode, --model NAME) or remove the image"
 	noVisionFix = "this model does not take images: " + visionFix
 )
 

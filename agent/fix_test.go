@@ -67,7 +67,8 @@ func TestFailuresNameTheFix(t *testing.T) {
 			"nothing is listening on " + closed + " (connection refused): is the server running? Start it, then try again"},
 		{"no key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", KeyEnv: "LLAMA_KEY"}, 1, false,
 			"Invalid API Key: no API key was sent; set LLAMA_KEY to the server's key (--api-key-env names another variable)"},
-		{"a wrong key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", APIKey: "sk-wrong"}, 1, false, "Invalid API Key"},
+		{"a wrong key sent", Endpoint{BaseURL: wantsKey.URL + "/v1", APIKey: "sk-wrong", KeyEnv: "WORK_KEY"}, 1, false,
+			"Invalid API Key: the server rejected the key in WORK_KEY; check its value, or name another variable with --api-key-env"},
 		// A permission is no missing key, even when none was sent.
 		{"not permitted", Endpoint{BaseURL: disabled.URL + "/v1"}, 1, false, "This organization has been disabled."},
 	} {

@@ -98,7 +98,7 @@ func TestNoImageSentToAServerWithoutVision(t *testing.T) {
 			last.Class.Rule != "request.no-vision" || count(events, chat.EventStarted) != 0 {
 			t.Fatalf("events %+v", events)
 		}
-		want := "llama-server /props says tiny takes no images; nothing was sent: choose a vision model (/model) or remove the image"
+		want := "llama-server /props says tiny takes no images; nothing was sent: choose a vision model (/model; in print mode, --model NAME) or remove the image"
 		if last.Class.Message != want {
 			t.Fatalf("message %q\nwant    %q", last.Class.Message, want)
 		}

@@ -119,7 +119,8 @@ func TestOnlySecretsAreRedactedInServerMessages(t *testing.T) {
 	c := testClient(Endpoint{BaseURL: url, Model: "m", APIKey: "test",
 		Headers: map[string]string{"x-portkey-provider": "openai", "x-portkey-api-key": portkeyKey, "x-portkey-stream": "true"}})
 	events := collect(t, c, context.Background())
-	want := "provider openai (stream true) refused key [redacted]; a test token is no key"
+	want := "provider openai (stream true) refused key [redacted]; a test token is no key: " +
+		"the server rejected the key in OPENAI_API_KEY; check its value, or name another variable with --api-key-env"
 	if got := events[len(events)-1].Class.Message; got != want {
 		t.Errorf("message %q\nwant    %q", got, want)
 	}
@@ -160,7 +161,7 @@ func TestModelsAreListedRedacted(t *testing.T) {
 	}
 	refused := answering(t, http.StatusUnauthorized, "application/json", `{"error":{"message":"Incorrect API key provided: `+echoedKey+`.","type":"invalid_request_error","code":"invalid_api_key"}}`)
 	_, err = testClient(Endpoint{BaseURL: refused, APIKey: echoedKey}).Models(context.Background())
-	if err == nil || strings.Contains(err.Error(), echoedKey[:12]) || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted].") {
+	if err == nil || strings.Contains(err.Error(), echoedKey[:12]) || !strings.Contains(err.Error(), "Incorrect API key provided: [redacted]: the server rejected the key in OPENAI_API_KEY") {
 		t.Errorf("error %v", err)
 	}
 }

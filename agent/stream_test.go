@@ -357,12 +357,16 @@ func TestRedirectIsNamedNotFollowed(t *testing.T) {
 }
 
 // A gateway that says it retried already gets no Tier 1 retries on top: behind Portkey's retry
-// config parley's three attempts each waited through the gateway's own.
+// config parley's three attempts each waited through the gateway's own. Portkey says only -1
+// once its retries are spent (1.15.2, seen with {"retry":{"attempts":3}}: four upstream
+// requests): the config parley sent says how many.
 func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
-	for name, h := range map[string][3]string{
+	for name, h := range map[string][4]string{
 		"portkey, its retries spent": {"x-portkey-retry-attempt-count", "-1", "gateway retried until its retries were spent · "},
-		"portkey, retried twice":     {"x-portkey-retry-attempt-count", "2", "gateway retried 2× · "},
-		"litellm":                    {"x-litellm-attempted-retries", "3", "gateway retried 3× · "},
+		"portkey, its configured retries spent": {"x-portkey-retry-attempt-count", "-1", "gateway retried 3× · ",
+			`{"retry":{"attempts":3,"on_status_codes":[429,503]}}`},
+		"portkey, retried twice": {"x-portkey-retry-attempt-count", "2", "gateway retried 2× · "},
+		"litellm":                {"x-litellm-attempted-retries", "3", "gateway retried 3× · "},
 	} {
 		var requests atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -372,7 +376,11 @@ func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprint(w, `{"error":{"message":"upstream overloaded","type":"server_error"}}`)
 		}))
-		last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}).Stream(context.Background(), hello))
+		ep := Endpoint{BaseURL: srv.URL + "/v1", Model: "m"}
+		if h[3] != "" {
+			ep.Headers = map[string]string{"X-Portkey-Config": h[3]}
+		}
+		last := lastEvent(t, testClient(ep).Stream(context.Background(), hello))
 		srv.Close()
 		if requests.Load() != 1 || last.Class.Class != chat.Overloaded || !last.Class.Retryable {
 			t.Errorf("%s: %d requests, ended %s/%v; want 1 request, overloaded and retryable (for Tier 2)",

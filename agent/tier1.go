@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"net/http"
+	"strings"
 
 	"parley/retry"
 )
@@ -10,6 +12,22 @@ import (
 // the first-delta deadline: once, since each may be billed; never for a reasoning model, whose
 // silence is thinking (its wait is shown instead).
 const silentResends = 1
+
+// gatewayRetries is how many times the gateway retried before it answered with headers h
+// (retry.GatewayRetries): when it says only that its retries are spent, as many as the config
+// parley sent it asked for.
+func (c *Client) gatewayRetries(h http.Header) int {
+	g := retry.GatewayRetries(h)
+	if g >= 0 {
+		return g
+	}
+	for name, value := range c.ep.Headers {
+		if n := retry.ConfiguredRetries(value); strings.EqualFold(name, "x-portkey-config") && n > 0 {
+			return n
+		}
+	}
+	return g
+}
 
 // gatewaySaid is what a failure says first when a gateway retried before it answered: the
 // requests behind one attempt (`Provider overloaded — gateway retried 3× · …`).

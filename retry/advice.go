@@ -254,6 +254,21 @@ func limitHasRoom(remaining string) bool {
 // attempts by parley's.
 func GatewayRetried(h http.Header) bool { return GatewayRetries(h) != 0 }
 
+// ConfiguredRetries is how many retries a Portkey config sent as the x-portkey-config header
+// asks for ({"retry":{"attempts":3}}), 0 when it asks for none or is not inline JSON (a saved
+// config's id). Portkey answers -1 once they are all spent (GatewayRetries), never their number.
+func ConfiguredRetries(config string) int {
+	var c struct {
+		Retry struct {
+			Attempts int `json:"attempts"`
+		} `json:"retry"`
+	}
+	if json.Unmarshal([]byte(config), &c) != nil {
+		return 0
+	}
+	return max(c.Retry.Attempts, 0)
+}
+
 // GatewayRetries is how many times a gateway says, in the response headers h, it retried the
 // request before answering: 0 when it did not say, -1 when it says only that its retries are
 // spent (Portkey's -1).

@@ -213,10 +213,20 @@ func TestClassifyNetworkErrorsThatCannotPass(t *testing.T) {
 		name, rule string
 		err        error
 	}{
-		{"unknown authority", "net.tls-certificate", post(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}})},
-		{"expired", "net.tls-certificate", post(x509.CertificateInvalidError{Reason: x509.Expired})},
-		{"another name", "net.tls-certificate", post(x509.HostnameError{Host: "api.example.test", Certificate: &x509.Certificate{}})},
-		{"certificate, text only", "net.tls-certificate", errors.New(`Post "https://x/v1": tls: failed to verify certificate: x509: certificate signed by unknown authority`)},
+		{"unknown authority", RuleTLSAuthority, post(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}})},
+		{"expired", RuleTLSExpired, post(x509.CertificateInvalidError{Reason: x509.Expired})},
+		{"another name", RuleTLSHost, post(x509.HostnameError{Host: "api.example.test", Certificate: &x509.Certificate{}})},
+		{"another purpose", "net.tls-certificate", post(x509.CertificateInvalidError{Reason: x509.IncompatibleUsage})},
+		{"unknown authority, text only", RuleTLSAuthority, errors.New(`Post "https://x/v1": tls: failed to verify certificate: x509: certificate signed by unknown authority`)},
+		{"expired, text only", RuleTLSExpired, errors.New(`Post "https://x/v1": tls: failed to verify certificate: x509: certificate has expired or is not yet valid: current time 2026-12-02T00:49:31Z is after 2026-11-30T12:00:00Z`)},
+		{"another name, text only", RuleTLSHost, errors.New(`Post "https://x/v1": tls: failed to verify certificate: x509: certificate is valid for api.example.com, not localhost`)},
+		{"certificate, text only", "net.tls-certificate", errors.New(`Post "https://x/v1": x509: certificate specifies an incompatible key usage`)},
+		{"the proxy asks for a password", RuleProxyDenied, post(&ProxyAnswer{Status: 407, Text: "407 Proxy Authentication Required", Target: "x:443"})},
+		{"the proxy forbids the host", RuleProxyDenied, post(&ProxyAnswer{Status: 403, Text: "403 Forbidden", Target: "x:443"})},
+		{"the proxy asks for a password, text only", RuleProxyDenied, errors.New(`Post "https://x/v1/chat/completions": Proxy Authentication Required`)},
+		{"the proxy forbids the host, text only", RuleProxyDenied, errors.New(`Post "https://x/v1/chat/completions": the proxy refused a tunnel to x:443: 403 Forbidden`)},
+		{"the proxy does not exist", RuleProxyUnknownHost, post(&net.OpError{Op: "proxyconnect", Net: "tcp",
+			Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "proxy.corp", IsNotFound: true}}})},
 		{"no such host", "net.unknown-host", post(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "api.opneai.com", IsNotFound: true}})},
 		{"no such host, text only", "net.unknown-host", errors.New(`Post "https://api.opneai.com/v1": dial tcp: lookup api.opneai.com: no such host`)},
 	} {

@@ -129,9 +129,24 @@ var noResponseRules = []rule{
 	{"net.deadline", chat.Timeout, errIs(context.DeadlineExceeded)},
 	// The connection was never set up, like a refusal.
 	{"net.tls-handshake", chat.Network, errSays("tls handshake timeout")},
+	// The proxy between, before what lies behind it: a proxy host that does not exist is no
+	// fault of the base URL.
+	{RuleProxyDenied, chat.Network, proxyAnswered(true)},
+	{"net.proxy-answer", chat.Network, proxyAnswered(false)},
+	{RuleProxyUnknownHost, chat.Network, func(s *signals) bool { return viaProxy(s.f.Err) && unknownHost(s) }},
+	{RuleTLSExpired, chat.Network, certificateInvalid(x509.Expired, "certificate has expired or is not yet valid")},
+	{RuleTLSHost, chat.Network, func(s *signals) bool {
+		var host x509.HostnameError
+		return errors.As(s.f.Err, &host) || errSays("certificate is valid for", "doesn't contain any ip sans",
+			"certificate is not valid for any names")(s)
+	}},
+	{RuleTLSAuthority, chat.Network, func(s *signals) bool {
+		var unknown x509.UnknownAuthorityError
+		return errors.As(s.f.Err, &unknown) || errSays("certificate signed by unknown authority")(s)
+	}},
 	{"net.tls-certificate", chat.Network, untrustedCertificate},
-	{"net.unknown-host", chat.Network, unknownHost},
-	{"net.dns", chat.Network, func(s *signals) bool { var e *net.DNSError; return errors.As(s.f.Err, &e) }},
+	{RuleUnknownHost, chat.Network, unknownHost},
+	{RuleDNS, chat.Network, func(s *signals) bool { var e *net.DNSError; return errors.As(s.f.Err, &e) }},
 	{"net.dial", chat.Network, func(s *signals) bool { var e *net.OpError; return errors.As(s.f.Err, &e) && e.Op == "dial" }},
 	{"net.timeout", chat.Timeout, func(s *signals) bool { var e net.Error; return errors.As(s.f.Err, &e) && e.Timeout() }},
 	{"net.dropped", chat.Network, func(s *signals) bool {
@@ -151,9 +166,70 @@ var noResponseRules = []rule{
 	{"stream.failed", chat.ServerError, always},
 }
 
+// The rules of a network failure that tell its causes apart, so that its fix can fit
+// (the agent's nameTheFix).
+const (
+	RuleProxyDenied      = "net.proxy-denied"
+	RuleProxyUnknownHost = "net.proxy-unknown-host"
+	RuleTLSExpired       = "net.tls-expired"
+	RuleTLSHost          = "net.tls-host"
+	RuleTLSAuthority     = "net.tls-authority"
+	RuleUnknownHost      = "net.unknown-host"
+	// RuleDNS is the resolver failing (no answer, a timeout, "server misbehaving"): the name
+	// may well exist, and a retry may find it.
+	RuleDNS = "net.dns"
+)
+
 // finalRules decide a class that is retryable elsewhere, but not when they decide it: no wait
-// makes this machine trust a certificate, or a host name exist.
-var finalRules = map[string]bool{"net.tls-certificate": true, "net.unknown-host": true}
+// makes this machine trust a certificate, a host name exist, or a proxy let the request by.
+var finalRules = map[string]bool{"net.tls-certificate": true, RuleTLSExpired: true, RuleTLSHost: true, RuleTLSAuthority: true,
+	RuleUnknownHost: true, RuleProxyUnknownHost: true, RuleProxyDenied: true}
+
+// ProxyAnswer is a proxy's refusal to open a tunnel to the endpoint (its answer to CONNECT),
+// which net/http reports by its status text alone; the agent's transport reports this instead.
+type ProxyAnswer struct {
+	// Status is the proxy's status code; Text its status line ("407 Proxy Authentication
+	// Required"); Target the host and port the tunnel was asked for.
+	Status       int
+	Text, Target string
+}
+
+func (e *ProxyAnswer) Error() string {
+	return "the proxy refused a tunnel to " + e.Target + ": " + e.Text
+}
+
+// proxyAnswered matches a proxy's refusal of the tunnel: a denial (a password asked for, or the
+// host forbidden), which no wait cures, when denied is set; else any other refusal (a proxy
+// that could not reach the endpoint). A recorded error has only its text: net/http's own
+// ("Proxy Authentication Required") or ProxyAnswer's.
+func proxyAnswered(denied bool) func(*signals) bool {
+	return func(s *signals) bool {
+		var pa *ProxyAnswer
+		if !errors.As(s.f.Err, &pa) {
+			return denied && errSays("proxy authentication required", "the proxy refused a tunnel to")(s) &&
+				!errSays("bad gateway", "service unavailable", "gateway timeout")(s)
+		}
+		return denied == (pa.Status == 407 || pa.Status == 403)
+	}
+}
+
+// viaProxy reports whether err is a failure to reach the proxy itself.
+func viaProxy(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "proxyconnect"
+}
+
+// certificateInvalid matches a certificate Go rejected for reason, or a recorded error that
+// says words.
+func certificateInvalid(reason x509.InvalidReason, words string) func(*signals) bool {
+	return func(s *signals) bool {
+		var invalid x509.CertificateInvalidError
+		if errors.As(s.f.Err, &invalid) {
+			return invalid.Reason == reason
+		}
+		return errSays(words)(s)
+	}
+}
 
 // untrustedCertificate matches a certificate that failed verification: signed by an authority
 // this machine does not trust, expired, or for another name. A recorded error has only its text.

@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -195,9 +194,8 @@ func (m *Model) headerState() string {
 	return s
 }
 
-// silenceShown is how long a reply may send no text before the status line counts the
-// silence: longer than a model's ordinary pauses, short enough that a stalled stream shows.
-const silenceShown = 5 * time.Second
+// silenceShown is how long a reply may send no text before the status line counts it.
+const silenceShown = chat.SilenceShown
 
 // statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
 // banner, the question standing in front, a notice, or what the active run is doing, and whether the transcript is scrolled

@@ -34,6 +34,11 @@ func FormatTokens(n int) string {
 
 func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 
+// SilenceShown is how long a reply may send no text after its first before the chat screen
+// counts the silence (no text for 45s) and print mode says it on stderr: longer than a
+// model's ordinary pauses, short enough that a stalled stream shows.
+const SilenceShown = 5 * time.Second
+
 // FormatElapsed writes a wait as a status line counts it: 8s, 1m 12s, 1h 3m.
 func FormatElapsed(d time.Duration) string {
 	d = max(d, 0).Round(time.Second)

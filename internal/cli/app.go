@@ -127,6 +127,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 	// budget with every parley of the user on the machine.
 	store := endpointStore(a.db, budget.Dir(ios.Getenv), a.log)
 	newClient := func(ep agent.Endpoint) *agent.Client {
+		ep.Network = agent.NetworkFrom(ios.Getenv, ios.Resolver)
 		return agent.NewClient(ep, ios.Clock, retry.DefaultPolicy()).WithStore(store).WithRules(cfg.Rules).WithLogger(a.log)
 	}
 	a.client = newClient(ep)

@@ -41,7 +41,7 @@ func (a *app) askModels(ctx context.Context, wait time.Duration, ios *IO) ([]str
 			t2.Due().Sub(start) > wait {
 			return nil, err
 		}
-		if !printmode.Countdown(ctx, clock, &t2, ios.ErrOut, ios.ErrTerminal) {
+		if !printmode.Countdown(ctx, clock, &t2, ios.ErrOut, ios.ErrTerminal, a.client.Endpoint().RouteLabel()) {
 			return nil, ctx.Err()
 		}
 		t2.Sent(t2.Token(), n+1)
@@ -72,7 +72,11 @@ func (a *app) modelForPrint(ctx context.Context, ios *IO, wait time.Duration, js
 // the answer: with the only model, on the list to choose from, or saying why there is none.
 func (a *app) modelForScreen(ctx context.Context, ios *IO) (choose []string, problem string) {
 	models, err := a.askModels(ctx, 0, ios)
+	var le *agent.ListError
 	switch {
+	case errors.As(err, &le) && (le.Class.Class == chat.AuthFailed || le.Class.Class == chat.CredentialsUnresolved):
+		// naming a model cures no key: the failure's own fix is the one to follow
+		return nil, fmt.Sprintf("no model named, and the endpoint's could not be listed: %v", err)
 	case err != nil:
 		return nil, fmt.Sprintf("no model named, and the endpoint's could not be listed: %v — /model NAME chooses one", err)
 	case len(models) == 0:

@@ -290,7 +290,7 @@ func TestPrintModeImageToAModelThatCannotSee(t *testing.T) {
 	srv := demotest.Start(t, demo.Options{NoVision: true})
 	u := newUser(t)
 	photo, _ := chattest.WritePNG(t, t.TempDir(), "photo.png", 16, 16)
-	fix := "choose a vision model (/model) or remove the image"
+	fix := "choose a vision model (/model; in print mode, --model NAME) or remove the image"
 
 	r := u.run("-p", "describe", "-f", photo, "--base-url", srv.URL(), "--model", "tiny")
 	if r.code != 1 || srv.Requests() != 0 || !strings.Contains(r.stderr, "llama-server /props says tiny takes no images; nothing was sent") ||

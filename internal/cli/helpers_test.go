@@ -167,6 +167,7 @@ type printJSON struct {
 	Status    string `json:"status"`
 	Text      string `json:"text"`
 	Attempts  int    `json:"attempts"`
+	Stored    *bool  `json:"stored"`
 	Error     *string
 	Retry     *struct {
 		Retryable       bool    `json:"retryable"`

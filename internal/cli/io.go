@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 
 	"github.com/charmbracelet/x/term"
@@ -26,6 +27,8 @@ type IO struct {
 	OutColumns int
 	// Getenv reads an environment variable, "" when it is unset.
 	Getenv func(string) string
+	// Resolver looks endpoints' host names up; nil is the system's.
+	Resolver *net.Resolver
 	// Clock times Tier 1's waits, --wait, the spend limits' day and what history stores.
 	Clock chat.Clock
 }

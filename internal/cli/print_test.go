@@ -1,8 +1,21 @@
 package cli
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -193,7 +206,7 @@ func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	noKey := []string{"--base-url", srv.URL(), "--model", "m", "--api-key-env", "PARLEY_TEST_UNSET_KEY"}
 	for range 2 {
 		r := u.run(append([]string{"-p", "hello", "--json"}, noKey...)...)
-		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 ||
+		if out := decode[printJSON](t, r.stdout); r.code != 1 || out.SessionID != "" || out.RunID != 0 || out.Stored == nil || *out.Stored ||
 			!strings.HasSuffix(r.stderr, "PARLEY_TEST_UNSET_KEY is not set: export PARLEY_TEST_UNSET_KEY=… or name another variable with --api-key-env (not retryable)\n") {
 			t.Fatalf("exit %d, %+v, stderr %q", r.code, out, r.stderr)
 		}
@@ -207,8 +220,9 @@ func TestARunThatSentNothingLeavesNoSession(t *testing.T) {
 	u.instantClock()
 	ep := []string{"--base-url", srv.URL(), "--model", "gpt-4o"}
 	first := decode[printJSON](t, u.run(append([]string{"-p", "hello", "--json"}, ep...)...).stdout)
-	if r := u.run(append([]string{"-p", "hello again"}, ep...)...); r.code != 3 || srv.Requests() != 1 {
-		t.Fatalf("held: exit %d after %d requests", r.code, srv.Requests())
+	r := u.run(append([]string{"-p", "hello again", "--json"}, ep...)...)
+	if out := decode[printJSON](t, r.stdout); r.code != 3 || srv.Requests() != 1 || out.SessionID != "" || out.Stored == nil || *out.Stored {
+		t.Fatalf("held: exit %d after %d requests, %+v; want no session, stored false", r.code, srv.Requests(), out)
 	}
 	if s := decode[[]sessionJSON](t, u.run("sessions", "--json").stdout); len(s) != 1 || s[0].ID != first.SessionID {
 		t.Fatalf("sessions %+v; want only %s", s, first.SessionID)
@@ -431,4 +445,145 @@ func TestJSONIsOneObjectOnEveryEnding(t *testing.T) {
 	if srv.Requests() != 0 {
 		t.Errorf("%d requests", srv.Requests())
 	}
+}
+
+// Each network failure, and a rejected key, is said in print mode as one line naming its
+// cause and the fix that fits it, with the exit status of its retryability; the key and the
+// proxy's password appear nowhere.
+func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
+	t.Parallel()
+	expired := expiredTLSServer(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes that fail are the test
+	t.Cleanup(untrusted.Close)
+	rejects := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		// OpenAI's, as the corpus has it
+		w.Write([]byte(`{"error":{"message":"Incorrect API key provided: sk-wrong***1234. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`))
+	}))
+	t.Cleanup(rejects.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nothing listens there now
+	missing := filepath.Join(t.TempDir(), "corp-ca.pem")
+	host := func(s *httptest.Server) string { return strings.TrimPrefix(s.URL, "https://") }
+	// httptest's certificate is for example.com, *.example.com and the loopback addresses, not localhost
+	asLocalhost := strings.Replace(host(untrusted), "127.0.0.1", "localhost", 1)
+	asksPassword := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Proxy-Authenticate", `Basic realm="office"`)
+		w.WriteHeader(http.StatusProxyAuthRequired)
+	}))
+	t.Cleanup(asksPassword.Close)
+	proxy := strings.TrimPrefix(asksPassword.URL, "http://")
+	const remote = "https://api.example.com/v1"
+
+	for _, c := range []struct {
+		name     string
+		base     string
+		env      []string
+		resolver *net.Resolver
+		code     int
+		want     string
+	}{
+		{"an expired certificate", expired.URL + "/v1", nil, nil, 1,
+			"Network error — the certificate of " + host(expired) + " expired on 2026-11-30 (today is " +
+				time.Now().UTC().Format(time.DateOnly) + " here): the server's operator must renew it, unless this machine's clock is wrong (not retryable"},
+		{"SSL_CERT_FILE names a missing file", untrusted.URL + "/v1", []string{"SSL_CERT_FILE=" + missing}, nil, 1,
+			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
+				"SSL_CERT_FILE names " + missing + ", which does not exist; point it at that authority's certificate (not retryable"},
+		{"a certificate for other hosts", "https://" + asLocalhost + "/v1", nil, nil, 1,
+			"Network error — the certificate of " + asLocalhost + " is for example.com, *.example.com, 127.0.0.1, ::1, not localhost: use one of those in the base URL (not retryable"},
+		{"an authority not trusted", untrusted.URL + "/v1", nil, nil, 1,
+			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
+				"if a private CA or a proxy signs it, point SSL_CERT_FILE (or SSL_CERT_DIR) at that authority's certificate (not retryable"},
+		{"a proxy that asks for a password", remote, []string{"all_proxy=http://" + proxy}, nil, 1,
+			"Network error — the proxy at http://" + proxy + " (all_proxy) asks for a password (407 Proxy Authentication Required): " +
+				"put it in all_proxy as http://USER:PASSWORD@" + proxy + " (not retryable"},
+		{"a proxy that refuses", remote, []string{"HTTPS_PROXY=http://ann:hunter2@" + closed}, nil, 1,
+			"Network error — the proxy at http://[redacted]@" + closed + " (HTTPS_PROXY) refused the connection: start the proxy or " +
+				"correct HTTPS_PROXY, or NO_PROXY=api.example.com connects to this host directly (not retryable"},
+		{"a host that does not exist", "https://api.opneai.com/v1", nil, answeringDNS(t, 3), 1,
+			"Network error — there is no host api.opneai.com (DNS knows none): check the host name in the base URL (https://api.opneai.com/v1) (not retryable"},
+		{"DNS failing", remote, nil, answeringDNS(t, 2), 3,
+			"Network error — DNS failed looking up api.example.com (server misbehaving): check this machine's network and its DNS resolver; " +
+				"the host name may be right (retryable"},
+		{"a rejected key", rejects.URL + "/v1", nil, nil, 1,
+			"Authentication failed — Incorrect API key provided: sk-wrong***1234. You can find your API key at https://platform.openai.com/account/api-keys: " +
+				"the server rejected the key in WORK_KEY; check its value, or name another variable with --api-key-env (not retryable"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			u := newUser(t, append(c.env, "WORK_KEY=sk-live-0123456789abcdef")...)
+			u.instantClock() // Tier 1 waits on the refusing proxy pass at once
+			u.writeConfig(fmt.Sprintf("[profiles.work]\nbase_url = %q\nmodel = \"m\"\napi_key_env = \"WORK_KEY\"\n", c.base))
+			r := u.runWith(func(ios *IO) { ios.Resolver = c.resolver }, "", "-p", "hi")
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			last := lines[len(lines)-1]
+			if r.code != c.code || !strings.HasPrefix(last, "parley: "+c.want+", session ") || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and the line\nparley: %s, session …)", r.code, r.stdout, r.stderr, c.code, c.want)
+			}
+			for _, secret := range []string{"sk-live-0123456789abcdef", "hunter2"} {
+				if strings.Contains(r.stderr, secret) {
+					t.Errorf("%s is on stderr", secret)
+				}
+			}
+		})
+	}
+}
+
+// expiredTLSServer starts a TLS server on 127.0.0.1 whose certificate expired at notAfter.
+func expiredTLSServer(t *testing.T, notAfter time.Time) *httptest.Server {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "endpoint"},
+		NotBefore: notAfter.Add(-30 * 24 * time.Hour), NotAfter: notAfter, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// answeringDNS starts a DNS server on 127.0.0.1 that answers every question with rcode (2
+// SERVFAIL, 3 NXDOMAIN), and returns a resolver that asks it alone.
+func answeringDNS(t *testing.T, rcode byte) *net.Resolver {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 512)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			if n < 12 {
+				continue
+			}
+			answer := append([]byte{}, buf[:n]...)
+			answer[2] = 0x80 | buf[2]&0x01 // a response, recursion desired as asked
+			answer[3] = 0x80 | rcode       // recursion available
+			pc.WriteTo(answer, from)
+		}
+	}()
+	addr := pc.LocalAddr().String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", addr)
+	}}
 }

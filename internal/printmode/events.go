@@ -34,6 +34,9 @@ type view struct {
 	profile   string
 	// renderWidth, when set, renders the answer's markdown at that width (markdown.go).
 	renderWidth int
+	// idleDeadline is how long the endpoint's stream may send nothing after its first output
+	// before the reply ends as a timeout (agent.Endpoint.StreamIdleDeadline).
+	idleDeadline time.Duration
 }
 
 // printEvents streams a run's events as print mode shows them: the answer to stdout (unless
@@ -79,6 +82,11 @@ type stream struct {
 	// thinkingOpen is set while thinking written to stderr has not ended its line: anything
 	// else said there starts on a line of its own.
 	thinkingOpen bool
+	// lastText is when the run last showed something (text, thinking, a tool); silence fires
+	// once SilenceShown may have passed since, and silenceSaid says the silence since was said.
+	lastText    time.Time
+	silence     <-chan time.Time
+	silenceSaid bool
 	// notes are what the run's end says beyond its outcome (chat.RunNotes).
 	notes []string
 	// md renders the answer as markdown; nil writes it as it comes.
@@ -117,6 +125,8 @@ func (s *stream) next(events <-chan chat.Event) (ev chat.Event, ok bool) {
 		case <-s.flush:
 			s.flush = nil
 			s.out.Flush()
+		case now := <-s.silence:
+			s.silent(now)
 		case now := <-s.tick:
 			fmt.Fprintf(sanitize.Raw(s.v.stderr), "\r\x1b[K"+s.status, chat.FormatElapsed(now.Sub(s.since)))
 			s.statusShown = true
@@ -125,8 +135,44 @@ func (s *stream) next(events <-chan chat.Event) (ev chat.Event, ok bool) {
 	}
 }
 
+// The line print mode writes once on stderr when a reply that began goes silent, with how
+// long until the silence ends it (the chat screen counts it instead: no text for 45s).
+const silentLine = "parley: no text for %s · the reply ends as a timeout after %s of silence · ctrl+c cancels\n"
+
+// shown notes that the run showed something: text, thinking or a tool. After its first output
+// a silence is watched for.
+func (s *stream) shown() {
+	s.lastText, s.silenceSaid = s.v.clock.Now(), false
+	if s.silence == nil && s.res.gotOutput {
+		s.silence = s.v.clock.After(chat.SilenceShown)
+	}
+}
+
+// silent is the silence watch firing at now: one line on stderr when nothing was shown for
+// SilenceShown, else a watch for the rest of it.
+func (s *stream) silent(now time.Time) {
+	s.silence = nil
+	quiet := now.Sub(s.lastText)
+	if quiet < chat.SilenceShown {
+		s.silence = s.v.clock.After(chat.SilenceShown - quiet)
+		return
+	}
+	if s.silenceSaid {
+		return
+	}
+	s.silenceSaid = true
+	s.out.Flush()
+	s.endThinking()
+	s.clearStatus()
+	fmt.Fprintf(s.v.stderr, silentLine, chat.FormatElapsed(quiet), typed(s.v.idleDeadline))
+}
+
 // handle shows one event and notes what the --json object says of it.
 func (s *stream) handle(ev chat.Event) {
+	switch ev.Kind {
+	case chat.EventDelta, chat.EventReasoning, chat.EventToolCall, chat.EventToolResult:
+		defer s.shown()
+	}
 	switch ev.Kind {
 	case chat.EventStarted:
 		s.started()

@@ -104,3 +104,47 @@ func TestTier1WaitsAreSaidInTheScreensWords(t *testing.T) {
 		t.Errorf("stderr %q, want %q", got, want)
 	}
 }
+
+// A reply that goes silent after its first words is said once on stderr, as the screen counts
+// it, with when the silence ends it; text again, and a new silence is said again. Before the
+// first word, silence is the wait for it, which is counted (on a terminal) instead.
+func TestASilentReplyIsSaidOnce(t *testing.T) {
+	clock := chattest.New(chattest.Start)
+	stdout, stderr := new(chattest.Buffer), new(chattest.Buffer)
+	events := make(chan chat.Event)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		printEvents(events, view{stdout: stdout, stderr: stderr, clock: clock, idleDeadline: 2 * time.Minute})
+	}()
+	line := "parley: no text for 5s · the reply ends as a timeout after 2m of silence · ctrl+c cancels\n"
+	events <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	events <- chat.Event{Kind: chat.EventDelta, Text: "The handshake"}
+	if d := clock.NextWait(t); d != chat.SilenceShown {
+		t.Fatalf("the silence is watched for %s, want %s", d, chat.SilenceShown)
+	}
+	clock.Advance(3 * time.Second)
+	events <- chat.Event{Kind: chat.EventDelta, Text: " takes"} // 3 s in: not yet silent
+	chattest.WaitFor(t, "the text shown", func() bool { return stdout.String() == "The handshake takes" })
+	clock.Advance(2 * time.Second)
+	if d := clock.NextWait(t); d != 3*time.Second { // the rest of a silence from the last text
+		t.Fatalf("the watch goes on for %s, want 3s", d)
+	}
+	if stderr.String() != "" {
+		t.Fatalf("a pause shorter than %s is said: %q", chat.SilenceShown, stderr.String())
+	}
+	clock.Advance(3 * time.Second)
+	chattest.WaitFor(t, "the silence said", func() bool { return stderr.String() == line })
+	if got := stdout.String(); got != "The handshake takes" {
+		t.Errorf("stdout %q: the text before the silence is not flushed before it is said", got)
+	}
+	clock.Advance(time.Minute) // still silent: said once
+	events <- chat.Event{Kind: chat.EventDelta, Text: " three steps."}
+	chattest.WaitFor(t, "the text shown", func() bool { return strings.HasSuffix(stdout.String(), " three steps.") })
+	clock.NextWait(t)
+	clock.Advance(chat.SilenceShown)
+	chattest.WaitFor(t, "the second silence said", func() bool { return stderr.String() == line+line })
+	events <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+	close(events)
+	<-done
+}

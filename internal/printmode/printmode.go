@@ -316,7 +316,7 @@ func (p *printer) view() view {
 	o, ep := p.o, p.client.Endpoint()
 	return view{stdout: o.Stdout, stderr: o.Stderr, jsonOut: o.JSON, showReasoning: o.ShowReasoning,
 		stderrTerminal: o.StderrTerminal, maxTokens: ep.MaxTokens, profile: ep.Profile(),
-		renderWidth: o.RenderWidth}
+		renderWidth: o.RenderWidth, idleDeadline: ep.StreamIdleDeadline()}
 }
 
 // again chooses what follows a run that failed retryable with no output: the fallback, once,
@@ -357,11 +357,12 @@ func (p *printer) waitAndRetry(ctx context.Context, res runOutput) (*agent.Clien
 	}
 	if p.t2.Due().Sub(p.start) > p.o.Wait-time.Second {
 		now := clock.Now()
-		p.say("still %s after waiting %s; the next retry would be at %s, past --wait",
-			sanitize.String(res.Retry.Label), chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
+		p.say("still %s%s after waiting %s; the next retry would be at %s, past --wait",
+			sanitize.String(res.Retry.Label), sanitize.String(routeNote(p.client.Endpoint().RouteLabel())),
+			chat.FormatElapsed(now.Sub(p.start)), chat.FormatClock(p.t2.Due(), now))
 		return nil, nil
 	}
-	if !Countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal) {
+	if !Countdown(ctx, clock, &p.t2, p.o.Stderr, p.o.StderrTerminal, p.client.Endpoint().RouteLabel()) {
 		return nil, errInterrupted
 	}
 	return p.client.AsRetryOf(*stored.Retry).SingleRequest(), nil
@@ -387,6 +388,8 @@ func (p *printer) discardUnsent() {
 func (p *printer) report(res runOutput, code int) int {
 	ep := p.client.Endpoint()
 	res.SessionID, res.RunID, res.Endpoint, res.Demo = p.rcpt.SessionID, p.rcpt.RunID, chat.RedactURL(ep.BaseURL), ep.Demo
+	// A run that sent nothing was discarded with its new session (discardUnsent): nothing kept.
+	res.Stored = res.Stored && p.rcpt.SessionID != ""
 	switch {
 	case res.Model == "":
 		res.Model = ep.Model

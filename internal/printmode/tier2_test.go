@@ -2,6 +2,7 @@ package printmode
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +118,44 @@ func failingOnce(t *testing.T, c retrytest.Tier2Case, clock chat.Clock) (Options
 // last "erase the line".
 func lastDrawn(s string) string {
 	return s[strings.LastIndex(s, "\r\x1b[K")+len("\r\x1b[K"):]
+}
+
+// --wait behind a gateway names the route it waits for, in the countdown and when the wait
+// would pass --wait: another route on the same URL and model is not what waits.
+func TestAWaitNamesItsGatewayRoute(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		wait time.Duration
+		want string
+	}{
+		{"the countdown", 2 * time.Hour, "parley: Rate limited — retrying after %s%s · ctrl+c stops\n"},
+		{"past --wait", 10 * time.Minute, "parley: still Rate limited%s after waiting 0s; the next retry would be at %s, past --wait\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clock := chattest.New(chattest.Start)
+			srv := demotest.Start(t, demo.Options{})
+			srv.Push(demo.RateLimited(50 * time.Minute))
+			ep := agent.Endpoint{Name: "a", BaseURL: srv.URL(), Model: "gpt-4o-mini",
+				Headers: map[string]string{"x-portkey-provider": "openai", "x-portkey-custom-host": "http://127.0.0.1:9001/v1"}}
+			db := historytest.Open(t)
+			stderr := new(chattest.Buffer)
+			o := Options{DB: db, Client: agent.NewClient(ep, clock, oneAttempt), Spend: &agent.SpendGuard{Ledger: db, Clock: clock},
+				Prompt: "hello", Stdout: new(chattest.Buffer), Stderr: stderr, Clock: clock, Wait: c.wait}
+			ctx, cancel := context.WithCancel(context.Background())
+			exit := make(chan int, 1)
+			go func() { exit <- Run(ctx, o) }()
+			route := " (route: " + ep.RouteLabel() + ")"
+			due := chat.FormatClock(chattest.Start.Add(50*time.Minute), chattest.Start)
+			want := fmt.Sprintf(c.want, due, route)
+			if c.wait < time.Hour {
+				want = fmt.Sprintf(c.want, route, due)
+			}
+			chattest.WaitFor(t, want, func() bool { return strings.Contains(stderr.String(), want) })
+			cancel()
+			<-exit
+			if srv.Requests() != 1 {
+				t.Errorf("%d requests, want 1", srv.Requests())
+			}
+		})
+	}
 }

@@ -14,10 +14,11 @@ import (
 )
 
 // Countdown waits on clock for the retry t armed, saying so on stderr as Tier 2 words it
-// (Tier2.Waiting): a line redrawn each second on a terminal, one line otherwise. It reports
-// false when ctx ended first. Print mode's --wait uses it, and so does asking an endpoint
-// for its models with --wait.
-func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.Writer, terminal bool) bool {
+// (Tier2.Waiting), with the gateway route it waits for when there is one (route, from
+// agent.Endpoint.RouteLabel): a line redrawn each second on a terminal, one line otherwise.
+// It reports false when ctx ended first. Print mode's --wait uses it, and so does asking an
+// endpoint for its models with --wait.
+func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.Writer, terminal bool, route string) bool {
 	redraw := sanitize.Raw(stderr) // the line's text is neutralised already
 	if terminal {
 		defer fmt.Fprint(redraw, "\r\x1b[K")
@@ -29,7 +30,7 @@ func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.
 		if fire {
 			return true
 		}
-		line := "parley: " + sanitize.String(t.Waiting(now)) + " · ctrl+c stops"
+		line := "parley: " + sanitize.String(t.Waiting(now)+routeNote(route)) + " · ctrl+c stops"
 		switch {
 		case terminal:
 			fmt.Fprint(redraw, "\r\x1b[K"+line)
@@ -46,6 +47,15 @@ func Countdown(ctx context.Context, clock chat.Clock, t *retry.Tier2, stderr io.
 		case <-clock.After(next):
 		}
 	}
+}
+
+// routeNote names a gateway route in what a wait for it says: " (route: api.portkey.ai …
+// custom-host 127.0.0.1:9001)"; "" for an endpoint with no route beyond its URL.
+func routeNote(route string) string {
+	if route == "" {
+		return ""
+	}
+	return " (route: " + route + ")"
 }
 
 // WithTimeout returns ctx ended once d has passed on clock, with the function that releases
