@@ -4,7 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
@@ -46,12 +45,7 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 			out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
 			in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 			in <- chat.Event{Kind: chat.EventDelta, Text: "the first half, stored; "}
-			for deadline := time.Now().Add(10 * time.Second); replyText(t, db, r.RunID) == ""; {
-				if time.Now().After(deadline) {
-					t.Fatal("the first text was never stored")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			chattest.WaitFor(t, "the first text stored", func() bool { return replyText(t, db, r.RunID) != "" })
 			tc.leave(t, path, backup)
 			in <- chat.Event{Kind: chat.EventDelta, Text: "the second half."}
 			in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}

@@ -92,20 +92,14 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventDelta, Text: "a time"}
 	recv(t, out)
 	// The run shows as running as soon as it begins: its writer starts it at once.
-	waitFor(t, func() bool { run, _ := db.Run(r.RunID); return run.Status == chat.StatusRunning })
+	chattest.WaitFor(t, "the run running", func() bool { run, _ := db.Run(r.RunID); return run.Status == chat.StatusRunning })
 	if got := replyText(t, db, r.RunID); got != "" {
 		t.Fatalf("reply written before 250 ms passed: %q", got)
 	}
 
 	// Time passes; no further event comes, yet the text reaches the database.
 	clock.Advance(time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for replyText(t, db, r.RunID) != "Once upon a time" {
-		if time.Now().After(deadline) {
-			t.Fatalf("reply after the flush time = %q", replyText(t, db, r.RunID))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	chattest.WaitFor(t, "the reply stored after the flush time", func() bool { return replyText(t, db, r.RunID) == "Once upon a time" })
 	select {
 	case d := <-clock.Asked():
 		t.Fatalf("a second timer (%v) was started with nothing left to write", d)
@@ -298,13 +292,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventDelta, Text: "text"}
 	clock.NextWait(t)
 	clock.Advance(flushDelay)
-	deadline := time.Now().Add(5 * time.Second)
-	for replyText(t, db, r.RunID) != "unread text" {
-		if time.Now().After(deadline) {
-			t.Fatalf("reply = %q while the reader was away", replyText(t, db, r.RunID))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	chattest.WaitFor(t, "the reply stored while the reader was away", func() bool { return replyText(t, db, r.RunID) == "unread text" })
 	in <- chat.Event{Kind: chat.EventFinished}
 	close(in)
 	if got := drain(t, out); len(got) != 4 {
@@ -328,7 +316,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 	send(chat.Event{Kind: chat.EventDelta, Text: "Blue light "})
 	clock.Advance(flushDelay)
 	other := openAgain(t, db)
-	waitFor(t, func() bool {
+	chattest.WaitFor(t, "the answer and its thinking readable by another handle", func() bool {
 		m := reply(t, other, r.SessionID)
 		return m.Content == "Blue light " && m.Reasoning == "Rayleigh scattering: shorter wavelengths scatter more."
 	})
@@ -347,7 +335,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 		t.Errorf("run %+v, %v", run, err)
 	}
 	// The text is folded once the end has been taken: wait for that, not for a time.
-	waitFor(t, func() bool {
+	chattest.WaitFor(t, "the text folded", func() bool {
 		var chunks int
 		err := db.pool().QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks)
 		return err == nil && chunks == 0
@@ -368,16 +356,6 @@ func reply(t *testing.T, db *DB, sessionID string) stored.Message {
 		t.Fatalf("messages %+v, %v", msgs, err)
 	}
 	return msgs[len(msgs)-1]
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatal("condition not met within 5s")
 }
 
 // The recorder stores every ending as chat.Decide decides it; the chat screen and print mode

@@ -253,7 +253,10 @@ func TestTheEndWaitsOffTheEventPath(t *testing.T) {
 	out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "the first words"}
-	time.Sleep(50 * time.Millisecond) // the writer is starting the run, waiting out the lock
+	// The writer is starting the run, waiting out the lock. SQLite shows no sign of a
+	// connection in its busy wait, so no event marks the writer there: a pause lets it get
+	// there. A writer not there yet makes the test prove less, never fail.
+	time.Sleep(50 * time.Millisecond)
 	in <- chat.Event{Kind: chat.EventDelta, Text: ", the last"}
 	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 	close(in)
