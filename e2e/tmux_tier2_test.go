@@ -246,9 +246,7 @@ func TestTmuxTier2(t *testing.T) {
 			p.waitExport("reply to "+q, settledReplies(i+1))
 		}
 		p.waitScreen("idle")
-		time.Sleep(selectGuard)   // esc sooner after a reply is a late stop, not select
-		p.key("Escape")           // select replies: the newest is selected
-		p.waitScreen("SELECT — ") // a key sent right after esc would read as alt+key
+		p.escSelects("SELECT — ") // the newest is selected; a key sent before would read as alt+key
 		p.key("r")
 		p.waitRequests(4)
 		p.waitExport("the newest reply again", func(msgs []exported) bool {

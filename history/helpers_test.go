@@ -48,6 +48,16 @@ func onlySession(t *testing.T, db *DB) stored.Session {
 	return list[0]
 }
 
+// crash leaves db as a parley killed mid-run leaves it (the kernel drops its lock, nothing is
+// finished) and opens the database as the next parley does, recovering; closed when the test
+// ends.
+func crash(t *testing.T, db *DB) *DB {
+	t.Helper()
+	db.lock.Close()
+	db.lock = nil
+	return openPath(t, db.Path())
+}
+
 // openSession opens a new database with one new session in it.
 func openSession(t *testing.T) (*DB, stored.Session) {
 	t.Helper()
