@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -56,6 +57,15 @@ func crash(t *testing.T, db *DB) *DB {
 	db.lock.Close()
 	db.lock = nil
 	return openPath(t, db.Path())
+}
+
+// endpointHandles opens a new database and a second handle on it, as two parleys would, with
+// the endpoint they share what they remember of and the time it spoke.
+func endpointHandles(t *testing.T) (db, other *DB, ep chat.EndpointKey, now time.Time) {
+	t.Helper()
+	db = openTemp(t)
+	return db, openAgain(t, db), chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"},
+		time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
 }
 
 // openSession opens a new database with one new session in it.
