@@ -86,7 +86,9 @@ func TestTmuxEscJustAfterAReply(t *testing.T) {
 				time.Sleep(sep)
 				p.tmux("send-keys", "-t", "parley", "-l", sentence)
 				p.waitScreen("shorter")
-				time.Sleep(500 * time.Millisecond) // time for any request a key might send
+				// No event marks a key that sent nothing, and a later one would move the
+				// time this case measures: half a second for any request a key sent to arrive.
+				time.Sleep(500 * time.Millisecond)
 				s = p.screen()
 				if escAfter < selectGuard/2 {
 					break
