@@ -222,7 +222,18 @@ func TestTmuxEndToEnd(t *testing.T) {
 	p.waitScreenNot("cancelled")
 	p.key("PPage")
 	before := p.waitScreen("scrolled up")
-	time.Sleep(300 * time.Millisecond)
+	// More of the reply stored is the event the window must not move on: the screen had that
+	// text before it was stored.
+	replyLen := func(msgs []exported) int {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == "assistant" {
+				return len(msgs[i].Content)
+			}
+		}
+		return 0
+	}
+	at := replyLen(p.export())
+	p.waitExport("more of the reply stored", func(msgs []exported) bool { return replyLen(msgs) > at })
 	after := p.screen()
 	if !strings.Contains(after, "streaming") {
 		t.Fatalf("the run ended too soon to check scrolling:\n%s", after)
