@@ -52,10 +52,17 @@ func collect(t *testing.T, c *Client, ctx context.Context) []chat.Event {
 	return events
 }
 
-func text(events []chat.Event) string {
+// text is the answer of events.
+func text(events []chat.Event) string { return joined(events, chat.EventDelta) }
+
+// thought is the thinking of events.
+func thought(events []chat.Event) string { return joined(events, chat.EventReasoning) }
+
+// joined is the text of the events of kind, in order.
+func joined(events []chat.Event, kind chat.EventKind) string {
 	var b strings.Builder
 	for _, ev := range events {
-		if ev.Kind == chat.EventDelta {
+		if ev.Kind == kind {
 			b.WriteString(ev.Text)
 		}
 	}

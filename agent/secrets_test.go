@@ -42,17 +42,6 @@ func perCharacter(field, text string) []string {
 	return lines
 }
 
-// thought is the thinking of events.
-func thought(events []chat.Event) string {
-	var b strings.Builder
-	for _, ev := range events {
-		if ev.Kind == chat.EventReasoning {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
-}
-
 func TestAnEchoedKeyLeavesTheClientRedacted(t *testing.T) {
 	t.Parallel()
 	stop := chunkLine("", `"stop"`)

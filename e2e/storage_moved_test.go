@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/history/pathtest"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
@@ -24,23 +25,8 @@ func TestStorageDatabaseLeavesThePathMidStream(t *testing.T) {
 	// 600 chunks 5 ms apart: about three seconds of reply.
 	srv := demotest.Start(t, demo.Options{Tokens: 600, Pace: 5 * time.Millisecond})
 	endpoint := []string{"--base-url", srv.URL(), "--model", "m"}
-	for _, tc := range []struct {
-		name, says string
-		leave      func(t *testing.T, path, backup string)
-		sessions   int
-	}{
-		{"replaced", "was replaced while parley had it open", func(t *testing.T, path, backup string) {
-			if err := os.Rename(backup, path); err != nil {
-				t.Fatal(err)
-			}
-		}, 2},
-		{"deleted", "was deleted while parley had it open", func(t *testing.T, path, _ string) {
-			if err := os.Remove(path); err != nil {
-				t.Fatal(err)
-			}
-		}, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range pathtest.Leavings {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			u := newStorageUser(t, t.TempDir())
 			u.must(append([]string{"-p", "an earlier question"}, endpoint...)...)
@@ -56,13 +42,13 @@ func TestStorageDatabaseLeavesThePathMidStream(t *testing.T) {
 			}
 			cmd, stdout, stderr := u.start(append([]string{"-p", "the question that streams"}, endpoint...)...)
 			chattest.WaitFor(t, "the reply to stream", func() bool { return len(stdout.String()) > 1000 })
-			tc.leave(t, path, backup)
+			tc.Leave(t, path, backup)
 			cmd.Wait()
 			code := cmd.ProcessState.ExitCode()
 			t.Logf("exit %d, %d bytes printed; stderr: %s", code, len(stdout.String()), stderr.String())
-			if code != chat.ExitNotStored || !strings.Contains(stderr.String(), "not saved: "+path+" "+tc.says) {
+			if code != chat.ExitNotStored || !strings.Contains(stderr.String(), "not saved: "+path+" "+tc.Says) {
 				t.Errorf("exit %d, stderr %q; want %d, saying the reply was not saved because history.db %s",
-					code, stderr.String(), chat.ExitNotStored, tc.says)
+					code, stderr.String(), chat.ExitNotStored, tc.Says)
 			}
 			if printed := stdout.String(); printed != printedAs(demo.Generated(600, false)) {
 				t.Errorf("printed %d bytes, want the whole reply", len(printed))
@@ -70,7 +56,7 @@ func TestStorageDatabaseLeavesThePathMidStream(t *testing.T) {
 			if info, err := os.Stat(path + "-wal"); err == nil && info.Size() > 0 {
 				t.Errorf("a log of %d bytes is left at the path, to be replayed onto the file there", info.Size())
 			}
-			if tc.name == "replaced" {
+			if tc.Name == "replaced" {
 				var check string
 				raw, _ := sql.Open("sqlite", path)
 				err := raw.QueryRow(`PRAGMA integrity_check`).Scan(&check)
@@ -80,8 +66,8 @@ func TestStorageDatabaseLeavesThePathMidStream(t *testing.T) {
 				}
 			}
 			list := decode[[]struct{ ID string }](t, u.must("sessions", "--json"))
-			if len(list) != tc.sessions {
-				t.Fatalf("%d sessions, want %d", len(list), tc.sessions)
+			if len(list) != tc.Sessions {
+				t.Fatalf("%d sessions, want %d", len(list), tc.Sessions)
 			}
 			_, msgs := u.stored()
 			if len(msgs) != 2 || msgs[0].Content != "the question that streams" || printedAs(msgs[1].Content) != stdout.String() ||

@@ -93,8 +93,9 @@ func TestStorageTmuxFullDiskMidStream(t *testing.T) {
 	t.Logf("%d bytes shown and stored", len(full))
 }
 
-// Three quick enters under another process's 15 s write lock, and typing meanwhile: every
-// text comes back into the input, in order, and is sent once the lock is gone.
+// Three quick enters under another process's write lock, held until parley has given up
+// storing them, and typing meanwhile: every text comes back into the input, in order, and is
+// sent once the lock is gone.
 func TestStorageTmuxEntersUnderALock(t *testing.T) {
 	t.Parallel()
 	p, u := storagePane(t, t.TempDir(), demo.Options{})
@@ -107,7 +108,8 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 	}
 	p.tmux("send-keys", "-t", "parley", "-l", "typed meanwhile")
 	texts = append(texts, "typed meanwhile")
-	// Back in the input, all of them, once storing the first gives up (the outbox is not shown).
+	// Back in the input, all of them, once storing the first gives up (the outbox is not shown):
+	// parley has waited out the lock, and only then is it released.
 	deadline := time.Now().Add(3 * busyTimeout)
 	for s := p.screen(); !containsAll(s, texts); s = p.screen() {
 		if time.Now().After(deadline) {
@@ -115,7 +117,6 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	time.Sleep(15*time.Second - time.Since(lock.at)) // the hold is the test
 	lock.release()
 	p.key("Enter")
 	p.waitScreen("offline demo endpoint")

@@ -47,9 +47,7 @@ func TestTmuxContinueAndFork(t *testing.T) {
 			p.send(fmt.Sprintf("question %d", i))
 			p.waitExport(fmt.Sprintf("answer %d", i), settledReplies(i))
 		}
-		time.Sleep(700 * time.Millisecond) // esc selects replies a moment after the last ends
-		p.key("Escape")
-		p.waitScreen("SELECT")
+		p.escSelects("SELECT")
 		for range 3 { // from the 6th reply to the 3rd
 			p.key("Up")
 			p.key("Up")

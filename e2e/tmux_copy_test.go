@@ -190,8 +190,9 @@ func TestTmuxAPasteWithoutBracketsIsOneMessage(t *testing.T) {
 	p.tmux("set-buffer", "-b", "k25", strings.Join(lines, "\n"))
 	p.tmux("paste-buffer", "-b", "k25", "-t", "parley")
 	p.waitScreen("the last line")
-	p.quiet(time.Second)
 	p.requests(0)
+	// Enter's message is the barrier: a line the paste had sent would have left before it, as
+	// the first request.
 	p.key("Enter")
 	p.waitRequests(1)
 	got := p.srv.Received()[0].Messages

@@ -52,9 +52,7 @@ func (p *pane) sendAndWait(text string, n int) []exported {
 // too soon after esc would reach parley as alt+key.
 func (p *pane) selectMessages() {
 	p.t.Helper()
-	time.Sleep(selectGuard) // esc sooner after a reply is a late stop, not select
-	p.key("Escape")
-	p.waitScreen("r regenerate")
+	p.escSelects("r regenerate")
 }
 
 // writeFile writes text to name under dir, with mode.

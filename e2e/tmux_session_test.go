@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"parley/internal/demo"
 )
@@ -26,12 +25,13 @@ func TestTmuxTurnsStoredByAnotherProcessShowBeforeSending(t *testing.T) {
 	if in := screenInputLine(s); in != "my second question" {
 		t.Fatalf("input %q, want the text back; screen:\n%s", in, s)
 	}
-	p.quiet(500 * time.Millisecond)
 	p.requests(2)
 
-	// Shown, it goes with the next message: the model sees what the operator saw.
+	// Shown, it goes with the next message: the model sees what the operator saw. Its reply
+	// is the barrier: had the refused send left, it would be the third request, and a fourth.
 	p.key("Enter")
-	p.waitRequests(3)
+	p.waitReplies(3)
+	p.requests(3)
 	sent := p.srv.Received()[2].Messages
 	var texts []string
 	for _, m := range sent {

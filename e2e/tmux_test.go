@@ -97,7 +97,9 @@ func (p *pane) newSession(args ...string) {
 			return
 		}
 		p.t.Logf("tmux new-session, attempt %d: %v: %s", attempt, err, out)
-		time.Sleep(time.Duration(attempt) * 250 * time.Millisecond)
+		if attempt < 3 {
+			time.Sleep(time.Duration(attempt) * 250 * time.Millisecond)
+		}
 	}
 	p.t.Fatalf("tmux new-session: %v: %s", err, out)
 }
@@ -140,14 +142,22 @@ func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parl
 // waitScreen waits until the pane shows text.
 func (p *pane) waitScreen(text string) string {
 	p.t.Helper()
+	return p.waitScreenAny(text)
+}
+
+// waitScreenAny waits until the pane shows one of texts, and returns the screen.
+func (p *pane) waitScreenAny(texts ...string) string {
+	p.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		s := p.screen()
-		if strings.Contains(s, text) {
-			return s
+		for _, text := range texts {
+			if strings.Contains(s, text) {
+				return s
+			}
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("timed out waiting for %q; screen:\n%s", text, s)
+			p.t.Fatalf("timed out waiting for %q; screen:\n%s", texts, s)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -212,7 +222,18 @@ func TestTmuxEndToEnd(t *testing.T) {
 	p.waitScreenNot("cancelled")
 	p.key("PPage")
 	before := p.waitScreen("scrolled up")
-	time.Sleep(300 * time.Millisecond)
+	// More of the reply stored is the event the window must not move on: the screen had that
+	// text before it was stored.
+	replyLen := func(msgs []exported) int {
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == "assistant" {
+				return len(msgs[i].Content)
+			}
+		}
+		return 0
+	}
+	at := replyLen(p.export())
+	p.waitExport("more of the reply stored", func(msgs []exported) bool { return replyLen(msgs) > at })
 	after := p.screen()
 	if !strings.Contains(after, "streaming") {
 		t.Fatalf("the run ended too soon to check scrolling:\n%s", after)
@@ -233,9 +254,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 			t.Fatalf("line of %d columns after resizing to 60: %q", w, l)
 		}
 	}
-	time.Sleep(selectGuard) // sooner after the reply, ctrl+c is taken for a late stop and asks
-	p.key("C-c")
-	p.waitScreenNot("parley ·") // parley has quit
+	p.quit()
 	p.tmux("kill-session", "-t", "parley")
 
 	// The database says what the screen said.

@@ -4,8 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
+	"parley/history/pathtest"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -16,23 +16,8 @@ import (
 // from the recovery file into whatever database is at the path next.
 func TestTheFileLeavesThePathMidStream(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name, says string
-		leave      func(t *testing.T, path, backup string)
-		sessions   int
-	}{
-		{"replaced", "was replaced while parley had it open", func(t *testing.T, path, backup string) {
-			if err := os.Rename(backup, path); err != nil {
-				t.Fatal(err)
-			}
-		}, 2},
-		{"deleted", "was deleted while parley had it open", func(t *testing.T, path, _ string) {
-			if err := os.Remove(path); err != nil {
-				t.Fatal(err)
-			}
-		}, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range pathtest.Leavings {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			db := openTemp(t)
 			path := db.Path()
@@ -46,13 +31,8 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 			out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
 			in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 			in <- chat.Event{Kind: chat.EventDelta, Text: "the first half, stored; "}
-			for deadline := time.Now().Add(10 * time.Second); replyText(t, db, r.RunID) == ""; {
-				if time.Now().After(deadline) {
-					t.Fatal("the first text was never stored")
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			tc.leave(t, path, backup)
+			chattest.WaitFor(t, "the first text stored", func() bool { return replyText(t, db, r.RunID) != "" })
+			tc.Leave(t, path, backup)
 			in <- chat.Event{Kind: chat.EventDelta, Text: "the second half."}
 			in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 			close(in)
@@ -60,8 +40,8 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 			for ev := range out {
 				end = ev
 			}
-			if !strings.Contains(end.NotStored, path+" "+tc.says) || !strings.Contains(end.NotStored, path+".recovery") {
-				t.Errorf("ended %+v; want NotStored saying the file %s and naming the recovery file", end, tc.says)
+			if !strings.Contains(end.NotStored, path+" "+tc.Says) || !strings.Contains(end.NotStored, path+".recovery") {
+				t.Errorf("ended %+v; want NotStored saying the file %s and naming the recovery file", end, tc.Says)
 			}
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
@@ -75,8 +55,8 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 				t.Fatalf("integrity_check of the file at the path: %q, %v", check, err)
 			}
 			list, err := again.Sessions()
-			if err != nil || len(list) != tc.sessions {
-				t.Fatalf("sessions %+v, %v; want %d", list, err, tc.sessions)
+			if err != nil || len(list) != tc.Sessions {
+				t.Fatalf("sessions %+v, %v; want %d", list, err, tc.Sessions)
 			}
 			msgs, err := again.AllMessages(list[0].ID)
 			if err != nil || len(msgs) != 2 || msgs[0].Content != "the question that streams" ||

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"parley/history/stored"
 	"parley/internal/chat"
@@ -46,6 +47,25 @@ func onlySession(t *testing.T, db *DB) stored.Session {
 		t.Fatalf("sessions %+v, %v", list, err)
 	}
 	return list[0]
+}
+
+// crash leaves db as a parley killed mid-run leaves it (the kernel drops its lock, nothing is
+// finished) and opens the database as the next parley does, recovering; closed when the test
+// ends.
+func crash(t *testing.T, db *DB) *DB {
+	t.Helper()
+	db.lock.Close()
+	db.lock = nil
+	return openPath(t, db.Path())
+}
+
+// endpointHandles opens a new database and a second handle on it, as two parleys would, with
+// the endpoint they share what they remember of and the time it spoke.
+func endpointHandles(t *testing.T) (db, other *DB, ep chat.EndpointKey, now time.Time) {
+	t.Helper()
+	db = openTemp(t)
+	return db, openAgain(t, db), chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"},
+		time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
 }
 
 // openSession opens a new database with one new session in it.

@@ -11,10 +11,7 @@ import (
 // model and key variable, with the times it gave and -1 for the counts it did not.
 func TestRemainingIsSharedPerEndpoint(t *testing.T) {
 	t.Parallel()
-	db := openTemp(t)
-	other := openAgain(t, db)
-	ep := chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}
-	now := time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
+	db, other, ep, now := endpointHandles(t)
 	r := chat.Remaining{Requests: 0, RequestLimit: 500, RequestsReset: now.Add(5 * time.Second), Tokens: -1, SaidAt: now}
 	if err := db.RememberRemaining(ep, r); err != nil {
 		t.Fatal(err)

@@ -64,6 +64,13 @@ type recording struct {
 	out   <-chan chat.Event
 }
 
+// send feeds ev to the recorder and returns what it forwards.
+func (rec recording) send(t *testing.T, ev chat.Event) chat.Event {
+	t.Helper()
+	rec.in <- ev
+	return recv(t, rec.out)
+}
+
 // startRecording posts content in a new session and records its run from a fresh channel.
 func startRecording(t *testing.T, content string) recording {
 	t.Helper()
@@ -79,33 +86,23 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	rec := startRecording(t, "tell me")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
 
-	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}
-	recv(t, out)
-	in <- chat.Event{Kind: chat.EventDelta, Text: "Once "}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "Once "})
 	if d := clock.NextWait(t); d != 250*time.Millisecond {
 		t.Fatalf("flush timer of %v, want 250ms", d)
 	}
-	in <- chat.Event{Kind: chat.EventDelta, Text: "upon "}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "upon "})
 	clock.Advance(249 * time.Millisecond)
-	in <- chat.Event{Kind: chat.EventDelta, Text: "a time"}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "a time"})
 	// The run shows as running as soon as it begins: its writer starts it at once.
-	waitFor(t, func() bool { run, _ := db.Run(r.RunID); return run.Status == chat.StatusRunning })
+	chattest.WaitFor(t, "the run running", func() bool { run, _ := db.Run(r.RunID); return run.Status == chat.StatusRunning })
 	if got := replyText(t, db, r.RunID); got != "" {
 		t.Fatalf("reply written before 250 ms passed: %q", got)
 	}
 
 	// Time passes; no further event comes, yet the text reaches the database.
 	clock.Advance(time.Millisecond)
-	deadline := time.Now().Add(5 * time.Second)
-	for replyText(t, db, r.RunID) != "Once upon a time" {
-		if time.Now().After(deadline) {
-			t.Fatalf("reply after the flush time = %q", replyText(t, db, r.RunID))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	chattest.WaitFor(t, "the reply stored after the flush time", func() bool { return replyText(t, db, r.RunID) == "Once upon a time" })
 	select {
 	case d := <-clock.Asked():
 		t.Fatalf("a second timer (%v) was started with nothing left to write", d)
@@ -113,11 +110,9 @@ func TestRecordBatchesDeltas(t *testing.T) {
 	}
 
 	// The next delta starts a new batch.
-	in <- chat.Event{Kind: chat.EventDelta, Text: "."}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "."})
 	clock.NextWait(t)
-	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventFinished, FinishReason: "stop"})
 	if got := replyText(t, db, r.RunID); got != "Once upon a time." {
 		t.Errorf("reply after finishing = %q", got)
 	}
@@ -298,13 +293,7 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventDelta, Text: "text"}
 	clock.NextWait(t)
 	clock.Advance(flushDelay)
-	deadline := time.Now().Add(5 * time.Second)
-	for replyText(t, db, r.RunID) != "unread text" {
-		if time.Now().After(deadline) {
-			t.Fatalf("reply = %q while the reader was away", replyText(t, db, r.RunID))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	chattest.WaitFor(t, "the reply stored while the reader was away", func() bool { return replyText(t, db, r.RunID) == "unread text" })
 	in <- chat.Event{Kind: chat.EventFinished}
 	close(in)
 	if got := drain(t, out); len(got) != 4 {
@@ -317,25 +306,20 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 func TestRecordStoresThinkingApart(t *testing.T) {
 	t.Parallel()
 	rec := startRecording(t, "why is the sky blue?")
-	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
-	send := func(ev chat.Event) {
-		in <- ev
-		recv(t, out)
-	}
-	send(chat.Event{Kind: chat.EventStarted, Attempt: 1})
-	send(chat.Event{Kind: chat.EventReasoning, Text: "Rayleigh scattering: "})
-	send(chat.Event{Kind: chat.EventReasoning, Text: "shorter wavelengths scatter more."})
-	send(chat.Event{Kind: chat.EventDelta, Text: "Blue light "})
+	db, r, clock := rec.db, rec.r, rec.clock
+	rec.send(t, chat.Event{Kind: chat.EventStarted, Attempt: 1})
+	rec.send(t, chat.Event{Kind: chat.EventReasoning, Text: "Rayleigh scattering: "})
+	rec.send(t, chat.Event{Kind: chat.EventReasoning, Text: "shorter wavelengths scatter more."})
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "Blue light "})
 	clock.Advance(flushDelay)
 	other := openAgain(t, db)
-	waitFor(t, func() bool {
+	chattest.WaitFor(t, "the answer and its thinking readable by another handle", func() bool {
 		m := reply(t, other, r.SessionID)
 		return m.Content == "Blue light " && m.Reasoning == "Rayleigh scattering: shorter wavelengths scatter more."
 	})
-	send(chat.Event{Kind: chat.EventDelta, Text: "scatters most."})
-	send(chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 9, CompletionTokens: 40, ReasoningTokens: 30}})
-	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "length"}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "scatters most."})
+	rec.send(t, chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 9, CompletionTokens: 40, ReasoningTokens: 30}})
+	rec.send(t, chat.Event{Kind: chat.EventFinished, FinishReason: "length"})
 
 	m := reply(t, other, r.SessionID)
 	if m.Content != "Blue light scatters most." || m.Reasoning != "Rayleigh scattering: shorter wavelengths scatter more." ||
@@ -347,7 +331,7 @@ func TestRecordStoresThinkingApart(t *testing.T) {
 		t.Errorf("run %+v, %v", run, err)
 	}
 	// The text is folded once the end has been taken: wait for that, not for a time.
-	waitFor(t, func() bool {
+	chattest.WaitFor(t, "the text folded", func() bool {
 		var chunks int
 		err := db.pool().QueryRow(`SELECT count(*) FROM reply_chunks`).Scan(&chunks)
 		return err == nil && chunks == 0
@@ -368,16 +352,6 @@ func reply(t *testing.T, db *DB, sessionID string) stored.Message {
 		t.Fatalf("messages %+v, %v", msgs, err)
 	}
 	return msgs[len(msgs)-1]
-}
-
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if ok() {
-			return
-		}
-	}
-	t.Fatal("condition not met within 5s")
 }
 
 // The recorder stores every ending as chat.Decide decides it; the chat screen and print mode

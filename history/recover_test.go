@@ -148,15 +148,7 @@ func TestRecoveryAfterOwnerCrashed(t *testing.T) {
 	r1 := startRunning(t, a, "first")
 	r2 := startRunning(t, a, "second")
 	lock := lockPath(a.Path(), a.token)
-	// A crash: the kernel drops the lock, the lock file stays and nothing is finished.
-	a.lock.Close()
-	a.lock = nil
-
-	b, err := Open(a.Path()) // Open recovers
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := crash(t, a) // the lock file stays
 	assertInterrupted(t, b, r1.RunID, "first")
 	assertInterrupted(t, b, r2.RunID, "second")
 	if _, err := os.Stat(lock); !errors.Is(err, os.ErrNotExist) {

@@ -198,10 +198,7 @@ func TestRunBelongsToItsOwner(t *testing.T) {
 
 func TestEndpointMemory(t *testing.T) {
 	t.Parallel()
-	db := openTemp(t)
-	other := openAgain(t, db)
-	ep := chat.EndpointKey{BaseURL: "https://api.example.com/v1", Model: "gpt-4o", KeyEnv: "OPENAI_API_KEY"}
-	now := time.Date(2026, 3, 1, 14, 2, 0, 0, time.UTC)
+	db, other, ep, now := endpointHandles(t)
 	c := chat.Classification{Retryable: true, Class: chat.RateLimited, Label: "Rate limited",
 		Message: "Rate limit reached", RetryAfterUntil: now.Add(48 * time.Minute)}
 	if err := db.RememberWait(ep, c, now); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 )
@@ -21,6 +22,17 @@ func shortBusy(t *testing.T, d time.Duration) {
 	prev := busyTimeout
 	busyTimeout = d
 	t.Cleanup(func() { busyTimeout = prev })
+}
+
+// postUnderALock posts a question in a new database, then takes its write lock as another
+// parley would, with statements waiting busy for the lock: the run is queued, and release frees
+// the lock.
+func postUnderALock(t *testing.T, busy time.Duration) (db *DB, r stored.Receipt, release func()) {
+	t.Helper()
+	shortBusy(t, busy)
+	db = openTemp(t)
+	r = post(t, db, newSession(t, db).ID, "q")
+	return db, r, holdWriteLock(t, db.Path())
 }
 
 // fillAfter lets db's file grow by only a few more pages: the disk is full from then on. The
@@ -102,10 +114,7 @@ func TestAFullDiskKeepsTheReplyInTheRecoveryFile(t *testing.T) {
 // A write lock another parley holds briefly is waited out off the event path; one held past the
 // run's end sends the rest to the recovery file, and the next open folds it in.
 func TestALockHeldAcrossTheEndIsNotCalledStored(t *testing.T) {
-	shortBusy(t, 100*time.Millisecond)
-	db := openTemp(t)
-	r := post(t, db, newSession(t, db).ID, "q")
-	release := holdWriteLock(t, db.Path())
+	db, r, release := postUnderALock(t, 100*time.Millisecond)
 	text := strings.Repeat("held ", 1000)
 	end := stream(t, db, r.RunID, text, 100)
 	if !strings.Contains(end.NotStored, "another parley is writing") || !strings.Contains(end.NotStored, ".recovery") {
@@ -245,15 +254,15 @@ func TestForgettingNoWaitNeedsNoWrite(t *testing.T) {
 // parley's lock, what already streamed is forwarded at once, and the end is stored once the
 // lock is gone.
 func TestTheEndWaitsOffTheEventPath(t *testing.T) {
-	shortBusy(t, 3*time.Second)
-	db := openTemp(t)
-	r := post(t, db, newSession(t, db).ID, "q")
-	release := holdWriteLock(t, db.Path())
+	db, r, release := postUnderALock(t, 3*time.Second)
 	in := make(chan chat.Event, 16)
 	out := db.Record(r.RunID, in, chattest.NewInstant(chattest.Start))
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "the first words"}
-	time.Sleep(50 * time.Millisecond) // the writer is starting the run, waiting out the lock
+	// The writer is starting the run, waiting out the lock. SQLite shows no sign of a
+	// connection in its busy wait, so no event marks the writer there: a pause lets it get
+	// there. A writer not there yet makes the test prove less, never fail.
+	time.Sleep(50 * time.Millisecond)
 	in <- chat.Event{Kind: chat.EventDelta, Text: ", the last"}
 	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 	close(in)

@@ -15,19 +15,14 @@ func TestThoughtIsStoredAndMigrates(t *testing.T) {
 	t.Parallel()
 	rec := startRecording(t, "think first")
 	db, r, clock, in, out := rec.db, rec.r, rec.clock, rec.in, rec.out
-	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
 	clock.Advance(3 * time.Second) // silent thinking before the first thought
-	in <- chat.Event{Kind: chat.EventReasoning, Text: "Hmm, "}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventReasoning, Text: "Hmm, "})
 	clock.Advance(9 * time.Second)
-	in <- chat.Event{Kind: chat.EventReasoning, Text: "so List<T>."}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventReasoning, Text: "so List<T>."})
 	clock.Advance(2 * time.Second) // answering is not thinking
-	in <- chat.Event{Kind: chat.EventDelta, Text: "Use List<T>."}
-	recv(t, out)
-	in <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 10, CompletionTokens: 300, ReasoningTokens: 120}}
-	recv(t, out)
+	rec.send(t, chat.Event{Kind: chat.EventDelta, Text: "Use List<T>."})
+	rec.send(t, chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 10, CompletionTokens: 300, ReasoningTokens: 120}})
 	in <- chat.Event{Kind: chat.EventFinished}
 	end := recv(t, out)
 	if end.Kind != chat.EventFinished || end.Thought != 12*time.Second {

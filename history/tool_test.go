@@ -44,6 +44,17 @@ func echoThenSum(t *testing.T, db *DB, session string, sum chat.ToolResult) stor
 	return r
 }
 
+// sumPending stores, in session, question and a reply that says "Calling." and calls echo
+// (which ran) and get-sum (left pending: no end stored) in one step, and runs on.
+func sumPending(t *testing.T, db *DB, session, question string) stored.Receipt {
+	t.Helper()
+	r := post(t, db, session, question)
+	streaming(t, db, r, "Calling.")
+	callTool(t, db, r, 0, len("Calling."), echoCall, echoRan)
+	callTool(t, db, r, 0, len("Calling."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
+	return r
+}
+
 // echoThenSumSent is what a later request carries of echoThenSum's turn, get-sum's result
 // going back as sumText.
 func echoThenSumSent(sumText string) []chat.Message {
@@ -111,10 +122,7 @@ func TestACallWithoutTextIsSentBack(t *testing.T) {
 func TestRetryResumesFromStoredResults(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	r := post(t, db, s.ID, "echo hi")
-	streaming(t, db, r, "Calling.")
-	callTool(t, db, r, 0, len("Calling."), echoCall, echoRan)
-	callTool(t, db, r, 0, len("Calling."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
+	r := sumPending(t, db, s.ID, "echo hi")
 	if err := db.AppendReply(r.RunID, " and then half a sen", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -189,18 +197,8 @@ func TestSchema13DatabaseTakesToolCalls(t *testing.T) {
 func TestACallPendingAtACrashMayHaveRunAndGoesOn(t *testing.T) {
 	t.Parallel()
 	a, s := openSession(t)
-	r := post(t, a, s.ID, "echo hi and add")
-	streaming(t, a, r, "Calling.")
-	callTool(t, a, r, 0, len("Calling."), echoCall, echoRan)
-	callTool(t, a, r, 0, len("Calling."), sumCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "get-sum"})
-	// A crash: the kernel drops the lock, and nothing is finished.
-	a.lock.Close()
-	a.lock = nil
-	b, err := Open(a.Path()) // Open recovers
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	sumPending(t, a, s.ID, "echo hi and add")
+	b := crash(t, a)
 	live, err := b.Transcript(s.ID)
 	if err != nil || len(live) != 2 || live[1].Status != chat.StatusInterrupted || len(live[1].ToolCalls) != 2 {
 		t.Fatalf("transcript %+v, %v", live, err)
@@ -235,13 +233,7 @@ func TestAReplyOfToolCallsAloneIsContinuable(t *testing.T) {
 	r := post(t, a, s.ID, "echo hi")
 	streaming(t, a, r, "")
 	callTool(t, a, r, 0, 0, echoCall, chat.ToolResult{Status: chat.ToolPending, Server: "everything", Tool: "echo"})
-	a.lock.Close()
-	a.lock = nil
-	b, err := Open(a.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := crash(t, a)
 	live, err := b.Transcript(s.ID)
 	if err != nil || len(live) != 2 || !live[1].Continuable() {
 		t.Fatalf("transcript %+v, %v: not continuable", live, err)

@@ -18,16 +18,28 @@ import (
 	"parley/internal/chat"
 )
 
+// statusCase is an answer with a status, and the class Classify must give it: whether it is
+// retried, and until when the provider asked to wait.
+type statusCase struct {
+	name      string
+	status    int
+	header    http.Header
+	body      string
+	class     chat.Class
+	retryable bool
+	until     time.Duration // RetryAfterUntil from testNow; 0 means none
+}
+
+// classify classifies tc's answer at testNow, and returns the RetryAfterUntil tc wants of it.
+func (tc statusCase) classify() (c chat.Classification, until time.Time) {
+	if tc.until != 0 {
+		until = testNow.Add(tc.until)
+	}
+	return Classify(Failure{Phase: Status, Status: tc.status, Header: tc.header, Body: []byte(tc.body), Now: testNow}), until
+}
+
 func TestClassifyResponses(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		status    int
-		header    http.Header
-		body      string
-		class     chat.Class
-		retryable bool
-		until     time.Duration // RetryAfterUntil from testNow; 0 means none
-	}{
+	for _, tc := range []statusCase{
 		{"retry-after 3000 on 429", 429, header("Retry-After", "3000"),
 			`{"error":{"message":"Too many requests","code":"rate_limit_exceeded"}}`, chat.RateLimited, true, 3000 * time.Second},
 		{"retry-after-ms on 429", 429, header("retry-after-ms", "750"), ``, chat.RateLimited, true, 750 * time.Millisecond},
@@ -78,13 +90,9 @@ func TestClassifyResponses(t *testing.T) {
 			chat.RateLimited, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Classify(Failure{Phase: Status, Status: tc.status, Header: tc.header, Body: []byte(tc.body), Now: testNow})
+			c, until := tc.classify()
 			if c.Class != tc.class || c.Retryable != tc.retryable {
 				t.Errorf("got %s retryable=%v, want %s retryable=%v", c.Class, c.Retryable, tc.class, tc.retryable)
-			}
-			var until time.Time
-			if tc.until != 0 {
-				until = testNow.Add(tc.until)
 			}
 			if !c.RetryAfterUntil.Equal(until) {
 				t.Errorf("RetryAfterUntil = %v, want %v", c.RetryAfterUntil, until)

@@ -21,19 +21,11 @@ var hello = []Message{{Role: "user", Content: "hello"}}
 // waitIdle waits until no handler of s is running.
 func waitIdle(t *testing.T, s *Server) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	chattest.WaitFor(t, "no handler running", func() bool {
 		s.mu.Lock()
-		active := s.active
-		s.mu.Unlock()
-		if active == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d handlers still running", active)
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer s.mu.Unlock()
+		return s.active == 0
+	})
 }
 
 func TestNamedFaults(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +17,15 @@ import (
 
 func TestNothingStartsUntilUsed(t *testing.T) {
 	t.Parallel()
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	h, _ := open(t, testServer("lazy", pidFile))
-	time.Sleep(200 * time.Millisecond)
+	dir := t.TempDir()
+	pidFile, otherPidFile := filepath.Join(dir, "pid"), filepath.Join(dir, "other")
+	h, _ := open(t, testServer("lazy", pidFile), testServer("other", otherPidFile))
+	// Another server, started and running, is the barrier: one New started would have had
+	// as long to write its process id.
+	if _, err := h.Tools(context.Background(), "other"); err != nil {
+		t.Fatal(err)
+	}
+	pid(t, otherPidFile)
 	if _, err := os.Stat(pidFile); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the server was started by New: %v", err)
 	}
@@ -193,19 +200,18 @@ func TestCancelledCallReachesTheServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancelled once the server has the call, however long it took to start: a cancel during
 	// the start is another case (the start is abandoned).
+	called := make(chan error, 1)
 	go func() {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-			if strings.Contains(log.String(), "wait: called") {
-				break
-			}
-		}
-		cancel()
+		_, err := h.Call(ctx, "go", "wait", nil)
+		called <- err
 	}()
-	_, took, err := within(t, 10*time.Second, func() (mcp.Result, error) { return h.Call(ctx, "go", "wait", nil) })
+	chattest.WaitFor(t, "the call at the server", func() bool { return strings.Contains(log.String(), "wait: called") })
+	cancel()
+	_, took, err := within(t, 10*time.Second, func() (any, error) { return nil, <-called })
 	if !errors.Is(err, context.Canceled) || err.Error() != `mcp server "go": the call to "wait" was cancelled: context canceled` {
 		t.Fatalf("err = %v", err)
 	}
-	t.Logf("the call returned %v after it was made", took)
+	t.Logf("the call returned %v after the cancellation", took)
 	chattest.WaitFor(t, "the server to see the cancellation", func() bool {
 		return strings.Contains(log.String(), "wait: cancelled by the client")
 	})
@@ -238,7 +244,8 @@ func TestCloseEndsEveryServer(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	files := []string{filepath.Join(dir, "a"), filepath.Join(dir, "b")}
-	h := mcp.New([]mcp.Server{testServer("a", files[0]), testServer("b", files[1]), testServer("unused", "")}, nil)
+	log := &chattest.Buffer{}
+	h := mcp.New([]mcp.Server{testServer("a", files[0]), testServer("b", files[1]), testServer("unused", "")}, slog.New(slog.NewTextHandler(log, nil)))
 	ctx := context.Background()
 	for _, name := range []string{"a", "b"} {
 		if _, err := h.Tools(ctx, name); err != nil {
@@ -251,7 +258,7 @@ func TestCloseEndsEveryServer(t *testing.T) {
 		_, err := h.Call(ctx, "a", "wait", nil)
 		calling <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	chattest.WaitFor(t, "the call at the server", func() bool { return strings.Contains(log.String(), "wait: called") })
 	if _, _, err := within(t, 15*time.Second, func() (any, error) { return nil, h.Close() }); err != nil {
 		t.Fatal(err)
 	}
