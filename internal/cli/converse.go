@@ -17,6 +17,7 @@ import (
 	"parley/internal/printmode"
 	"parley/internal/sanitize"
 	"parley/tui"
+	"parley/tui/theme"
 )
 
 // converse is parley without a subcommand: print mode when a prompt was given or piped,
@@ -128,7 +129,8 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
 		System:         stored.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
-		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen}
+		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen,
+		Theme: theme.Choice(a.theme), ColorFGBG: ios.Getenv("COLORFGBG")}
 	if a.demo != nil {
 		o.Demo = a.demo
 	}

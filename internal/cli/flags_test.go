@@ -35,6 +35,19 @@ func TestAFlagsBadValueNamesItsKind(t *testing.T) {
 	}
 }
 
+// --theme takes light, dark or auto, and says so of anything else.
+func TestThemeFlagIsChecked(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	r := u.run("-p", "hi", "--demo", "--theme", "blue")
+	if want := `parley: invalid value "blue" for --theme: want light, dark or auto (see parley -h)` + "\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	if r := u.run("-p", "hi", "--demo", "--theme", "light"); r.code != 0 {
+		t.Fatalf("--theme light: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // Help names each long flag as parley takes it, with two dashes.
 func TestHelpShowsLongFlagsWithTwoDashes(t *testing.T) {
 	t.Parallel()
