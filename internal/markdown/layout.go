@@ -17,6 +17,10 @@ func (md *Renderer) lay(lines []string, width int) []string {
 	var code []bool
 	in := false
 	for i, l := range lines {
+		if strings.Contains(l, codeSpace) {
+			l = strings.ReplaceAll(l, codeSpace, " ")
+			lines[i] = l
+		}
 		open, closed := strings.Contains(l, codeOpen), strings.Contains(l, codeClose)
 		if open {
 			in = true
