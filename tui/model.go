@@ -21,6 +21,7 @@ import (
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
+	"parley/tui/notify"
 	"parley/tui/overlay"
 	palette "parley/tui/theme"
 	"parley/tui/transcript"
@@ -86,6 +87,9 @@ type Options struct {
 	// which auto reads until the terminal answers OSC 11 (tui/theme says the order).
 	Theme     palette.Choice
 	ColorFGBG string
+	// Notify is how a long reply's end is signalled while the terminal is not looked at
+	// (config.toml's notify; "" is a bell).
+	Notify notify.Kind
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -193,6 +197,8 @@ type Model struct {
 
 	// followBg lets the terminal's answer to OSC 11 change dark (theme auto).
 	followBg bool
+	// turn signals a long reply's end (turn.go).
+	turn notify.Turn
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so
@@ -217,6 +223,7 @@ func New(o Options) Model {
 		session:  o.Session,
 		dark:     dark,
 		followBg: palette.FollowsTerminal(o.Theme),
+		turn:     notify.New(o.Notify),
 		styles:   &styles,
 		keys:     DefaultKeyMap(),
 		help:     help.New(),

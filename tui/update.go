@@ -35,6 +35,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.followBg {
 			m.setDark(msg.IsDark())
 		}
+	case tea.FocusMsg:
+		m.turn.SetFocus(true)
+	case tea.BlurMsg:
+		m.turn.SetFocus(false)
 	case tea.KeyPressMsg:
 		cmd = tea.Batch(m.handleKey(msg), m.draftChanged())
 	case tea.PasteMsg:
