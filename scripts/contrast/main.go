@@ -40,10 +40,11 @@ var panes = []pane{
 func main() {
 	bin := flag.String("bin", "/tmp/looks/parley", "the built parley binary")
 	ask := flag.String("ask", "show me a function in go", "what to send the demo")
+	until := flag.String("until", "Retry-After", "words of the reply's end, shown once it has all come")
 	flag.Parse()
 	failed := false
 	for i, p := range panes {
-		screen, err := capture(*bin, *ask, p, fmt.Sprintf("contrast%d-%d", os.Getpid(), i))
+		screen, err := capture(*bin, *ask, *until, p, fmt.Sprintf("contrast%d-%d", os.Getpid(), i))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", p.name, err)
 			os.Exit(2)
@@ -63,9 +64,9 @@ func main() {
 	}
 }
 
-// capture runs bin in a new tmux server, asks for code, waits for the reply to end and
+// capture runs bin in a new tmux server, asks for code, waits for the reply to show until and
 // returns the pane with its escape sequences.
-func capture(bin, ask string, p pane, socket string) (string, error) {
+func capture(bin, ask, until string, p pane, socket string) (string, error) {
 	home, err := os.MkdirTemp("", "contrast")
 	if err != nil {
 		return "", err
@@ -98,7 +99,7 @@ func capture(bin, ask string, p pane, socket string) (string, error) {
 	if _, err := tmux("send-keys", "-t", "c", "Enter"); err != nil {
 		return "", err
 	}
-	if err := waitFor(tmux, "╭─", 60*time.Second); err != nil {
+	if err := waitFor(tmux, until, 60*time.Second); err != nil {
 		return "", err
 	}
 	// The reply has ended when the screen stops changing.
