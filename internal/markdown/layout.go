@@ -53,6 +53,21 @@ func (md *Renderer) lay(lines []string, width int) []string {
 func labelStyle(dark bool) lipgloss.Style { return frameStyle(dark).Bold(true) }
 func frameStyle(dark bool) lipgloss.Style { return lipgloss.NewStyle().Foreground(frameColor(dark)) }
 
+// frameBar and contDrawn are the frame's bar and the continuation mark drawn, light and dark:
+// drawn once, not on every code line.
+var (
+	frameBar  = [2]string{frameStyle(false).Render("│"), frameStyle(true).Render("│")}
+	contDrawn = [2]string{frameStyle(false).Render(contRune), frameStyle(true).Render(contRune)}
+)
+
+// shade indexes frameBar and contDrawn.
+func shade(dark bool) int {
+	if dark {
+		return 1
+	}
+	return 0
+}
+
 // labelCode draws the lines wrapCode marked as code blocks' labels: the top of the block's frame
 // with the language on it ("╭─ go"), where the frame's bar runs down the code lines below.
 func (md *Renderer) labelCode(lines []string) {
@@ -95,7 +110,7 @@ func (md *Renderer) frame(line string) string {
 			if j >= len(line) || line[j] != ' ' {
 				return line
 			}
-			return line[:i] + frameStyle(md.dark).Render("│") + line[j+1:]
+			return line[:i] + frameBar[shade(md.dark)] + line[j+1:]
 		case c == ' ':
 		default:
 			return line // a code line whose margin is not glamour's
@@ -114,7 +129,7 @@ func (md *Renderer) markContinuation(line string) string {
 	if !strings.Contains(line, contRune) {
 		return line
 	}
-	return contStyled.ReplaceAllLiteralString(line, frameStyle(md.dark).Render(contRune))
+	return contStyled.ReplaceAllLiteralString(line, contDrawn[shade(md.dark)])
 }
 
 // fitTables narrows glamour's tables, which fill the width, to their content: each column
