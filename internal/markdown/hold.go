@@ -54,7 +54,7 @@ func heldFrom(text string, fenced bool) int {
 				open = closeRun(open[:len(open)-1], open[len(open)-1], n)
 			case opens:
 				open = append(open, opener{at: i, ch: c, n: n})
-			case after == 0 && before != '\\':
+			case after == 0:
 				// A run the line ends in: it may yet open (the next delta's word) or be a
 				// list's bullet; nothing shows it until the next delta says.
 				open = append(open, opener{at: i, ch: c, n: n})
