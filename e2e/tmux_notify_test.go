@@ -82,7 +82,8 @@ func TestTmuxExitGivesBackTheTitleAndModes(t *testing.T) {
 
 func exitGivesBack(t *testing.T, quit string) {
 	script := testenv.Tool(t, "script", "apt-get install util-linux")
-	p := newPane(t, "m", demo.Options{})
+	// Paced as a model types, so that frames are drawn while the reply streams.
+	p := newPane(t, "m", demo.Options{Pace: demo.DefaultPace})
 	record := filepath.Join(t.TempDir(), "record")
 	inner := strings.TrimSuffix(p.command(nil), "; sleep 60")
 	p.newSession("-d", "-s", "parley", "-x", "100", "-y", "30", fmt.Sprintf("%s -q -f -c %q %s; sleep 60", script, inner, record))
