@@ -21,7 +21,9 @@ import (
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
+	"parley/tui/notify"
 	"parley/tui/overlay"
+	palette "parley/tui/theme"
 	"parley/tui/transcript"
 )
 
@@ -81,6 +83,13 @@ type Options struct {
 	// arrives as keys (keypaste.go); 0 takes every enter as typed. The program uses
 	// DefaultPasteGap.
 	PasteGap time.Duration
+	// Theme is config.toml's theme or --theme; ColorFGBG is the environment's COLORFGBG,
+	// which auto reads until the terminal answers OSC 11 (tui/theme says the order).
+	Theme     palette.Choice
+	ColorFGBG string
+	// Notify is how a long reply's end is signalled while the terminal is not looked at
+	// (config.toml's notify; "" is a bell).
+	Notify notify.Kind
 }
 
 // Demo is the built-in demo endpoint as /demo drives it: Command tells it how to misbehave
@@ -185,6 +194,11 @@ type Model struct {
 	notice    string
 	noticeErr bool
 	noticeEnd noticeEnd
+
+	// followBg lets the terminal's answer to OSC 11 change dark (theme auto).
+	followBg bool
+	// turn signals a long reply's end (turn.go).
+	turn notify.Turn
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so
@@ -193,7 +207,8 @@ func New(o Options) Model {
 	if o.Clock == nil {
 		o.Clock = chat.SystemClock{}
 	}
-	styles := newTheme(true)
+	dark := palette.Initial(o.Theme, o.ColorFGBG)
+	styles := newTheme(dark)
 	m := Model{
 		runs:     runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
 		opening:  true,
@@ -206,7 +221,9 @@ func New(o Options) Model {
 		spend:    o.Spend,
 		clock:    o.Clock,
 		session:  o.Session,
-		dark:     true,
+		dark:     dark,
+		followBg: palette.FollowsTerminal(o.Theme),
+		turn:     notify.New(o.Notify),
 		styles:   &styles,
 		keys:     DefaultKeyMap(),
 		help:     help.New(),
@@ -218,6 +235,7 @@ func New(o Options) Model {
 		pasteGap: o.PasteGap,
 	}
 	m.transcript = transcript.New(m.styles.transcript())
+	m.transcript.SetDark(dark)
 	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))
 	m.start, m.next = newStartup(o)
 	m.input = newInput(m.keys)

@@ -120,6 +120,7 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 	m.lastRunTag++
 	ctx, cancel := context.WithCancel(context.Background())
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
+	m.turn.Started(m.clock.Now())
 	m.transcript.StartStreaming(rcpt.ReplyID)
 	m.active.client = m.clientFor(rcpt.RunID)
 	db, client, clock, tag, spend, sessionID, box := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID, m.tools
@@ -264,7 +265,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// Record always ends with a terminal event; this only guards the screen.
 			final = m.finish(chat.Decide(chat.Event{}, false), "")
 		}
-		return m.endRun(final)
+		return tea.Batch(m.signalEnd(final), m.endRun(final))
 	}
 	cmds := []tea.Cmd{readEvents(r.tag, msg.ch)}
 	if delta {

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"image/color"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
 
 	"parley/tui/filterlist"
+	palette "parley/tui/theme"
 	"parley/tui/toolask"
 	"parley/tui/transcript"
 )
@@ -30,36 +33,40 @@ type theme struct {
 	Input       textarea.Styles
 }
 
-// newTheme builds the styles for a dark or a light background. Every color is a light/dark
-// pair so the screen stays readable on both.
+// newTheme builds the styles for a dark or a light background from that background's palette
+// (tui/theme), which the contrast tests hold to WCAG's ratios.
 func newTheme(dark bool) theme {
-	ld := lipgloss.LightDark(dark)
-	accent := ld(lipgloss.Color("#5A3FC0"), lipgloss.Color("#A995FF"))
-	user := ld(lipgloss.Color("#006B8F"), lipgloss.Color("#5FD7FF"))
-	muted := ld(lipgloss.Color("#6C6C6C"), lipgloss.Color("#8A8A8A"))
-	red := ld(lipgloss.Color("#B00020"), lipgloss.Color("#FF6B6B"))
-	yellow := ld(lipgloss.Color("#8A5A00"), lipgloss.Color("#FFD166"))
-	barFg := ld(lipgloss.Color("#1C1C1C"), lipgloss.Color("#EEEEEE"))
-	barBg := ld(lipgloss.Color("#DADAF5"), lipgloss.Color("#35305A"))
-
+	p := palette.For(dark)
+	fg := func(c color.Color) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
 	s := theme{
-		Header:      lipgloss.NewStyle().Foreground(barFg).Background(barBg).Bold(true),
-		HeaderDemo:  lipgloss.NewStyle().Foreground(barBg).Background(yellow).Bold(true),
-		HeaderState: lipgloss.NewStyle().Foreground(barFg).Background(barBg),
-		UserLabel:   lipgloss.NewStyle().Foreground(user).Bold(true),
-		ReplyLabel:  lipgloss.NewStyle().Foreground(accent).Bold(true),
+		Header:      fg(p.BarFg).Background(p.BarBg).Bold(true),
+		HeaderDemo:  fg(p.BadgeFg).Background(p.BadgeBg).Bold(true),
+		HeaderState: fg(p.BarFg).Background(p.BarBg),
+		UserLabel:   fg(p.User).Bold(true),
+		ReplyLabel:  fg(p.Accent).Bold(true),
 		UserText:    lipgloss.NewStyle(),
-		Muted:       lipgloss.NewStyle().Foreground(muted),
-		Error:       lipgloss.NewStyle().Foreground(red),
-		Warn:        lipgloss.NewStyle().Foreground(yellow),
-		Notice:      lipgloss.NewStyle().Foreground(muted),
-		Selected:    lipgloss.NewStyle().Foreground(accent),
+		Muted:       fg(p.Muted),
+		Error:       fg(p.Error),
+		Warn:        fg(p.Warn),
+		Notice:      fg(p.Muted),
+		Selected:    fg(p.Accent),
 		PickerItem:  lipgloss.NewStyle().PaddingLeft(2),
-		PickerFocus: lipgloss.NewStyle().PaddingLeft(1).Foreground(accent).Bold(true),
-		SelectBar:   lipgloss.NewStyle().Foreground(barBg).Background(accent).Bold(true),
-		Help:        help.DefaultStyles(dark),
-		Input:       textarea.DefaultStyles(dark),
+		PickerFocus: lipgloss.NewStyle().PaddingLeft(1).Foreground(p.Accent).Bold(true),
+		SelectBar:   fg(p.OnAccent).Background(p.Accent).Bold(true),
+		Help: help.Styles{
+			ShortKey: fg(p.Key), ShortDesc: fg(p.KeyDesc), ShortSeparator: fg(p.KeySep), Ellipsis: fg(p.KeySep),
+			FullKey: fg(p.Key), FullDesc: fg(p.KeyDesc), FullSeparator: fg(p.KeySep),
+		},
+		Input: textarea.DefaultStyles(dark),
 	}
+	for _, st := range []*textarea.StyleState{&s.Input.Focused, &s.Input.Blurred} {
+		st.Prompt = fg(p.User)
+		st.Placeholder = fg(p.Muted)
+		st.Selection = fg(p.Text).Background(p.SelectionBg)
+		st.LineNumber, st.CursorLineNumber = fg(p.Muted), fg(p.Muted)
+	}
+	s.Input.Blurred.Text, s.Input.Blurred.CursorLine = fg(p.Muted), fg(p.Muted)
+	s.Input.Cursor.Color = p.Text
 	// No highlighted cursor line: the input is a chat box, not an editor.
 	s.Input.Focused.CursorLine = lipgloss.NewStyle()
 	return s

@@ -32,7 +32,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
 	case tea.BackgroundColorMsg:
-		m.setDark(msg.IsDark())
+		if m.followBg {
+			m.setDark(msg.IsDark())
+		}
+	case tea.FocusMsg:
+		m.turn.SetFocus(true)
+	case tea.BlurMsg:
+		m.turn.SetFocus(false)
 	case tea.KeyPressMsg:
 		cmd = tea.Batch(m.handleKey(msg), m.draftChanged())
 	case tea.PasteMsg:

@@ -8,6 +8,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
 	"parley/retry"
+	"parley/tui/notify"
 	"parley/tui/overlay"
 	"parley/tui/question"
 	"parley/tui/toolask"
@@ -24,7 +25,8 @@ func (m Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	v.MouseMode = m.mouseMode()
-	v.WindowTitle = "parley"
+	v.WindowTitle = notify.Title(m.session.Title, m.active != nil)
+	v.ReportFocus = true // a long reply's end is signalled only when the terminal is not focused
 	if m.width == 0 || m.height == 0 {
 		return v // no size yet
 	}

@@ -65,6 +65,8 @@ type app struct {
 	// endpoint was chosen when nothing configured it (config.Resolved.Chosen).
 	readingWidth int
 	mouse        bool
+	// theme and notify are the chat screen's colours and turn's-end signal (config.Resolved).
+	theme, notify string
 	// tools are the configured tool servers and the tools on (the profile's), nil when
 	// config.toml configures none; closing the app closes every server.
 	tools  *toolloop.Toolbox
@@ -101,6 +103,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 	}
 	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
 	a.readingWidth, a.mouse, a.chosen = cfg.ReadingWidth, cfg.Mouse, cfg.Chosen
+	a.theme, a.notify = cfg.Theme, cfg.Notify
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -17,6 +18,8 @@ import (
 	"parley/internal/printmode"
 	"parley/internal/sanitize"
 	"parley/tui"
+	"parley/tui/notify"
+	"parley/tui/theme"
 )
 
 // converse is parley without a subcommand: print mode when a prompt was given or piped,
@@ -128,14 +131,22 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	o := tui.Options{DB: a.db, Client: a.client, ChooseModel: choose, ModelProblem: problem, Fallback: a.fallback, Others: a.others, Session: sess, Clock: ios.Clock, Spend: a.spend, Tools: a.tools,
 		System:         stored.SystemPrompt{Role: a.system.Role, Text: a.system.Text},
 		SystemExplicit: a.system.Explicit, Roles: screenRoles(a.roles), AttachLimits: a.attach,
-		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen}
+		ReadingWidth: a.readingWidth, Mouse: a.mouse, Send: question, Attachments: files, PasteGap: tui.DefaultPasteGap, Chosen: a.chosen,
+		Theme: theme.Choice(a.theme), ColorFGBG: ios.Getenv("COLORFGBG"), Notify: notify.Kind(a.notify)}
 	if a.demo != nil {
 		o.Demo = a.demo
 	}
 	// A signal stops the screen as /quit does, after the reply being written is stored as
 	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	// The screen draws with sequences of its own and neutralises every text it shows.
-	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(sanitize.Raw(ios.Out)))
+	out := sanitize.Raw(ios.Out)
+	// The terminal's title is kept on its stack while the screen sets its own, and given back
+	// with the modes the screen set however it ends: Bubble Tea has put the terminal back (or
+	// recovered a panic) by the time this deferred write runs, and a panic outside it unwinds
+	// through here.
+	_, _ = io.WriteString(out, notify.Start)
+	defer func() { _, _ = io.WriteString(out, notify.Exit) }()
+	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out))
 	done := make(chan struct{})
 	defer close(done)
 	go func() {

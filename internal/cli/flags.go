@@ -14,6 +14,7 @@ import (
 	"parley/internal/config"
 	"parley/internal/printmode"
 	"parley/internal/sanitize"
+	"parley/tui/theme"
 )
 
 // options are parley's own flags (not its subcommands'), checked against each other.
@@ -98,6 +99,14 @@ func flagSet(o *options) *flag.FlagSet {
 	fs.Func("file", "same as -f", attachFile)
 	fs.BoolVar(&o.version, "version", false, "print parley's version and exit")
 	fs.BoolVar(&o.Demo, "demo", false, "use the built-in offline demo endpoint")
+	fs.Func("theme", "the chat screen's colours: `light`, dark, or auto (the terminal's background)", func(s string) error {
+		c, err := theme.ParseChoice(s)
+		if err != nil || s == "" {
+			return errors.New("want light, dark or auto")
+		}
+		o.Theme = string(c)
+		return nil
+	})
 	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
 		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
 		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {

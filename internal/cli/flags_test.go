@@ -9,6 +9,19 @@ import (
 // parley's flags, checked against each other and against what stdin is; the usage errors that
 // are a command line and its one line of stderr are testdata/script/usage-errors.txtar.
 
+// --theme takes light, dark or auto, and says so of anything else.
+func TestThemeFlagIsChecked(t *testing.T) {
+	t.Parallel()
+	u := newUser(t)
+	r := u.run("-p", "hi", "--demo", "--theme", "blue")
+	if want := `parley: invalid value "blue" for --theme: want light, dark or auto (see parley -h)` + "\n"; r.code != 2 || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want %q", r.code, r.stderr, want)
+	}
+	if r := u.run("-p", "hi", "--demo", "--theme", "light"); r.code != 0 {
+		t.Fatalf("--theme light: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // Every flag that only print mode takes says so in its usage, and is refused on a terminal
 // without -p: the chat screen would ignore it.
 func TestPrintOnlyFlagsNeedAPrompt(t *testing.T) {

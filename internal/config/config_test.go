@@ -348,6 +348,8 @@ func TestValidation(t *testing.T) {
 		{"negative max_attachment_bytes", "max_attachment_bytes = -1\n", config.Flags{}, nil,
 			`config CONFIG: max_attachment_bytes is -1; use a size in bytes above 0 (leave it out for 262144)`},
 		{"reading_width too narrow", "reading_width = 5\n", config.Flags{}, nil, `config CONFIG: reading_width is 5; use 20 columns or more (leave it out for 100)`},
+		{"theme unknown", "theme = \"solarized\"\n", config.Flags{}, nil, `config CONFIG: theme is "solarized"; use light, dark or auto (leave it out for auto)`},
+		{"notify unknown", "notify = \"beep\"\n", config.Flags{}, nil, `config CONFIG: notify is "beep"; use bell, osc9 or off (leave it out for bell)`},
 
 		{"several profiles, none named", "[profiles.work]\npreset = \"openai\"\n[profiles.local]\npreset = \"ollama\"\n", config.Flags{}, nil,
 			`CONFIG defines profiles local, work and names none to use: set profile = "local" in it, or pass --profile NAME`},

@@ -37,6 +37,11 @@ type file struct {
 	ReadingWidth int `toml:"reading_width"`
 	// Mouse captures the mouse on the chat screen: the wheel scrolls, selecting takes shift.
 	Mouse bool `toml:"mouse"`
+	// Theme is the chat screen's palette: light, dark, or auto (the terminal's background).
+	Theme string `toml:"theme"`
+	// Notify is how the chat screen says a long reply ended while the terminal was not
+	// looked at: bell, osc9 or off.
+	Notify string `toml:"notify"`
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`
@@ -188,6 +193,12 @@ func load(path string) (file, error) {
 	}
 	if f.ReadingWidth < 0 || (f.ReadingWidth > 0 && f.ReadingWidth < 20) {
 		return f, fmt.Errorf("config %s: reading_width is %d; use 20 columns or more (leave it out for 100)", path, f.ReadingWidth)
+	}
+	if !oneOf(f.Theme, "", "light", "dark", "auto") {
+		return f, fmt.Errorf("config %s: theme is %q; use light, dark or auto (leave it out for auto)", path, f.Theme)
+	}
+	if !oneOf(f.Notify, "", "bell", "osc9", "off") {
+		return f, fmt.Errorf("config %s: notify is %q; use bell, osc9 or off (leave it out for bell)", path, f.Notify)
 	}
 	if err := f.Limits.check(); err != nil {
 		return f, fmt.Errorf("config %s: [limits]: %v; fix the file (it was not changed)", path, err)
@@ -365,3 +376,6 @@ func regular(info os.FileInfo) error {
 	}
 	return nil
 }
+
+// oneOf reports whether v is one of the values a setting takes.
+func oneOf(v string, values ...string) bool { return slices.Contains(values, v) }

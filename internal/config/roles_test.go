@@ -69,6 +69,12 @@ func TestRoles(t *testing.T) {
 		{"attachments: config's limits", "max_attachment_bytes = 1000\nmax_image_bytes = 5000\n" + profiles, config.Flags{Profile: "home"}, nil, func(r config.Resolved) any { return r.Attach }, attach.Limits{Text: 1000, Image: 5000}},
 		{"screen: config's reading width and mouse", "reading_width = 72\nmouse = true\n" + profiles, config.Flags{Profile: "home"}, nil,
 			func(r config.Resolved) any { return [2]any{r.ReadingWidth, r.Mouse} }, [2]any{72, true}},
+		{"screen: theme auto and notify bell by default", profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return [2]string{r.Theme, r.Notify} }, [2]string{"auto", "bell"}},
+		{"screen: config's theme and notify", "theme = \"light\"\nnotify = \"osc9\"\n" + profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return [2]string{r.Theme, r.Notify} }, [2]string{"light", "osc9"}},
+		{"screen: --theme over config's", "theme = \"light\"\n" + profiles, config.Flags{Profile: "home", Theme: "dark"}, nil,
+			func(r config.Resolved) any { return r.Theme }, "dark"},
 	}
 	checkResolved(t, rows, func(t *testing.T, row resolvedRow) (config.Resolved, string, error) {
 		return resolveRoles(t, row.cfg, files, row.fl, row.env...)

@@ -26,6 +26,11 @@ const contRune = "↪"
 // reply is expected to hold and which the sanitizer would not let through as markup.
 const labelMark = "\uE000"
 
+// codeSpace stands for a space inside a code span while glamour wraps the line, which breaks
+// at spaces only; layout.go puts the spaces back, so what is copied off the screen is the code
+// as written (a no-break space would not paste into a shell).
+const codeSpace = "\uE003"
+
 // codeOpen ends the first line of a code block's content and codeClose its last, so that
 // layout.go tells glamour's lines of code from its other lines (a list item's, say) without a
 // mark on every line, which chroma would draw as a token of its own; both are taken out there.
@@ -49,8 +54,10 @@ func wrapCode(text string, width int, reopened bool) string {
 		rest = after
 		switch {
 		case fence == "":
-			b = append(b, line...)
-			if fence = opensFence(line); fence != "" {
+			if fence = opensFence(line); fence == "" {
+				b = glueCodeSpans(b, line, width)
+			} else {
+				b = append(b, line...)
 				indent = len(line) - len(strings.TrimLeft(line, " "))
 				first, content = true, false
 				if lang := fenceLanguage(line, fence); lang != "" && nl && !reopened {
@@ -158,4 +165,39 @@ func closesFence(line, fence string) bool {
 		n++
 	}
 	return n >= len(fence) && strings.TrimSpace(t[n:]) == ""
+}
+
+// glueCodeSpans appends line to b with the spaces inside its code spans replaced by codeSpace,
+// so that glamour moves a span that fits on a line to the next one whole instead of breaking it
+// inside itself; a span too long for a line keeps its spaces and breaks. An indented line is left as
+// it is: it may be an indented code block, whose backticks are text.
+func glueCodeSpans(b []byte, line string, width int) []byte {
+	if strings.IndexByte(line, '`') < 0 || strings.HasPrefix(line, "    ") {
+		return append(b, line...)
+	}
+	for i := 0; i < len(line); {
+		if line[i] != '`' {
+			if line[i] == '\\' && i+1 < len(line) {
+				b = append(b, line[i], line[i+1])
+				i += 2
+				continue
+			}
+			b = append(b, line[i])
+			i++
+			continue
+		}
+		n := run(line, i)
+		end := closingTicks(line, i+n, n)
+		if end < 0 {
+			return append(b, line[i:]...)
+		}
+		span := line[i : end+n]
+		if len(span) <= width-codeMargin && strings.IndexByte(span, ' ') >= 0 {
+			b = append(b, strings.ReplaceAll(span, " ", codeSpace)...)
+		} else {
+			b = append(b, span...)
+		}
+		i = end + n
+	}
+	return b
 }

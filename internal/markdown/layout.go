@@ -17,6 +17,10 @@ func (md *Renderer) lay(lines []string, width int) []string {
 	var code []bool
 	in := false
 	for i, l := range lines {
+		if strings.Contains(l, codeSpace) {
+			l = strings.ReplaceAll(l, codeSpace, " ")
+			lines[i] = l
+		}
 		open, closed := strings.Contains(l, codeOpen), strings.Contains(l, codeClose)
 		if open {
 			in = true
@@ -30,7 +34,10 @@ func (md *Renderer) lay(lines []string, width int) []string {
 			if closed {
 				l = strings.ReplaceAll(l, codeClose, " ")
 			}
-			lines[i] = markContinuation(l)
+			if !strings.Contains(l, labelMark) { // labelCode draws the label's line
+				l = md.frame(l)
+			}
+			lines[i] = md.markContinuation(l)
 		}
 		if closed {
 			in = false
@@ -41,10 +48,28 @@ func (md *Renderer) lay(lines []string, width int) []string {
 	return hangLists(lines, code, width-2)
 }
 
-// labelStyle draws a code block's language.
-var labelStyle = lipgloss.NewStyle().Foreground(lipgloss.Color("244")).Italic(true)
+// labelStyle draws a code block's language; frameStyle its frame and the mark of a continued
+// line.
+func labelStyle(dark bool) lipgloss.Style { return frameStyle(dark).Bold(true) }
+func frameStyle(dark bool) lipgloss.Style { return lipgloss.NewStyle().Foreground(frameColor(dark)) }
 
-// labelCode draws the lines wrapCode marked as code blocks' labels: the language, dim.
+// frameBar and contDrawn are the frame's bar and the continuation mark drawn, light and dark:
+// drawn once, not on every code line.
+var (
+	frameBar  = [2]string{frameStyle(false).Render("│"), frameStyle(true).Render("│")}
+	contDrawn = [2]string{frameStyle(false).Render(contRune), frameStyle(true).Render(contRune)}
+)
+
+// shade indexes frameBar and contDrawn.
+func shade(dark bool) int {
+	if dark {
+		return 1
+	}
+	return 0
+}
+
+// labelCode draws the lines wrapCode marked as code blocks' labels: the top of the block's frame
+// with the language on it ("╭─ go"), where the frame's bar runs down the code lines below.
 func (md *Renderer) labelCode(lines []string) {
 	for i, l := range lines {
 		if !strings.Contains(l, labelMark) {
@@ -53,8 +78,45 @@ func (md *Renderer) labelCode(lines []string) {
 		plain := ansi.Strip(l)
 		at := strings.Index(plain, labelMark)
 		lang := strings.TrimSpace(plain[at+len(labelMark):])
-		lines[i] = plain[:at] + labelStyle.Render(lang)
+		lead := strings.TrimRight(plain[:at], " ")
+		if bar := ansi.StringWidth(plain[:at]) - 2; bar >= ansi.StringWidth(lead) {
+			lines[i] = strings.Repeat(" ", bar) + frameStyle(md.dark).Render("╭─") + " " + labelStyle(md.dark).Render(lang)
+		} else {
+			lines[i] = plain[:at] + labelStyle(md.dark).Render(lang)
+		}
 	}
+}
+
+// frame draws a code line's part of its block's frame: a bar in the first column of the code
+// margin glamour leaves, which is where its first styled space is (the document's margin and a
+// list's indent before it are plain).
+func (md *Renderer) frame(line string) string {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == '\x1b':
+			j := strings.IndexByte(line[i:], 'm')
+			if j < 0 {
+				return line
+			}
+			j += i + 1
+			// The styled space: the sequences before it and the space itself.
+			for j < len(line) && line[j] == '\x1b' {
+				k := strings.IndexByte(line[j:], 'm')
+				if k < 0 {
+					return line
+				}
+				j += k + 1
+			}
+			if j >= len(line) || line[j] != ' ' {
+				return line
+			}
+			return line[:i] + frameBar[shade(md.dark)] + line[j+1:]
+		case c == ' ':
+		default:
+			return line // a code line whose margin is not glamour's
+		}
+	}
+	return line
 }
 
 // contStyled matches contMark's first character as chroma drew it, with the styles around it:
@@ -63,11 +125,11 @@ var contStyled = regexp.MustCompile("(\x1b\\[[0-9;]*m)*" + contRune + "(\x1b\\[[
 
 // markContinuation draws the mark wrapCode put on a continued code line dim, not as chroma's
 // error.
-func markContinuation(line string) string {
+func (md *Renderer) markContinuation(line string) string {
 	if !strings.Contains(line, contRune) {
 		return line
 	}
-	return contStyled.ReplaceAllLiteralString(line, labelStyle.Render(contRune))
+	return contStyled.ReplaceAllLiteralString(line, contDrawn[shade(md.dark)])
 }
 
 // fitTables narrows glamour's tables, which fill the width, to their content: each column

@@ -56,7 +56,7 @@ func TestWrappedListItemsHang(t *testing.T) {
 		"  • a list item that is long enough to\n    wrap across several lines at forty\n",
 		"    • nested item that is long enough\n      to wrap across lines here",
 		"  10. ten item that is long enough to\n      wrap across several lines",
-		"1. step one\n    not merged",
+		"│ 1. step one\n  │ not merged",
 	} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("want\n%s\nin\n%s", want, got)
@@ -92,8 +92,8 @@ func TestCodeBlocksAreLabelledAndMarkContinuations(t *testing.T) {
 	var md Renderer
 	lines := md.Render(doc, 40, true)
 	got := plainText(lines)
-	if !strings.Contains(got, "    go\n    func main()") {
-		t.Fatalf("no label above the code:\n%s", got)
+	if !strings.Contains(got, "  ╭─ go\n  │ func main()") {
+		t.Fatalf("no framed label above the code:\n%s", got)
 	}
 	if strings.Count(got, "↪ ") < 1 || strings.Contains(strings.Join(lines, ""), "\x1b[48;5;203m↪") {
 		t.Fatalf("continuations unmarked, or marked as chroma's errors:\n%s", got)

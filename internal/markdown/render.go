@@ -42,13 +42,9 @@ func (md *Renderer) Render(text string, width int, dark bool) []string {
 // its code blocks too (code.go), and glamour's lines are laid out (layout.go).
 func (md *Renderer) render(text string, width int, dark bool, reopened bool) []string {
 	if md.r == nil || md.width != width || md.dark != dark {
-		style := "dark"
-		if !dark {
-			style = "light"
-		}
-		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(styleConfig(dark)), glamour.WithWordWrap(width))
 		if err != nil {
-			// Only a bad style fails here, and both styles are built in.
+			// Only a bad style fails here, and both styles are parley's own.
 			return plainLines(text, width)
 		}
 		md.r, md.width, md.dark = r, width, dark

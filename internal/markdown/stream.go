@@ -59,6 +59,8 @@ type Stream struct {
 	min, max int
 	// off is set once safe boundaries are not known to be safe for this text.
 	off bool
+	// growing is set while the text is a reply still being written (SetGrowing).
+	growing bool
 
 	// chunks are the chunks cut so far, in order; plain of them are not rendered yet.
 	chunks []chunk
@@ -116,7 +118,7 @@ type chunk struct {
 
 // reset starts over for a width, a background and a head.
 func (s *Stream) reset(width int, dark bool, off bool, head []string) {
-	*s = Stream{width: width, dark: dark, min: s.min, max: s.max, off: off, head: len(head), chunksEnd: len(head), lines: s.lines[:0]}
+	*s = Stream{width: width, dark: dark, min: s.min, max: s.max, off: off, growing: s.growing, head: len(head), chunksEnd: len(head), lines: s.lines[:0]}
 	s.lines = append(s.lines, head...)
 }
 
@@ -155,7 +157,11 @@ func (s *Stream) Render(md *Renderer, head []string, text string, width int, dar
 // longer than a chunk: until a cut passes it, or for good if the reply ends in it).
 func (s *Stream) renderTail(md *Renderer, text string, quota *int) {
 	s.tailEnd, s.tailPlain = len(text), false
-	tail := text[s.stableEnd:]
+	end := len(text)
+	if s.growing {
+		end = s.stableEnd + heldFrom(text[s.stableEnd:], s.fence != "")
+	}
+	tail := text[s.stableEnd:end]
 	w := s.tailWork(text)
 	switch {
 	case tail == "":
@@ -166,7 +172,7 @@ func (s *Stream) renderTail(md *Renderer, text string, quota *int) {
 		s.tail, s.tailPlain = plainChunk(tail, s.width), true
 	default:
 		*quota -= w
-		s.tail = md.renderChunk(chunk{start: s.stableEnd, end: len(text), reopen: s.reopen}, text, s.width, s.dark, true)
+		s.tail = md.renderChunk(chunk{start: s.stableEnd, end: end, reopen: s.reopen}, text, s.width, s.dark, true)
 	}
 	if len(s.chunks) == 0 {
 		s.tail = trimLeading(s.tail)
@@ -220,6 +226,16 @@ func (s *Stream) Unfinished(from, to int) bool {
 		}
 	}
 	return s.tailPlain && to > s.chunksEnd
+}
+
+// SetGrowing says whether the text is a reply still being written: while it is, the tail's
+// unfinished last line is shown without an emphasis or code span it opens and has not closed
+// yet (heldFrom), which glamour would draw as raw markers (**bold) until the closing ones
+// come. The held text shows once it closes, its line ends, or growing is cleared.
+func (s *Stream) SetGrowing(growing bool) {
+	if growing != s.growing {
+		s.growing, s.tailEnd = growing, -1 // the tail is rendered again
+	}
 }
 
 // SetMinChunk makes chunks from n bytes on, where a frame's cost wants them at least

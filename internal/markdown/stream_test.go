@@ -186,7 +186,11 @@ func TestCodeBlocksKeepTabIndentation(t *testing.T) {
 			body = plain
 		}
 	}
-	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	// Measured after the frame's bar.
+	indent := func(s string) int {
+		_, code, _ := strings.Cut(s, "│")
+		return len(code) - len(strings.TrimLeft(code, " "))
+	}
 	if fn == "" || body == "" || indent(body) != indent(fn)+4 {
 		t.Fatalf("the tab-indented line is not indented under its function:\n%q\n%q", fn, body)
 	}

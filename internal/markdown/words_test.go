@@ -84,10 +84,10 @@ func TestRawHTMLShowsAsWritten(t *testing.T) {
 	for src, want := range map[string]string{
 		"a List<String> here":             "a List<String> here",
 		"x<y>z and <b>x</b>":              "x<y>z and <b>x</b>",
-		"<details>\n<summary>S</summary>": "html\n    <details>\n    <summary>S</summary>",
+		"<details>\n<summary>S</summary>": "╭─ html\n  │ <details>\n  │ <summary>S</summary>",
 		"in `List<T>` code":               "in \u00a0List<T>\u00a0 code",
 		"see <https://example.com>":       "see https://example.com",
-		"text\n<div>\nblock\n</div>":      "text\n\n    html\n    <div>\n    block\n    </div>",
+		"text\n<div>\nblock\n</div>":      "text\n\n  ╭─ html\n  │ <div>\n  │ block\n  │ </div>",
 	} {
 		got := strings.TrimSpace(plainText(md.Render(src, 80, true)))
 		if got != want {

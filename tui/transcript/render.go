@@ -78,6 +78,7 @@ func (t *List) render(e *entry) []string {
 	out = append(out, t.thinkingLines(e, w)...)
 	out = append(out, t.toolLines(e, w)...)
 	if text := e.text.String(); text != "" {
+		e.md.SetGrowing(e.streaming)
 		if e.seam > 0 && !t.hideSeams {
 			from := len(out)
 			out = e.md.Render(&t.md, out, withSeam(text, e.seam), tw, t.dark, &t.quota)

@@ -1,0 +1,297 @@
+// Command contrast measures the chat screen's colours as a terminal shows them: it runs the
+// built binary on the demo in tmux (dark; light from tmux's OSC 11 answer to window-style
+// bg=white; light from COLORFGBG=0;15 alone), asks for code, captures the pane with its
+// colours (capture-pane -e), and computes WCAG's contrast of every coloured cell's glyph on its
+// background (the cell's own, else the terminal's: white on a light pane, black on a dark).
+// It prints each pair seen, the worst first, and exits 1 when a pair is under 4.5:1, or under
+// 3:1 for the footer's separators and code frames, which are meant to recede.
+//
+//	go build -o /tmp/parley . && go run ./scripts/contrast -bin /tmp/parley
+package main
+
+import (
+	"flag"
+	"fmt"
+	"image/color"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"parley/tui/theme"
+)
+
+// pane is one way of running the screen.
+type pane struct {
+	name  string
+	light bool
+	env   []string
+	style string // tmux window-style, "" for none
+}
+
+var panes = []pane{
+	{name: "dark"},
+	{name: "light (OSC 11 from window-style bg=white)", light: true, style: "bg=white"},
+	{name: "light (COLORFGBG=0;15, no OSC 11 answer)", light: true, env: []string{"COLORFGBG=0;15"}},
+}
+
+func main() {
+	bin := flag.String("bin", "/tmp/looks/parley", "the built parley binary")
+	ask := flag.String("ask", "show me a function in go", "what to send the demo")
+	until := flag.String("until", "Retry-After", "words of the reply's end, shown once it has all come")
+	flag.Parse()
+	failed := false
+	for i, p := range panes {
+		screen, err := capture(*bin, *ask, *until, p, fmt.Sprintf("contrast%d-%d", os.Getpid(), i))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", p.name, err)
+			os.Exit(2)
+		}
+		pairs := measure(screen, p.light)
+		fmt.Printf("== %s: %d coloured pairs\n", p.name, len(pairs))
+		for _, pr := range pairs {
+			mark := ""
+			if pr.ratio < pr.need {
+				mark, failed = "  FAIL", true
+			}
+			fmt.Printf("  %5.2f:1 (need %.1f) %s on %s, %d cells, e.g. %q%s\n", pr.ratio, pr.need, pr.fg, pr.bg, pr.cells, pr.sample, mark)
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// capture runs bin in a new tmux server, asks for code, waits for the reply to show until and
+// returns the pane with its escape sequences.
+func capture(bin, ask, until string, p pane, socket string) (string, error) {
+	home, err := os.MkdirTemp("", "contrast")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
+	tmux := func(args ...string) (string, error) {
+		out, err := exec.Command("tmux", append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	defer tmux("kill-server")
+	env := append([]string{"PARLEY_HOME=" + home}, p.env...)
+	cmd := "env"
+	for _, e := range append(env, bin) {
+		cmd += " '" + strings.ReplaceAll(e, "'", `'\''`) + "'"
+	}
+	if _, err := tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "c", "sleep 0.5; exec "+cmd); err != nil {
+		return "", fmt.Errorf("tmux: %v", err)
+	}
+	if p.style != "" {
+		if out, err := tmux("set", "-g", "window-style", p.style); err != nil {
+			return "", fmt.Errorf("window-style: %v %s", err, out)
+		}
+	}
+	if err := waitFor(tmux, "Ask anything", 20*time.Second); err != nil {
+		return "", err
+	}
+	if _, err := tmux("send-keys", "-t", "c", "-l", ask); err != nil {
+		return "", err
+	}
+	if _, err := tmux("send-keys", "-t", "c", "Enter"); err != nil {
+		return "", err
+	}
+	if err := waitFor(tmux, until, 60*time.Second); err != nil {
+		return "", err
+	}
+	// The reply has ended when the screen stops changing.
+	last, still := "", 0
+	for still < 4 {
+		time.Sleep(500 * time.Millisecond)
+		s, err := tmux("capture-pane", "-e", "-p", "-t", "c")
+		if err != nil {
+			return "", err
+		}
+		if s == last && !strings.Contains(s, "esc cancels") {
+			still++
+		} else {
+			still = 0
+		}
+		last = s
+	}
+	return last, nil
+}
+
+// waitFor waits until the pane shows text.
+func waitFor(tmux func(...string) (string, error), text string, limit time.Duration) error {
+	end := time.Now().Add(limit)
+	for time.Now().Before(end) {
+		if s, _ := tmux("capture-pane", "-p", "-t", "c"); strings.Contains(s, text) {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	s, _ := tmux("capture-pane", "-p", "-t", "c")
+	return fmt.Errorf("the pane never showed %q:\n%s", text, s)
+}
+
+// pair is a foreground on a background as the pane shows it.
+type pair struct {
+	fg, bg      string
+	ratio, need float64
+	cells       int
+	sample      string
+}
+
+// dimGlyphs are the marks meant to recede: the footer's separator dots, code frames, rules.
+const dimGlyphs = "•│╭─↪"
+
+// measure returns every pair of colours a visible glyph is drawn in, worst first.
+func measure(screen string, light bool) []pair {
+	termBg, termFg := "#000000", "#ffffff"
+	if light {
+		termBg, termFg = "#ffffff", "#000000"
+	}
+	pairs := map[[2]string]*pair{}
+	for _, line := range strings.Split(screen, "\n") {
+		var st sgr
+		for i := 0; i < len(line); {
+			if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
+				j := i + 2
+				for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
+					j++
+				}
+				if j < len(line) && line[j] == 'm' {
+					st.apply(line[i+2 : j])
+				}
+				i = j + 1
+				continue
+			}
+			r, size := decodeRune(line[i:])
+			i += size
+			if r == ' ' || r == '\u00a0' || (st.fg == "" && st.bg == "") {
+				continue
+			}
+			fg, bg := st.fg, st.bg
+			if fg == "" {
+				fg = termFg
+			}
+			if bg == "" {
+				bg = termBg
+			}
+			if st.reverse {
+				fg, bg = bg, fg
+			}
+			key := [2]string{fg, bg}
+			pr := pairs[key]
+			if pr == nil {
+				pr = &pair{fg: fg, bg: bg, ratio: theme.Contrast(hex(fg), hex(bg)), need: theme.MinDim}
+				pairs[key] = pr
+			}
+			pr.cells++
+			if !strings.ContainsRune(dimGlyphs, r) {
+				pr.need = theme.MinText
+			}
+			if len(pr.sample) < 24 {
+				pr.sample += string(r)
+			}
+		}
+	}
+	var out []pair
+	for _, p := range pairs {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ratio < out[b].ratio })
+	return out
+}
+
+// sgr is the colour state of SGR sequences: "" is the terminal's default.
+type sgr struct {
+	fg, bg  string
+	reverse bool
+}
+
+// apply takes one SGR sequence's parameters.
+func (s *sgr) apply(params string) {
+	if params == "" {
+		*s = sgr{}
+		return
+	}
+	ps := strings.Split(params, ";")
+	for k := 0; k < len(ps); k++ {
+		n, _ := strconv.Atoi(ps[k])
+		switch {
+		case n == 0:
+			*s = sgr{}
+		case n == 7:
+			s.reverse = true
+		case n == 27:
+			s.reverse = false
+		case n >= 30 && n <= 37:
+			s.fg = indexed(n - 30)
+		case n >= 90 && n <= 97:
+			s.fg = indexed(n - 90 + 8)
+		case n >= 40 && n <= 47:
+			s.bg = indexed(n - 40)
+		case n >= 100 && n <= 107:
+			s.bg = indexed(n - 100 + 8)
+		case n == 39:
+			s.fg = ""
+		case n == 49:
+			s.bg = ""
+		case n == 38 || n == 48:
+			var c string
+			if k+2 < len(ps) && ps[k+1] == "5" {
+				i, _ := strconv.Atoi(ps[k+2])
+				c, k = indexed(i), k+2
+			} else if k+4 < len(ps) && ps[k+1] == "2" {
+				r, _ := strconv.Atoi(ps[k+2])
+				g, _ := strconv.Atoi(ps[k+3])
+				b, _ := strconv.Atoi(ps[k+4])
+				c, k = fmt.Sprintf("#%02x%02x%02x", r, g, b), k+4
+			}
+			if n == 38 {
+				s.fg = c
+			} else {
+				s.bg = c
+			}
+		}
+	}
+}
+
+// basic are xterm's 16 colours.
+var basic = [16]string{"#000000", "#cd0000", "#00cd00", "#cdcd00", "#0000ee", "#cd00cd", "#00cdcd", "#e5e5e5",
+	"#7f7f7f", "#ff0000", "#00ff00", "#ffff00", "#5c5cff", "#ff00ff", "#00ffff", "#ffffff"}
+
+// indexed is xterm's colour number i.
+func indexed(i int) string {
+	switch {
+	case i < 16:
+		return basic[i]
+	case i < 232:
+		i -= 16
+		step := func(v int) int {
+			if v == 0 {
+				return 0
+			}
+			return 55 + 40*v
+		}
+		return fmt.Sprintf("#%02x%02x%02x", step(i/36), step(i/6%6), step(i%6))
+	default:
+		v := 8 + 10*(i-232)
+		return fmt.Sprintf("#%02x%02x%02x", v, v, v)
+	}
+}
+
+func hex(s string) color.Color {
+	v, _ := strconv.ParseUint(strings.TrimPrefix(s, "#"), 16, 32)
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}
+}
+
+func decodeRune(s string) (rune, int) {
+	for i, r := range s {
+		if i == 0 {
+			size := len(string(r))
+			return r, size
+		}
+	}
+	return 0, 1
+}
