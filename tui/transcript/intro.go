@@ -60,6 +60,10 @@ func (t *List) intro() []string {
 	var body []string
 	for i, l := range t.introLines() {
 		for _, wl := range wrap.Lines(l, max(w-4, 10)) {
+			if wl == "" {
+				body = append(body, "")
+				continue
+			}
 			pad := strings.Repeat(" ", max((w-ansi.StringWidth(wl))/2, 0))
 			switch {
 			case i == 0:
