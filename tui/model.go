@@ -233,7 +233,7 @@ func New(o Options) Model {
 // screen names, and the keys it and collapsed pastes name.
 func (m *Model) transcriptOptions() transcript.Options {
 	c := &m.keys.Chat
-	o := transcript.Options{ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key}
+	o := transcript.Options{ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key, Opening: m.opening}
 	if m.client != nil {
 		ep := m.client.Endpoint()
 		o.Demo, o.Endpoint = ep.Demo, strings.TrimPrefix(ep.Name+" · "+transcript.ModelName(ep.Model), " · ")

@@ -157,6 +157,10 @@ func TestTheFirstScreenSaysWhatThisIs(t *testing.T) {
 	if got := plain(l); strings.Contains(got, "demo") || !strings.Contains(got, "Talking to ollama · llama3.2.") {
 		t.Fatalf("a real endpoint's first screen:\n%s", got)
 	}
+	l.SetOptions(Options{Opening: true, HelpKey: "?", QuitKey: "ctrl+c"})
+	if got := strings.TrimSpace(plain(l)); got != "" {
+		t.Fatalf("the first screen shows while the session is read:\n%s", got)
+	}
 	l.Append(stored.Message{ID: 1, Role: chat.RoleUser, Content: "hello"})
 	l.Prepare()
 	if got := plain(l); strings.Contains(got, "lists the keys") || !strings.Contains(got, "hello") {

@@ -19,6 +19,9 @@ type Options struct {
 	// endpoint and model otherwise.
 	Demo     bool
 	Endpoint string
+	// Opening is set while the session shown at start is read: the first screen waits for it,
+	// so that a stored session does not open on it.
+	Opening bool
 	// ExpandKey shows a collapsed paste whole, HelpKey lists the keys, QuitKey leaves.
 	ExpandKey, HelpKey, QuitKey string
 }
@@ -58,7 +61,11 @@ func (t *List) intro() []string {
 	st := t.styles
 	w := t.width - gutter
 	var body []string
-	for i, l := range t.introLines() {
+	lines := t.introLines()
+	if t.opts.Opening {
+		lines = nil
+	}
+	for i, l := range lines {
 		for _, wl := range wrap.Lines(l, max(w-4, 10)) {
 			if wl == "" {
 				body = append(body, "")
