@@ -4,7 +4,9 @@
 //
 // transcript.go adds and removes messages, run.go follows the runs writing replies, query.go
 // answers what the screen asks about the messages, render.go draws them, thinking.go shows a
-// reply's thinking, and scroll.go moves the window and the selection.
+// reply's thinking, pastes.go collapses what an operator message holds at length, intro.go is
+// the first screen (and what the screen tells the transcript), and scroll.go moves the window
+// and the selection.
 package transcript
 
 import (
