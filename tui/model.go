@@ -6,6 +6,7 @@ package tui
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,7 +237,8 @@ func (m *Model) transcriptOptions() transcript.Options {
 	o := transcript.Options{ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key, Opening: m.opening}
 	if m.client != nil {
 		ep := m.client.Endpoint()
-		o.Demo, o.Endpoint = ep.Demo, strings.TrimPrefix(ep.Name+" · "+transcript.ModelName(ep.Model), " · ")
+		named := slices.DeleteFunc([]string{ep.Name, transcript.ModelName(ep.Model)}, func(s string) bool { return s == "" })
+		o.Demo, o.Endpoint = ep.Demo, strings.Join(named, " · ")
 	}
 	return o
 }
