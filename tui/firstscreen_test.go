@@ -12,8 +12,8 @@ func TestTheFirstScreenSaysWhatThisIs(t *testing.T) {
 	t.Parallel()
 	d, _, _, _ := demoScreen(t, screenConfig{})
 	screen := plain(d.m)
-	for _, want := range []string{"a chat in the terminal with any OpenAI-compatible endpoint", "built-in offline demo",
-		"OPENAI_API_KEY=… parley, or parley --base-url URL --model NAME", "docs/configuration.md", "? lists the keys · ctrl+c or /quit leaves"} {
+	for _, want := range []string{"a terminal chat for OpenAI-compatible endpoints", "built-in offline demo",
+		"For a real model: OPENAI_API_KEY=… parley\n", "or parley --base-url URL --model NAME\n", "docs/configuration.md", "? lists the keys · ctrl+c or /quit leaves"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("the first screen does not say %q:\n%s", want, screen)
 		}

@@ -39,15 +39,18 @@ func (t *List) SetOptions(o Options) {
 	t.opts = o
 }
 
-// introLines is the first screen's text, each line to be centred.
+// introLines is the first screen's text, each line to be centred: short lines, so that a
+// narrow screen wraps none inside a command (a wrap breaks --base-url at its hyphen).
 func (t *List) introLines() []string {
 	o := t.opts
-	out := []string{"parley", "a chat in the terminal with any OpenAI-compatible endpoint", ""}
+	out := []string{"parley", "a terminal chat for OpenAI-compatible endpoints", ""}
 	if o.Demo {
 		out = append(out,
-			"This is the built-in offline demo: its replies are canned, and nothing leaves this machine.",
-			"For a real model: OPENAI_API_KEY=… parley, or parley --base-url URL --model NAME",
-			"(docs/configuration.md says more).")
+			"This is the built-in offline demo: replies are canned,",
+			"and nothing leaves this machine.",
+			"For a real model: OPENAI_API_KEY=… parley",
+			"or parley --base-url URL --model NAME",
+			"(docs/configuration.md says more)")
 	} else if o.Endpoint != "" {
 		out = append(out, "Talking to "+sanitize.String(o.Endpoint)+". Type a message; enter sends it.")
 	}
