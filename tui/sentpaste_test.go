@@ -43,3 +43,30 @@ func TestSentPasteShowsCollapsedOnTheScreen(t *testing.T) {
 		t.Fatalf("a second ctrl+o did not collapse it again:\n%s", s)
 	}
 }
+
+// e on a message sent with a long paste puts it back in the input with the paste collapsed as
+// it was, and the edit sends it whole.
+func TestAnEditHoldsTheSentPasteCollapsed(t *testing.T) {
+	t.Parallel()
+	d, srv, _, _ := demoScreen(t, screenConfig{})
+	var paste strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&paste, "log line %02d\n", i)
+	}
+	d.input("look: ")
+	d.send(tea.PasteMsg{Content: paste.String()})
+	d.typeAndSend("why?")
+	d.until("the reply", answered(t, 2))
+	d.selectReplies()
+	d.send(press("up"))
+	d.send(press("e"))
+	if s := plain(d.m); !strings.Contains(s, "┃ look: [pasted 30 lines]why?") {
+		t.Fatalf("the edit does not hold the paste collapsed:\n%s", s)
+	}
+	d.send(press("enter"))
+	d.until("the edit's reply", func(m Model) bool { return len(srv.Received()) == 2 && m.active == nil })
+	sent := srv.Received()[1].Messages
+	if got, want := sent[len(sent)-1].Content, "look: "+paste.String()+"why?"; got != want {
+		t.Fatalf("the edit sent %q, want %q", got, want)
+	}
+}

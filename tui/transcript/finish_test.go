@@ -46,6 +46,11 @@ func TestAPasteEndingItsMessageShowsCollapsed(t *testing.T) {
 	if m, _ := l.Message(1); m.Content != content {
 		t.Fatalf("the message's text changed: %q", m.Content)
 	}
+	// An edit holds the paste collapsed as the input box did.
+	pieces := l.Collapsed(1)
+	if len(pieces) != 1 || pieces[0].Label != "[pasted 50 lines]" || l.Text(1)[pieces[0].Start:pieces[0].End] != strings.TrimRight(paste, "\n") {
+		t.Fatalf("collapsed pieces: %+v", pieces)
+	}
 }
 
 // A long message that no paste noted is known in (one stored before the screen opened) shows

@@ -142,3 +142,26 @@ func (t *List) pasteTarget() *entry {
 	}
 	return nil
 }
+
+// Piece is a piece of an operator message's text that the transcript shows collapsed:
+// text[Start:End], labelled as the input box labelled it ("[pasted 50 lines]", or a file's
+// "[main.go · 2.1 KiB]").
+type Piece struct {
+	Start, End int
+	Label      string
+}
+
+// Collapsed returns, in order, the pieces of operator message id's text (as Text returns it)
+// that show collapsed: its attached files and the pastes it was sent with; an edit holds them
+// collapsed in the input as they were.
+func (t *List) Collapsed(id int64) []Piece {
+	e := t.byID[id]
+	if e == nil {
+		return nil
+	}
+	out := make([]Piece, 0, len(e.folds))
+	for _, f := range e.folds {
+		out = append(out, Piece{f.start, f.end, "[" + f.label + "]"})
+	}
+	return out
+}
