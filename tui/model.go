@@ -234,7 +234,8 @@ func New(o Options) Model {
 // screen names, and the keys it and collapsed pastes name.
 func (m *Model) transcriptOptions() transcript.Options {
 	c := &m.keys.Chat
-	o := transcript.Options{ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key, Opening: m.opening}
+	o := transcript.Options{Opening: m.opening,
+		ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key}
 	if m.client != nil {
 		ep := m.client.Endpoint()
 		named := slices.DeleteFunc([]string{ep.Name, transcript.ModelName(ep.Model)}, func(s string) bool { return s == "" })
