@@ -55,8 +55,8 @@ func (m *Model) startEdit(id int64) {
 	m.focusInput()
 	text := m.transcript.Text(id)
 	var held []inputbox.Held
-	for _, f := range attach.Find(text) {
-		held = append(held, inputbox.Held{Start: f.Start, End: f.End, Label: "[" + f.Label() + "]"})
+	for _, p := range m.transcript.Collapsed(id) {
+		held = append(held, inputbox.Held{Start: p.Start, End: p.End, Label: p.Label})
 	}
 	m.input.SetValueHolding(text, held)
 	m.setNotice(m.keys.Input.Send.Help().Key+" sends it in place of the old message, which stays as a version", false)

@@ -82,7 +82,7 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 	m, _ = step(m, postedMsg{out: outgoing{text: "see: " + big + " thanks"}, modelName: "test-model", session: m.session,
 		rcpt: stored.Receipt{AnchorID: 1, RunID: 1, ReplyID: 2, Queued: true}})
 	m.transcript.GotoTop()
-	if s := plain(m); !strings.Contains(s, "see: [pasted 1,300 lines] thanks") || strings.Contains(s, "line 0001") {
+	if s := plain(m); !strings.Contains(s, "see: [pasted 1,300 lines · ctrl+o expands] thanks") || strings.Contains(s, "line 0001") {
 		t.Fatalf("the paste is not collapsed in the transcript:\n%s", s)
 	}
 	m, _ = step(m, press("ctrl+o"))
@@ -92,7 +92,7 @@ func TestLongPasteIsCollapsedInTheInputAndTheTranscript(t *testing.T) {
 	}
 	m, _ = step(m, press("ctrl+o"))
 	m.transcript.GotoTop()
-	if !strings.Contains(plain(m), "[pasted 1,300 lines]") {
+	if !strings.Contains(plain(m), "[pasted 1,300 lines · ctrl+o expands]") {
 		t.Fatal("a second ctrl+o did not collapse it again")
 	}
 	m, _ = step(m, press("?"))

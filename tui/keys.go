@@ -44,7 +44,7 @@ type ChatKeys struct {
 	Top        key.Binding
 	Bottom     key.Binding
 	Help       key.Binding
-	Pastes     key.Binding // expands the input's collapsed pastes, else shows the sent ones in full or not
+	Pastes     key.Binding // expands the input's collapsed pastes, else shows a sent message in full or not
 	Mouse      key.Binding // captures the mouse, or gives it back to the terminal
 	Continue   key.Binding // continues the reply an armed Tier 2 retry would regenerate
 }

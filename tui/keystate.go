@@ -68,9 +68,9 @@ func (m *Model) updateKeys() {
 	case expand:
 		c.Pastes = keyhelp.Relabel(c.Pastes, "expand paste")
 	case m.transcript.PastesShown():
-		c.Pastes = keyhelp.Relabel(c.Pastes, "collapse pastes")
+		c.Pastes = keyhelp.Relabel(c.Pastes, "collapse paste")
 	default:
-		c.Pastes = keyhelp.Relabel(c.Pastes, "show pastes")
+		c.Pastes = keyhelp.Relabel(c.Pastes, "show paste")
 	}
 	switch {
 	case m.next.edit != 0 && !trans:

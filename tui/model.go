@@ -6,6 +6,8 @@ package tui
 import (
 	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -241,8 +243,23 @@ func New(o Options) Model {
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
+	m.transcript.SetOptions(m.transcriptOptions())
 	m.sayEndpoint(o.Chosen)
 	return m
+}
+
+// transcriptOptions is what the transcript is told of the screen: the endpoint its first
+// screen names, and the keys it and collapsed pastes name.
+func (m *Model) transcriptOptions() transcript.Options {
+	c := &m.keys.Chat
+	o := transcript.Options{Opening: m.opening,
+		ExpandKey: c.Pastes.Help().Key, HelpKey: c.Help.Help().Key, QuitKey: c.Interrupt.Help().Key}
+	if m.client != nil {
+		ep := m.client.Endpoint()
+		named := slices.DeleteFunc([]string{ep.Name, transcript.ModelName(ep.Model)}, func(s string) bool { return s == "" })
+		o.Demo, o.Endpoint = ep.Demo, strings.Join(named, " · ")
+	}
+	return o
 }
 
 // newInput returns the message box: the model handles enter (send), the box inserts a

@@ -141,3 +141,17 @@ func TestThoughtReadsTheSameReopened(t *testing.T) {
 		t.Fatalf("reopened:\n%s", reopened)
 	}
 }
+
+// A count the endpoint never gave is the screen's estimate, and says so with ~.
+func TestEstimatedThinkingIsMarked(t *testing.T) {
+	t.Parallel()
+	clock := chattest.New(clockStart)
+	m := streamingModel(t, storedExchanges(1), 100, 30)
+	m.clock = clock
+	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}, reasoning(strings.Repeat("think ", 250)))
+	clock.Advance(12 * time.Second)
+	m, _ = deliver(m, delta("The answer."), chat.Event{Kind: chat.EventFinished, FinishReason: "stop", Thought: 12 * time.Second})
+	if screen := plain(m); !strings.Contains(screen, "▸ Thought for 12s · ~375 tok") {
+		t.Fatalf("the estimate is not marked:\n%s", screen)
+	}
+}

@@ -142,6 +142,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	cmd = tea.Batch(cmd, m.budgetChanged())
 	m.updateKeys()
+	m.transcript.SetOptions(m.transcriptOptions())
 	m.layout()
 	return m, tea.Batch(cmd, m.settle())
 }

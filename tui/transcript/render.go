@@ -52,14 +52,7 @@ func (t *List) render(e *entry) []string {
 	}
 	if e.message.Role == chat.RoleUser {
 		out = append(out, st.UserLabel.Render("You")+t.labelTail(e))
-		text := e.text.String()
-		if !t.showPastes {
-			text = collapseFiles(text, e.files)
-			for _, p := range t.pastes {
-				text = strings.ReplaceAll(text, p.text, p.label)
-			}
-		}
-		for _, l := range wrap.Lines(text, tw-2) {
+		for _, l := range wrap.Lines(t.collapsed(e), tw-2) {
 			out = append(out, "  "+st.UserText.Render(l))
 		}
 		for _, im := range e.message.Images {
@@ -130,15 +123,6 @@ func ModelName(model string) string {
 		return model[i+1:]
 	}
 	return model
-}
-
-// collapseFiles shows each attached file of text as its label, "[main.go · 2.1 KiB]".
-func collapseFiles(text string, files []attach.Span) string {
-	for i := len(files) - 1; i >= 0; i-- {
-		f := files[i]
-		text = text[:f.Start] + "[" + sanitize.String(f.Label()) + "]" + text[f.End:]
-	}
-	return text
 }
 
 // systemLines is how many lines of a system prompt the transcript shows.
@@ -246,6 +230,9 @@ func (t *List) eachVisible(f func(e *entry, from, to int)) {
 
 // View returns exactly height lines: the visible window, each behind its gutter.
 func (t *List) View() []string {
+	if len(t.entries) == 0 {
+		return t.intro()
+	}
 	start, lines := t.window()
 	out := make([]string, 0, t.height)
 	pos := start

@@ -62,6 +62,7 @@ func TestGolden(t *testing.T) {
 			paste := strings.Repeat("a line of the log\n", 12)
 			l := New(Styles{})
 			l.SetSize(60, 24)
+			l.SetOptions(Options{ExpandKey: "ctrl+o"})
 			l.NotePaste(paste, "[pasted 12 lines]")
 			l.Reset([]stored.Message{
 				{ID: 1, Role: chat.RoleSystem, SystemRole: "poet", Content: "Answer in verse.\nRhyme.\nBe brief.\nNever explain."},

@@ -86,7 +86,8 @@ func (t *List) ToggleThinking(id int64) bool {
 
 // thinkingLines renders an entry's thinking at width w: collapsed, "Thinking… 14s · 312 tok"
 // with its newest words while the model thinks, then "Thought for 38s" (as stored, once it
-// is); expanded, the text. The tokens are the endpoint's count when it gave one.
+// is); expanded, the text. The tokens are the endpoint's count when it gave one, else an
+// estimate marked "~".
 func (t *List) thinkingLines(e *entry, w int) []string {
 	th := &e.think
 	if th.text.Len() == 0 {
@@ -94,11 +95,11 @@ func (t *List) thinkingLines(e *entry, w int) []string {
 	}
 	st := t.styles
 	text := th.text.String()
-	n := th.tokens
-	if n == 0 {
-		n = (utf8.RuneCountInString(text) + 3) / 4
+	tokens := chat.FormatTokens(th.tokens) + " tok"
+	if th.tokens == 0 {
+		// No count from the endpoint: four characters a token, said as the estimate it is.
+		tokens = "~" + chat.FormatTokens((utf8.RuneCountInString(text)+3)/4) + " tok"
 	}
-	tokens := chat.FormatTokens(n) + " tok"
 	var head string
 	switch {
 	case e.streaming && e.text.Len() == 0:

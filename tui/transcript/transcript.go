@@ -4,7 +4,9 @@
 //
 // transcript.go adds and removes messages, run.go follows the runs writing replies, query.go
 // answers what the screen asks about the messages, render.go draws them, thinking.go shows a
-// reply's thinking, and scroll.go moves the window and the selection.
+// reply's thinking, pastes.go collapses what an operator message holds at length, intro.go is
+// the first screen (and what the screen tells the transcript), and scroll.go moves the window
+// and the selection.
 package transcript
 
 import (
@@ -56,9 +58,13 @@ type entry struct {
 	// on the first message after where /compact cut.
 	number int
 	cut    bool
-	// files are the files attached to an operator message, shown collapsed unless pastes are
-	// shown in full.
+	// files are the files attached to an operator message; folds what of its text shows
+	// collapsed (pastes.go), long says it is long with nothing known folded in it, and whole
+	// shows it all the same.
 	files []attach.Span
+	folds []folded
+	long  bool
+	whole bool
 	// md renders the reply in chunks, those on screen; it is kept while the reply streams or
 	// has chunks left to render.
 	md    markdown.Stream
@@ -96,12 +102,13 @@ type List struct {
 	held    bool
 	sendKey string
 	// pastes are the long pastes sent from the input box: operator messages show them
-	// collapsed, under the box's label, unless showPastes.
-	pastes     []sentPaste
-	showPastes bool
-	// attached counts the files attached to the messages shown, which collapse as pastes do;
-	// seams counts the replies shown that continue a cut one.
-	attached, seams int
+	// collapsed, under the box's label.
+	pastes []sentPaste
+	// folding counts the operator messages shown with something collapsed; seams the replies
+	// shown that continue a cut one.
+	folding, seams int
+	// opts is what the screen tells the transcript (SetOptions).
+	opts Options
 	// quota is how much markdown may still be rendered for the current message (see
 	// markdown.FrameQuota); unfinished holds the entries on screen whose render it left
 	// unfinished.
@@ -130,7 +137,7 @@ func (t *List) Reset(msgs []stored.Message) {
 	es := make([]entry, len(msgs))
 	t.entries = make([]*entry, 0, len(msgs))
 	t.byID = make(map[int64]*entry, len(msgs))
-	t.attached, t.seams = 0, 0
+	t.folding, t.seams = 0, 0
 	t.stream = nil
 	for i, msg := range msgs {
 		t.add(&es[i], msg)
@@ -204,34 +211,9 @@ func (t *List) fill(e *entry, msg stored.Message) {
 	e.fillThinking(msg)
 	e.fillTools(msg)
 	if msg.Role == chat.RoleUser {
-		e.files = attach.Find(e.text.String())
-		t.attached += len(e.files)
+		t.fold(e)
 	}
 	t.byID[msg.ID] = e
-}
-
-// NotePaste notes a long paste of a message about to be sent, to show it collapsed as label.
-func (t *List) NotePaste(text, label string) {
-	t.pastes = append(t.pastes, sentPaste{text, label})
-}
-
-// sentPaste is a long paste sent from the input box, and the label it showed as there.
-type sentPaste struct{ text, label string }
-
-// HasPastes reports whether any message was sent with a long paste or an attached file.
-func (t *List) HasPastes() bool { return len(t.pastes) > 0 || t.attached > 0 }
-
-// PastesShown reports whether long pastes are shown in full.
-func (t *List) PastesShown() bool { return t.showPastes }
-
-// TogglePastes shows long pastes in full, or collapses them again.
-func (t *List) TogglePastes() {
-	t.showPastes = !t.showPastes
-	for _, e := range t.entries {
-		if e.message.Role == chat.RoleUser {
-			e.cache.lines = nil
-		}
-	}
 }
 
 // SetMarks sets each reply's place among its versions, by message id; a reply not in marks
@@ -288,7 +270,9 @@ func (t *List) Remove(ids []int64) {
 	for _, e := range t.entries {
 		if slices.Contains(ids, e.message.ID) {
 			delete(t.byID, e.message.ID)
-			t.attached -= len(e.files)
+			if e.folded() {
+				t.folding--
+			}
 			if e.seam > 0 {
 				t.seams--
 			}
