@@ -237,13 +237,9 @@ func (d *driver) pressUntil(key, what string, cond func(m Model) bool) {
 			return
 		}
 		d.send(press(key))
-		for drained := false; !drained; {
-			select {
-			case msg := <-d.msgs:
-				d.send(msg)
-			default:
-				drained = true
-			}
+		// What waits now, and no more: a stream goes on sending while the keys are pressed.
+		for n := len(d.msgs); n > 0; n-- {
+			d.send(<-d.msgs)
 		}
 	}
 	if !cond(d.m) {
