@@ -68,7 +68,9 @@ type DB struct {
 	// retired and retiredStmt are the read-only pool and its statement an upgrade replaced.
 	retired     *sql.DB
 	retiredStmt *sql.Stmt
-	closed      bool
+	// closed is set once Close begins: a write after it fails as the closed pool says, and
+	// says nothing of the file's path.
+	closed atomic.Bool
 	// token names this handle as the owner of the runs it starts; lock holds its lock file.
 	// A read-only handle has neither: it starts no run.
 	token string
@@ -481,17 +483,21 @@ func (db *DB) Close() error {
 	defer db.folding.Unlock()
 	db.upgrading.Lock() // an upgrade under way finishes first: what it opened is closed here
 	defer db.upgrading.Unlock()
-	db.closed = true
+	if db.closed.Load() {
+		return nil
+	}
 	var err error
 	if db.appendChunk != nil {
 		err = db.appendChunk.Close()
 	}
+	if db.pin != nil && db.held() != nil {
+		db.emptyLog() // what was written since it was found gone
+	}
+	db.closed.Store(true)
 	if db.pin != nil {
-		if db.held() != nil {
-			db.emptyLog() // what was written since it was found gone
-		}
+		// pin stays set: a write that checked the file just before Close finds it closed
+		// (sql.ErrConnDone), never nil.
 		err = errors.Join(err, db.pin.Close())
-		db.pin = nil
 	}
 	err = errors.Join(err, db.pool().Close())
 	if db.retired != nil {

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 )
@@ -25,8 +26,8 @@ var (
 // it was replaced or deleted once it is not; the first time, it empties the log into the file
 // held.
 func (db *DB) held() error {
-	if db.opened == nil {
-		return nil
+	if db.opened == nil || db.closed.Load() {
+		return nil // a closed handle's write fails at its pool
 	}
 	if gone := db.gone.Load(); gone != nil {
 		return describe(db.path, *gone)
@@ -50,7 +51,7 @@ func (db *DB) held() error {
 // emptyLog checkpoints the log into the file held and truncates it to nothing, through the
 // connection opened with the handle: a connection opened now would be on the file at the path.
 func (db *DB) emptyLog() {
-	if _, err := db.pin.ExecContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+	if _, err := db.pin.ExecContext(context.Background(), "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && !errors.Is(err, sql.ErrConnDone) {
 		db.log.Error("history: emptying the log of a database file that left its path", "path", db.path, "err", err)
 	}
 }

@@ -86,3 +86,29 @@ func TestTheFileLeavesThePathMidStream(t *testing.T) {
 		})
 	}
 }
+
+// A write that comes after Close (a screen's last draft, stored as its program ends), with the
+// database's directory already gone, fails as a closed database does: it does not take the
+// file's absence for a file that left its path.
+func TestAWriteAfterCloseFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := Open(dir + "/history.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("a second Close: %v", err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	err = db.SetDraft(s.ID, "the last draft")
+	if err == nil || strings.Contains(err.Error(), "deleted while parley had it open") {
+		t.Fatalf("a write after Close: %v", err)
+	}
+}

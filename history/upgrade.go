@@ -18,7 +18,7 @@ func (db *DB) upgrade() {
 	}
 	db.upgrading.Lock()
 	defer db.upgrading.Unlock()
-	if db.readOnly.Load() == nil || db.closed {
+	if db.readOnly.Load() == nil || db.closed.Load() {
 		return // upgraded meanwhile, or closed
 	}
 	w, err := openWritable(db.path, db.clock)
