@@ -61,7 +61,7 @@ func (m *Model) copyText(text, what string) tea.Cmd {
 		osc = tea.SetClipboard(text)
 	}
 	if w.Tool == nil {
-		return tea.Batch(osc, m.flash(what+" handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on", false))
+		return tea.Batch(osc, m.flash(m.clock, what+" handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on", false))
 	}
 	m.setNotice("copying "+what+" with "+w.Name()+"…", false)
 	run := func() tea.Msg {
@@ -81,9 +81,9 @@ func (m *Model) handleCopied(msg copiedMsg) tea.Cmd {
 		m.setNotice(fmt.Sprintf("%s: %v; sent as OSC 52 instead — tmux needs set-clipboard on", msg.what, msg.err), true)
 		return tea.SetClipboard(msg.text)
 	case msg.way.OSC52:
-		return m.flash(msg.what+" copied with "+tool+" and sent as OSC 52", false)
+		return m.flash(m.clock, msg.what+" copied with "+tool+" and sent as OSC 52", false)
 	default:
-		return m.flash(msg.what+" copied with "+tool, false)
+		return m.flash(m.clock, msg.what+" copied with "+tool, false)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -90,13 +89,6 @@ func storeDraftCmd(db Store, id, text string) tea.Cmd {
 			return noticeMsg{text: draftNotStored + err.Error(), err: true}
 		}
 		return draftStoredMsg{}
-	}
-}
-
-// handleDraftStored takes away a notice that the draft could not be stored: it is now.
-func (m *Model) handleDraftStored() {
-	if m.noticeErr && strings.HasPrefix(m.notice, draftNotStored) {
-		m.setNotice("", false)
 	}
 }
 

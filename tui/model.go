@@ -182,9 +182,8 @@ type Model struct {
 	codeCopy codeCopy
 	mouse    bool
 
-	notice    string
-	noticeErr bool
-	noticeEnd noticeEnd
+	// noticeLine is the notice on the status line (notice.go).
+	noticeLine
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so

@@ -45,7 +45,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
 	case draftStoredMsg:
-		m.handleDraftStored()
+		m.clearIfPrefixed(draftNotStored) // the draft is stored now
 	case stopMsg:
 		cmd = m.quitAfterActive()
 	case noticeMsg:
@@ -258,13 +258,6 @@ func (m *Model) setDark(dark bool) {
 	*m.styles = s
 	m.applyStyles()
 	m.transcript.SetDark(dark)
-}
-
-// setNotice shows a line in the status line until the next message is sent, or another
-// notice (notice.go for those that end sooner).
-func (m *Model) setNotice(text string, isErr bool) {
-	m.notice, m.noticeErr = text, isErr
-	m.noticeEnd = noticeEnd{gen: m.noticeEnd.gen + 1}
 }
 
 // handleNotice shows a notice, and gives a failed command's line back to an empty input.
