@@ -12,6 +12,7 @@ import (
 	"parley/tui/helpview"
 	"parley/tui/overlay"
 	"parley/tui/question"
+	"parley/tui/slashmenu"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -38,7 +39,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.dropOverlay(question.ID)
 	}
 	var cmd tea.Cmd
-	o := m.overlays.Front()
+	o := m.blocking()
 	if o != nil {
 		a := o.Update(msg)
 		if _, pass := a.(overlay.Pass); pass {
@@ -96,7 +97,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		if m.focus == focusInput && m.closeMenu() {
+		if menu, ok := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu); ok && m.focus == focusInput && menu.Close() {
 			return nil
 		}
 		if m.offered() {
@@ -197,8 +198,15 @@ func (m *Model) idle() bool {
 func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
 	empty := m.input.Empty()
-	if cmd, done := m.menuKey(msg); done {
-		return cmd
+	// The menu's keys come here, after the screen's own (esc, ctrl+c) have had theirs.
+	if menu, ok := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu); ok {
+		switch a := menu.Update(msg).(type) {
+		case slashmenu.Complete:
+			m.input.SetValue(a.Text)
+			return nil
+		case nil:
+			return nil
+		}
 	}
 	switch {
 	case key.Matches(msg, c.RetryNow):

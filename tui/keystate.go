@@ -1,6 +1,11 @@
 package tui
 
-import "parley/tui/keyhelp"
+import (
+	"strings"
+
+	"parley/tui/keyhelp"
+	"parley/tui/slashmenu"
+)
 
 // This file enables the bindings of keys.go that act in the current state and names what the
 // keys whose meaning changes (esc, ctrl+c, ctrl+o, ctrl+t) do now: help and the keys
@@ -25,7 +30,7 @@ func (m *Model) updateKeys() {
 	k.Input.Newer.SetKeys(keysIf(shown, "ctrl+n", "down")...)
 	k.Input.ScrollUp.SetEnabled(empty && !trans)
 	k.Input.ScrollDown.SetEnabled(empty && !trans)
-	menu := m.updateMenu()
+	menu := m.syncMenu()
 	if m.mouse {
 		c := &k.Chat
 		c.Mouse = keyhelp.Relabel(c.Mouse, "free mouse")
@@ -100,6 +105,35 @@ func (m *Model) updateKeys() {
 			c.Interrupt = keyhelp.Relabel(c.Interrupt, "clear draft")
 		}
 	}
+}
+
+// syncMenu keeps the slash menu (tui/slashmenu) on the stack while the input has the focus
+// and holds one short line starting with a single slash, and enables its keys while it shows;
+// it reports whether it shows. A line recalled from the history is walked, not completed. It
+// comes in front only when nothing else is: it waits behind a question or a list.
+func (m *Model) syncMenu() bool {
+	menu, _ := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu)
+	line, short := m.input.Short(slashmenu.Width)
+	if menu != nil && (m.input.Empty() || (short && !strings.HasPrefix(line, "/"))) {
+		m.overlays.Remove(slashmenu.ID) // a menu closed with esc opens again from here
+		menu = nil
+	}
+	if !short || m.focus != focusInput || m.recall.at >= 0 {
+		line = ""
+	}
+	if menu == nil && slashmenu.Offers(line) && m.overlays.Front() == nil {
+		menu = slashmenu.New(menuCommands(), slashmenu.Styles{Chosen: m.styles.PickerFocus, Muted: m.styles.Muted})
+		m.overlays.Push(menu)
+	}
+	open := menu != nil && menu.SetLine(line)
+	in := &m.keys.Input
+	in.Complete.SetEnabled(open)
+	in.MenuUp.SetEnabled(open)
+	in.MenuDown.SetEnabled(open)
+	if menu != nil {
+		menu.SetKeys(slashmenu.Keys{Up: in.MenuUp, Down: in.MenuDown, Complete: in.Complete, Send: in.Send, Close: m.keys.Chat.Cancel})
+	}
+	return open
 }
 
 // keysIf is key, and also more when with is set.

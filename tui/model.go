@@ -166,9 +166,7 @@ type Model struct {
 	// goes on into it after this session's messages.
 	typedElsewhere []string
 
-	// menu is the menu of slash commands above the input (slashmenu.go); finding is / in the
-	// transcript (find.go).
-	menu    slashMenu
+	// finding is / in the transcript (find.go).
 	finding finding
 	// opening is set until the session read at start-up is shown (showSession).
 	opening bool

@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/slashmenu"
 )
 
 // This file owns the slash commands typed in the input: one table, from which the help line,
@@ -112,6 +113,15 @@ func slashHelp() string {
 		parts = append(parts, strings.TrimSpace(c.names[0]+" "+c.args))
 	}
 	return strings.Join(parts, "  ") + "  (//text sends /text)"
+}
+
+// menuCommands are the slash commands as the menu above the input offers them.
+func menuCommands() []slashmenu.Command {
+	cs := make([]slashmenu.Command, len(slashCommands))
+	for i, c := range slashCommands {
+		cs[i] = slashmenu.Command{Names: c.names, Args: c.args}
+	}
+	return cs
 }
 
 // findSlash returns the command a line names, in any case (/Model is /model), and its

@@ -12,6 +12,7 @@ import (
 	"parley/tui/overlay"
 	"parley/tui/picker"
 	"parley/tui/question"
+	"parley/tui/slashmenu"
 	"parley/tui/toolask"
 	"parley/tui/toollist"
 )
@@ -130,7 +131,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
-		if m.focus == focusInput && m.overlays.Front() == nil {
+		if m.focus == focusInput && m.blocking() == nil {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -143,7 +144,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.overlays.Front() != nil || m.focus == focusVersions {
+	if m.blocking() != nil || m.focus == focusVersions {
 		return nil
 	}
 	m.focusInput()
@@ -166,9 +167,18 @@ func (m *Model) openOverlay(o overlay.Overlay) {
 // dropOverlay takes overlay id off the stack; with none left the input takes text again.
 func (m *Model) dropOverlay(id string) {
 	m.overlays.Remove(id)
-	if m.overlays.Front() == nil && m.focus == focusInput {
+	if m.blocking() == nil && m.focus == focusInput {
 		m.input.Focus()
 	}
+}
+
+// blocking is the overlay in front that takes keys ahead of the input; nil when there is
+// none. The slash menu stands over the input without blocking it: the input's keys ask it.
+func (m *Model) blocking() overlay.Overlay {
+	if o := m.overlays.Front(); o != nil && o.ID() != slashmenu.ID {
+		return o
+	}
+	return nil
 }
 
 // listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
@@ -176,7 +186,7 @@ func (m *Model) dropOverlay(id string) {
 func (m *Model) listShown() overlay.Overlay {
 	return m.overlays.Top(func(o overlay.Overlay) bool {
 		switch o.(type) {
-		case *toolask.Question, *question.Question:
+		case *toolask.Question, *question.Question, *slashmenu.Menu:
 			return false
 		}
 		return true

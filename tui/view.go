@@ -11,6 +11,7 @@ import (
 	"parley/retry"
 	"parley/tui/overlay"
 	"parley/tui/question"
+	"parley/tui/slashmenu"
 	"parley/tui/toolask"
 	"parley/tui/transcript"
 
@@ -51,7 +52,7 @@ func (m Model) View() tea.View {
 	lines = append(lines, m.inputView()...)
 	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
-	if m.focus == focusInput && m.overlays.Front() == nil {
+	if m.focus == focusInput && m.blocking() == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
@@ -76,6 +77,14 @@ func (m *Model) layout() {
 	}
 }
 
+// menuView is the slash menu above the input, while it shows.
+func (m *Model) menuView() []string {
+	if menu := m.overlays.Find(slashmenu.ID); menu != nil {
+		return menu.View(m.width, 0)
+	}
+	return nil
+}
+
 // inputView is the input, or in its place the overlay in front (the question before a tool
 // call): the input then visibly takes no text, and keeps the draft as it was.
 func (m *Model) inputView() []string {
@@ -97,7 +106,7 @@ func (m *Model) inputHeight() int {
 // the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
-	case m.overlays.Front() != nil:
+	case m.blocking() != nil:
 		return m.shortHelp() // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
