@@ -71,10 +71,6 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		// its escape-time): it is read as the two keys the operator pressed.
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
-	switch m.focus {
-	case focusVersions:
-		return m.versionsKey(msg)
-	}
 	if m.focus == focusTranscript && m.finding.typing {
 		m.findKey(msg) // the text to find takes every key, esc and enter too
 		return nil

@@ -6,7 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/internal/markdown"
-	"parley/tui/transcript"
+	"parley/tui/versions"
 )
 
 // This file owns frames: a streaming reply is rendered at most once per frame, however fast
@@ -56,8 +56,8 @@ func (m *Model) handleFrame(msg frameMsg) tea.Cmd {
 // refresh lets the views render again what changed or is unfinished.
 func (m *Model) refresh(now time.Time) {
 	m.transcript.Refresh()
-	if m.versions.view != nil {
-		m.versions.view.Refresh()
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.Refresh()
 	}
 	m.lastFrame = now
 }
@@ -65,25 +65,25 @@ func (m *Model) refresh(now time.Time) {
 // giveQuota gives the views a frame's quota of rendering for the message being handled.
 func (m *Model) giveQuota() {
 	m.transcript.Quota(markdown.FrameQuota)
-	if m.versions.view != nil {
-		m.versions.view.Quota(markdown.FrameQuota)
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.Quota(markdown.FrameQuota)
 	}
 }
 
 // settle renders what is on screen, within the message's quota, and asks for the next frame
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
-	var view *transcript.List
-	switch {
-	case m.listShown() != nil:
+	if v, ok := m.listShown().(*versions.View); ok {
+		if v.Prepare() {
+			return m.askFrame(0)
+		}
 		return nil
-	case m.focus == focusVersions:
-		view = m.versions.view
-	default:
-		view = m.transcript
 	}
-	view.Prepare()
-	if view.Unfinished() {
+	if m.listShown() != nil {
+		return nil
+	}
+	m.transcript.Prepare()
+	if m.transcript.Unfinished() {
 		return m.askFrame(0)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"parley/tui/helpview"
 	"parley/tui/keyhelp"
 	"parley/tui/picker"
+	"parley/tui/versions"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -25,7 +26,7 @@ type KeyMap struct {
 	Input      InputKeys      // writing a message
 	Transcript TranscriptKeys // selecting replies
 	Picker     picker.Keys    // choosing a session
-	Versions   VersionKeys    // reading the versions of a reply
+	Versions   versions.Keys  // reading the versions of a reply
 	HelpList   helpview.Keys  // reading the list of every key
 
 	// focus is the focus the help line is for.
@@ -101,19 +102,6 @@ type ListKeys struct {
 	Top, Bottom      key.Binding
 }
 
-// VersionKeys act while the version view is open.
-type VersionKeys struct {
-	Older      key.Binding
-	Newer      key.Binding
-	Copy       key.Binding
-	Restore    key.Binding // makes the version shown the live one
-	ScrollUp   key.Binding
-	ScrollDown key.Binding
-	PageUp     key.Binding
-	PageDown   key.Binding
-	Close      key.Binding
-}
-
 // DefaultKeyMap returns parley's bindings.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
@@ -174,7 +162,7 @@ func DefaultKeyMap() KeyMap {
 			Rename: bind("rename", "ctrl+r"),
 		},
 		HelpList: helpListKeys(listKeys("scroll", "top", "end"), bind("close", "esc", "?")),
-		Versions: VersionKeys{
+		Versions: versions.Keys{
 			Older:      bind("older", "["),
 			Newer:      bind("newer", "]"),
 			Copy:       bind("copy", "y"),
@@ -226,11 +214,6 @@ func bind(desc string, keys ...string) key.Binding {
 // help line. Selecting replies shows selectBar instead.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
-	switch k.focus {
-	case focusVersions:
-		v := k.Versions
-		return []key.Binding{v.Copy, v.Restore, v.Close}
-	}
 	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 

@@ -15,7 +15,6 @@ import (
 // ctrl+c do now.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	k.focus = m.focus
 	trans := m.focus == focusTranscript
 	empty := m.input.Empty()
 	selected := m.transcript.Selected() != 0
@@ -64,8 +63,6 @@ func (m *Model) updateKeys() {
 	}
 	k.Transcript.FindNext.SetEnabled(m.finding.query != "")
 	k.Transcript.FindPrev.SetEnabled(m.finding.query != "")
-	live := m.focus == focusVersions && m.versions.list != nil && !m.versions.list[m.versions.shown].Superseded
-	k.Versions.Restore.SetEnabled(m.focus == focusVersions && !live)
 	c := &k.Chat
 	expand := !trans && m.input.HoldsPastes()
 	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())

@@ -101,6 +101,7 @@ type draftTickMsg struct{ sessionGen int }
 type restoredMsg struct {
 	sessionGen int
 	reply      int64
+	number     int // the version's number in the view
 	err        error
 }
 

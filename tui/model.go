@@ -23,6 +23,7 @@ import (
 	"parley/tui/inputbox"
 	"parley/tui/overlay"
 	"parley/tui/transcript"
+	"parley/tui/versions"
 )
 
 // Options is what the screen needs to run.
@@ -98,7 +99,6 @@ type focus int
 const (
 	focusInput      focus = iota // the message being written
 	focusTranscript              // selecting replies
-	focusVersions                // reading the versions of a reply
 )
 
 // Model is parley's chat screen, the program's only tea.Model.
@@ -130,7 +130,6 @@ type Model struct {
 	spinner       spinner.Model
 	transcript    *transcript.List
 	focus         focus
-	versions      versionView
 
 	// runs is the session's runs: the active one, what waits behind it, its stream on screen
 	// (run.go, outbox.go, frame.go).
@@ -256,7 +255,7 @@ func (m *Model) applyStyles() {
 	m.input.SetStyles(m.styles.Input)
 	m.spinner.Style = m.styles.Muted
 	m.transcript.SetStyles(m.styles.transcript())
-	if m.versions.view != nil {
-		m.versions.view.SetStyles(m.styles.transcript())
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.SetStyles(m.styles.versions())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"parley/tui/slashmenu"
 	"parley/tui/toolask"
 	"parley/tui/toollist"
+	"parley/tui/versions"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -144,7 +145,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.blocking() != nil || m.focus == focusVersions {
+	if m.blocking() != nil {
 		return nil
 	}
 	m.focusInput()
@@ -219,6 +220,10 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 		m.setModel(a.Choice.Model)
 	case toolask.Answered:
 		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
+	case versions.Copy:
+		return m.copyText(a.Text, a.What)
+	case versions.Restore:
+		return m.restore(a.ID, a.Number)
 	case toolask.Stopped:
 		cmd, _ := m.stop()
 		return cmd
@@ -226,21 +231,17 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 	return nil
 }
 
-// handleWheel scrolls the transcript, or the version shown.
+// handleWheel scrolls the transcript, or the list drawn in its place.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
 	if o := m.listShown(); o != nil {
 		o.Update(msg)
 		return
 	}
-	t := m.transcript
-	if m.focus == focusVersions {
-		t = m.versions.view
-	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
-		t.ScrollUp(wheelLines)
+		m.transcript.ScrollUp(wheelLines)
 	case tea.MouseWheelDown:
-		t.ScrollDown(wheelLines)
+		m.transcript.ScrollDown(wheelLines)
 	}
 }
 

@@ -35,8 +35,6 @@ func (m Model) View() tea.View {
 	switch {
 	case m.listShown() != nil:
 		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
-	case m.focus == focusVersions:
-		lines = append(lines, m.versionsView()...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
@@ -72,9 +70,6 @@ func (m *Model) layout() {
 	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
-	if m.versions.view != nil {
-		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
-	}
 }
 
 // menuView is the slash menu above the input, while it shows.
