@@ -6,18 +6,51 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"parley/agent"
 	"parley/internal/chat"
+	"parley/retry"
+	"parley/tui/inputbox"
 )
 
 // This file owns the context budget on screen: the plan of the next send (agent.Plan, the one
 // computation the client also sends by), made when what it weighs changes and never per key
 // or frame; the header's size against the window and the line above the input that say it;
 // and the reads behind them. Pins and /compact, which steer it, are in compact.go.
+
+// gauges are the numbers the header measures: the context budget, what the provider last said
+// is left of its rate limits, and what the session has spent. Model embeds them.
+type gauges struct {
+	// budget is what the next send carries against the model's window.
+	budget budget
+	// limits is what the provider last said is left of its rate limits (limitsKnown: it said),
+	// shown when little is left.
+	limits      chat.Remaining
+	limitsKnown bool
+	// spent is what the session has spent, as last read from the database.
+	spent agent.Spent
+}
+
+// told is what the header says of the gauges at now: the context's size, limits running low,
+// and the spend when a spend guard prices it (priced).
+func (g *gauges) told(now time.Time, priced bool) []string {
+	var told []string
+	if g.budget.label != "" {
+		told = append(told, g.budget.label)
+	}
+	if g.limitsKnown && retry.Low(g.limits, now) {
+		told = append(told, limitsLabel(g.limits, now))
+	}
+	if priced && g.spent.Tokens > 0 {
+		told = append(told, spentLabel(g.spent))
+	}
+	return told
+}
 
 // budget is what the next send carries, against the model's window.
 type budget struct {
@@ -97,10 +130,10 @@ func (m *Model) budgetChanged() tea.Cmd {
 
 // draftPlanned plans the next send again when the input changed since the plan was made: it
 // is called when the draft settles (draft.go's tick), not per key, as planning weighs the
-// whole conversation.
-func (m *Model) draftPlanned() {
-	if m.budget.read && m.budget.rev != m.input.Rev() {
-		m.planBudget()
+// whole conversation. number is the transcript's number of a message, pin the key that pins.
+func (b *budget) draftPlanned(in *inputbox.Box, number func(int64) int, pin string) {
+	if b.read && b.rev != in.Rev() {
+		b.replan(in, number, pin)
 	}
 }
 
@@ -112,19 +145,19 @@ func (m *Model) toolsChanged() {
 	if m.tools != nil {
 		m.budget.tools = agent.ToolTokens(m.tools.OfferedSoFar())
 	}
-	m.planBudget()
+	m.budget.replan(&m.input, m.transcript.Number, m.keys.Transcript.Pin.Help().Key)
 }
 
-// planBudget plans the next send: what was read, and the input as the message sent, with the
-// tools' schemas; and words what the header and the line above the input say of it.
-func (m *Model) planBudget() {
-	b := &m.budget
+// replan plans the next send: what was read, and in's text as the message sent, with the tools'
+// schemas; and words what the header and the line above the input say of it, naming messages
+// by number (the transcript's) and the key that pins one (pin).
+func (b *budget) replan(in *inputbox.Box, number func(int64) int, pin string) {
 	if !b.read {
 		return
 	}
-	draft := m.input.Value()
+	draft := in.Value()
 	next := append(slices.Clip(b.msgs), chat.Message{Role: chat.RoleUser, Content: draft})
-	b.plan, b.rev = agent.NewPlan(next, b.window, b.source, b.tools), m.input.Rev()
+	b.plan, b.rev = agent.NewPlan(next, b.window, b.source, b.tools), in.Rev()
 	b.label, b.leaveOut = "", ""
 	if len(b.msgs) > 0 || draft != "" {
 		b.label = planLabel(b.plan)
@@ -132,25 +165,20 @@ func (m *Model) planBudget() {
 	if p := b.plan; p.Omitted+p.Images > 0 {
 		var what []string
 		if p.Omitted > 0 {
-			what = append(what, m.messagesNamed(m.planNumbers(), p.Omitted))
+			var nums []int
+			for i, drop := range p.Drop {
+				if drop && i < len(b.ids) {
+					nums = append(nums, number(b.ids[i]))
+				}
+			}
+			what = append(what, messagesNamed(nums, p.Omitted))
 		}
 		if p.Images > 0 {
 			what = append(what, chat.Plural(p.Images, "earlier image"))
 		}
 		b.leaveOut = fmt.Sprintf("next send leaves out %s · ~%s tok · %s pins one", strings.Join(what, " and "),
-			chat.FormatTokens(p.LeftOut), m.keys.Transcript.Pin.Help().Key)
+			chat.FormatTokens(p.LeftOut), pin)
 	}
-}
-
-// planNumbers are the numbers the transcript shows of the stored messages the plan leaves out.
-func (m *Model) planNumbers() []int {
-	var nums []int
-	for i, drop := range m.budget.plan.Drop {
-		if drop && i < len(m.budget.ids) {
-			nums = append(nums, m.transcript.Number(m.budget.ids[i]))
-		}
-	}
-	return nums
 }
 
 // planLabel is the header's word on the context: the conversation's size against the room the
@@ -166,10 +194,6 @@ func planLabel(p agent.Plan) string {
 		contextTokens(p.Window), p.Source)
 }
 
-// budgetLabel is what the header says of the context; "" before the first read, and while
-// there is nothing to send yet.
-func (m *Model) budgetLabel() string { return m.budget.label }
-
 // contextTokens writes a count of tokens against a window: whole below 10,000, where windows
 // are set by hand (1024, 4096) and rounding would hide the number set; briefly above.
 func contextTokens(n int) string {
@@ -181,24 +205,16 @@ func contextTokens(n int) string {
 
 // leaveOutView is the line above the input before a send that compaction will trim: "next send
 // leaves out messages 3–14 · ~18k tok · p pins one"; "" when it trims nothing.
-func (m *Model) leaveOutView() string {
-	if m.budget.leaveOut == "" {
-		return ""
+func (b *budget) leaveOutView(style lipgloss.Style, width int) []string {
+	if b.leaveOut == "" {
+		return nil
 	}
-	return m.styles.Warn.Render(ansi.Truncate(m.budget.leaveOut, m.width, "…"))
-}
-
-// leaveOutHeight is the height of leaveOutView: one line, or none.
-func (m *Model) leaveOutHeight() int {
-	if m.budget.leaveOut == "" {
-		return 0
-	}
-	return 1
+	return []string{style.Render(ansi.Truncate(b.leaveOut, width, "…"))}
 }
 
 // messagesNamed names n messages by their numbers as the transcript shows them, "messages 3–14",
 // "message 2", "messages 1–4, 6"; numbers it does not show (0) are counted only.
-func (m *Model) messagesNamed(nums []int, n int) string {
+func messagesNamed(nums []int, n int) string {
 	nums = slices.DeleteFunc(nums, func(k int) bool { return k == 0 })
 	if len(nums) == 0 {
 		return chat.Plural(n, "earlier message")

@@ -222,10 +222,10 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, in.Image):
 		return m.pasteImage()
 	case key.Matches(msg, in.Older):
-		m.recallStep(1)
+		m.recallStep(&m.input, m.transcript.OperatorTexts(), 1)
 		return nil
 	case key.Matches(msg, in.Newer):
-		m.recallStep(-1)
+		m.recallStep(&m.input, m.transcript.OperatorTexts(), -1)
 		return nil
 	case key.Matches(msg, in.ScrollUp):
 		m.transcript.ScrollUp(wheelLines)

@@ -88,7 +88,7 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 	if p := m.budget.plan; keep == 0 && p.Images == 0 {
 		tokens = p.LeftOut // what the line above the input says: the same messages
 	}
-	what := fmt.Sprintf("%s · ~%s tok", m.messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
+	what := fmt.Sprintf("%s · ~%s tok", messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
 	c := confirm{action: "compact", id: cut}
 	if pending != c {
 		m.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+

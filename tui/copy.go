@@ -30,6 +30,15 @@ type copiedMsg struct {
 	err        error
 }
 
+// copying is how the screen copies and whether it holds the mouse. Model embeds it.
+type copying struct {
+	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set while
+	// the mouse is captured.
+	clip     clipboard.Way
+	codeCopy codeCopy
+	mouse    bool
+}
+
 // codeCopy is the code block Y copied last: which reply, and the number of the next to copy.
 type codeCopy struct {
 	id   int64
@@ -121,8 +130,8 @@ func (m *Model) toggleMouse() {
 }
 
 // mouseMode is the view's mouse mode: cell motion while captured, none otherwise.
-func (m *Model) mouseMode() tea.MouseMode {
-	if m.mouse {
+func (c *copying) mouseMode() tea.MouseMode {
+	if c.mouse {
 		return tea.MouseModeCellMotion
 	}
 	return tea.MouseModeNone

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -54,9 +55,9 @@ func (m *Model) handleForked(msg forkedMsg) tea.Cmd {
 }
 
 // forkLabel is what the header says of a session forked from another: `forked from "Trip
-// planning" at 14:02`; empty for a session that is no fork.
-func (m *Model) forkLabel() string {
-	f := m.forkOf
+// planning" at 14:02` (the time as written at now); empty for a session that is no fork.
+func (s *sessionState) forkLabel(now time.Time) string {
+	f := s.forkOf
 	if f == nil {
 		return ""
 	}
@@ -64,5 +65,5 @@ func (m *Model) forkLabel() string {
 	if f.OriginTitle != "" {
 		from = fmt.Sprintf("%q", sanitize.String(f.OriginTitle))
 	}
-	return "forked from " + from + " at " + chat.FormatClock(f.At, m.clock.Now())
+	return "forked from " + from + " at " + chat.FormatClock(f.At, now)
 }

@@ -21,10 +21,11 @@ func (m *Model) updateKeys() {
 	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
 	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)
 	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled() && !k.Chat.SendQueued.Enabled())
-	k.Input.Older.SetEnabled(m.walking())
-	k.Input.Newer.SetEnabled(m.recall.at >= 0 && m.walking())
+	walking := m.walking(&m.input)
+	k.Input.Older.SetEnabled(walking)
+	k.Input.Newer.SetEnabled(m.recall.at >= 0 && walking)
 	// While an earlier message is shown, the arrows walk on from it; else they scroll.
-	shown := m.recall.at >= 0 && m.walking() && !empty
+	shown := m.recall.at >= 0 && walking && !empty
 	k.Input.Older.SetKeys(keysIf(shown, "ctrl+p", "up")...)
 	k.Input.Newer.SetKeys(keysIf(shown, "ctrl+n", "down")...)
 	k.Input.ScrollUp.SetEnabled(empty && !trans)

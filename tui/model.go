@@ -103,23 +103,14 @@ const (
 
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
-	db     Store
-	client *agent.Client
-	// fallback is Options.Fallback; others are the other profiles' clients, which R offers.
-	fallback *agent.Client
-	others   []*agent.Client
-	demo     Demo
-	clock    chat.Clock
-	spend    *agent.SpendGuard
-	// limits is what the provider last said is left of its rate limits (limitsKnown: it said),
-	// shown in the header when little is left.
-	limits      chat.Remaining
-	limitsKnown bool
-	session     stored.Session
-	// forkOf is where the session was forked from; nil for one that is no fork.
-	forkOf *stored.Fork
-	// sessionGen counts session switches; answers for an earlier session are dropped.
-	sessionGen int
+	db Store
+	// endpoints are the clients runs are sent with (waits.go).
+	endpoints
+	demo  Demo
+	clock chat.Clock
+	spend *agent.SpendGuard
+	// sessionState is the open session, and which switch of sessions it is (session.go).
+	sessionState
 
 	width, height int
 	dark          bool
@@ -151,33 +142,20 @@ type Model struct {
 	// question before a key throws work away): the one in front takes every key (update.go).
 	overlays overlay.Stack
 
-	// spent is what the session has spent, as last read from the database, for the header.
-	spent agent.Spent
-	// budget is what the next send carries against the model's window (budget.go).
-	budget budget
+	// gauges are the header's numbers: the context budget, the rate limits left, the spend
+	// (budget.go).
+	gauges
 
-	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
-	// emptied the input of; recall is the walk through earlier messages (draft.go).
-	draft   draftState
-	cleared string
-	recall  recall
-	// typedElsewhere is what was sent on the screen in other sessions, newest first: the walk
-	// goes on into it after this session's messages.
-	typedElsewhere []string
+	// drafts is what is typed and not sent: the stored draft, the one ctrl+c cleared, the
+	// walk through earlier messages (draft.go).
+	drafts
 
 	// finding is / in the transcript (find.go).
 	finding finding
-	// opening is set until the session read at start-up is shown (showSession).
-	opening bool
-	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
+	// keyPaste tells a paste that arrives as keys from typing (keypaste.go).
 	keyPaste keyPaste
-	pasteGap time.Duration
-
-	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
-	// while the mouse is captured (copy.go).
-	clip     clipboard.Way
-	codeCopy codeCopy
-	mouse    bool
+	// copying is how text is copied, and whether the mouse is captured (copy.go).
+	copying
 
 	// noticeLine is the notice on the status line (notice.go).
 	noticeLine
@@ -191,27 +169,22 @@ func New(o Options) Model {
 	}
 	styles := newTheme(true)
 	m := Model{
-		runs:     runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
-		opening:  true,
-		db:       o.DB,
-		client:   o.Client,
-		fallback: o.Fallback,
-		others:   o.Others,
-		demo:     o.Demo,
-		tools:    o.Tools,
-		spend:    o.Spend,
-		clock:    o.Clock,
-		session:  o.Session,
-		dark:     true,
-		styles:   &styles,
-		keys:     DefaultKeyMap(),
-		help:     help.New(),
-		spinner:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		recall:   recall{at: -1},
-		draft:    draftState{rev: -1},
-		clip:     chooseClipboard(o),
-		mouse:    o.Mouse,
-		pasteGap: o.PasteGap,
+		runs:         runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
+		db:           o.DB,
+		endpoints:    endpoints{client: o.Client, fallback: o.Fallback, others: o.Others},
+		demo:         o.Demo,
+		tools:        o.Tools,
+		spend:        o.Spend,
+		clock:        o.Clock,
+		sessionState: sessionState{session: o.Session, opening: true},
+		dark:         true,
+		styles:       &styles,
+		keys:         DefaultKeyMap(),
+		help:         help.New(),
+		spinner:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		drafts:       drafts{recall: recall{at: -1}, draft: draftState{rev: -1}},
+		copying:      copying{clip: chooseClipboard(o), mouse: o.Mouse},
+		keyPaste:     keyPaste{gap: o.PasteGap},
 	}
 	m.transcript = transcript.New(m.styles.transcript())
 	m.transcript.SetReadingWidth(cmp.Or(o.ReadingWidth, DefaultReadingWidth))

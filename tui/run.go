@@ -105,12 +105,20 @@ type activeRun struct {
 	hidden bool
 }
 
+// endpoints are the clients runs are sent with. Model embeds them.
+type endpoints struct {
+	client *agent.Client
+	// fallback is Options.Fallback; others are the other profiles' clients, which R offers.
+	fallback *agent.Client
+	others   []*agent.Client
+}
+
 // modelName returns the name of the model that new runs use.
-func (m *Model) modelName() string {
-	if m.client == nil {
+func (e *endpoints) modelName() string {
+	if e.client == nil {
 		return ""
 	}
-	return m.client.Endpoint().Model
+	return e.client.Endpoint().Model
 }
 
 // startRun makes rcpt's run the active one and sends its request from a command: the

@@ -74,6 +74,17 @@ func readSession(db Store, sessionGen int, open opener) sessionLoadedMsg {
 		typed: typed, files: fromDraftFiles(files), forkOf: forkOf, err: err}
 }
 
+// sessionState is the open session as the screen keeps it. Model embeds it.
+type sessionState struct {
+	session stored.Session
+	// forkOf is where the session was forked from; nil for one that is no fork.
+	forkOf *stored.Fork
+	// sessionGen counts session switches; answers for an earlier session are dropped.
+	sessionGen int
+	// opening is set until the session read at start-up is shown (showSession).
+	opening bool
+}
+
 // loadSession reads session id and its transcript.
 func (m *Model) loadSession(id string) tea.Cmd {
 	sessionGen, db := m.sessionGen, m.db

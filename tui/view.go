@@ -42,9 +42,7 @@ func (m Model) View() tea.View {
 	if next := m.nextView(); next != "" {
 		lines = append(lines, next)
 	}
-	if l := m.leaveOutView(); l != "" {
-		lines = append(lines, l)
-	}
+	lines = append(lines, m.budget.leaveOutView(m.styles.Warn, m.width)...)
 	lines = append(lines, m.menuView()...)
 	inputTop := len(lines)
 	lines = append(lines, m.inputView()...)
@@ -67,7 +65,7 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 }
@@ -137,7 +135,7 @@ func (m *Model) headerView() string {
 	if role := m.systemLabel(); role != "" {
 		where += " · " + role
 	}
-	if fork := m.forkLabel(); fork != "" {
+	if fork := m.forkLabel(m.clock.Now()); fork != "" {
 		title += " · " + fork
 	}
 	badge := ""
@@ -152,16 +150,7 @@ func (m *Model) headerView() string {
 		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
 	}
 	state := " " + m.headerState() + " "
-	var told []string
-	if ctx := m.budgetLabel(); ctx != "" {
-		told = append(told, ctx)
-	}
-	if m.limitsKnown && retry.Low(m.limits, m.clock.Now()) {
-		told = append(told, limitsLabel(m.limits, m.clock.Now()))
-	}
-	if m.spend != nil && m.spent.Tokens > 0 {
-		told = append(told, spentLabel(m.spent))
-	}
+	told := m.told(m.clock.Now(), m.spend != nil)
 	spent := ""
 	if len(told) > 0 {
 		spent = strings.Join(told, " · ") + " "
