@@ -153,7 +153,7 @@ type versionsMsg struct {
 type pasteTickMsg struct{ tag int }
 
 // rereadMsg carries the open session's messages read again, to show what another process stored
-// in it (seen.go).
+// in it (session.go).
 type rereadMsg struct {
 	sessionGen int
 	msgs       []stored.Message

@@ -123,7 +123,7 @@ type Model struct {
 	focus         focus
 
 	// runs is the session's runs: the active one, what waits behind it, its stream on screen
-	// (run.go, outbox.go, frame.go).
+	// (run.go, outbox.go).
 	runs
 
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
@@ -132,11 +132,11 @@ type Model struct {
 	// (waits.go); zero when nothing is offered.
 	offer offer
 	// start is what the screen was started with; next is what goes with the next message
-	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
+	// sent (roles.go, attach.go, edit.go); models is /model's list (overlays.go).
 	start startup
 	next  nextMessage
 
-	// tools are the session's tools, nil when none are configured (tools.go).
+	// tools are the session's tools, nil when none are configured (overlays.go).
 	tools *toolbox
 	// overlays stand in front of the conversation (the question before a tool call, a
 	// question before a key throws work away): the one in front takes every key (update.go).
@@ -150,7 +150,7 @@ type Model struct {
 	// walk through earlier messages (draft.go).
 	drafts
 
-	// finding is / in the transcript (find.go).
+	// finding is / in the transcript (chatkeys.go).
 	finding finding
 	// keyPaste tells a paste that arrives as keys from typing (keypaste.go).
 	keyPaste keyPaste

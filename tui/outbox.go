@@ -63,7 +63,7 @@ func (m *Model) postNext() tea.Cmd {
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
-		// Another window may have written in a session this screen opened stored (seen.go).
+		// Another window may have written in a session this screen opened stored (session.go).
 		var rcpt stored.Receipt
 		if known == "" {
 			rcpt, err = db.Post(sessionID, text, modelName, queued, next.images...)

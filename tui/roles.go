@@ -61,7 +61,7 @@ type nextMessage struct {
 	// beforeEdit is what the input held before the edit began (edit.go).
 	edit       int64
 	beforeEdit string
-	// title is what /title named a session not stored yet: it is stored with it (title.go).
+	// title is what /title named a session not stored yet: it is stored with it (session.go).
 	title string
 }
 

@@ -8,14 +8,7 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
-	"parley/tui/modellist"
-	"parley/tui/overlay"
 	"parley/tui/picker"
-	"parley/tui/question"
-	"parley/tui/slashmenu"
-	"parley/tui/toolask"
-	"parley/tui/toollist"
-	"parley/tui/versions"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -65,7 +58,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pasteTickMsg:
 		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
 
-	// The session (session.go, picker.go, versions.go, title.go).
+	// The session (session.go, overlays.go, versions.go).
 	case sessionLoadedMsg:
 		cmd = m.handleSessionLoaded(msg)
 	case olderLoadedMsg:
@@ -89,7 +82,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case titledMsg:
 		cmd = m.handleTitled(msg)
 
-	// The context budget (budget.go, compact.go).
+	// The context budget (budget.go).
 	case budgetMsg:
 		cmd = m.handleBudget(msg)
 	case pinnedMsg:
@@ -97,7 +90,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case compactedMsg:
 		cmd = m.handleCompacted(msg)
 
-	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
+	// Runs (outbox.go, run.go, regenerate.go, waits.go).
 	case postedMsg:
 		cmd = m.handlePosted(msg)
 	case runStartedMsg:
@@ -120,7 +113,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tier2TickMsg:
 		cmd = m.handleTier2Tick(msg)
 
-	// What goes with the next message (attach.go, edit.go, editor.go, models.go).
+	// What goes with the next message (attach.go, edit.go, overlays.go).
 	case attachedMsg:
 		cmd = m.handleAttached(msg)
 	case editedMsg:
@@ -156,79 +149,6 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
 	return cmd
-}
-
-// openOverlay puts o in front (layout gives it the transcript's place): the input waits
-// behind it.
-func (m *Model) openOverlay(o overlay.Overlay) {
-	m.overlays.Push(o)
-	m.input.Blur()
-}
-
-// dropOverlay takes overlay id off the stack; with none left the input takes text again.
-func (m *Model) dropOverlay(id string) {
-	m.overlays.Remove(id)
-	if m.blocking() == nil && m.focus == focusInput {
-		m.input.Focus()
-	}
-}
-
-// blocking is the overlay in front that takes keys ahead of the input; nil when there is
-// none. The slash menu stands over the input without blocking it: the input's keys ask it.
-func (m *Model) blocking() overlay.Overlay {
-	if o := m.overlays.Front(); o != nil && o.ID() != slashmenu.ID {
-		return o
-	}
-	return nil
-}
-
-// listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
-// when the transcript shows.
-func (m *Model) listShown() overlay.Overlay {
-	return m.overlays.Top(func(o overlay.Overlay) bool {
-		switch o.(type) {
-		case *toolask.Question, *question.Question, *slashmenu.Menu:
-			return false
-		}
-		return true
-	})
-}
-
-// overlayAction does what the overlay in front asked for; pending is the action a question
-// just confirmed, if any.
-func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
-	switch a := a.(type) {
-	case overlay.Close:
-		id := m.overlays.Front().ID()
-		m.dropOverlay(id)
-		if id == toollist.ID {
-			m.toolsChanged() // what was turned on or off counts from the next send
-		}
-	case picker.Open:
-		return m.openChosen(a, pending)
-	case picker.Delete:
-		return m.deleteSession(a.Session, pending)
-	case picker.Say:
-		m.setNotice(a.Text, a.Err)
-	case tea.Cmd:
-		return a
-	case modellist.Chosen:
-		m.dropOverlay(modellist.ID)
-		if a.Compare != 0 {
-			return m.compareOn(a.Compare, a.Choice)
-		}
-		m.setModel(a.Choice.Model)
-	case toolask.Answered:
-		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
-	case versions.Copy:
-		return m.copyText(a.Text, a.What)
-	case versions.Restore:
-		return m.restore(a.ID, a.Number)
-	case toolask.Stopped:
-		cmd, _ := m.stop()
-		return cmd
-	}
-	return nil
 }
 
 // handleWheel scrolls the transcript, or the list drawn in its place.
