@@ -178,13 +178,12 @@ func fromDraftFiles(files []stored.DraftFile) []attach.File {
 
 // nextView is the line above the input that says what goes with the next message: the edit
 // it is, and the files attached. Empty when there is nothing to say.
-func (m *Model) nextView() string {
-	st := m.styles
+func (n *nextMessage) nextView(st *theme, cancel string, width int) string {
 	var parts []string
-	if m.next.edit != 0 {
-		parts = append(parts, st.Warn.Render("editing your message · "+m.keys.Chat.Cancel.Help().Key+" abandons"))
+	if n.edit != 0 {
+		parts = append(parts, st.Warn.Render("editing your message · "+cancel+" abandons"))
 	}
-	for _, f := range m.next.files {
+	for _, f := range n.files {
 		chip := " " + sanitize.String(f.Path) + " · " + attach.Size(int64(len(f.Text))) + " "
 		if f.Image != nil {
 			chip = " " + sanitize.String(attach.Chip(f.Image.Image)) + " "
@@ -194,15 +193,15 @@ func (m *Model) nextView() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	if len(m.next.files) > 0 {
+	if len(n.files) > 0 {
 		parts = append(parts, st.Muted.Render("/file drops"))
 	}
-	return ansi.Truncate(strings.Join(parts, " "), m.width, "…")
+	return ansi.Truncate(strings.Join(parts, " "), width, "…")
 }
 
 // nextHeight is the height of nextView: one line, or none.
-func (m *Model) nextHeight() int {
-	if m.next.edit == 0 && len(m.next.files) == 0 {
+func (n *nextMessage) nextHeight() int {
+	if n.edit == 0 && len(n.files) == 0 {
 		return 0
 	}
 	return 1

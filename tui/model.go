@@ -130,7 +130,7 @@ type Model struct {
 	tier2 retry.Tier2
 	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
 	// (waits.go); zero when nothing is offered.
-	offer offer
+	offer
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (overlays.go).
 	start startup

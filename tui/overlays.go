@@ -22,6 +22,7 @@ import (
 	"parley/tui/slashmenu"
 	"parley/tui/toolask"
 	"parley/tui/toollist"
+	"parley/tui/transcript"
 	"parley/tui/versions"
 )
 
@@ -368,10 +369,10 @@ func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	return nil
 }
 
-// toolsRunAgain is what r on reply id asks first when its run called tools: the calls the new
+// toolsRunAgain is what r on reply id (of t) asks first when its run called tools: the calls the new
 // run may make again. "" when it called none.
-func (m *Model) toolsRunAgain(id int64) string {
-	calls := m.transcript.ToolCalls(id)
+func toolsRunAgain(t *transcript.List, id int64) string {
+	calls := t.ToolCalls(id)
 	if len(calls) == 0 {
 		return ""
 	}

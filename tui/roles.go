@@ -140,7 +140,7 @@ func (m *Model) removeSystem() {
 func (m *Model) roleCommand(name string) bool {
 	switch {
 	case name == "":
-		now := cmp.Or(m.systemLabel(), "none")
+		now := cmp.Or(m.next.systemLabel(), "none")
 		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses, /role none removes it)", roleNames(m.start.roles), now), false)
 		return true
 	case noPrompt(name):
@@ -188,11 +188,11 @@ func (m *Model) systemCommand(text string) {
 
 // systemLabel names the system prompt of the next messages for the header: the role, or
 // "system prompt" for one given as text.
-func (m *Model) systemLabel() string {
+func (n *nextMessage) systemLabel() string {
 	switch {
-	case m.next.system.Role != "":
-		return "role " + sanitize.String(m.next.system.Role)
-	case m.next.system.Text != "":
+	case n.system.Role != "":
+		return "role " + sanitize.String(n.system.Role)
+	case n.system.Text != "":
 		return "system prompt"
 	}
 	return ""

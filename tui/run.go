@@ -131,7 +131,7 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
 	m.transcript.StartStreaming(rcpt.ReplyID)
-	m.active.client = m.clientFor(rcpt.RunID)
+	m.active.client = m.clientFor(rcpt.RunID, m.client)
 	db, client, clock, tag, spend, sessionID, box := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID, m.tools
 	start := func() tea.Msg {
 		var events <-chan chat.Event
@@ -358,12 +358,12 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as
 // cancelled with the text received so far, comes back.
-func (m *Model) cancelRun() {
-	if m.active == nil || m.active.cancelling {
+func (r *runs) cancelRun() {
+	if r.active == nil || r.active.cancelling {
 		return
 	}
-	m.active.cancelling = true
-	m.active.cancel()
+	r.active.cancelling = true
+	r.active.cancel()
 }
 
 // This part owns frames: a streaming reply is rendered at most once per frame, however fast
@@ -389,12 +389,12 @@ func (m *Model) frame() tea.Cmd {
 
 // askFrame asks for a frame after wait, unless one is on its way. The frame carries the tag
 // of the newest run: one asked for before a run started is not shown.
-func (m *Model) askFrame(wait time.Duration) tea.Cmd {
-	if m.framePending {
+func (r *runs) askFrame(wait time.Duration) tea.Cmd {
+	if r.framePending {
 		return nil
 	}
-	m.framePending = true
-	tag := m.lastRunTag
+	r.framePending = true
+	tag := r.lastRunTag
 	if wait <= 0 {
 		return func() tea.Msg { return frameMsg{tag: tag} }
 	}

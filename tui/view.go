@@ -15,6 +15,9 @@ import (
 	"parley/tui/toolask"
 	"parley/tui/transcript"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -39,7 +42,7 @@ func (m Model) View() tea.View {
 		lines = append(lines, m.transcript.View()...)
 	}
 	lines = append(lines, m.statusView()...)
-	if next := m.nextView(); next != "" {
+	if next := m.next.nextView(m.styles, m.keys.Chat.Cancel.Help().Key, m.width); next != "" {
 		lines = append(lines, next)
 	}
 	lines = append(lines, m.budget.leaveOutView(m.styles.Warn, m.width)...)
@@ -65,7 +68,7 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.menuView()) - m.inputHeight() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.menuView()) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 }
@@ -100,7 +103,7 @@ func (m *Model) inputHeight() int {
 func (m *Model) helpView() []string {
 	switch {
 	case m.blocking() != nil:
-		return m.shortHelp() // the overlay's own keys
+		return shortHelp(m.help, m.shortKeys(), m.width) // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
 		for i, l := range lines {
@@ -108,7 +111,7 @@ func (m *Model) helpView() []string {
 		}
 		return lines
 	}
-	return m.shortHelp()
+	return shortHelp(m.help, m.shortKeys(), m.width)
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,
@@ -132,7 +135,7 @@ func (m *Model) headerView() string {
 			where = ep.Name + " · " + where
 		}
 	}
-	if role := m.systemLabel(); role != "" {
+	if role := m.next.systemLabel(); role != "" {
 		where += " · " + role
 	}
 	if fork := m.forkLabel(m.clock.Now()); fork != "" {
@@ -149,7 +152,7 @@ func (m *Model) headerView() string {
 		// Nothing can be sent: said from the start, not after the first message fails.
 		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
 	}
-	state := " " + m.headerState() + " "
+	state := " " + m.headerState(m.tier2.Armed()) + " "
 	told := m.told(m.clock.Now(), m.spend != nil)
 	spent := ""
 	if len(told) > 0 {
@@ -165,11 +168,12 @@ func (m *Model) headerView() string {
 	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
 
-// headerState names what the active run (or Tier 2) is doing, and how many messages wait.
-func (m *Model) headerState() string {
+// headerState names what the active run (or Tier 2, armed) is doing, and how many messages
+// wait.
+func (r *runs) headerState(armed bool) string {
 	var s string
-	switch r := m.active; {
-	case r == nil && m.tier2.Armed():
+	switch r := r.active; {
+	case r == nil && armed:
 		s = "retry armed"
 	case r == nil:
 		s = "idle"
@@ -182,7 +186,7 @@ func (m *Model) headerState() string {
 	default:
 		s = "streaming"
 	}
-	if n := len(m.queue) + len(m.outbox); n > 0 {
+	if n := len(r.queue) + len(r.outbox); n > 0 {
 		s += fmt.Sprintf(" · %d queued", n)
 	}
 	return s
@@ -205,7 +209,7 @@ func (m *Model) statusView() []string {
 	style := st.Muted
 	switch r := m.active; {
 	case m.tier2.Armed():
-		banner := m.tier2Banner()
+		banner := tier2Banner(&m.tier2, m.now, m.keys.Chat)
 		if m.fallbackOffered() {
 			k := m.keys.Chat.Fallback
 			if m.focus == focusTranscript {
@@ -272,24 +276,30 @@ func padded(lines []string, width int) []string {
 	return lines
 }
 
-// shortHelp is the help of the keys that act now, wrapped at whole keys to fit the width.
-func (m *Model) shortHelp() []string {
-	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
+// shortKeys are the keys that act now: the front overlay's that names its keys, else the
+// screen's.
+func (m *Model) shortKeys() []key.Binding {
+	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
+		return o.Help()
+	}
+	return m.keys.ShortHelp()
+}
+
+// shortHelp is the help of the enabled keys, drawn with h's styles, wrapped at whole keys to
+// fit width.
+func shortHelp(h help.Model, keys []key.Binding, width int) []string {
+	sep := h.Styles.ShortSeparator.Render(h.ShortSeparator)
 	var lines []string
 	line := ""
-	keys := m.keys.ShortHelp()
-	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
-		keys = o.Help()
-	}
 	for _, b := range keys {
 		if !b.Enabled() {
 			continue
 		}
-		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
+		item := h.Styles.ShortKey.Render(b.Help().Key) + " " + h.Styles.ShortDesc.Render(b.Help().Desc)
 		switch {
 		case line == "":
 			line = item
-		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(item) <= m.width:
+		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(item) <= width:
 			line += sep + item
 		default:
 			lines = append(lines, line)

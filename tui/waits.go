@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,12 +20,12 @@ import (
 // offer made when a session opens on a reply that failed retryable.
 
 // clientFor returns the client that run runID is sent with, and forgets the choice.
-func (m *Model) clientFor(runID int64) *agent.Client {
-	if c, ok := m.runClients[runID]; ok {
-		delete(m.runClients, runID)
+func (r *runs) clientFor(runID int64, screen *agent.Client) *agent.Client {
+	if c, ok := r.runClients[runID]; ok {
+		delete(r.runClients, runID)
 		return c
 	}
-	return m.client
+	return screen
 }
 
 // fallbackOffered reports whether the armed retry may go to the fallback instead: only for
@@ -98,7 +99,7 @@ func (m *Model) offerAgain(anchor int64, what string) {
 }
 
 // offered reports whether an offer stands.
-func (m *Model) offered() bool { return m.offer != offer{} }
+func (o offer) offered() bool { return o != offer{} }
 
 // takeOffer is enter on the offer: the question is sent again (regenerated), or Tier 2 arms
 // from the stored run, as after any failure.
@@ -228,17 +229,18 @@ func (m *Model) cancelTier2() tea.Cmd {
 	return nil
 }
 
-// tier2Banner is the armed retry's line: what it waits for, then the keys that act on it.
-func (m *Model) tier2Banner() string {
-	banner := sanitize.String(m.tier2.Waiting(m.now)) + " · " + m.keys.Chat.Cancel.Help().Key + " cancel"
-	switch now := m.keys.Chat.RetryNow.Help().Key; {
-	case m.tier2.Unsent():
-		banner += " · " + now + " send now"
-	case !m.tier2.Scheduled():
-		banner += " · " + now + " retry now"
+// tier2Banner is the armed retry t's line at now: what it waits for, then the keys of c that
+// act on it.
+func tier2Banner(t *retry.Tier2, now time.Time, c ChatKeys) string {
+	banner := sanitize.String(t.Waiting(now)) + " · " + c.Cancel.Help().Key + " cancel"
+	switch k := c.RetryNow.Help().Key; {
+	case t.Unsent():
+		banner += " · " + k + " send now"
+	case !t.Scheduled():
+		banner += " · " + k + " retry now"
 	}
-	if m.keys.Chat.Continue.Enabled() {
-		banner += " · " + m.keys.Chat.Continue.Help().Key + " continue"
+	if c.Continue.Enabled() {
+		banner += " · " + c.Continue.Help().Key + " continue"
 	}
 	return banner
 }
