@@ -41,7 +41,7 @@ func (m *Model) fileCommand(path, typed string) tea.Cmd {
 		} else {
 			m.next.files = nil
 			m.setNotice("attachments dropped", false)
-			return m.storeDraftFiles()
+			return m.storeDraftFiles(m.next.files)
 		}
 		return nil
 	}
@@ -132,18 +132,18 @@ func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 		note += " (" + sanitize.String(im.Scaled()) + ")"
 	}
 	m.setNotice(note, false)
-	return m.storeDraftFiles()
+	return m.storeDraftFiles(m.next.files)
 }
 
 // storeDraftFiles stores the files attached to the next message with the session's draft, so
 // that they survive a quit like the text.
-func (m *Model) storeDraftFiles() tea.Cmd {
-	if m.db == nil {
+func (s *sessionState) storeDraftFiles(files []attach.File) tea.Cmd {
+	if s.db == nil {
 		return nil
 	}
-	db, id, files := m.db, m.session.ID, toDraftFiles(m.next.files)
+	db, id, stored := s.db, s.session.ID, toDraftFiles(files)
 	return func() tea.Msg {
-		if err := db.SetDraftFiles(id, files); err != nil {
+		if err := db.SetDraftFiles(id, stored); err != nil {
 			return noticeMsg{text: draftNotStored + err.Error(), err: true}
 		}
 		return draftStoredMsg{}

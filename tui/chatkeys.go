@@ -18,6 +18,7 @@ import (
 	"parley/tui/overlay"
 	"parley/tui/question"
 	"parley/tui/slashmenu"
+	"parley/tui/transcript"
 )
 
 // This file owns the keys of the input and the transcript: what each does in which state, and
@@ -74,7 +75,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
 	if m.focus == focusTranscript && m.finding.typing {
-		m.findKey(msg) // the text to find takes every key, esc and enter too
+		m.finding.key(msg, m.keys, m.transcript, &m.noticeLine) // the text to find takes every key, esc and enter too
 		return nil
 	}
 	c := m.keys.Chat
@@ -296,11 +297,11 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
 	case key.Matches(msg, t.Find):
-		m.startFind()
+		m.finding.start(&m.noticeLine)
 	case key.Matches(msg, t.FindNext):
-		m.findStep(-1)
+		m.finding.step(-1, m.keys.Transcript, m.transcript, &m.noticeLine)
 	case key.Matches(msg, t.FindPrev):
-		m.findStep(1)
+		m.finding.step(1, m.keys.Transcript, m.transcript, &m.noticeLine)
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateSelected(pending)
 	case key.Matches(msg, t.Continue):
@@ -383,54 +384,53 @@ type finding struct {
 	reveal int64
 }
 
-// startFind is /: the text to find is typed on the status line.
-func (m *Model) startFind() {
-	m.finding.typing, m.finding.query = true, ""
-	m.showFindPrompt()
+// start is /: the text to find is typed on the status line, n.
+func (f *finding) start(n *noticeLine) {
+	f.typing, f.query = true, ""
+	f.prompt(n)
 }
 
-// showFindPrompt shows the text being typed and what ends it.
-func (m *Model) showFindPrompt() {
-	m.setNotice("find: "+sanitize.String(m.finding.query)+"▏ · enter finds · esc cancels", false)
+// prompt shows on n the text being typed and what ends it.
+func (f *finding) prompt(n *noticeLine) {
+	n.setNotice("find: "+sanitize.String(f.query)+"▏ · enter finds · esc cancels", false)
 }
 
-// findKey handles a key while the text to find is typed: enter finds it, esc gives up, other
-// keys edit it.
-func (m *Model) findKey(msg tea.KeyPressMsg) {
-	f := &m.finding
+// key handles a key of k while the text to find is typed: enter finds it in t, esc gives up,
+// other keys edit it; n says how it went.
+func (f *finding) key(msg tea.KeyPressMsg, k KeyMap, t *transcript.List, n *noticeLine) {
 	switch {
-	case key.Matches(msg, m.keys.Picker.Choose):
+	case key.Matches(msg, k.Picker.Choose):
 		f.typing = false
 		if f.query == "" {
-			m.setNotice("", false)
+			n.setNotice("", false)
 			return
 		}
-		m.findStep(-1)
-	case key.Matches(msg, m.keys.Picker.Close):
+		f.step(-1, k.Transcript, t, n)
+	case key.Matches(msg, k.Picker.Close):
 		f.typing, f.query = false, ""
-		m.setNotice("", false)
+		n.setNotice("", false)
 	default:
 		if q, ok := filterlist.EditQuery(f.query, msg); ok {
 			f.query = q
 		}
-		m.showFindPrompt()
+		f.prompt(n)
 	}
 }
 
-// findStep selects the nearest message holding the text found, earlier (dir -1) or later (1)
-// than the one selected, saying when there is none.
-func (m *Model) findStep(dir int) {
-	q := m.finding.query
-	if m.transcript.Find(q, dir) {
-		m.setNotice("found “"+sanitize.String(q)+"” · "+m.keys.Transcript.FindNext.Help().Key+" earlier · "+
-			m.keys.Transcript.FindPrev.Help().Key+" later", false)
+// step selects in t the nearest message holding the text found, earlier (dir -1) or later (1)
+// than the one selected, saying on n when there is none; k names the keys that go on.
+func (f *finding) step(dir int, k TranscriptKeys, t *transcript.List, n *noticeLine) {
+	q := f.query
+	if t.Find(q, dir) {
+		n.setNotice("found “"+sanitize.String(q)+"” · "+k.FindNext.Help().Key+" earlier · "+
+			k.FindPrev.Help().Key+" later", false)
 		return
 	}
 	where := "earlier"
 	if dir > 0 {
 		where = "later"
 	}
-	m.setNotice("no "+where+" message holds “"+sanitize.String(q)+"”", true)
+	n.setNotice("no "+where+" message holds “"+sanitize.String(q)+"”", true)
 }
 
 // revealFound selects the message a session opened from a search is to show, once it is on

@@ -41,7 +41,7 @@ func (m *Model) sendInput(text string) tea.Cmd {
 	var files tea.Cmd
 	if len(m.next.files) > 0 {
 		m.next.files = nil
-		files = m.storeDraftFiles() // they go with the message: no longer the draft's
+		files = m.storeDraftFiles(m.next.files) // they go with the message: no longer the draft's
 	}
 	if edit := m.next.edit; edit != 0 {
 		m.next.edit, m.next.beforeEdit = 0, ""

@@ -103,7 +103,6 @@ const (
 
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
-	db Store
 	// endpoints are the clients runs are sent with (waits.go).
 	endpoints
 	demo  Demo
@@ -170,13 +169,12 @@ func New(o Options) Model {
 	styles := newTheme(true)
 	m := Model{
 		runs:         runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
-		db:           o.DB,
 		endpoints:    endpoints{client: o.Client, fallback: o.Fallback, others: o.Others},
 		demo:         o.Demo,
 		tools:        o.Tools,
 		spend:        o.Spend,
 		clock:        o.Clock,
-		sessionState: sessionState{session: o.Session, opening: true},
+		sessionState: sessionState{db: o.DB, session: o.Session, opening: true},
 		dark:         true,
 		styles:       &styles,
 		keys:         DefaultKeyMap(),

@@ -107,8 +107,8 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 // session (asked first while a reply is being written), delete one (asked first).
 
 // listSessions reads the stored sessions, to open the picker on them (/sessions).
-func (m *Model) listSessions() tea.Cmd {
-	db := m.db
+func (s *sessionState) listSessions() tea.Cmd {
+	db := s.db
 	return func() tea.Msg {
 		s, err := db.Sessions()
 		return sessionsMsg{sessions: s, err: err}

@@ -345,7 +345,7 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	}
 	var readBack, next tea.Cmd
 	if st == chat.StatusFailed {
-		readBack = m.readFailedRun(rcpt.RunID)
+		readBack = m.readFailedRun(rcpt.RunID, m.tier2.Token())
 	}
 	if !m.held {
 		next = m.dispatchNext()

@@ -80,6 +80,9 @@ func readSession(db Store, sessionGen int, open opener) sessionLoadedMsg {
 
 // sessionState is the open session as the screen keeps it. Model embeds it.
 type sessionState struct {
+	// db stores sessions, messages and runs; every read of the session is tagged with
+	// sessionGen.
+	db      Store
 	session stored.Session
 	// forkOf is where the session was forked from; nil for one that is no fork.
 	forkOf *stored.Fork
@@ -90,8 +93,8 @@ type sessionState struct {
 }
 
 // loadSession reads session id and its transcript.
-func (m *Model) loadSession(id string) tea.Cmd {
-	sessionGen, db := m.sessionGen, m.db
+func (s *sessionState) loadSession(id string) tea.Cmd {
+	sessionGen, db := s.sessionGen, s.db
 	return func() tea.Msg { return readSession(db, sessionGen, sessionByID(id)) }
 }
 
@@ -191,8 +194,8 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 }
 
 // loadOlder reads the messages of the current session older than the first one shown.
-func (m *Model) loadOlder(before int64) tea.Cmd {
-	sessionGen, db, id := m.sessionGen, m.db, m.session.ID
+func (s *sessionState) loadOlder(before int64) tea.Cmd {
+	sessionGen, db, id := s.sessionGen, s.db, s.session.ID
 	return func() tea.Msg {
 		msgs, err := db.TranscriptBefore(id, before, 0)
 		return olderLoadedMsg{sessionGen: sessionGen, msgs: msgs, err: err}

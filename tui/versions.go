@@ -122,11 +122,11 @@ type marksMsg struct {
 }
 
 // readMarks reads the version marks of the session's replies.
-func (m *Model) readMarks() tea.Cmd {
-	if m.db == nil || m.session.ID == "" {
+func (s *sessionState) readMarks() tea.Cmd {
+	if s.db == nil || s.session.ID == "" {
 		return nil
 	}
-	db, id, gen := m.db, m.session.ID, m.sessionGen
+	db, id, gen := s.db, s.session.ID, s.sessionGen
 	return func() tea.Msg {
 		marks, err := db.VersionMarks(id)
 		return marksMsg{sessionGen: gen, marks: marks, err: err}

@@ -109,7 +109,7 @@ func (m *Model) takeOffer() tea.Cmd {
 	if o.anchor != 0 {
 		return m.regenerate(o.anchor, false, nil)
 	}
-	return m.readFailedRun(o.run)
+	return m.readFailedRun(o.run, m.tier2.Token())
 }
 
 // dismissOffer is esc on the offer.
@@ -136,8 +136,8 @@ func (m *Model) sayEndpoint(chosen string) {
 
 // readFailedRun reads run runID back from the database, for Tier 2 to decide from its
 // stored classification.
-func (m *Model) readFailedRun(runID int64) tea.Cmd {
-	db, sessionGen, token := m.db, m.sessionGen, m.tier2.Token()
+func (s *sessionState) readFailedRun(runID int64, token int) tea.Cmd {
+	db, sessionGen := s.db, s.sessionGen
 	return func() tea.Msg {
 		r, err := db.Run(runID)
 		return storedRunMsg{sessionGen: sessionGen, tier2Token: token, stored: r, err: err}
