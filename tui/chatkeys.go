@@ -128,7 +128,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ScrollDown(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.Mouse):
-		m.toggleMouse()
+		m.toggleMouse(&m.noticeLine, m.keys.Chat.Mouse.Help().Key)
 		return nil
 	case key.Matches(msg, c.Pastes):
 		if m.focus == focusInput && m.input.HoldsPastes() {
@@ -347,9 +347,9 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if m.transcript.IsOperator(m.transcript.Selected()) {
 			what = "your message"
 		}
-		return m.copyText(m.transcript.Text(m.transcript.Selected()), what)
+		return m.copyText(&m.noticeLine, m.clock, m.transcript.Text(m.transcript.Selected()), what)
 	case key.Matches(msg, t.CopyCode):
-		return m.copyCode()
+		return m.copyCode(&m.noticeLine, m.clock, m.transcript, m.keys.Transcript.CopyCode.Help().Key)
 	case slices.Contains(t.Continue.Keys(), msg.String()):
 		return m.continueReply(m.transcript.Selected()) // not cut: it says so
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:

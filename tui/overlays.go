@@ -93,7 +93,7 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 	case toolask.Answered:
 		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
 	case versions.Copy:
-		return m.copyText(a.Text, a.What)
+		return m.copyText(&m.noticeLine, m.clock, a.Text, a.What)
 	case versions.Restore:
 		return m.restore(a.ID, a.Number)
 	case toolask.Stopped:

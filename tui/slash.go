@@ -58,7 +58,7 @@ func init() {
 				m.setNotice("there is no reply to copy yet", true)
 				return nil, false
 			}
-			return m.copyText(m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
+			return m.copyText(&m.noticeLine, m.clock, m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
 		}},
 		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if args == "" {

@@ -50,7 +50,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case marksMsg:
 		cmd = m.handleMarks(msg)
 	case copiedMsg:
-		cmd = m.handleCopied(msg)
+		cmd = handleCopied(&m.noticeLine, m.clock, msg)
 	case inputbox.ClipboardErrMsg:
 		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:
