@@ -42,7 +42,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.dropOverlay(question.ID)
 	}
 	var cmd tea.Cmd
-	o := m.blocking()
+	o := m.overlays.blocking()
 	if o != nil {
 		a := o.Update(msg)
 		if _, pass := a.(overlay.Pass); pass {
@@ -107,9 +107,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		switch {
 		case m.focus == focusTranscript:
 			m.focusInput()
-		case m.selectable(), pending == selecting && m.idle():
+		case m.selectable(m.clock.Now(), m.tier2.Active()), pending == selecting && m.idle(m.tier2.Active()):
 			m.focusTranscript()
-		case m.idle():
+		case m.idle(m.tier2.Active()):
 			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
 			// says so, so that the keys after it are not taken for the transcript's unawares.
 			k := m.keys.Chat.Cancel.Help().Key
@@ -183,13 +183,13 @@ func (m *Model) stop() (tea.Cmd, bool) {
 
 // selectable reports whether esc may select replies now: nothing runs or is being stored,
 // and the last run ended (or was stopped) long enough ago for esc not to be a late stop.
-func (m *Model) selectable() bool {
-	return m.idle() && m.clock.Now().Sub(m.runEnded) >= selectGuard
+func (r *runs) selectable(now time.Time, tier2Active bool) bool {
+	return r.idle(tier2Active) && now.Sub(r.runEnded) >= selectGuard
 }
 
-// idle reports whether nothing runs, waits to be retried or is being stored.
-func (m *Model) idle() bool {
-	return m.active == nil && !m.tier2.Active() && !m.posting
+// idle reports whether nothing runs, waits to be retried (tier2Active) or is being stored.
+func (r *runs) idle(tier2Active bool) bool {
+	return r.active == nil && !tier2Active && !r.posting
 }
 
 // inputKey handles a key while the input has the focus. On an empty input a few keys act;

@@ -34,8 +34,8 @@ func (m *Model) ask(c confirm, text string) {
 }
 
 // asked is the question standing in front; "" when none does.
-func (m *Model) asked() string {
-	if q, ok := m.overlays.Front().(*question.Question); ok {
+func (s *stack) asked() string {
+	if q, ok := s.Front().(*question.Question); ok {
 		return q.Text()
 	}
 	return ""

@@ -336,8 +336,8 @@ func (m *Model) updateKeys() {
 	}
 	k.Chat.Continue.SetEnabled((trans || empty) && m.cutReply() != 0)
 	k.Transcript.Thinking.SetEnabled(selected)
-	k.Transcript.Fallback.SetEnabled(m.fallbackOffered())
-	k.Chat.Fallback.SetEnabled(m.fallbackOffered())
+	k.Transcript.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))
+	k.Chat.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))
 	k.Transcript.Older.SetEnabled(selected)
 	k.Transcript.Newer.SetEnabled(selected)
 	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))

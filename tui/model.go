@@ -21,7 +21,6 @@ import (
 	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
-	"parley/tui/overlay"
 	"parley/tui/transcript"
 	"parley/tui/versions"
 )
@@ -139,7 +138,7 @@ type Model struct {
 	tools *toolbox
 	// overlays stand in front of the conversation (the question before a tool call, a
 	// question before a key throws work away): the one in front takes every key (update.go).
-	overlays overlay.Stack
+	overlays stack
 
 	// gauges are the header's numbers: the context budget, the rate limits left, the spend
 	// (budget.go).

@@ -49,7 +49,7 @@ func (m *Model) postNext() tea.Cmd {
 	text := next.text
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
-	ep, seen, known, title := m.client.Endpoint(), m.seenID(), m.session.ID, m.next.title
+	ep, seen, known, title := m.client.Endpoint(), m.seenID(m.transcript.Newest()), m.session.ID, m.next.title
 	return func() tea.Msg {
 		if sessionID == "" && system.Text != "" {
 			// A new session is stored with its first message; its prompt goes before it.

@@ -40,15 +40,18 @@ func (m *Model) openOverlay(o overlay.Overlay) {
 // dropOverlay takes overlay id off the stack; with none left the input takes text again.
 func (m *Model) dropOverlay(id string) {
 	m.overlays.Remove(id)
-	if m.blocking() == nil && m.focus == focusInput {
+	if m.overlays.blocking() == nil && m.focus == focusInput {
 		m.input.Focus()
 	}
 }
 
+// stack is the screen's stack of overlays, and which of them plays what part on the screen.
+type stack struct{ overlay.Stack }
+
 // blocking is the overlay in front that takes keys ahead of the input; nil when there is
 // none. The slash menu stands over the input without blocking it: the input's keys ask it.
-func (m *Model) blocking() overlay.Overlay {
-	if o := m.overlays.Front(); o != nil && o.ID() != slashmenu.ID {
+func (s *stack) blocking() overlay.Overlay {
+	if o := s.Front(); o != nil && o.ID() != slashmenu.ID {
 		return o
 	}
 	return nil
@@ -56,8 +59,8 @@ func (m *Model) blocking() overlay.Overlay {
 
 // listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
 // when the transcript shows.
-func (m *Model) listShown() overlay.Overlay {
-	return m.overlays.Top(func(o overlay.Overlay) bool {
+func (s *stack) listShown() overlay.Overlay {
+	return s.Top(func(o overlay.Overlay) bool {
 		switch o.(type) {
 		case *toolask.Question, *question.Question, *slashmenu.Menu:
 			return false

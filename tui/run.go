@@ -430,13 +430,13 @@ func (m *Model) giveQuota() {
 // settle renders what is on screen, within the message's quota, and asks for the next frame
 // at once if that left a render unfinished. It ends every Update, so View only draws.
 func (m *Model) settle() tea.Cmd {
-	if v, ok := m.listShown().(*versions.View); ok {
+	if v, ok := m.overlays.listShown().(*versions.View); ok {
 		if v.Prepare() {
 			return m.askFrame(0)
 		}
 		return nil
 	}
-	if m.listShown() != nil {
+	if m.overlays.listShown() != nil {
 		return nil
 	}
 	m.transcript.Prepare()

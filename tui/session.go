@@ -249,15 +249,15 @@ func (m *Model) handleSpent(msg spentMsg) tea.Cmd {
 // the model is never sent a turn the operator was not shown. Refused, the text goes back to
 // the input and the screen reads the session again.
 
-// seenID is the newest stored message of the session the screen knows of: those it shows, and
-// the replies of its runs under way or queued.
-func (m *Model) seenID() int64 {
-	id := m.transcript.Newest()
-	if m.active != nil {
-		id = max(id, m.active.rcpt.ReplyID)
+// seenID is the newest stored message of the session the screen knows of: newest, the newest
+// it shows, and the replies of its runs under way or queued.
+func (r *runs) seenID(newest int64) int64 {
+	id := newest
+	if r.active != nil {
+		id = max(id, r.active.rcpt.ReplyID)
 	}
-	for _, r := range m.queue {
-		id = max(id, r.ReplyID)
+	for _, q := range r.queue {
+		id = max(id, q.ReplyID)
 	}
 	return id
 }

@@ -90,7 +90,7 @@ func init() {
 				m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
 				return nil, false
 			}
-			return m.demoCommand(args), true
+			return demoCommand(m.demo, args), true
 		}},
 		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			m.openHelp()
@@ -223,8 +223,7 @@ func (m *Model) setModel(name string) bool {
 
 // demoCommand is /demo: it tells the built-in demo endpoint how to misbehave next. When the
 // demo refuses the line, the line comes back to the input (if nothing was typed since).
-func (m *Model) demoCommand(args string) tea.Cmd {
-	d := m.demo
+func demoCommand(d Demo, args string) tea.Cmd {
 	return func() tea.Msg {
 		out, err := d.Command(args)
 		if err != nil {

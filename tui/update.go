@@ -125,7 +125,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
-		if m.focus == focusInput && m.blocking() == nil {
+		if m.focus == focusInput && m.overlays.blocking() == nil {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -138,7 +138,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.blocking() != nil {
+	if m.overlays.blocking() != nil {
 		return nil
 	}
 	m.focusInput()
@@ -153,7 +153,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 
 // handleWheel scrolls the transcript, or the list drawn in its place.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
-	if o := m.listShown(); o != nil {
+	if o := m.overlays.listShown(); o != nil {
 		o.Update(msg)
 		return
 	}

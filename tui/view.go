@@ -36,8 +36,8 @@ func (m Model) View() tea.View {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
 	switch {
-	case m.listShown() != nil:
-		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
+	case m.overlays.listShown() != nil:
+		lines = append(lines, m.overlays.listShown().View(m.width, m.transcript.Height())...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
@@ -46,12 +46,12 @@ func (m Model) View() tea.View {
 		lines = append(lines, next)
 	}
 	lines = append(lines, m.budget.leaveOutView(m.styles.Warn, m.width)...)
-	lines = append(lines, m.menuView()...)
+	lines = append(lines, m.overlays.menuView(m.width)...)
 	inputTop := len(lines)
 	lines = append(lines, m.inputView()...)
 	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
-	if m.focus == focusInput && m.blocking() == nil {
+	if m.focus == focusInput && m.overlays.blocking() == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
@@ -68,15 +68,15 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.menuView()) - m.inputHeight() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.overlays.menuView(m.width)) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 }
 
-// menuView is the slash menu above the input, while it shows.
-func (m *Model) menuView() []string {
-	if menu := m.overlays.Find(slashmenu.ID); menu != nil {
-		return menu.View(m.width, 0)
+// menuView is the slash menu above the input, width cells wide, while it shows.
+func (s *stack) menuView(width int) []string {
+	if menu := s.Find(slashmenu.ID); menu != nil {
+		return menu.View(width, 0)
 	}
 	return nil
 }
@@ -102,7 +102,7 @@ func (m *Model) inputHeight() int {
 // the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
-	case m.blocking() != nil:
+	case m.overlays.blocking() != nil:
 		return shortHelp(m.help, m.shortKeys(), m.width) // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
@@ -210,7 +210,7 @@ func (m *Model) statusView() []string {
 	switch r := m.active; {
 	case m.tier2.Armed():
 		banner := tier2Banner(&m.tier2, m.now, m.keys.Chat)
-		if m.fallbackOffered() {
+		if m.fallbackOffered(&m.tier2) {
 			k := m.keys.Chat.Fallback
 			if m.focus == focusTranscript {
 				k = m.keys.Transcript.Fallback

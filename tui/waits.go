@@ -31,8 +31,8 @@ func (r *runs) clientFor(runID int64, screen *agent.Client) *agent.Client {
 // fallbackOffered reports whether the armed retry may go to the fallback instead: only for
 // a failure retry.FallbackOffered allows, and only before anything was shown (Tier 2 arms
 // only then).
-func (m *Model) fallbackOffered() bool {
-	return m.fallback != nil && m.tier2.Armed() && retry.FallbackOffered(m.tier2.Class())
+func (e *endpoints) fallbackOffered(t *retry.Tier2) bool {
+	return e.fallback != nil && t.Armed() && retry.FallbackOffered(t.Class())
 }
 
 // noFallback says why the fallback key (k) did nothing: no fallback is configured, or no retry
@@ -47,7 +47,7 @@ func (m *Model) noFallback(k string) {
 
 // fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
 func (m *Model) fallbackNow() tea.Cmd {
-	if !m.fallbackOffered() {
+	if !m.fallbackOffered(&m.tier2) {
 		return nil
 	}
 	anchor := m.tier2.Anchor()
