@@ -52,6 +52,15 @@ func (g *gauges) told(now time.Time, priced bool) []string {
 	return told
 }
 
+// handleSpent shows what the session has spent, unless it could not be read, and what is left
+// of the provider's limits.
+func (g *gauges) handleSpent(msg spentMsg) {
+	if msg.err == nil {
+		g.spent = msg.spent
+	}
+	g.limits, g.limitsKnown = msg.limits, msg.known
+}
+
 // budget is what the next send carries, against the model's window.
 type budget struct {
 	// gen counts reads asked for; an answer to an older one is dropped. model is the model

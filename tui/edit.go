@@ -130,7 +130,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	}
 	m.transcript.Append(stored.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text,
 		Images: msg.images})
-	m.appendQueuedReply(rcpt, msg.modelName)
+	m.transcript.Append(queuedReply(rcpt, m.session.ID, msg.modelName))
 	m.transcript.GotoBottom()
 	var start tea.Cmd
 	if m.busy() {

@@ -124,7 +124,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	}
 	m.transcript.Append(stored.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.out.text,
 		Images: msg.out.images})
-	m.appendQueuedReply(msg.rcpt, msg.modelName)
+	m.transcript.Append(queuedReply(msg.rcpt, m.session.ID, msg.modelName))
 	m.transcript.GotoBottom()
 	var cmd tea.Cmd
 	if msg.rcpt.Queued {
@@ -155,13 +155,14 @@ func (m *Model) giveBack(outs []outgoing) {
 	m.input.SetValue(strings.Join(texts, "\n\n"))
 }
 
-// appendQueuedReply shows the reply of a stored run that has not started yet.
-func (m *Model) appendQueuedReply(rcpt stored.Receipt, modelName string) {
-	m.transcript.Append(stored.Message{
-		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
+// queuedReply is the reply of a stored run of session sessionID that has not started yet, as
+// the transcript shows it.
+func queuedReply(rcpt stored.Receipt, sessionID, modelName string) stored.Message {
+	return stored.Message{
+		ID: rcpt.ReplyID, SessionID: sessionID, Role: chat.RoleAssistant,
 		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
 		Content: rcpt.Prefix, Seam: len(rcpt.Prefix),
-	})
+	}
 }
 
 // dispatchNext starts the oldest queued run, if any.

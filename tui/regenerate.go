@@ -102,7 +102,7 @@ func (m *Model) handleRegenerated(msg regeneratedMsg) tea.Cmd {
 	}
 	drop := m.supersede(rcpt.Superseded)
 	if !rcpt.Pending {
-		m.appendQueuedReply(rcpt, msg.modelName)
+		m.transcript.Append(queuedReply(rcpt, m.session.ID, msg.modelName))
 		if m.focus == focusTranscript {
 			m.transcript.SelectLast()
 		}

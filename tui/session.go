@@ -231,19 +231,6 @@ func (m *Model) readSpent() tea.Cmd {
 	}
 }
 
-// handleSpent shows what the session has spent, unless it could not be read, and what is left
-// of the provider's limits.
-func (m *Model) handleSpent(msg spentMsg) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
-		return nil
-	}
-	if msg.err == nil {
-		m.spent = msg.spent
-	}
-	m.limits, m.limitsKnown = msg.limits, msg.known
-	return nil
-}
-
 // This part keeps two windows on one session honest: a message is stored only if no other
 // process stored messages in the session after those the screen shows (history.PostSeen), so
 // the model is never sent a turn the operator was not shown. Refused, the text goes back to

@@ -66,7 +66,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case rereadMsg:
 		cmd = m.handleReread(msg)
 	case spentMsg:
-		cmd = m.handleSpent(msg)
+		if msg.sessionGen == m.sessionGen {
+			m.handleSpent(msg)
+		}
 	case sessionsMsg:
 		cmd = m.handleSessions(msg)
 	case picker.Searched:
