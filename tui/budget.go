@@ -117,7 +117,7 @@ func (m *Model) readBudget() tea.Cmd {
 
 // handleBudget keeps a read of the budget, and shows where /compact cut.
 func (m *Model) handleBudget(msg budgetMsg) tea.Cmd {
-	if msg.gen != m.budget.gen || !m.accepts(msg.sessionGen, msg.err, "read the conversation's size") {
+	if msg.gen != m.budget.gen || !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the conversation's size") {
 		return nil
 	}
 	b := &m.budget
@@ -282,7 +282,7 @@ func (m *Model) pinSelected() tea.Cmd {
 
 // handlePinned shows the pin, and weighs the next send again: a pin changes what it leaves out.
 func (m *Model) handlePinned(msg pinnedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "pin the message") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "pin the message") {
 		return nil
 	}
 	m.transcript.SetPinned(msg.id, msg.pinned)
@@ -379,7 +379,7 @@ func (m *Model) compactCut(keep int) int64 {
 
 // handleCompacted says what /compact left out, and weighs the next send again.
 func (m *Model) handleCompacted(msg compactedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "compact the session") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "compact the session") {
 		return nil
 	}
 	m.setNotice("compacted: "+msg.leftOut+" left out of every later request", false)

@@ -131,13 +131,13 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 }
 
 // accepts reports whether an answer asked under sessionGen is for the open session and
-// brought no error; an error is shown, as what could not be done.
-func (m *Model) accepts(sessionGen int, err error, doing string) bool {
-	if sessionGen != m.sessionGen {
+// brought no error; an error is shown on n, as what could not be done.
+func (s *sessionState) accepts(n *noticeLine, sessionGen int, err error, doing string) bool {
+	if sessionGen != s.sessionGen {
 		return false
 	}
 	if err != nil {
-		m.setNotice("could not "+doing+": "+err.Error(), true)
+		n.setNotice("could not "+doing+": "+err.Error(), true)
 		return false
 	}
 	return true
@@ -151,7 +151,7 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 // showSession shows a session's transcript, and reads the older messages when only the newest
 // were read.
 func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "open the session") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "open the session") {
 		return nil
 	}
 	m.session, m.forkOf = msg.session, msg.forkOf
@@ -204,7 +204,7 @@ func (s *sessionState) loadOlder(before int64) tea.Cmd {
 
 // handleOlderLoaded puts the rest of a long session before what is shown.
 func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "read the older messages") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the older messages") {
 		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
@@ -279,7 +279,7 @@ func (m *Model) rereadSession() tea.Cmd {
 // handleReread shows the session's messages as read again, at the bottom, and reads the older
 // ones when only the newest were read.
 func (m *Model) handleReread(msg rereadMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "read the session again") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the session again") {
 		return nil
 	}
 	m.transcript.Reset(msg.msgs)
@@ -326,7 +326,7 @@ func (m *Model) titleCommand(text string) (tea.Cmd, bool) {
 // handleTitled shows the session's new title; a rename that failed gives its line back to an
 // empty input.
 func (m *Model) handleTitled(msg titledMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "rename the session") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "rename the session") {
 		if msg.err != nil && msg.sessionGen == m.sessionGen && m.input.Empty() {
 			m.input.SetValue(msg.line)
 		}
@@ -374,7 +374,7 @@ func (m *Model) forkAt(id int64) tea.Cmd {
 
 // handleForked opens the fork just made.
 func (m *Model) handleForked(msg forkedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "fork the session") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "fork the session") {
 		return nil
 	}
 	return m.switchTo(sessionByID(msg.fork.ID))

@@ -49,7 +49,7 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 // handleVersions opens the version view (tui/versions) on the version next to the selected
 // reply.
 func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
-	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
+	if m.focus != focusTranscript || !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the versions") {
 		return nil
 	}
 	at := slices.IndexFunc(msg.versions, func(v stored.Message) bool { return v.ID == msg.reply })
