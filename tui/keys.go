@@ -29,9 +29,6 @@ type KeyMap struct {
 	Picker     picker.Keys    // choosing a session
 	Versions   versions.Keys  // reading the versions of a reply
 	HelpList   helpview.Keys  // reading the list of every key
-
-	// focus is the focus the help line is for.
-	focus focus
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -211,8 +208,8 @@ func bind(desc string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], desc))
 }
 
-// ShortHelp returns the enabled bindings of the current focus that matter most, for the
-// help line. Selecting replies shows selectBar instead.
+// ShortHelp returns the enabled bindings that matter most, for the help line. Selecting
+// replies shows selectBar instead, and an overlay its own keys.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
 	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
