@@ -119,7 +119,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
 	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
-		m.noFallback(msg.String())
+		m.noFallback(&m.noticeLine, msg.String())
 		return nil
 	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
@@ -211,7 +211,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
 	case key.Matches(msg, c.Continue):
-		return m.continueReply(m.cutReply())
+		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
@@ -307,7 +307,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Continue):
 		return m.continueReply(m.transcript.Selected())
 	case key.Matches(msg, c.Continue):
-		return m.continueReply(m.cutReply())
+		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case key.Matches(msg, t.Seams):
 		m.transcript.ToggleSeams()
 	case key.Matches(msg, t.Fork):

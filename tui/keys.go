@@ -331,7 +331,7 @@ func (m *Model) updateKeys() {
 	} else {
 		k.Transcript.Seams = keyhelp.Relabel(k.Transcript.Seams, "show seams")
 	}
-	k.Chat.Continue.SetEnabled((trans || empty) && m.cutReply() != 0)
+	k.Chat.Continue.SetEnabled((trans || empty) && cutReply(m.transcript, &m.tier2) != 0)
 	k.Transcript.Thinking.SetEnabled(selected)
 	k.Transcript.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))
 	k.Chat.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))

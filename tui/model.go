@@ -189,7 +189,7 @@ func New(o Options) Model {
 	m.input = newInput(m.keys)
 	m.applyStyles()
 	m.updateKeys()
-	m.sayEndpoint(o.Chosen)
+	m.sayEndpoint(&m.noticeLine, o.Chosen)
 	return m
 }
 

@@ -372,8 +372,8 @@ func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	return nil
 }
 
-// toolsRunAgain is what r on reply id (of t) asks first when its run called tools: the calls the new
-// run may make again. "" when it called none.
+// toolsRunAgain is what r on reply id (of t) asks first when its run called tools: the calls
+// the new run may make again. "" when it called none.
 func toolsRunAgain(t *transcript.List, id int64) string {
 	calls := t.ToolCalls(id)
 	if len(calls) == 0 {

@@ -10,6 +10,8 @@ import (
 	"parley/history"
 	"parley/history/stored"
 	"parley/internal/chat"
+	"parley/retry"
+	"parley/tui/transcript"
 )
 
 // This file owns regeneration: r and /regen by hand, and every Tier 2 retry, supersede a
@@ -140,13 +142,13 @@ func (m *Model) supersede(ids []int64) (drop []stored.Receipt) {
 // This part owns continuing a cut reply (c): a new version of it goes on from where its run
 // stopped, the text so far sent as the assistant's turn for the model to continue.
 
-// cutReply is the reply an armed Tier 2 retry would regenerate, when it was cut with text
+// cutReply is the reply of t an armed Tier 2 retry would regenerate, when it was cut with text
 // that can be gone on from; 0 otherwise.
-func (m *Model) cutReply() int64 {
-	if !m.tier2.Armed() {
+func cutReply(t *transcript.List, tier2 *retry.Tier2) int64 {
+	if !tier2.Armed() {
 		return 0
 	}
-	if id := m.transcript.ReplyTo(m.tier2.Anchor()); m.transcript.Continuable(id) {
+	if id := t.ReplyTo(tier2.Anchor()); t.Continuable(id) {
 		return id
 	}
 	return 0

@@ -129,9 +129,9 @@ func noPrompt(arg string) bool {
 }
 
 // removeSystem is /role none and /system off: the next messages go without a system prompt.
-func (m *Model) removeSystem() {
-	m.next.system = stored.SystemPrompt{}
-	m.setNotice("no system prompt for the next messages", false)
+func (n *nextMessage) removeSystem(notice *noticeLine) {
+	n.system = stored.SystemPrompt{}
+	notice.setNotice("no system prompt for the next messages", false)
 }
 
 // roleCommand is /role: alone it lists the roles; with a name it makes that role's prompt,
@@ -144,7 +144,7 @@ func (m *Model) roleCommand(name string) bool {
 		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses, /role none removes it)", roleNames(m.start.roles), now), false)
 		return true
 	case noPrompt(name):
-		m.removeSystem()
+		m.next.removeSystem(&m.noticeLine)
 		return true
 	}
 	r, ok := m.start.roles[name]
@@ -179,7 +179,7 @@ func (m *Model) systemCommand(text string) {
 		return
 	}
 	if noPrompt(text) {
-		m.removeSystem()
+		m.next.removeSystem(&m.noticeLine)
 		return
 	}
 	m.next.system = stored.SystemPrompt{Text: text}

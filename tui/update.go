@@ -48,7 +48,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeExpiredMsg:
 		m.handleNoticeExpired(msg)
 	case marksMsg:
-		cmd = m.handleMarks(msg)
+		m.handleMarks(m.transcript, msg)
 	case copiedMsg:
 		cmd = handleCopied(&m.noticeLine, m.clock, msg)
 	case inputbox.ClipboardErrMsg:

@@ -10,6 +10,7 @@ import (
 	"parley/agent"
 	"parley/history"
 	"parley/history/stored"
+	"parley/tui/transcript"
 	"parley/tui/versions"
 )
 
@@ -133,11 +134,10 @@ func (s *sessionState) readMarks() tea.Cmd {
 	}
 }
 
-// handleMarks puts the marks on the replies; marks that cannot be read are left as they were:
+// handleMarks puts the marks on the replies of t; marks that cannot be read are left as they were:
 // a missing mark hides nothing, [ and ] still find the versions.
-func (m *Model) handleMarks(msg marksMsg) tea.Cmd {
-	if msg.sessionGen == m.sessionGen && msg.err == nil {
-		m.transcript.SetMarks(msg.marks)
+func (s *sessionState) handleMarks(t *transcript.List, msg marksMsg) {
+	if msg.sessionGen == s.sessionGen && msg.err == nil {
+		t.SetMarks(msg.marks)
 	}
-	return nil
 }

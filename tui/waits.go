@@ -37,12 +37,12 @@ func (e *endpoints) fallbackOffered(t *retry.Tier2) bool {
 
 // noFallback says why the fallback key (k) did nothing: no fallback is configured, or no retry
 // waits to be sent to it.
-func (m *Model) noFallback(k string) {
-	if m.fallback == nil {
-		m.setNotice(k+": no fallback endpoint — set fallback = \"PROFILE\" in this profile of config.toml", true)
+func (e *endpoints) noFallback(n *noticeLine, k string) {
+	if e.fallback == nil {
+		n.setNotice(k+": no fallback endpoint — set fallback = \"PROFILE\" in this profile of config.toml", true)
 		return
 	}
-	m.setNotice(k+" sends a retry that waits to "+m.fallback.Endpoint().Model+"; none waits now", false)
+	n.setNotice(k+" sends a retry that waits to "+e.fallback.Endpoint().Model+"; none waits now", false)
 }
 
 // fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
@@ -120,13 +120,13 @@ func (m *Model) dismissOffer() {
 
 // sayEndpoint opens the screen saying what it will talk to when the operator may not know: a
 // key that is not set (no message can be sent), or how the endpoint was chosen (chosen).
-func (m *Model) sayEndpoint(chosen string) {
-	if m.client != nil && m.client.Endpoint().KeyErr != "" {
-		m.setNotice(m.client.Endpoint().KeyErr, true)
+func (e *endpoints) sayEndpoint(n *noticeLine, chosen string) {
+	if e.client != nil && e.client.Endpoint().KeyErr != "" {
+		n.setNotice(e.client.Endpoint().KeyErr, true)
 		return
 	}
 	if chosen != "" {
-		m.setNotice(chosen, false)
+		n.setNotice(chosen, false)
 	}
 }
 
