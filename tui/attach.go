@@ -41,7 +41,7 @@ func (m *Model) fileCommand(path, typed string) tea.Cmd {
 		} else {
 			m.next.files = nil
 			m.setNotice("attachments dropped", false)
-			return m.storeDraftFiles()
+			return m.storeDraftFiles(m.next.files)
 		}
 		return nil
 	}
@@ -132,18 +132,18 @@ func (m *Model) handleAttached(msg attachedMsg) tea.Cmd {
 		note += " (" + sanitize.String(im.Scaled()) + ")"
 	}
 	m.setNotice(note, false)
-	return m.storeDraftFiles()
+	return m.storeDraftFiles(m.next.files)
 }
 
 // storeDraftFiles stores the files attached to the next message with the session's draft, so
 // that they survive a quit like the text.
-func (m *Model) storeDraftFiles() tea.Cmd {
-	if m.db == nil {
+func (s *sessionState) storeDraftFiles(files []attach.File) tea.Cmd {
+	if s.db == nil {
 		return nil
 	}
-	db, id, files := m.db, m.session.ID, toDraftFiles(m.next.files)
+	db, id, stored := s.db, s.session.ID, toDraftFiles(files)
 	return func() tea.Msg {
-		if err := db.SetDraftFiles(id, files); err != nil {
+		if err := db.SetDraftFiles(id, stored); err != nil {
 			return noticeMsg{text: draftNotStored + err.Error(), err: true}
 		}
 		return draftStoredMsg{}
@@ -178,13 +178,12 @@ func fromDraftFiles(files []stored.DraftFile) []attach.File {
 
 // nextView is the line above the input that says what goes with the next message: the edit
 // it is, and the files attached. Empty when there is nothing to say.
-func (m *Model) nextView() string {
-	st := m.styles
+func (n *nextMessage) nextView(st *theme, cancel string, width int) string {
 	var parts []string
-	if m.next.edit != 0 {
-		parts = append(parts, st.Warn.Render("editing your message · "+m.keys.Chat.Cancel.Help().Key+" abandons"))
+	if n.edit != 0 {
+		parts = append(parts, st.Warn.Render("editing your message · "+cancel+" abandons"))
 	}
-	for _, f := range m.next.files {
+	for _, f := range n.files {
 		chip := " " + sanitize.String(f.Path) + " · " + attach.Size(int64(len(f.Text))) + " "
 		if f.Image != nil {
 			chip = " " + sanitize.String(attach.Chip(f.Image.Image)) + " "
@@ -194,15 +193,15 @@ func (m *Model) nextView() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	if len(m.next.files) > 0 {
+	if len(n.files) > 0 {
 		parts = append(parts, st.Muted.Render("/file drops"))
 	}
-	return ansi.Truncate(strings.Join(parts, " "), m.width, "…")
+	return ansi.Truncate(strings.Join(parts, " "), width, "…")
 }
 
 // nextHeight is the height of nextView: one line, or none.
-func (m *Model) nextHeight() int {
-	if m.next.edit == 0 && len(m.next.files) == 0 {
+func (n *nextMessage) nextHeight() int {
+	if n.edit == 0 && len(n.files) == 0 {
 		return 0
 	}
 	return 1

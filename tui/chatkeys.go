@@ -7,14 +7,18 @@ import (
 	"time"
 	"unicode"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/internal/sanitize"
+	"parley/tui/filterlist"
 	"parley/tui/helpview"
 	"parley/tui/overlay"
 	"parley/tui/question"
-
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
+	"parley/tui/slashmenu"
+	"parley/tui/transcript"
 )
 
 // This file owns the keys of the input and the transcript: what each does in which state, and
@@ -38,7 +42,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.dropOverlay(question.ID)
 	}
 	var cmd tea.Cmd
-	o := m.overlays.Front()
+	o := m.overlays.blocking()
 	if o != nil {
 		a := o.Update(msg)
 		if _, pass := a.(overlay.Pass); pass {
@@ -70,12 +74,8 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		// its escape-time): it is read as the two keys the operator pressed.
 		return tea.Batch(m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape}), m.handleKey(next))
 	}
-	switch m.focus {
-	case focusVersions:
-		return m.versionsKey(msg)
-	}
 	if m.focus == focusTranscript && m.finding.typing {
-		m.findKey(msg) // the text to find takes every key, esc and enter too
+		m.finding.key(msg, m.keys, m.transcript, &m.noticeLine) // the text to find takes every key, esc and enter too
 		return nil
 	}
 	c := m.keys.Chat
@@ -96,7 +96,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		if m.focus == focusInput && m.closeMenu() {
+		if menu, ok := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu); ok && m.focus == focusInput && menu.Close() {
 			return nil
 		}
 		if m.offered() {
@@ -107,9 +107,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		switch {
 		case m.focus == focusTranscript:
 			m.focusInput()
-		case m.selectable(), pending == selecting && m.idle():
+		case m.selectable(m.clock.Now(), m.tier2.Active()), pending == selecting && m.idle(m.tier2.Active()):
 			m.focusTranscript()
-		case m.idle():
+		case m.idle(m.tier2.Active()):
 			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
 			// says so, so that the keys after it are not taken for the transcript's unawares.
 			k := m.keys.Chat.Cancel.Help().Key
@@ -119,7 +119,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Fallback):
 		return m.fallbackNow()
 	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
-		m.noFallback(msg.String())
+		m.noFallback(&m.noticeLine, msg.String())
 		return nil
 	case key.Matches(msg, c.PageUp):
 		m.transcript.ScrollUp(max(1, m.transcript.Height()-1))
@@ -128,7 +128,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ScrollDown(max(1, m.transcript.Height()-1))
 		return nil
 	case key.Matches(msg, c.Mouse):
-		m.toggleMouse()
+		m.toggleMouse(&m.noticeLine, m.keys.Chat.Mouse.Help().Key)
 		return nil
 	case key.Matches(msg, c.Pastes):
 		if m.focus == focusInput && m.input.HoldsPastes() {
@@ -183,13 +183,13 @@ func (m *Model) stop() (tea.Cmd, bool) {
 
 // selectable reports whether esc may select replies now: nothing runs or is being stored,
 // and the last run ended (or was stopped) long enough ago for esc not to be a late stop.
-func (m *Model) selectable() bool {
-	return m.idle() && m.clock.Now().Sub(m.runEnded) >= selectGuard
+func (r *runs) selectable(now time.Time, tier2Active bool) bool {
+	return r.idle(tier2Active) && now.Sub(r.runEnded) >= selectGuard
 }
 
-// idle reports whether nothing runs, waits to be retried or is being stored.
-func (m *Model) idle() bool {
-	return m.active == nil && !m.tier2.Active() && !m.posting
+// idle reports whether nothing runs, waits to be retried (tier2Active) or is being stored.
+func (r *runs) idle(tier2Active bool) bool {
+	return r.active == nil && !tier2Active && !r.posting
 }
 
 // inputKey handles a key while the input has the focus. On an empty input a few keys act;
@@ -197,14 +197,21 @@ func (m *Model) idle() bool {
 func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, in := m.keys.Chat, m.keys.Input
 	empty := m.input.Empty()
-	if cmd, done := m.menuKey(msg); done {
-		return cmd
+	// The menu's keys come here, after the screen's own (esc, ctrl+c) have had theirs.
+	if menu, ok := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu); ok {
+		switch a := menu.Update(msg).(type) {
+		case slashmenu.Complete:
+			m.input.SetValue(a.Text)
+			return nil
+		case nil:
+			return nil
+		}
 	}
 	switch {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
 	case key.Matches(msg, c.Continue):
-		return m.continueReply(m.cutReply())
+		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case empty && m.offered() && key.Matches(msg, in.Send):
 		return m.takeOffer()
 	case key.Matches(msg, c.SendQueued):
@@ -218,10 +225,10 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, in.Image):
 		return m.pasteImage()
 	case key.Matches(msg, in.Older):
-		m.recallStep(1)
+		m.recallStep(&m.input, m.transcript.OperatorTexts(), 1)
 		return nil
 	case key.Matches(msg, in.Newer):
-		m.recallStep(-1)
+		m.recallStep(&m.input, m.transcript.OperatorTexts(), -1)
 		return nil
 	case key.Matches(msg, in.ScrollUp):
 		m.transcript.ScrollUp(wheelLines)
@@ -290,17 +297,17 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.RetryNow):
 		return m.retryNow()
 	case key.Matches(msg, t.Find):
-		m.startFind()
+		m.finding.start(&m.noticeLine)
 	case key.Matches(msg, t.FindNext):
-		m.findStep(-1)
+		m.finding.step(-1, m.keys.Transcript, m.transcript, &m.noticeLine)
 	case key.Matches(msg, t.FindPrev):
-		m.findStep(1)
+		m.finding.step(1, m.keys.Transcript, m.transcript, &m.noticeLine)
 	case key.Matches(msg, t.Regenerate):
 		return m.regenerateSelected(pending)
 	case key.Matches(msg, t.Continue):
 		return m.continueReply(m.transcript.Selected())
 	case key.Matches(msg, c.Continue):
-		return m.continueReply(m.cutReply())
+		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case key.Matches(msg, t.Seams):
 		m.transcript.ToggleSeams()
 	case key.Matches(msg, t.Fork):
@@ -340,9 +347,9 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if m.transcript.IsOperator(m.transcript.Selected()) {
 			what = "your message"
 		}
-		return m.copyText(m.transcript.Text(m.transcript.Selected()), what)
+		return m.copyText(&m.noticeLine, m.clock, m.transcript.Text(m.transcript.Selected()), what)
 	case key.Matches(msg, t.CopyCode):
-		return m.copyCode()
+		return m.copyCode(&m.noticeLine, m.clock, m.transcript, m.keys.Transcript.CopyCode.Help().Key)
 	case slices.Contains(t.Continue.Keys(), msg.String()):
 		return m.continueReply(m.transcript.Selected()) // not cut: it says so
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
@@ -360,4 +367,82 @@ func (m *Model) openHelp() {
 	st := m.help.Styles
 	m.overlays.Push(helpview.New(fullKeys(m.keys).sections(), slashHelp(), m.keys.HelpList,
 		helpview.Styles{Title: m.styles.ReplyLabel, Key: st.FullKey, Desc: st.FullDesc, Muted: m.styles.Muted}))
+}
+
+// This part owns / while replies are selected: a text found in the session's messages, the
+// nearest earlier one first, and found again with n (earlier) and N (later). Opening a
+// session from a search in /sessions finds its matching message the same way.
+
+// finding is the text looked for in the transcript.
+type finding struct {
+	// typing is set while the text is being typed; query is the text, kept for n and N once
+	// it was looked for.
+	typing bool
+	query  string
+	// reveal is the message a session opened from a search is to show, once it is read; 0
+	// when none waits.
+	reveal int64
+}
+
+// start is /: the text to find is typed on the status line, n.
+func (f *finding) start(n *noticeLine) {
+	f.typing, f.query = true, ""
+	f.prompt(n)
+}
+
+// prompt shows on n the text being typed and what ends it.
+func (f *finding) prompt(n *noticeLine) {
+	n.setNotice("find: "+sanitize.String(f.query)+"▏ · enter finds · esc cancels", false)
+}
+
+// key handles a key of k while the text to find is typed: enter finds it in t, esc gives up,
+// other keys edit it; n says how it went.
+func (f *finding) key(msg tea.KeyPressMsg, k KeyMap, t *transcript.List, n *noticeLine) {
+	switch {
+	case key.Matches(msg, k.Picker.Choose):
+		f.typing = false
+		if f.query == "" {
+			n.setNotice("", false)
+			return
+		}
+		f.step(-1, k.Transcript, t, n)
+	case key.Matches(msg, k.Picker.Close):
+		f.typing, f.query = false, ""
+		n.setNotice("", false)
+	default:
+		if q, ok := filterlist.EditQuery(f.query, msg); ok {
+			f.query = q
+		}
+		f.prompt(n)
+	}
+}
+
+// step selects in t the nearest message holding the text found, earlier (dir -1) or later (1)
+// than the one selected, saying on n when there is none; k names the keys that go on.
+func (f *finding) step(dir int, k TranscriptKeys, t *transcript.List, n *noticeLine) {
+	q := f.query
+	if t.Find(q, dir) {
+		n.setNotice("found “"+sanitize.String(q)+"” · "+k.FindNext.Help().Key+" earlier · "+
+			k.FindPrev.Help().Key+" later", false)
+		return
+	}
+	where := "earlier"
+	if dir > 0 {
+		where = "later"
+	}
+	n.setNotice("no "+where+" message holds “"+sanitize.String(q)+"”", true)
+}
+
+// revealFound selects the message a session opened from a search is to show, once it is on
+// screen, with the search's words kept for n and N.
+func (m *Model) revealFound() {
+	id := m.finding.reveal
+	if id == 0 || !m.transcript.Select(id) {
+		return
+	}
+	m.finding.reveal = 0
+	m.focus = focusTranscript
+	m.input.Blur()
+	m.setNotice("the message that matched “"+sanitize.String(m.finding.query)+"” · "+
+		m.keys.Transcript.FindNext.Help().Key+" finds it again earlier", false)
 }

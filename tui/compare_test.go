@@ -42,7 +42,7 @@ func TestCompareOnAnotherProfile(t *testing.T) {
 		t.Fatalf("the new version ran on %q; requests %d and %d", r.Model, srv.Requests(), second.Requests())
 	}
 	d.send(press("["))
-	d.until("the version view", func(m Model) bool { return m.focus == focusVersions })
+	d.until("the version view", func(m Model) bool { return versionsOpen(m) })
 	s := plain(d.m)
 	for _, want := range []string{"#  model", "first word", "1  " + demo.DefaultModel, "2  other-model", "live"} {
 		if !strings.Contains(s, want) {
@@ -54,6 +54,6 @@ func TestCompareOnAnotherProfile(t *testing.T) {
 	}
 	d.send(press("enter"))
 	d.until("the first version live again", func(m Model) bool {
-		return m.focus != focusVersions && lastReply(t, m).message.ID == first.ID
+		return !versionsOpen(m) && lastReply(t, m).message.ID == first.ID
 	})
 }

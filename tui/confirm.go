@@ -10,6 +10,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/tui/question"
+	"parley/tui/transcript"
 )
 
 // This file owns the keys that ask before they throw work away: a reply being written (/new,
@@ -33,8 +34,8 @@ func (m *Model) ask(c confirm, text string) {
 }
 
 // asked is the question standing in front; "" when none does.
-func (m *Model) asked() string {
-	if q, ok := m.overlays.Front().(*question.Question); ok {
+func (s *stack) asked() string {
+	if q, ok := s.Front().(*question.Question); ok {
 		return q.Text()
 	}
 	return ""
@@ -42,9 +43,9 @@ func (m *Model) asked() string {
 
 // leaving says what leaving now would stop, for a question ending in what the key then does
 // ("opens a new session"); "" when nothing would be lost.
-func (m *Model) leaving(key, then string) string {
-	switch n := len(m.queue); {
-	case m.active != nil:
+func (r *runs) leaving(key, then string) string {
+	switch n := len(r.queue); {
+	case r.active != nil:
 		return "a reply is being written: " + key + " again stops it and " + then
 	case n > 0:
 		return fmt.Sprintf("%s wait to be sent: %s again %s without sending them", chat.Plural(n, "queued message"), key, then)
@@ -102,14 +103,14 @@ func (m *Model) confirmOpen(id, title string, pending confirm) bool {
 		"opens “"+sanitize.String(title)+"”")
 }
 
-// laterThan counts the messages after the turn of message id: after its reply when it is an
+// laterThan counts the messages of t after the turn of message id: after its reply when it is an
 // operator message answered, else after it. They are what regenerating or editing it
 // supersedes beyond the turn itself.
-func (m *Model) laterThan(id int64) int {
-	if r := m.transcript.Reply(id); r != 0 {
-		return m.transcript.Later(r)
+func laterThan(t *transcript.List, id int64) int {
+	if r := t.Reply(id); r != 0 {
+		return t.Later(r)
 	}
-	return m.transcript.Later(id)
+	return t.Later(id)
 }
 
 // regenerateSelected is r on the selected reply. A reply with messages after it asks first:
@@ -151,10 +152,10 @@ func (m *Model) editSelected(pending confirm) {
 // asked; pending is the question asked last.
 func (m *Model) askSupersede(ask, pending confirm, again key.Binding, doing string) bool {
 	var why []string
-	if tools := m.toolsRunAgain(ask.id); tools != "" {
+	if tools := toolsRunAgain(m.transcript, ask.id); tools != "" {
 		why = append(why, tools)
 	}
-	if n := m.laterThan(ask.id); n > 0 {
+	if n := laterThan(m.transcript, ask.id); n > 0 {
 		why = append(why, chat.Plural(n, "later message")+" will be superseded")
 	}
 	if len(why) == 0 || pending == ask {

@@ -147,8 +147,8 @@ func TestCtrlCAsksBeforeQuittingWithWorkWaiting(t *testing.T) {
 		d.until("the stopped run to end", func(m Model) bool { return m.active == nil })
 		clock.Advance(selectGuard)
 		m, cmd := step(d.m, press("ctrl+c"))
-		if quits(cmd) || m.asked() != "2 queued messages wait to be sent: ctrl+c again quits without sending them" {
-			t.Fatalf("ctrl+c with 2 held messages: asked %q; screen:\n%s", m.asked(), plain(m))
+		if quits(cmd) || m.overlays.asked() != "2 queued messages wait to be sent: ctrl+c again quits without sending them" {
+			t.Fatalf("ctrl+c with 2 held messages: asked %q; screen:\n%s", m.overlays.asked(), plain(m))
 		}
 		if !strings.Contains(plain(m), "ctrl+c again quits without sending them") {
 			t.Errorf("the question is not on the screen:\n%s", plain(m))
@@ -166,8 +166,8 @@ func TestCtrlCAsksBeforeQuittingWithWorkWaiting(t *testing.T) {
 		msgs[3].Status = chat.StatusInterrupted
 		m := loadedModel(t, msgs, 100, 24)
 		m, cmd := step(m, press("ctrl+c"))
-		if quits(cmd) || m.asked() != "the last reply can be sent again (enter): ctrl+c again quits without it" {
-			t.Fatalf("ctrl+c with an offer: asked %q; screen:\n%s", m.asked(), plain(m))
+		if quits(cmd) || m.overlays.asked() != "the last reply can be sent again (enter): ctrl+c again quits without it" {
+			t.Fatalf("ctrl+c with an offer: asked %q; screen:\n%s", m.overlays.asked(), plain(m))
 		}
 		if _, cmd = step(m, press("ctrl+c")); !quits(cmd) {
 			t.Fatal("a second ctrl+c did not quit")

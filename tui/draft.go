@@ -1,10 +1,11 @@
 package tui
 
 import (
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/inputbox"
 )
 
 // This file owns what is typed and not sent: the draft of each session, stored so that it
@@ -13,6 +14,20 @@ import (
 
 // draftDelay is how long after the last change a draft is stored.
 const draftDelay = time.Second
+
+// drafts is what is typed and not sent, as the screen keeps it: how far the stored draft is
+// behind the input, the draft ctrl+c cleared, and the walk through earlier messages. Model
+// embeds it.
+type drafts struct {
+	// draft is how far the stored draft is behind the input.
+	draft draftState
+	// cleared is the draft ctrl+c emptied the input of: the first text ↑ brings back.
+	cleared string
+	recall  recall
+	// typedElsewhere is what was sent on the screen in other sessions, newest first: the walk
+	// goes on into it after this session's messages.
+	typedElsewhere []string
+}
 
 // draftState is how far the stored draft is behind the input.
 type draftState struct {
@@ -27,16 +42,16 @@ type draftState struct {
 // -1 when it may not.
 func (d *draftState) savedAs(text string, rev int) { d.saved, d.rev = text, rev }
 
-// draftStored reports whether the input holds the stored draft. The text is read only when it
-// has changed since it was last found to.
-func (m *Model) draftStored() bool {
-	if m.input.Rev() == m.draft.rev {
+// draftStored reports whether in holds the stored draft. The text is read only when it has
+// changed since it was last found to.
+func (d *drafts) draftStored(in *inputbox.Box) bool {
+	if in.Rev() == d.draft.rev {
 		return true
 	}
-	if m.input.Value() != m.draft.saved {
+	if in.Value() != d.draft.saved {
 		return false
 	}
-	m.draft.rev = m.input.Rev()
+	d.draft.rev = in.Rev()
 	return true
 }
 
@@ -49,7 +64,7 @@ type recall struct {
 // draftChanged asks for the draft to be stored a little later when the input differs from
 // what was stored; one store at a time is pending.
 func (m *Model) draftChanged() tea.Cmd {
-	if m.db == nil || m.draft.pending || m.draftStored() {
+	if m.db == nil || m.draft.pending || m.draftStored(&m.input) {
 		return nil
 	}
 	m.draft.pending = true
@@ -65,8 +80,8 @@ func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 	if msg.sessionGen != m.sessionGen {
 		return m.draftChanged()
 	}
-	m.draftPlanned()
-	if m.draftStored() {
+	m.budget.draftPlanned(&m.input, m.transcript.Number, m.keys.Transcript.Pin.Help().Key)
+	if m.draftStored(&m.input) {
 		return nil
 	}
 	return m.storeDraft()
@@ -93,13 +108,6 @@ func storeDraftCmd(db Store, id, text string) tea.Cmd {
 	}
 }
 
-// handleDraftStored takes away a notice that the draft could not be stored: it is now.
-func (m *Model) handleDraftStored() {
-	if m.noticeErr && strings.HasPrefix(m.notice, draftNotStored) {
-		m.setNotice("", false)
-	}
-}
-
 // clearDraft is ctrl+c on a draft: the input is emptied, and the text kept for ↑.
 func (m *Model) clearDraft() {
 	m.cleared = m.input.Value()
@@ -109,28 +117,29 @@ func (m *Model) clearDraft() {
 		m.keys.Chat.Interrupt.Help().Key+" again quits", false)
 }
 
-// walking reports whether ↑ and ↓ walk earlier messages: the input is empty, or shows one of
-// them unchanged.
-func (m *Model) walking() bool {
-	return m.input.Empty() || (m.recall.at >= 0 && m.input.Value() == m.recall.text)
+// walking reports whether ↑ and ↓ walk earlier messages: in is empty, or shows one of them
+// unchanged.
+func (d *drafts) walking(in *inputbox.Box) bool {
+	return in.Empty() || (d.recall.at >= 0 && in.Value() == d.recall.text)
 }
 
 // recallEarlier is how many texts sent in other sessions the walk reaches.
 const recallEarlier = 1000
 
-// recallList is what ctrl+p walks, newest first: the draft ctrl+c cleared, then what the
-// operator sent in this session, then in earlier ones on the screen, each text once.
-func (m *Model) recallList() []string {
+// recallList is what ctrl+p walks, newest first: the draft ctrl+c cleared, then sent (what the
+// operator sent in this session), then what was sent in earlier ones on the screen, each text
+// once.
+func (d *drafts) recallList(sent []string) []string {
 	var list []string
-	if m.cleared != "" {
-		list = append(list, m.cleared)
+	if d.cleared != "" {
+		list = append(list, d.cleared)
 	}
-	list = append(list, m.transcript.OperatorTexts()...)
+	list = append(list, sent...)
 	seen := make(map[string]bool, len(list))
 	for _, s := range list {
 		seen[s] = true
 	}
-	for _, s := range m.typedElsewhere {
+	for _, s := range d.typedElsewhere {
 		if !seen[s] {
 			list = append(list, s)
 		}
@@ -138,21 +147,21 @@ func (m *Model) recallList() []string {
 	return list
 }
 
-// recallStep shows the message step places older (1) or newer (-1) than the one shown; past
-// the newest the input is empty again.
-func (m *Model) recallStep(step int) {
-	at := m.recall.at
-	if m.input.Empty() {
+// recallStep shows in in the message step places older (1) or newer (-1) than the one shown,
+// of recallList(sent); past the newest in is empty again.
+func (d *drafts) recallStep(in *inputbox.Box, sent []string, step int) {
+	at := d.recall.at
+	if in.Empty() {
 		at = -1
 	}
-	list := m.recallList()
+	list := d.recallList(sent)
 	at += step
 	switch {
 	case at < 0:
-		m.input.Reset()
-		m.recall = recall{at: -1}
+		in.Reset()
+		d.recall = recall{at: -1}
 	case at < len(list):
-		m.input.SetValue(list[at])
-		m.recall = recall{at: at, text: m.input.Value()}
+		in.SetValue(list[at])
+		d.recall = recall{at: at, text: in.Value()}
 	}
 }

@@ -185,7 +185,7 @@ func (d *driver) typeAndSend(text string) {
 // last run ended.
 func (d *driver) selectReplies() {
 	d.t.Helper()
-	d.until("esc to select replies", func(m Model) bool { return m.selectable() })
+	d.until("esc to select replies", func(m Model) bool { return m.selectable(m.clock.Now(), m.tier2.Active()) })
 	d.send(press("esc"))
 	if d.m.focus != focusTranscript {
 		d.t.Fatalf("esc did not select replies; screen:\n%s", plain(d.m))

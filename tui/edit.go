@@ -1,11 +1,19 @@
 package tui
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 	"parley/tui/inputbox"
 )
 
@@ -33,7 +41,7 @@ func (m *Model) sendInput(text string) tea.Cmd {
 	var files tea.Cmd
 	if len(m.next.files) > 0 {
 		m.next.files = nil
-		files = m.storeDraftFiles() // they go with the message: no longer the draft's
+		files = m.storeDraftFiles(m.next.files) // they go with the message: no longer the draft's
 	}
 	if edit := m.next.edit; edit != 0 {
 		m.next.edit, m.next.beforeEdit = 0, ""
@@ -122,7 +130,7 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 	}
 	m.transcript.Append(stored.Message{ID: rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.text,
 		Images: msg.images})
-	m.appendQueuedReply(rcpt, msg.modelName)
+	m.transcript.Append(queuedReply(rcpt, m.session.ID, msg.modelName))
 	m.transcript.GotoBottom()
 	var start tea.Cmd
 	if m.busy() {
@@ -131,4 +139,108 @@ func (m *Model) handleEdited(msg editedMsg) tea.Cmd {
 		start = m.startRun(rcpt)
 	}
 	return tea.Batch(cancelQueuedCmd(m.db, drop), start, m.postNext())
+}
+
+// This part owns writing the message in the operator's editor: the input goes to a file,
+// $VISUAL or $EDITOR (else nano, else vi) opens it with the screen handed over, and what was
+// saved comes back to the input.
+
+// editorDoneMsg carries what the editor saved, or why it could not run.
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+// editorCommand returns the command that edits path: $VISUAL, else $EDITOR, else nano, else
+// vi. Like git, it runs the variable through the shell, so that "code --wait" works.
+func editorCommand(getenv func(string) string, lookPath func(string) (string, error), path string) (*exec.Cmd, error) {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if e := strings.TrimSpace(getenv(v)); e != "" {
+			return exec.Command("sh", "-c", e+` "$1"`, "parley-editor", path), nil
+		}
+	}
+	for _, e := range []string{"nano", "vi"} {
+		if p, err := lookPath(e); err == nil {
+			return exec.Command(p, path), nil
+		}
+	}
+	return nil, errors.New("no editor found: set $EDITOR (for example export EDITOR=vim)")
+}
+
+// openEditor hands the screen to the editor on what the input holds (ctrl+x).
+func (m *Model) openEditor() tea.Cmd {
+	text := m.input.Value()
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "parley-*.md")
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		path := f.Name()
+		_, err = f.WriteString(text)
+		if err = errors.Join(err, f.Close()); err != nil {
+			os.Remove(path)
+			return editorDoneMsg{err: err}
+		}
+		cmd, err := editorCommand(os.Getenv, exec.LookPath, path)
+		if err != nil {
+			os.Remove(path)
+			return editorDoneMsg{err: err}
+		}
+		// What the editor says on stderr would stay on the terminal after parley quits, under
+		// the screen: its last line goes with the failure instead.
+		said := new(lastLine)
+		cmd.Stderr = said
+		return tea.ExecProcess(cmd, func(err error) tea.Msg {
+			defer os.Remove(path)
+			if err != nil {
+				if l := said.String(); l != "" {
+					err = fmt.Errorf("%w (%s)", err, l)
+				}
+				return editorDoneMsg{err: err}
+			}
+			b, err := os.ReadFile(path)
+			return editorDoneMsg{text: string(b), err: err}
+		})()
+	}
+}
+
+// handleEditorDone puts what the editor saved in the input; an empty save leaves the input
+// as it was.
+func (m *Model) handleEditorDone(msg editorDoneMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.setNotice("the editor failed: "+sanitize.String(msg.err.Error()), true)
+	case strings.TrimSpace(msg.text) == "":
+		m.setNotice("the editor saved nothing; the input is as it was", false)
+	default:
+		m.focusInput()
+		m.input.SetValue(strings.TrimRight(msg.text, "\n"))
+	}
+	return nil
+}
+
+// lastLine keeps the last line written to it that holds text, at most a few hundred bytes of
+// it.
+type lastLine struct{ line, partial []byte }
+
+func (l *lastLine) Write(b []byte) (int, error) {
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			if len(bytes.TrimSpace(l.partial)) > 0 {
+				l.line = append(l.line[:0], l.partial...)
+			}
+			l.partial = l.partial[:0]
+		} else if len(l.partial) < 400 {
+			l.partial = append(l.partial, c)
+		}
+	}
+	return len(b), nil
+}
+
+// String is the last line that holds text, the one not yet ended too.
+func (l *lastLine) String() string {
+	if p := bytes.TrimSpace(l.partial); len(p) > 0 {
+		return string(p)
+	}
+	return strings.TrimSpace(string(l.line))
 }

@@ -65,7 +65,7 @@ func TestEditResendsInPlaceOfTheOldTurn(t *testing.T) {
 	// The old turn is a version of the new one, with the question it answered.
 	d.selectReplies()
 	d.send(press("["))
-	d.until("the version view", func(m Model) bool { return m.focus == focusVersions })
+	d.until("the version view", func(m Model) bool { return versionsOpen(m) })
 	if s := plain(d.m); !strings.Contains(s, "Version 1/2 · superseded") || !strings.Contains(s, "secnd question") {
 		t.Fatalf("the earlier version:\n%s", s)
 	}

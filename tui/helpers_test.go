@@ -20,6 +20,7 @@ import (
 	"parley/tui/helpview"
 	"parley/tui/picker"
 	"parley/tui/transcript/transcripttest"
+	"parley/tui/versions"
 )
 
 // Helpers that build a model and step it by hand; driver_test.go runs one like a program.
@@ -302,3 +303,6 @@ func pickerAt(id string) func(m Model) bool {
 
 // helpOpen reports whether the list of every key is on m's stack.
 func helpOpen(m Model) bool { return m.overlays.Find(helpview.ID) != nil }
+
+// versionsOpen reports whether the version view stands on the screen's stack.
+func versionsOpen(m Model) bool { return m.overlays.Find(versions.ID) != nil }

@@ -33,6 +33,8 @@ type keyPaste struct {
 	text       string
 	// tag names the newest pasteTickMsg asked for; older ones are dropped.
 	tag int
+	// gap is how close together keys after an enter make it a paste's line end (0: never).
+	gap time.Duration
 }
 
 // pasteKey sees a key before it acts. It reports took when the key is part of a paste (held
@@ -41,11 +43,11 @@ type keyPaste struct {
 // into the input first.
 func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, took bool) {
 	p := &m.keyPaste
-	if m.pasteGap <= 0 {
+	if p.gap <= 0 {
 		return nil, false
 	}
 	now := m.clock.Now()
-	quick := !p.last.IsZero() && now.Sub(p.last) < m.pasteGap
+	quick := !p.last.IsZero() && now.Sub(p.last) < p.gap
 	text, isText := pasteText(msg, m.keys.Input.Newline)
 	switch {
 	case p.collecting && isText && quick:
@@ -71,7 +73,7 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, too
 	}
 	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && !confirming {
 		p.enter, p.enters, p.last = msg, 1, now
-		return tea.Batch(cmd, m.pasteTick(m.pasteGap)), true
+		return tea.Batch(cmd, p.tick(p.gap)), true
 	}
 	switch {
 	case m.focus == focusInput && msg.Text != "" && msg.Mod&^tea.ModShift == 0 && quick:
@@ -99,10 +101,10 @@ func pasteText(msg tea.KeyPressMsg, newline key.Binding) (text string, isText bo
 	return "", false
 }
 
-// pasteTick asks for a pasteTickMsg after d.
-func (m *Model) pasteTick(d time.Duration) tea.Cmd {
-	m.keyPaste.tag++
-	tag := m.keyPaste.tag
+// tick asks for a pasteTickMsg after d.
+func (p *keyPaste) tick(d time.Duration) tea.Cmd {
+	p.tag++
+	tag := p.tag
 	return tea.Tick(d, func(time.Time) tea.Msg { return pasteTickMsg{tag: tag} })
 }
 
@@ -113,8 +115,8 @@ func (m *Model) handlePasteTick(msg pasteTickMsg) tea.Cmd {
 	if msg.tag != p.tag || (p.enters == 0 && !p.collecting) {
 		return nil
 	}
-	if quiet := m.clock.Now().Sub(p.last); quiet < m.pasteGap {
-		return m.pasteTick(m.pasteGap - quiet)
+	if quiet := m.clock.Now().Sub(p.last); quiet < p.gap {
+		return p.tick(p.gap - quiet)
 	}
 	if p.collecting {
 		return m.endKeyPaste()

@@ -11,6 +11,8 @@ import (
 	"parley/tui/helpview"
 	"parley/tui/keyhelp"
 	"parley/tui/picker"
+	"parley/tui/slashmenu"
+	"parley/tui/versions"
 )
 
 // This file owns the key bindings. Keys are matched with key.Matches against these very
@@ -25,11 +27,8 @@ type KeyMap struct {
 	Input      InputKeys      // writing a message
 	Transcript TranscriptKeys // selecting replies
 	Picker     picker.Keys    // choosing a session
-	Versions   VersionKeys    // reading the versions of a reply
+	Versions   versions.Keys  // reading the versions of a reply
 	HelpList   helpview.Keys  // reading the list of every key
-
-	// focus is the focus the help line is for.
-	focus focus
 }
 
 // ChatKeys act while the input or the transcript has the focus.
@@ -64,7 +63,7 @@ type InputKeys struct {
 	ScrollUp   key.Binding
 	ScrollDown key.Binding
 	// Complete, MenuUp and MenuDown act while a line that starts with / shows the menu of
-	// commands (slashmenu.go): the arrows choose one, Complete puts it in the input.
+	// commands (tui/slashmenu): the arrows choose one, Complete puts it in the input.
 	Complete key.Binding
 	MenuUp   key.Binding
 	MenuDown key.Binding
@@ -88,7 +87,7 @@ type TranscriptKeys struct {
 	Compare    key.Binding // runs the selected reply again on another model or profile
 	Pin        key.Binding // pins the selected message, so compaction never leaves it out; again unpins
 	FocusInput key.Binding
-	// Find asks for a text to find in the session's messages (find.go); FindNext and FindPrev
+	// Find asks for a text to find in the session's messages (chatkeys.go); FindNext and FindPrev
 	// find it again in earlier and later messages.
 	Find, FindNext, FindPrev key.Binding
 }
@@ -99,19 +98,6 @@ type ListKeys struct {
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
 	Top, Bottom      key.Binding
-}
-
-// VersionKeys act while the version view is open.
-type VersionKeys struct {
-	Older      key.Binding
-	Newer      key.Binding
-	Copy       key.Binding
-	Restore    key.Binding // makes the version shown the live one
-	ScrollUp   key.Binding
-	ScrollDown key.Binding
-	PageUp     key.Binding
-	PageDown   key.Binding
-	Close      key.Binding
 }
 
 // DefaultKeyMap returns parley's bindings.
@@ -174,7 +160,7 @@ func DefaultKeyMap() KeyMap {
 			Rename: bind("rename", "ctrl+r"),
 		},
 		HelpList: helpListKeys(listKeys("scroll", "top", "end"), bind("close", "esc", "?")),
-		Versions: VersionKeys{
+		Versions: versions.Keys{
 			Older:      bind("older", "["),
 			Newer:      bind("newer", "]"),
 			Copy:       bind("copy", "y"),
@@ -222,15 +208,10 @@ func bind(desc string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], desc))
 }
 
-// ShortHelp returns the enabled bindings of the current focus that matter most, for the
-// help line. Selecting replies shows selectBar instead.
+// ShortHelp returns the enabled bindings that matter most, for the help line. Selecting
+// replies shows selectBar instead, and an overlay its own keys.
 func (k KeyMap) ShortHelp() []key.Binding {
 	c := k.Chat
-	switch k.focus {
-	case focusVersions:
-		v := k.Versions
-		return []key.Binding{v.Copy, v.Restore, v.Close}
-	}
 	return []key.Binding{c.RetryNow, c.SendQueued, k.Input.Send, c.Pastes, c.Cancel, c.Interrupt, c.Help}
 }
 
@@ -306,4 +287,139 @@ func pressed(msg tea.KeyPressMsg, b key.Binding) bool { return slices.Contains(b
 func firstKey(b key.Binding) string {
 	k, _, _ := strings.Cut(b.Help().Key, "/")
 	return k
+}
+
+// This part enables the bindings of keys.go that act in the current state and names what the
+// keys whose meaning changes (esc, ctrl+c, ctrl+o, ctrl+t) do now: help and the keys
+// themselves read the same bindings.
+
+// updateKeys enables the bindings that act in the current state and names what esc and
+// ctrl+c do now.
+func (m *Model) updateKeys() {
+	k := &m.keys
+	trans := m.focus == focusTranscript
+	empty := m.input.Empty()
+	selected := m.transcript.Selected() != 0
+	k.Chat.RetryNow.SetEnabled(m.tier2.Armed() && (trans || empty))
+	k.Chat.SendQueued.SetEnabled(m.held && !trans && empty)
+	k.Input.Send.SetEnabled(!k.Chat.RetryNow.Enabled() && !k.Chat.SendQueued.Enabled())
+	walking := m.walking(&m.input)
+	k.Input.Older.SetEnabled(walking)
+	k.Input.Newer.SetEnabled(m.recall.at >= 0 && walking)
+	// While an earlier message is shown, the arrows walk on from it; else they scroll.
+	shown := m.recall.at >= 0 && walking && !empty
+	k.Input.Older.SetKeys(keysIf(shown, "ctrl+p", "up")...)
+	k.Input.Newer.SetKeys(keysIf(shown, "ctrl+n", "down")...)
+	k.Input.ScrollUp.SetEnabled(empty && !trans)
+	k.Input.ScrollDown.SetEnabled(empty && !trans)
+	menu := m.syncMenu()
+	if m.mouse {
+		c := &k.Chat
+		c.Mouse = keyhelp.Relabel(c.Mouse, "free mouse")
+	} else {
+		k.Chat.Mouse = keyhelp.Relabel(k.Chat.Mouse, "capture mouse")
+	}
+	k.Transcript.Copy.SetEnabled(selected)
+	k.Transcript.CopyCode.SetEnabled(selected)
+	k.Transcript.Regenerate.SetEnabled(selected)
+	k.Transcript.Continue.SetEnabled(selected && m.transcript.Continuable(m.transcript.Selected()))
+	k.Transcript.Seams.SetEnabled(m.transcript.HasSeams())
+	k.Transcript.Fork.SetEnabled(selected)
+	k.Transcript.Compare.SetEnabled(selected)
+	if m.transcript.SeamsShown() {
+		k.Transcript.Seams = keyhelp.Relabel(k.Transcript.Seams, "hide seams")
+	} else {
+		k.Transcript.Seams = keyhelp.Relabel(k.Transcript.Seams, "show seams")
+	}
+	k.Chat.Continue.SetEnabled((trans || empty) && cutReply(m.transcript, &m.tier2) != 0)
+	k.Transcript.Thinking.SetEnabled(selected)
+	k.Transcript.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))
+	k.Chat.Fallback.SetEnabled(m.fallbackOffered(&m.tier2))
+	k.Transcript.Older.SetEnabled(selected)
+	k.Transcript.Newer.SetEnabled(selected)
+	k.Transcript.Edit.SetEnabled(m.transcript.IsOperator(m.transcript.Selected()))
+	k.Transcript.Pin.SetEnabled(selected)
+	if msg, _ := m.transcript.Message(m.transcript.Selected()); msg.Pinned {
+		k.Transcript.Pin = keyhelp.Relabel(k.Transcript.Pin, "unpin")
+	} else {
+		k.Transcript.Pin = keyhelp.Relabel(k.Transcript.Pin, "pin")
+	}
+	k.Transcript.FindNext.SetEnabled(m.finding.query != "")
+	k.Transcript.FindPrev.SetEnabled(m.finding.query != "")
+	c := &k.Chat
+	expand := !trans && m.input.HoldsPastes()
+	c.Pastes.SetEnabled(expand || m.transcript.HasPastes())
+	switch {
+	case expand:
+		c.Pastes = keyhelp.Relabel(c.Pastes, "expand paste")
+	case m.transcript.PastesShown():
+		c.Pastes = keyhelp.Relabel(c.Pastes, "collapse paste")
+	default:
+		c.Pastes = keyhelp.Relabel(c.Pastes, "show paste")
+	}
+	switch {
+	case m.next.edit != 0 && !trans:
+		c.Cancel = keyhelp.Relabel(c.Cancel, "abandon edit")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "quit")
+	case m.active != nil && m.active.gotOutput:
+		// A retry whose reply has begun is a reply being written: esc stops that.
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel reply")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel reply")
+	case m.tier2.Active():
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel retry")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel retry")
+	case m.active != nil:
+		c.Cancel = keyhelp.Relabel(c.Cancel, "cancel reply")
+		c.Interrupt = keyhelp.Relabel(c.Interrupt, "cancel reply")
+	case trans:
+		c.Cancel = keyhelp.Relabel(c.Cancel, "back to typing")
+	case menu:
+		c.Cancel = keyhelp.Relabel(c.Cancel, "close the menu")
+	default:
+		c.Cancel = keyhelp.Relabel(c.Cancel, "select replies")
+	}
+	if !m.tier2.Active() && m.active == nil {
+		if empty {
+			c.Interrupt = keyhelp.Relabel(c.Interrupt, "quit")
+		} else {
+			c.Interrupt = keyhelp.Relabel(c.Interrupt, "clear draft")
+		}
+	}
+}
+
+// syncMenu keeps the slash menu (tui/slashmenu) on the stack while the input has the focus
+// and holds one short line starting with a single slash, and enables its keys while it shows;
+// it reports whether it shows. A line recalled from the history is walked, not completed. It
+// comes in front only when nothing else is: it waits behind a question or a list.
+func (m *Model) syncMenu() bool {
+	menu, _ := m.overlays.Find(slashmenu.ID).(*slashmenu.Menu)
+	line, short := m.input.Short(slashmenu.Width)
+	if menu != nil && (m.input.Empty() || (short && !strings.HasPrefix(line, "/"))) {
+		m.overlays.Remove(slashmenu.ID) // a menu closed with esc opens again from here
+		menu = nil
+	}
+	if !short || m.focus != focusInput || m.recall.at >= 0 {
+		line = ""
+	}
+	if menu == nil && slashmenu.Offers(line) && m.overlays.Front() == nil {
+		menu = slashmenu.New(menuCommands(), slashmenu.Styles{Chosen: m.styles.PickerFocus, Muted: m.styles.Muted})
+		m.overlays.Push(menu)
+	}
+	open := menu != nil && menu.SetLine(line)
+	in := &m.keys.Input
+	in.Complete.SetEnabled(open)
+	in.MenuUp.SetEnabled(open)
+	in.MenuDown.SetEnabled(open)
+	if menu != nil {
+		menu.SetKeys(slashmenu.Keys{Up: in.MenuUp, Down: in.MenuDown, Complete: in.Complete, Send: in.Send, Close: m.keys.Chat.Cancel})
+	}
+	return open
+}
+
+// keysIf is key, and also more when with is set.
+func keysIf(with bool, key string, more ...string) []string {
+	if with {
+		return append([]string{key}, more...)
+	}
+	return []string{key}
 }

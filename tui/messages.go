@@ -101,6 +101,7 @@ type draftTickMsg struct{ sessionGen int }
 type restoredMsg struct {
 	sessionGen int
 	reply      int64
+	number     int // the version's number in the view
 	err        error
 }
 
@@ -152,7 +153,7 @@ type versionsMsg struct {
 type pasteTickMsg struct{ tag int }
 
 // rereadMsg carries the open session's messages read again, to show what another process stored
-// in it (seen.go).
+// in it (session.go).
 type rereadMsg struct {
 	sessionGen int
 	msgs       []stored.Message

@@ -24,9 +24,9 @@ import (
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
 	"parley/tui/notify"
-	"parley/tui/overlay"
 	palette "parley/tui/theme"
 	"parley/tui/transcript"
+	"parley/tui/versions"
 )
 
 // Options is what the screen needs to run.
@@ -109,28 +109,17 @@ type focus int
 const (
 	focusInput      focus = iota // the message being written
 	focusTranscript              // selecting replies
-	focusVersions                // reading the versions of a reply
 )
 
 // Model is parley's chat screen, the program's only tea.Model.
 type Model struct {
-	db     Store
-	client *agent.Client
-	// fallback is Options.Fallback; others are the other profiles' clients, which R offers.
-	fallback *agent.Client
-	others   []*agent.Client
-	demo     Demo
-	clock    chat.Clock
-	spend    *agent.SpendGuard
-	// limits is what the provider last said is left of its rate limits (limitsKnown: it said),
-	// shown in the header when little is left.
-	limits      chat.Remaining
-	limitsKnown bool
-	session     stored.Session
-	// forkOf is where the session was forked from; nil for one that is no fork.
-	forkOf *stored.Fork
-	// sessionGen counts session switches; answers for an earlier session are dropped.
-	sessionGen int
+	// endpoints are the clients runs are sent with (waits.go).
+	endpoints
+	demo  Demo
+	clock chat.Clock
+	spend *agent.SpendGuard
+	// sessionState is the open session, and which switch of sessions it is (session.go).
+	sessionState
 
 	width, height int
 	dark          bool
@@ -141,65 +130,48 @@ type Model struct {
 	spinner       spinner.Model
 	transcript    *transcript.List
 	focus         focus
-	versions      versionView
 
 	// runs is the session's runs: the active one, what waits behind it, its stream on screen
-	// (run.go, outbox.go, frame.go).
+	// (run.go, outbox.go).
 	runs
 
 	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
 	tier2 retry.Tier2
 	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
 	// (waits.go); zero when nothing is offered.
-	offer offer
+	offer
 	// start is what the screen was started with; next is what goes with the next message
-	// sent (roles.go, attach.go, edit.go); models is /model's list (models.go).
+	// sent (roles.go, attach.go, edit.go); models is /model's list (overlays.go).
 	start startup
 	next  nextMessage
 
-	// tools are the session's tools, nil when none are configured (tools.go).
+	// tools are the session's tools, nil when none are configured (overlays.go).
 	tools *toolbox
 	// overlays stand in front of the conversation (the question before a tool call, a
 	// question before a key throws work away): the one in front takes every key (update.go).
-	overlays overlay.Stack
+	overlays stack
 
-	// spent is what the session has spent, as last read from the database, for the header.
-	spent agent.Spent
-	// budget is what the next send carries against the model's window (budget.go).
-	budget budget
+	// gauges are the header's numbers: the context budget, the rate limits left, the spend
+	// (budget.go).
+	gauges
 
-	// draft is how far the stored draft is behind the input; cleared is the draft ctrl+c
-	// emptied the input of; recall is the walk through earlier messages (draft.go).
-	draft   draftState
-	cleared string
-	recall  recall
-	// typedElsewhere is what was sent on the screen in other sessions, newest first: the walk
-	// goes on into it after this session's messages.
-	typedElsewhere []string
+	// drafts is what is typed and not sent: the stored draft, the one ctrl+c cleared, the
+	// walk through earlier messages (draft.go).
+	drafts
 
-	// menu is the menu of slash commands above the input (slashmenu.go); finding is / in the
-	// transcript (find.go).
-	menu    slashMenu
+	// finding is / in the transcript (chatkeys.go).
 	finding finding
-	// opening is set until the session read at start-up is shown (showSession).
-	opening bool
-	// keyPaste tells a paste that arrives as keys from typing, by pasteGap (keypaste.go).
+	// keyPaste tells a paste that arrives as keys from typing (keypaste.go).
 	keyPaste keyPaste
-	pasteGap time.Duration
+	// copying is how text is copied, and whether the mouse is captured (copy.go).
+	copying
 
-	// clip is how text is copied; codeCopy is the code block Y copied last; mouse is set
-	// while the mouse is captured (copy.go).
-	clip     clipboard.Way
-	codeCopy codeCopy
-	mouse    bool
-
-	notice    string
-	noticeErr bool
-	noticeEnd noticeEnd
+	// noticeLine is the notice on the status line (notice.go).
+	noticeLine
 
 	// followBg lets the terminal's answer to OSC 11 change dark (theme auto).
 	followBg bool
-	// turn signals a long reply's end (turn.go).
+	// turn signals a long reply's end (signalEnd, run.go).
 	turn notify.Turn
 }
 
@@ -212,29 +184,23 @@ func New(o Options) Model {
 	dark := palette.Initial(o.Theme, o.ColorFGBG)
 	styles := newTheme(dark)
 	m := Model{
-		runs:     runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
-		opening:  true,
-		db:       o.DB,
-		client:   o.Client,
-		fallback: o.Fallback,
-		others:   o.Others,
-		demo:     o.Demo,
-		tools:    o.Tools,
-		spend:    o.Spend,
-		clock:    o.Clock,
-		session:  o.Session,
-		dark:     dark,
-		followBg: palette.FollowsTerminal(o.Theme),
-		turn:     notify.New(o.Notify),
-		styles:   &styles,
-		keys:     DefaultKeyMap(),
-		help:     help.New(),
-		spinner:  spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		recall:   recall{at: -1},
-		draft:    draftState{rev: -1},
-		clip:     chooseClipboard(o),
-		mouse:    o.Mouse,
-		pasteGap: o.PasteGap,
+		runs:         runs{runClients: map[int64]*agent.Client{}, resumed: map[int64]stored.Message{}},
+		endpoints:    endpoints{client: o.Client, fallback: o.Fallback, others: o.Others},
+		demo:         o.Demo,
+		tools:        o.Tools,
+		spend:        o.Spend,
+		clock:        o.Clock,
+		sessionState: sessionState{db: o.DB, session: o.Session, opening: true},
+		dark:         dark,
+		followBg:     palette.FollowsTerminal(o.Theme),
+		turn:         notify.New(o.Notify),
+		styles:       &styles,
+		keys:         DefaultKeyMap(),
+		help:         help.New(),
+		spinner:      spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		drafts:       drafts{recall: recall{at: -1}, draft: draftState{rev: -1}},
+		copying:      copying{clip: chooseClipboard(o), mouse: o.Mouse},
+		keyPaste:     keyPaste{gap: o.PasteGap},
 	}
 	m.transcript = transcript.New(m.styles.transcript())
 	m.transcript.SetDark(dark)
@@ -244,7 +210,7 @@ func New(o Options) Model {
 	m.applyStyles()
 	m.updateKeys()
 	m.transcript.SetOptions(m.transcriptOptions())
-	m.sayEndpoint(o.Chosen)
+	m.sayEndpoint(&m.noticeLine, o.Chosen)
 	return m
 }
 
@@ -294,7 +260,7 @@ func (m *Model) applyStyles() {
 	m.input.SetStyles(m.styles.Input)
 	m.spinner.Style = m.styles.Muted
 	m.transcript.SetStyles(m.styles.transcript())
-	if m.versions.view != nil {
-		m.versions.view.SetStyles(m.styles.transcript())
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.SetStyles(m.styles.versions())
 	}
 }

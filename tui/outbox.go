@@ -49,7 +49,7 @@ func (m *Model) postNext() tea.Cmd {
 	text := next.text
 	m.posting = true
 	db, sessionID, modelName, sessionGen, queued, system := m.db, m.session.ID, m.modelName(), m.sessionGen, m.busy(), m.next.system
-	ep, seen, known, title := m.client.Endpoint(), m.seenID(), m.session.ID, m.next.title
+	ep, seen, known, title := m.client.Endpoint(), m.seenID(m.transcript.Newest()), m.session.ID, m.next.title
 	return func() tea.Msg {
 		if sessionID == "" && system.Text != "" {
 			// A new session is stored with its first message; its prompt goes before it.
@@ -63,7 +63,7 @@ func (m *Model) postNext() tea.Cmd {
 		if err != nil {
 			return postedMsg{sessionGen: sessionGen, out: next, err: err}
 		}
-		// Another window may have written in a session this screen opened stored (seen.go).
+		// Another window may have written in a session this screen opened stored (session.go).
 		var rcpt stored.Receipt
 		if known == "" {
 			rcpt, err = db.Post(sessionID, text, modelName, queued, next.images...)
@@ -124,7 +124,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	}
 	m.transcript.Append(stored.Message{ID: msg.rcpt.AnchorID, SessionID: m.session.ID, Role: chat.RoleUser, Content: msg.out.text,
 		Images: msg.out.images})
-	m.appendQueuedReply(msg.rcpt, msg.modelName)
+	m.transcript.Append(queuedReply(msg.rcpt, m.session.ID, msg.modelName))
 	m.transcript.GotoBottom()
 	var cmd tea.Cmd
 	if msg.rcpt.Queued {
@@ -155,13 +155,14 @@ func (m *Model) giveBack(outs []outgoing) {
 	m.input.SetValue(strings.Join(texts, "\n\n"))
 }
 
-// appendQueuedReply shows the reply of a stored run that has not started yet.
-func (m *Model) appendQueuedReply(rcpt stored.Receipt, modelName string) {
-	m.transcript.Append(stored.Message{
-		ID: rcpt.ReplyID, SessionID: m.session.ID, Role: chat.RoleAssistant,
+// queuedReply is the reply of a stored run of session sessionID that has not started yet, as
+// the transcript shows it.
+func queuedReply(rcpt stored.Receipt, sessionID, modelName string) stored.Message {
+	return stored.Message{
+		ID: rcpt.ReplyID, SessionID: sessionID, Role: chat.RoleAssistant,
 		AnchorID: rcpt.AnchorID, RunID: rcpt.RunID, Status: chat.StatusQueued, Model: modelName,
 		Content: rcpt.Prefix, Seam: len(rcpt.Prefix),
-	})
+	}
 }
 
 // dispatchNext starts the oldest queued run, if any.

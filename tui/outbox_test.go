@@ -88,7 +88,7 @@ func TestASentMessageNotesWhatTheSessionRunsOn(t *testing.T) {
 
 // A message sent before the session read at start-up answers stays on the screen, its reply
 // streaming on, when that read was made before the message was stored (a loaded machine).
-// (Had the session held messages the screen had not shown, the send would be refused: seen.go.)
+// (Had the session held messages the screen had not shown, the send would be refused: session.go.)
 func TestASendBeforeTheSessionLoadedStays(t *testing.T) {
 	t.Parallel()
 	o, _, _ := demoOptions(t, screenConfig{demo: queueable})

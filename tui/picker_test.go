@@ -52,8 +52,8 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 		t.Fatalf("cursor on %s, want %s", shownPicker(m).Shown()[shownPicker(m).Cursor()].ID, other.ID)
 	}
 	m = runCmds(step(m, press("ctrl+d")))
-	if !strings.Contains(m.asked(), "ctrl+d again deletes “an old question” and its 2 messages") {
-		t.Fatalf("ctrl+d did not ask first: %q", m.asked())
+	if !strings.Contains(m.overlays.asked(), "ctrl+d again deletes “an old question” and its 2 messages") {
+		t.Fatalf("ctrl+d did not ask first: %q", m.overlays.asked())
 	}
 	// Any other key forgets the question.
 	m = runCmds(step(m, press("up")))

@@ -61,7 +61,7 @@ type nextMessage struct {
 	// beforeEdit is what the input held before the edit began (edit.go).
 	edit       int64
 	beforeEdit string
-	// title is what /title named a session not stored yet: it is stored with it (title.go).
+	// title is what /title named a session not stored yet: it is stored with it (session.go).
 	title string
 }
 
@@ -129,9 +129,9 @@ func noPrompt(arg string) bool {
 }
 
 // removeSystem is /role none and /system off: the next messages go without a system prompt.
-func (m *Model) removeSystem() {
-	m.next.system = stored.SystemPrompt{}
-	m.setNotice("no system prompt for the next messages", false)
+func (n *nextMessage) removeSystem(notice *noticeLine) {
+	n.system = stored.SystemPrompt{}
+	notice.setNotice("no system prompt for the next messages", false)
 }
 
 // roleCommand is /role: alone it lists the roles; with a name it makes that role's prompt,
@@ -140,11 +140,11 @@ func (m *Model) removeSystem() {
 func (m *Model) roleCommand(name string) bool {
 	switch {
 	case name == "":
-		now := cmp.Or(m.systemLabel(), "none")
+		now := cmp.Or(m.next.systemLabel(), "none")
 		m.setNotice(fmt.Sprintf("roles: %s · now: %s (/role NAME chooses, /role none removes it)", roleNames(m.start.roles), now), false)
 		return true
 	case noPrompt(name):
-		m.removeSystem()
+		m.next.removeSystem(&m.noticeLine)
 		return true
 	}
 	r, ok := m.start.roles[name]
@@ -179,7 +179,7 @@ func (m *Model) systemCommand(text string) {
 		return
 	}
 	if noPrompt(text) {
-		m.removeSystem()
+		m.next.removeSystem(&m.noticeLine)
 		return
 	}
 	m.next.system = stored.SystemPrompt{Text: text}
@@ -188,11 +188,11 @@ func (m *Model) systemCommand(text string) {
 
 // systemLabel names the system prompt of the next messages for the header: the role, or
 // "system prompt" for one given as text.
-func (m *Model) systemLabel() string {
+func (n *nextMessage) systemLabel() string {
 	switch {
-	case m.next.system.Role != "":
-		return "role " + sanitize.String(m.next.system.Role)
-	case m.next.system.Text != "":
+	case n.system.Role != "":
+		return "role " + sanitize.String(n.system.Role)
+	case n.system.Text != "":
 		return "system prompt"
 	}
 	return ""

@@ -11,13 +11,15 @@ import (
 	"parley/agent"
 	"parley/history/stored"
 	"parley/internal/chat"
+	"parley/internal/markdown"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
 	"parley/tui/toolask"
+	"parley/tui/versions"
 )
 
 // This file owns the active run's lifecycle: start it, read its events in batches, show them,
-// end it, cancel it. Posting and queueing are in outbox.go, rendering frames in frame.go.
+// end it, cancel it. Posting and queueing are in outbox.go, rendering frames below.
 
 // batchWindow is how long the reader gathers a run's deltas before handing them to the model
 // in one message: a stream then costs one Update, render and View per frame, not per delta.
@@ -25,7 +27,7 @@ const batchWindow = frameInterval
 
 // runs is the session's runs as the screen drives them: the active one, its stream on screen,
 // and what waits behind it. Model embeds it; Tier 2's machine and the offer after a failure
-// are beside it (tier2.go, waits.go).
+// are beside it (waits.go).
 type runs struct {
 	// active is the run whose reply is streaming (or about to), nil when none is.
 	active *activeRun
@@ -60,7 +62,7 @@ type runs struct {
 	// quitAfterRun is set when the screen quits once the active run has ended and is stored.
 	quitAfterRun bool
 	// rereadWhenIdle is set when another process stored messages in the session while a reply
-	// was being written here: the session is read again when it ends (seen.go).
+	// was being written here: the session is read again when it ends (session.go).
 	rereadWhenIdle bool
 }
 
@@ -105,12 +107,20 @@ type activeRun struct {
 	hidden bool
 }
 
+// endpoints are the clients runs are sent with. Model embeds them.
+type endpoints struct {
+	client *agent.Client
+	// fallback is Options.Fallback; others are the other profiles' clients, which R offers.
+	fallback *agent.Client
+	others   []*agent.Client
+}
+
 // modelName returns the name of the model that new runs use.
-func (m *Model) modelName() string {
-	if m.client == nil {
+func (e *endpoints) modelName() string {
+	if e.client == nil {
 		return ""
 	}
-	return m.client.Endpoint().Model
+	return e.client.Endpoint().Model
 }
 
 // startRun makes rcpt's run the active one and sends its request from a command: the
@@ -122,7 +132,7 @@ func (m *Model) startRun(rcpt stored.Receipt) tea.Cmd {
 	m.active = &activeRun{tag: m.lastRunTag, rcpt: rcpt, cancel: cancel, hidden: rcpt.Pending}
 	m.turn.Started(m.clock.Now())
 	m.transcript.StartStreaming(rcpt.ReplyID)
-	m.active.client = m.clientFor(rcpt.RunID)
+	m.active.client = m.clientFor(rcpt.RunID, m.client)
 	db, client, clock, tag, spend, sessionID, box := m.db, m.active.client, m.clock, m.lastRunTag, m.spend, m.session.ID, m.tools
 	start := func() tea.Msg {
 		var events <-chan chat.Event
@@ -336,7 +346,7 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	}
 	var readBack, next tea.Cmd
 	if st == chat.StatusFailed {
-		readBack = m.readFailedRun(rcpt.RunID)
+		readBack = m.readFailedRun(rcpt.RunID, m.tier2.Token())
 	}
 	if !m.held {
 		next = m.dispatchNext()
@@ -349,10 +359,99 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as
 // cancelled with the text received so far, comes back.
-func (m *Model) cancelRun() {
-	if m.active == nil || m.active.cancelling {
+func (r *runs) cancelRun() {
+	if r.active == nil || r.active.cancelling {
 		return
 	}
-	m.active.cancelling = true
-	m.active.cancel()
+	r.active.cancelling = true
+	r.active.cancel()
+}
+
+// This part owns frames: a streaming reply is rendered at most once per frame, however fast
+// its deltas come, and no message renders more than a frame's quota of markdown, however
+// long the reply. What the quota leaves unfinished goes on in the next frame, asked for at
+// once, so the event loop takes a key between any two pieces of rendering.
+
+// frameInterval is how often, at most, a streaming reply is rendered again: deltas that
+// arrive in between cost no rendering at all.
+const frameInterval = time.Second / 30
+
+// frame shows the streaming reply's new text now when a frame interval has passed since it
+// was last rendered, and otherwise asks for a frame when it will have: never more than one
+// render per interval, and new text never waits longer than one.
+func (m *Model) frame() tea.Cmd {
+	wait := frameInterval - m.now.Sub(m.lastFrame)
+	if wait <= 0 {
+		m.refresh(m.now)
+		return nil
+	}
+	return m.askFrame(wait)
+}
+
+// askFrame asks for a frame after wait, unless one is on its way. The frame carries the tag
+// of the newest run: one asked for before a run started is not shown.
+func (r *runs) askFrame(wait time.Duration) tea.Cmd {
+	if r.framePending {
+		return nil
+	}
+	r.framePending = true
+	tag := r.lastRunTag
+	if wait <= 0 {
+		return func() tea.Msg { return frameMsg{tag: tag} }
+	}
+	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{tag: tag} })
+}
+
+// handleFrame renders the streaming reply again, and goes on with unfinished renders.
+func (m *Model) handleFrame(msg frameMsg) tea.Cmd {
+	m.framePending = false
+	if msg.tag == m.lastRunTag {
+		m.refresh(m.clock.Now())
+	}
+	return nil
+}
+
+// refresh lets the views render again what changed or is unfinished.
+func (m *Model) refresh(now time.Time) {
+	m.transcript.Refresh()
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.Refresh()
+	}
+	m.lastFrame = now
+}
+
+// giveQuota gives the views a frame's quota of rendering for the message being handled.
+func (m *Model) giveQuota() {
+	m.transcript.Quota(markdown.FrameQuota)
+	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+		v.Quota(markdown.FrameQuota)
+	}
+}
+
+// settle renders what is on screen, within the message's quota, and asks for the next frame
+// at once if that left a render unfinished. It ends every Update, so View only draws.
+func (m *Model) settle() tea.Cmd {
+	if v, ok := m.overlays.listShown().(*versions.View); ok {
+		if v.Prepare() {
+			return m.askFrame(0)
+		}
+		return nil
+	}
+	if m.overlays.listShown() != nil {
+		return nil
+	}
+	m.transcript.Prepare()
+	if m.transcript.Unfinished() {
+		return m.askFrame(0)
+	}
+	return nil
+}
+
+// signalEnd writes the signal of a long reply's end, ended with status st, when the terminal
+// is not looked at (tui/notify decides).
+func (m *Model) signalEnd(st chat.Status) tea.Cmd {
+	if seq := m.turn.Ended(m.clock.Now(), st == chat.StatusCancelled); seq != "" {
+		return tea.Raw(seq)
+	}
+	return nil
 }

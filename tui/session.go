@@ -2,10 +2,14 @@ package tui
 
 import (
 	"errors"
+	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"parley/history/stored"
+	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),
@@ -74,9 +78,23 @@ func readSession(db Store, sessionGen int, open opener) sessionLoadedMsg {
 		typed: typed, files: fromDraftFiles(files), forkOf: forkOf, err: err}
 }
 
+// sessionState is the open session as the screen keeps it. Model embeds it.
+type sessionState struct {
+	// db stores sessions, messages and runs; every read of the session is tagged with
+	// sessionGen.
+	db      Store
+	session stored.Session
+	// forkOf is where the session was forked from; nil for one that is no fork.
+	forkOf *stored.Fork
+	// sessionGen counts session switches; answers for an earlier session are dropped.
+	sessionGen int
+	// opening is set until the session read at start-up is shown (showSession).
+	opening bool
+}
+
 // loadSession reads session id and its transcript.
-func (m *Model) loadSession(id string) tea.Cmd {
-	sessionGen, db := m.sessionGen, m.db
+func (s *sessionState) loadSession(id string) tea.Cmd {
+	sessionGen, db := s.sessionGen, s.db
 	return func() tea.Msg { return readSession(db, sessionGen, sessionByID(id)) }
 }
 
@@ -113,13 +131,13 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 }
 
 // accepts reports whether an answer asked under sessionGen is for the open session and
-// brought no error; an error is shown, as what could not be done.
-func (m *Model) accepts(sessionGen int, err error, doing string) bool {
-	if sessionGen != m.sessionGen {
+// brought no error; an error is shown on n, as what could not be done.
+func (s *sessionState) accepts(n *noticeLine, sessionGen int, err error, doing string) bool {
+	if sessionGen != s.sessionGen {
 		return false
 	}
 	if err != nil {
-		m.setNotice("could not "+doing+": "+err.Error(), true)
+		n.setNotice("could not "+doing+": "+err.Error(), true)
 		return false
 	}
 	return true
@@ -133,7 +151,7 @@ func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
 // showSession shows a session's transcript, and reads the older messages when only the newest
 // were read.
 func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "open the session") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "open the session") {
 		return nil
 	}
 	m.session, m.forkOf = msg.session, msg.forkOf
@@ -176,8 +194,8 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 }
 
 // loadOlder reads the messages of the current session older than the first one shown.
-func (m *Model) loadOlder(before int64) tea.Cmd {
-	sessionGen, db, id := m.sessionGen, m.db, m.session.ID
+func (s *sessionState) loadOlder(before int64) tea.Cmd {
+	sessionGen, db, id := s.sessionGen, s.db, s.session.ID
 	return func() tea.Msg {
 		msgs, err := db.TranscriptBefore(id, before, 0)
 		return olderLoadedMsg{sessionGen: sessionGen, msgs: msgs, err: err}
@@ -186,7 +204,7 @@ func (m *Model) loadOlder(before int64) tea.Cmd {
 
 // handleOlderLoaded puts the rest of a long session before what is shown.
 func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
-	if !m.accepts(msg.sessionGen, msg.err, "read the older messages") {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the older messages") {
 		return nil
 	}
 	m.transcript.Prepend(msg.msgs)
@@ -213,15 +231,165 @@ func (m *Model) readSpent() tea.Cmd {
 	}
 }
 
-// handleSpent shows what the session has spent, unless it could not be read, and what is left
-// of the provider's limits.
-func (m *Model) handleSpent(msg spentMsg) tea.Cmd {
-	if msg.sessionGen != m.sessionGen {
+// This part keeps two windows on one session honest: a message is stored only if no other
+// process stored messages in the session after those the screen shows (history.PostSeen), so
+// the model is never sent a turn the operator was not shown. Refused, the text goes back to
+// the input and the screen reads the session again.
+
+// seenID is the newest stored message of the session the screen knows of: newest, the newest
+// it shows, and the replies of its runs under way or queued.
+func (r *runs) seenID(newest int64) int64 {
+	id := newest
+	if r.active != nil {
+		id = max(id, r.active.rcpt.ReplyID)
+	}
+	for _, q := range r.queue {
+		id = max(id, q.ReplyID)
+	}
+	return id
+}
+
+// refusedUnseen is a post refused because another process had stored n messages in the
+// session: the texts come back to the input, and the session is read again, now or, while a
+// reply is being written, once it ends.
+func (m *Model) refusedUnseen(out outgoing, n int) tea.Cmd {
+	m.giveBack(append([]outgoing{out}, m.outbox...))
+	m.outbox = nil
+	what := chat.Plural(n, "message")
+	send := m.keys.Input.Send.Help().Key
+	if m.active != nil || len(m.queue) > 0 {
+		m.rereadWhenIdle = true
+		m.setNotice(fmt.Sprintf("not sent: another parley added %s to this session — they show when this reply ends; read them, then %s sends yours", what, send), true)
 		return nil
 	}
-	if msg.err == nil {
-		m.spent = msg.spent
+	m.setNotice(fmt.Sprintf("not sent: another parley added %s to this session — shown now; read them, then %s sends yours", what, send), true)
+	return m.rereadSession()
+}
+
+// rereadSession reads the open session's messages again, to show what another process stored.
+func (m *Model) rereadSession() tea.Cmd {
+	m.rereadWhenIdle = false
+	sessionGen, db, id := m.sessionGen, m.db, m.session.ID
+	return func() tea.Msg {
+		msgs, err := db.TranscriptBefore(id, 0, firstScreen)
+		return rereadMsg{sessionGen: sessionGen, msgs: msgs, err: err}
 	}
-	m.limits, m.limitsKnown = msg.limits, msg.known
+}
+
+// handleReread shows the session's messages as read again, at the bottom, and reads the older
+// ones when only the newest were read.
+func (m *Model) handleReread(msg rereadMsg) tea.Cmd {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the session again") {
+		return nil
+	}
+	m.transcript.Reset(msg.msgs)
+	m.transcript.GotoBottom()
+	if len(msg.msgs) == firstScreen {
+		return m.loadOlder(msg.msgs[0].ID)
+	}
 	return nil
+}
+
+// This part owns /title, which renames the open session.
+
+// titledMsg carries the session renamed by /title, or why it was not and the line to give
+// back to the input.
+type titledMsg struct {
+	sessionGen int
+	session    stored.Session
+	err        error
+	line       string
+}
+
+// titleCommand is /title TEXT: the session's title becomes TEXT. A session not stored yet is
+// titled when its first message stores it. It reports whether it did what was asked.
+func (m *Model) titleCommand(text string) (tea.Cmd, bool) {
+	if text == "" {
+		m.setNotice("/title TEXT renames this session", true)
+		return nil, false
+	}
+	if m.session.ID == "" {
+		m.next.title = text
+		m.setNotice("no session yet: it is titled “"+sanitize.String(text)+"” when your first message makes it", false)
+		return nil, true
+	}
+	db, id, sessionGen, line := m.db, m.session.ID, m.sessionGen, "/title "+text
+	return func() tea.Msg {
+		if err := db.SetTitle(id, text); err != nil {
+			return titledMsg{sessionGen: sessionGen, err: err, line: line}
+		}
+		s, err := db.Session(id)
+		return titledMsg{sessionGen: sessionGen, session: s, err: err, line: line}
+	}, true
+}
+
+// handleTitled shows the session's new title; a rename that failed gives its line back to an
+// empty input.
+func (m *Model) handleTitled(msg titledMsg) tea.Cmd {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "rename the session") {
+		if msg.err != nil && msg.sessionGen == m.sessionGen && m.input.Empty() {
+			m.input.SetValue(msg.line)
+		}
+		return nil
+	}
+	m.session.Title = msg.session.Title
+	m.setNotice("renamed: "+sanitize.String(msg.session.Title), false)
+	return nil
+}
+
+// This part owns forking (F on a message, /fork): a new session holding the conversation up
+// to a message, linked to the session it came from, which is not changed.
+
+// forkedMsg carries the session a fork made, or why it could not be made.
+type forkedMsg struct {
+	sessionGen int
+	fork       stored.Session
+	err        error
+}
+
+// forkAt forks the session at message id: through its reply when it is an operator message
+// answered, through the last message when id is 0. Only on an idle screen, since a reply being
+// written would be left half in the fork.
+func (m *Model) forkAt(id int64) tea.Cmd {
+	if id == 0 {
+		id = m.transcript.Last()
+	}
+	if r := m.transcript.Reply(id); r != 0 {
+		id = r
+	}
+	switch {
+	case id == 0 || m.session.ID == "":
+		m.setNotice("nothing to fork yet: send a message first", true)
+		return nil
+	case m.active != nil || len(m.queue) > 0 || m.posting:
+		m.setNotice("a reply is being written: fork when it has ended", true)
+		return nil
+	}
+	db, sessionGen, from := m.db, m.sessionGen, m.session.ID
+	return func() tea.Msg {
+		fork, err := db.Fork(from, id)
+		return forkedMsg{sessionGen: sessionGen, fork: fork, err: err}
+	}
+}
+
+// handleForked opens the fork just made.
+func (m *Model) handleForked(msg forkedMsg) tea.Cmd {
+	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "fork the session") {
+		return nil
+	}
+	return m.switchTo(sessionByID(msg.fork.ID))
+}
+
+// forkLabel is what the header says of a session forked from another: `forked from "Trip
+// planning" at 14:02` (the time as written at now); empty for a session that is no fork.
+func (s *sessionState) forkLabel(now time.Time) string {
+	f := s.forkOf
+	if f == nil {
+		return ""
+	}
+	from := "a deleted session"
+	if f.OriginTitle != "" {
+		from = fmt.Sprintf("%q", sanitize.String(f.OriginTitle))
+	}
+	return "forked from " + from + " at " + chat.FormatClock(f.At, now)
 }

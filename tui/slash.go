@@ -9,6 +9,7 @@ import (
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/slashmenu"
 )
 
 // This file owns the slash commands typed in the input: one table, from which the help line,
@@ -57,7 +58,7 @@ func init() {
 				m.setNotice("there is no reply to copy yet", true)
 				return nil, false
 			}
-			return m.copyText(m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
+			return m.copyText(&m.noticeLine, m.clock, m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
 		}},
 		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if args == "" {
@@ -89,7 +90,7 @@ func init() {
 				m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
 				return nil, false
 			}
-			return m.demoCommand(args), true
+			return demoCommand(m.demo, args), true
 		}},
 		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			m.openHelp()
@@ -112,6 +113,15 @@ func slashHelp() string {
 		parts = append(parts, strings.TrimSpace(c.names[0]+" "+c.args))
 	}
 	return strings.Join(parts, "  ") + "  (//text sends /text)"
+}
+
+// menuCommands are the slash commands as the menu above the input offers them.
+func menuCommands() []slashmenu.Command {
+	cs := make([]slashmenu.Command, len(slashCommands))
+	for i, c := range slashCommands {
+		cs[i] = slashmenu.Command{Names: c.names, Args: c.args}
+	}
+	return cs
 }
 
 // findSlash returns the command a line names, in any case (/Model is /model), and its
@@ -213,8 +223,7 @@ func (m *Model) setModel(name string) bool {
 
 // demoCommand is /demo: it tells the built-in demo endpoint how to misbehave next. When the
 // demo refuses the line, the line comes back to the input (if nothing was typed since).
-func (m *Model) demoCommand(args string) tea.Cmd {
-	d := m.demo
+func demoCommand(d Demo, args string) tea.Cmd {
 	return func() tea.Msg {
 		out, err := d.Command(args)
 		if err != nil {

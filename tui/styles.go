@@ -11,6 +11,7 @@ import (
 	palette "parley/tui/theme"
 	"parley/tui/toolask"
 	"parley/tui/transcript"
+	"parley/tui/versions"
 )
 
 // theme holds every style of the screen for one terminal background.
@@ -86,4 +87,9 @@ func (s *theme) list() filterlist.Styles {
 // toolask returns the styles the question before a tool call draws with.
 func (s *theme) toolask() toolask.Styles {
 	return toolask.Styles{Question: s.Warn.Bold(true), Choice: s.Muted, Chosen: s.SelectBar, Hint: s.Muted}
+}
+
+// versions returns the styles the version view draws with.
+func (s *theme) versions() versions.Styles {
+	return versions.Styles{Title: s.ReplyLabel, Muted: s.Muted, Transcript: s.transcript()}
 }

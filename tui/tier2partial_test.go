@@ -44,7 +44,7 @@ func TestTier2RetryThatProducesNothingLeavesThePartialReply(t *testing.T) {
 	clock.Advance(selectGuard)
 	d.selectReplies()
 	d.send(press("["))
-	d.until("the versions", func(m Model) bool { return m.focus == focusVersions })
+	d.until("the versions", func(m Model) bool { return versionsOpen(m) })
 	if s := plain(d.m); !strings.Contains(s, "Version 1/2 · superseded") || !strings.Contains(s, text[:20]) {
 		t.Fatalf("versions:\n%s", s)
 	}

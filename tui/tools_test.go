@@ -264,8 +264,8 @@ func TestTier2ResumesAfterAToolResult(t *testing.T) {
 	d.selectReplies()
 	d.send(press("r"))
 	want := `r again to regenerate from here — its run called echo {"message":"once"}, which may run again`
-	if d.m.asked() != want || srv.Requests() != 3 {
-		t.Errorf("r said %q after %d requests; want %q", d.m.asked(), srv.Requests(), want)
+	if d.m.overlays.asked() != want || srv.Requests() != 3 {
+		t.Errorf("r said %q after %d requests; want %q", d.m.overlays.asked(), srv.Requests(), want)
 	}
 }
 

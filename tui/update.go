@@ -8,12 +8,7 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
-	"parley/tui/modellist"
-	"parley/tui/overlay"
 	"parley/tui/picker"
-	"parley/tui/question"
-	"parley/tui/toolask"
-	"parley/tui/toollist"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -51,7 +46,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.spinner, cmd = m.spinner.Update(msg)
 		}
 	case draftStoredMsg:
-		m.handleDraftStored()
+		m.clearIfPrefixed(draftNotStored) // the draft is stored now
 	case stopMsg:
 		cmd = m.quitAfterActive()
 	case noticeMsg:
@@ -59,9 +54,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeExpiredMsg:
 		m.handleNoticeExpired(msg)
 	case marksMsg:
-		cmd = m.handleMarks(msg)
+		m.handleMarks(m.transcript, msg)
 	case copiedMsg:
-		cmd = m.handleCopied(msg)
+		cmd = handleCopied(&m.noticeLine, m.clock, msg)
 	case inputbox.ClipboardErrMsg:
 		m.setNotice("could not read the clipboard: "+msg.Err.Error(), true)
 	case draftTickMsg:
@@ -69,7 +64,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pasteTickMsg:
 		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
 
-	// The session (session.go, picker.go, versions.go, title.go).
+	// The session (session.go, overlays.go, versions.go).
 	case sessionLoadedMsg:
 		cmd = m.handleSessionLoaded(msg)
 	case olderLoadedMsg:
@@ -77,7 +72,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case rereadMsg:
 		cmd = m.handleReread(msg)
 	case spentMsg:
-		cmd = m.handleSpent(msg)
+		if msg.sessionGen == m.sessionGen {
+			m.handleSpent(msg)
+		}
 	case sessionsMsg:
 		cmd = m.handleSessions(msg)
 	case picker.Searched:
@@ -93,7 +90,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case titledMsg:
 		cmd = m.handleTitled(msg)
 
-	// The context budget (budget.go, compact.go).
+	// The context budget (budget.go).
 	case budgetMsg:
 		cmd = m.handleBudget(msg)
 	case pinnedMsg:
@@ -101,7 +98,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case compactedMsg:
 		cmd = m.handleCompacted(msg)
 
-	// Runs (outbox.go, run.go, frame.go, regenerate.go, tier2.go).
+	// Runs (outbox.go, run.go, regenerate.go, waits.go).
 	case postedMsg:
 		cmd = m.handlePosted(msg)
 	case runStartedMsg:
@@ -124,7 +121,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tier2TickMsg:
 		cmd = m.handleTier2Tick(msg)
 
-	// What goes with the next message (attach.go, edit.go, editor.go, models.go).
+	// What goes with the next message (attach.go, edit.go, overlays.go).
 	case attachedMsg:
 		cmd = m.handleAttached(msg)
 	case editedMsg:
@@ -136,7 +133,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	default:
 		// The input box's own messages (the clipboard's text for ctrl+v).
-		if m.focus == focusInput && m.overlays.Front() == nil {
+		if m.focus == focusInput && m.overlays.blocking() == nil {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
@@ -150,7 +147,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
 // a list is in front.
 func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
-	if m.overlays.Front() != nil || m.focus == focusVersions {
+	if m.overlays.blocking() != nil {
 		return nil
 	}
 	m.focusInput()
@@ -163,81 +160,17 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// openOverlay puts o in front (layout gives it the transcript's place): the input waits
-// behind it.
-func (m *Model) openOverlay(o overlay.Overlay) {
-	m.overlays.Push(o)
-	m.input.Blur()
-}
-
-// dropOverlay takes overlay id off the stack; with none left the input takes text again.
-func (m *Model) dropOverlay(id string) {
-	m.overlays.Remove(id)
-	if m.overlays.Front() == nil && m.focus == focusInput {
-		m.input.Focus()
-	}
-}
-
-// listShown is the overlay drawn in the transcript's place (a list), nearest the front; nil
-// when the transcript shows.
-func (m *Model) listShown() overlay.Overlay {
-	return m.overlays.Top(func(o overlay.Overlay) bool {
-		switch o.(type) {
-		case *toolask.Question, *question.Question:
-			return false
-		}
-		return true
-	})
-}
-
-// overlayAction does what the overlay in front asked for; pending is the action a question
-// just confirmed, if any.
-func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
-	switch a := a.(type) {
-	case overlay.Close:
-		id := m.overlays.Front().ID()
-		m.dropOverlay(id)
-		if id == toollist.ID {
-			m.toolsChanged() // what was turned on or off counts from the next send
-		}
-	case picker.Open:
-		return m.openChosen(a, pending)
-	case picker.Delete:
-		return m.deleteSession(a.Session, pending)
-	case picker.Say:
-		m.setNotice(a.Text, a.Err)
-	case tea.Cmd:
-		return a
-	case modellist.Chosen:
-		m.dropOverlay(modellist.ID)
-		if a.Compare != 0 {
-			return m.compareOn(a.Compare, a.Choice)
-		}
-		m.setModel(a.Choice.Model)
-	case toolask.Answered:
-		m.answerTool(m.overlays.Front().(*toolask.Question), a.Choice)
-	case toolask.Stopped:
-		cmd, _ := m.stop()
-		return cmd
-	}
-	return nil
-}
-
-// handleWheel scrolls the transcript, or the version shown.
+// handleWheel scrolls the transcript, or the list drawn in its place.
 func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
-	if o := m.listShown(); o != nil {
+	if o := m.overlays.listShown(); o != nil {
 		o.Update(msg)
 		return
 	}
-	t := m.transcript
-	if m.focus == focusVersions {
-		t = m.versions.view
-	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
-		t.ScrollUp(wheelLines)
+		m.transcript.ScrollUp(wheelLines)
 	case tea.MouseWheelDown:
-		t.ScrollDown(wheelLines)
+		m.transcript.ScrollDown(wheelLines)
 	}
 }
 
@@ -265,13 +198,6 @@ func (m *Model) setDark(dark bool) {
 	*m.styles = s
 	m.applyStyles()
 	m.transcript.SetDark(dark)
-}
-
-// setNotice shows a line in the status line until the next message is sent, or another
-// notice (notice.go for those that end sooner).
-func (m *Model) setNotice(text string, isErr bool) {
-	m.notice, m.noticeErr = text, isErr
-	m.noticeEnd = noticeEnd{gen: m.noticeEnd.gen + 1}
 }
 
 // handleNotice shows a notice, and gives a failed command's line back to an empty input.

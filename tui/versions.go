@@ -5,32 +5,17 @@ import (
 	"fmt"
 	"slices"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
+	"parley/agent"
 	"parley/history"
 	"parley/history/stored"
-	"parley/internal/chat"
-	"parley/internal/wrap"
-	"parley/tui/keyhelp"
 	"parley/tui/transcript"
+	"parley/tui/versions"
 )
 
-// This file owns the version view, opened with [ and ] on a reply: its state, keys and view.
-// A superseded version is shown with the turns it went on with; y copies it and enter
-// restores it, turns and all, as the live conversation.
-
-// versionView shows the versions of one reply, oldest first, in the transcript's place.
-type versionView struct {
-	list    []stored.Message
-	carried map[int64][]stored.Message
-	shown   int // the index in list of the version shown
-	// questions are the earlier texts of the question, shown above the versions answering
-	// them, by id.
-	questions map[int64]stored.Message
-	view      *transcript.List
-}
+// This file reads the versions of a reply for the version view (tui/versions), and restores
+// the one it asks for, turns and all, as the live conversation.
 
 // showVersions asks for the versions of reply id (or of the reply to operator message id),
 // to show the one before it (dir -1) or after it (+1). A version that answers an earlier text
@@ -62,9 +47,10 @@ func (m *Model) showVersions(id int64, dir int) tea.Cmd {
 	}
 }
 
-// handleVersions opens the version view on the version next to the selected reply.
+// handleVersions opens the version view (tui/versions) on the version next to the selected
+// reply.
 func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
-	if m.focus != focusTranscript || !m.accepts(msg.sessionGen, msg.err, "read the versions") {
+	if m.focus != focusTranscript || !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "read the versions") {
 		return nil
 	}
 	at := slices.IndexFunc(msg.versions, func(v stored.Message) bool { return v.ID == msg.reply })
@@ -81,74 +67,28 @@ func (m *Model) handleVersions(msg versionsMsg) tea.Cmd {
 		return nil
 	}
 	m.notice = ""
-	m.versions = versionView{list: msg.versions, carried: msg.carried, questions: msg.questions, view: transcript.New(m.styles.transcript())}
-	m.versions.view.HideNumbers()
-	m.versions.view.SetDark(m.dark)
-	m.versions.view.SetReadingWidth(m.transcript.ReadingWidth())
-	m.focus = focusVersions
-	m.showVersion(i)
+	prices := listPrices
+	if m.spend != nil {
+		prices = m.spend.Prices
+	}
+	read := versions.Read{List: msg.versions, Carried: msg.carried, Questions: msg.questions}
+	m.openOverlay(versions.New(read, i, m.keys.Versions, m.styles.versions(), prices, m.transcript.ReadingWidth(), m.dark))
 	return nil
 }
 
-// showVersion shows version i of the version view, or the nearest there is, and the turns it
-// went on with.
-func (m *Model) showVersion(i int) {
-	v := &m.versions
-	v.shown = max(0, min(i, len(v.list)-1))
-	version := v.list[v.shown]
-	shown := append([]stored.Message{version}, v.carried[version.ID]...)
-	if q, ok := v.questions[version.AnchorID]; ok {
-		shown = append([]stored.Message{q}, shown...)
-	}
-	v.view.Reset(shown)
-	v.view.GotoTop()
-	m.updateKeys()
-	m.layout() // the title may take another number of lines
-}
+// listPrices are the built-in prices, for a screen with no spend guard to price with.
+var listPrices = agent.DefaultPrices()
 
-// versionsKey handles a key while the version view is open.
-func (m *Model) versionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	v, k := &m.versions, m.keys.Versions
-	page := max(1, v.view.Height()-1)
-	switch {
-	case key.Matches(msg, k.Older):
-		m.showVersion(v.shown - 1)
-	case key.Matches(msg, k.Newer):
-		m.showVersion(v.shown + 1)
-	case key.Matches(msg, k.ScrollUp):
-		v.view.ScrollUp(1)
-	case key.Matches(msg, k.ScrollDown):
-		v.view.ScrollDown(1)
-	case key.Matches(msg, k.PageUp):
-		v.view.ScrollUp(page)
-	case key.Matches(msg, k.PageDown):
-		v.view.ScrollDown(page)
-	case key.Matches(msg, k.Copy):
-		return m.copyText(v.view.Text(v.list[v.shown].ID), fmt.Sprintf("version %d", v.shown+1))
-	case key.Matches(msg, k.Restore):
-		return m.restore(v.list[v.shown].ID)
-	case key.Matches(msg, k.Close):
-		m.closeVersions()
-	}
-	return nil
-}
-
-// closeVersions goes back to the transcript.
-func (m *Model) closeVersions() {
-	m.versions = versionView{}
-	m.focus = focusTranscript
-}
-
-// restore makes version id the live reply, with the turns it went on with. Only on an idle
-// screen: a reply being written would be superseded under its run.
-func (m *Model) restore(id int64) tea.Cmd {
+// restore makes version id (number n in the view) the live reply, with the turns it went on
+// with. Only on an idle screen: a reply being written would be superseded under its run.
+func (m *Model) restore(id int64, n int) tea.Cmd {
 	if m.active != nil || len(m.queue) > 0 || m.posting {
 		m.setNotice("a reply is being written: restore when it has ended", true)
 		return nil
 	}
 	db, sessionGen := m.db, m.sessionGen
 	return func() tea.Msg {
-		return restoredMsg{sessionGen: sessionGen, reply: id, err: db.Restore(id)}
+		return restoredMsg{sessionGen: sessionGen, reply: id, number: n, err: db.Restore(id)}
 	}
 }
 
@@ -165,48 +105,39 @@ func (m *Model) handleRestored(msg restoredMsg) tea.Cmd {
 		}
 		return nil
 	}
-	shown := m.versions.shown + 1
-	m.closeVersions()
+	m.dropOverlay(versions.ID)
 	m.tier2.Disarm()
 	m.sessionGen++
-	m.setNotice(fmt.Sprintf("restored version %d: the conversation goes on from it", shown), false)
+	m.setNotice(fmt.Sprintf("restored version %d: the conversation goes on from it", msg.number), false)
 	return m.loadSession(m.session.ID)
 }
 
-// versionsView draws the version view in the transcript's place: a title, then the version
-// and the turns it went on with, as the transcript would show them.
-func (m *Model) versionsView() []string {
-	return append(m.versionsTitle(), m.versions.view.View()...)
+// This part reads which replies have other versions, for their ‹ 2/3 › mark: when a session
+// opens and whenever a run ends, a regeneration is stored or a version restored.
+
+// marksMsg carries the version marks of the session's replies.
+type marksMsg struct {
+	sessionGen int
+	marks      map[int64]stored.Mark
+	err        error
 }
 
-// versionsTitle is the version view's title, wrapped to the width: which version, whether it
-// is live, and the keys.
-func (m *Model) versionsTitle() []string {
-	st, k := m.styles, m.keys.Versions
-	v := m.versions
-	version := v.list[v.shown]
-	state := " · live"
-	if version.Superseded {
-		state = " · superseded"
-		if n := len(v.carried[version.ID]); n > 0 {
-			state += fmt.Sprintf(", with the %s after it", chat.Plural(n, "message"))
-		}
+// readMarks reads the version marks of the session's replies.
+func (s *sessionState) readMarks() tea.Cmd {
+	if s.db == nil || s.session.ID == "" {
+		return nil
 	}
-	bindings := []key.Binding{k.Older, k.Newer, k.Copy}
-	if k.Restore.Enabled() {
-		bindings = append(bindings, k.Restore)
+	db, id, gen := s.db, s.session.ID, s.sessionGen
+	return func() tea.Msg {
+		marks, err := db.VersionMarks(id)
+		return marksMsg{sessionGen: gen, marks: marks, err: err}
 	}
-	bindings = append(bindings, k.Close)
-	title, keys := fmt.Sprintf("Version %d/%d%s", v.shown+1, len(v.list), state), keyhelp.Hint(bindings...)
-	if lipgloss.Width(title)+2+lipgloss.Width(keys) <= m.width {
-		return append([]string{st.ReplyLabel.Render(title) + st.Muted.Render("  "+keys)}, m.compareTable()...)
+}
+
+// handleMarks puts the marks on the replies of t; marks that cannot be read are left as they were:
+// a missing mark hides nothing, [ and ] still find the versions.
+func (s *sessionState) handleMarks(t *transcript.List, msg marksMsg) {
+	if msg.sessionGen == s.sessionGen && msg.err == nil {
+		t.SetMarks(msg.marks)
 	}
-	var lines []string
-	for _, l := range wrap.Lines(title, m.width) {
-		lines = append(lines, st.ReplyLabel.Render(l))
-	}
-	for _, l := range wrap.Lines(keys, m.width) {
-		lines = append(lines, st.Muted.Render(l))
-	}
-	return append(lines, m.compareTable()...)
 }

@@ -11,8 +11,12 @@ import (
 	"parley/tui/notify"
 	"parley/tui/overlay"
 	"parley/tui/question"
+	"parley/tui/slashmenu"
 	"parley/tui/toolask"
 	"parley/tui/transcript"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -33,26 +37,22 @@ func (m Model) View() tea.View {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView())
 	switch {
-	case m.listShown() != nil:
-		lines = append(lines, m.listShown().View(m.width, m.transcript.Height())...)
-	case m.focus == focusVersions:
-		lines = append(lines, m.versionsView()...)
+	case m.overlays.listShown() != nil:
+		lines = append(lines, m.overlays.listShown().View(m.width, m.transcript.Height())...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
 	lines = append(lines, m.statusView()...)
-	if next := m.nextView(); next != "" {
+	if next := m.next.nextView(m.styles, m.keys.Chat.Cancel.Help().Key, m.width); next != "" {
 		lines = append(lines, next)
 	}
-	if l := m.leaveOutView(); l != "" {
-		lines = append(lines, l)
-	}
-	lines = append(lines, m.menuView()...)
+	lines = append(lines, m.budget.leaveOutView(m.styles.Warn, m.width)...)
+	lines = append(lines, m.overlays.menuView(m.width)...)
 	inputTop := len(lines)
 	lines = append(lines, m.inputView()...)
 	lines = append(lines, m.helpView()...)
 	v.SetContent(strings.Join(lines, "\n"))
-	if m.focus == focusInput && m.overlays.Front() == nil {
+	if m.focus == focusInput && m.overlays.blocking() == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
@@ -69,12 +69,17 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.nextHeight() - m.leaveOutHeight() - len(m.menuView()) - m.inputHeight() - len(m.helpView())
+	rest := m.height - 1 /* header */ - len(m.statusView()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.overlays.menuView(m.width)) - m.inputHeight() - len(m.helpView())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
-	if m.versions.view != nil {
-		m.versions.view.SetSize(m.width, max(rest-len(m.versionsTitle()), 1))
+}
+
+// menuView is the slash menu above the input, width cells wide, while it shows.
+func (s *stack) menuView(width int) []string {
+	if menu := s.Find(slashmenu.ID); menu != nil {
+		return menu.View(width, 0)
 	}
+	return nil
 }
 
 // inputView is the input, or in its place the overlay in front (the question before a tool
@@ -98,8 +103,8 @@ func (m *Model) inputHeight() int {
 // the overlay's keys while every key is listed); wrapped to the width, never cut.
 func (m *Model) helpView() []string {
 	switch {
-	case m.overlays.Front() != nil:
-		return m.shortHelp() // the overlay's own keys
+	case m.overlays.blocking() != nil:
+		return shortHelp(m.help, m.shortKeys(), m.width) // the overlay's own keys
 	case m.focus == focusTranscript:
 		lines := wrap.Lines(m.keys.selectBar(), m.width)
 		for i, l := range lines {
@@ -107,7 +112,7 @@ func (m *Model) helpView() []string {
 		}
 		return lines
 	}
-	return m.shortHelp()
+	return shortHelp(m.help, m.shortKeys(), m.width)
 }
 
 // headerView is the title bar: the session, the endpoint and model, whether it is the demo,
@@ -131,10 +136,10 @@ func (m *Model) headerView() string {
 			where = ep.Name + " · " + where
 		}
 	}
-	if role := m.systemLabel(); role != "" {
+	if role := m.next.systemLabel(); role != "" {
 		where += " · " + role
 	}
-	if fork := m.forkLabel(); fork != "" {
+	if fork := m.forkLabel(m.clock.Now()); fork != "" {
 		title += " · " + fork
 	}
 	badge := ""
@@ -148,17 +153,8 @@ func (m *Model) headerView() string {
 		// Nothing can be sent: said from the start, not after the first message fails.
 		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
 	}
-	state := " " + m.headerState() + " "
-	var told []string
-	if ctx := m.budgetLabel(); ctx != "" {
-		told = append(told, ctx)
-	}
-	if m.limitsKnown && retry.Low(m.limits, m.clock.Now()) {
-		told = append(told, limitsLabel(m.limits, m.clock.Now()))
-	}
-	if m.spend != nil && m.spent.Tokens > 0 {
-		told = append(told, spentLabel(m.spent))
-	}
+	state := " " + m.headerState(m.tier2.Armed()) + " "
+	told := m.told(m.clock.Now(), m.spend != nil)
 	spent := ""
 	if len(told) > 0 {
 		spent = strings.Join(told, " · ") + " "
@@ -173,11 +169,12 @@ func (m *Model) headerView() string {
 	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
 
-// headerState names what the active run (or Tier 2) is doing, and how many messages wait.
-func (m *Model) headerState() string {
+// headerState names what the active run (or Tier 2, armed) is doing, and how many messages
+// wait.
+func (r *runs) headerState(armed bool) string {
 	var s string
-	switch r := m.active; {
-	case r == nil && m.tier2.Armed():
+	switch r := r.active; {
+	case r == nil && armed:
 		s = "retry armed"
 	case r == nil:
 		s = "idle"
@@ -190,7 +187,7 @@ func (m *Model) headerState() string {
 	default:
 		s = "streaming"
 	}
-	if n := len(m.queue) + len(m.outbox); n > 0 {
+	if n := len(r.queue) + len(r.outbox); n > 0 {
 		s += fmt.Sprintf(" · %d queued", n)
 	}
 	return s
@@ -212,8 +209,8 @@ func (m *Model) statusView() []string {
 	style := st.Muted
 	switch r := m.active; {
 	case m.tier2.Armed():
-		banner := m.tier2Banner()
-		if m.fallbackOffered() {
+		banner := tier2Banner(&m.tier2, m.now, m.keys.Chat)
+		if m.fallbackOffered(&m.tier2) {
 			k := m.keys.Chat.Fallback
 			if m.focus == focusTranscript {
 				k = m.keys.Transcript.Fallback
@@ -279,24 +276,30 @@ func padded(lines []string, width int) []string {
 	return lines
 }
 
-// shortHelp is the help of the keys that act now, wrapped at whole keys to fit the width.
-func (m *Model) shortHelp() []string {
-	sep := m.help.Styles.ShortSeparator.Render(m.help.ShortSeparator)
+// shortKeys are the keys that act now: the front overlay's that names its keys, else the
+// screen's.
+func (m *Model) shortKeys() []key.Binding {
+	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
+		return o.Help()
+	}
+	return m.keys.ShortHelp()
+}
+
+// shortHelp is the help of the enabled keys, drawn with h's styles, wrapped at whole keys to
+// fit width.
+func shortHelp(h help.Model, keys []key.Binding, width int) []string {
+	sep := h.Styles.ShortSeparator.Render(h.ShortSeparator)
 	var lines []string
 	line := ""
-	keys := m.keys.ShortHelp()
-	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
-		keys = o.Help()
-	}
 	for _, b := range keys {
 		if !b.Enabled() {
 			continue
 		}
-		item := m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
+		item := h.Styles.ShortKey.Render(b.Help().Key) + " " + h.Styles.ShortDesc.Render(b.Help().Desc)
 		switch {
 		case line == "":
 			line = item
-		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(item) <= m.width:
+		case lipgloss.Width(line)+lipgloss.Width(sep)+lipgloss.Width(item) <= width:
 			line += sep + item
 		default:
 			lines = append(lines, line)

@@ -86,11 +86,11 @@ func TestAForgottenRegenerateQuestionLeavesNoNotice(t *testing.T) {
 	m, _ = step(m, press("k"))
 	m, _ = step(m, press("k")) // the earlier reply
 	m, _ = step(m, press("r"))
-	if !strings.Contains(m.asked(), "r again to regenerate from here") || !strings.Contains(plain(m), "r again") {
-		t.Fatalf("r on an earlier reply did not ask: %q", m.asked())
+	if !strings.Contains(m.overlays.asked(), "r again to regenerate from here") || !strings.Contains(plain(m), "r again") {
+		t.Fatalf("r on an earlier reply did not ask: %q", m.overlays.asked())
 	}
 	m, _ = step(m, press("j"))
-	if m.asked() != "" || m.notice != "" || strings.Contains(plain(m), "r again") {
-		t.Fatalf("the question outlived its key: %q", m.asked())
+	if m.overlays.asked() != "" || m.notice != "" || strings.Contains(plain(m), "r again") {
+		t.Fatalf("the question outlived its key: %q", m.overlays.asked())
 	}
 }
