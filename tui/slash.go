@@ -22,6 +22,8 @@ type slashCommand struct {
 	// args is what the command takes, as help shows it after the name: "[NAME]" when it may
 	// be left out, "" when it takes nothing.
 	args string
+	// about says in a few words what the command does, as the menu shows beside it.
+	about string
 	// run runs the command with its arguments; pending is the action waiting for its key
 	// again. done is false when the command failed or asks to be confirmed: the line then
 	// stays in the input.
@@ -36,68 +38,68 @@ var slashCommands []slashCommand
 
 func init() {
 	slashCommands = []slashCommand{
-		{names: []string{"/new"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
+		{names: []string{"/new"}, about: "start a new session", run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
 			if !m.confirmLeave(confirm{action: "new"}, pending, m.keys.Input.Send.Help().Key, "opens a new session") {
 				return nil, false
 			}
 			return m.switchTo(newSession), true
 		}},
-		{names: []string{"/sessions"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/sessions"}, about: "open, rename or delete a session", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			return m.listSessions(), true
 		}},
-		{names: []string{"/regen"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/regen"}, about: "write the last reply again", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			cmd := m.regenerateReply(m.transcript.LastReply())
 			return cmd, cmd != nil
 		}},
-		{names: []string{"/fork"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/fork"}, about: "a new session that goes on from here", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			cmd := m.forkAt(0)
 			return cmd, cmd != nil
 		}},
-		{names: []string{"/copy"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/copy"}, about: "copy the last reply", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			if m.transcript.LastReply() == 0 {
 				m.setNotice("there is no reply to copy yet", true)
 				return nil, false
 			}
 			return m.copyText(&m.noticeLine, m.clock, m.transcript.Text(m.transcript.LastReply()), "the last reply"), true
 		}},
-		{names: []string{"/model"}, args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/model"}, about: "choose the model", args: "[NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if args == "" {
 				return m.listModels(0), true
 			}
 			return nil, m.setModel(args)
 		}},
-		{names: []string{"/role"}, args: "[NAME|none]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/role"}, about: "speak to a role from config.toml", args: "[NAME|none]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return nil, m.roleCommand(args)
 		}},
-		{names: []string{"/system"}, args: "[TEXT|off]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/system"}, about: "set or turn off the system prompt", args: "[TEXT|off]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			m.systemCommand(args)
 			return nil, true
 		}},
-		{names: []string{"/compact"}, args: "[N]", run: func(m *Model, args string, pending confirm) (tea.Cmd, bool) {
+		{names: []string{"/compact"}, about: "leave older messages out of what is sent", args: "[N]", run: func(m *Model, args string, pending confirm) (tea.Cmd, bool) {
 			return m.compactCommand(args, pending)
 		}},
-		{names: []string{"/file"}, args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/file"}, about: "attach a text file or an image", args: "[PATH]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.fileCommand(args, "/file "+args), true
 		}},
-		{names: []string{"/title"}, args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/title"}, about: "name this session", args: "TEXT", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.titleCommand(args)
 		}},
-		{names: []string{"/tools"}, args: "[on|off NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/tools"}, about: "list tools, or turn one on or off", args: "[on|off NAME]", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			return m.toolsCommand(args)
 		}},
-		{names: []string{"/demo"}, args: "ARGS", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/demo"}, about: "tell the demo endpoint how to misbehave", args: "ARGS", run: func(m *Model, args string, _ confirm) (tea.Cmd, bool) {
 			if m.demo == nil {
 				m.setNotice("/demo works only with the demo endpoint (parley --demo)", true)
 				return nil, false
 			}
 			return demoCommand(m.demo, args), true
 		}},
-		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
+		{names: []string{"/help"}, about: "every key and command", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
 			m.openHelp()
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},
-		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
+		{names: []string{"/quit", "/exit"}, about: "leave parley", run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
 			if !m.confirmLeave(confirm{action: "quit"}, pending, m.keys.Input.Send.Help().Key, "quits") {
 				return nil, false
 			}
@@ -119,7 +121,7 @@ func slashHelp() string {
 func menuCommands() []slashmenu.Command {
 	cs := make([]slashmenu.Command, len(slashCommands))
 	for i, c := range slashCommands {
-		cs[i] = slashmenu.Command{Names: c.names, Args: c.args}
+		cs[i] = slashmenu.Command{Names: c.names, Args: c.args, About: c.about}
 	}
 	return cs
 }

@@ -63,9 +63,29 @@ func TestSlashMenu(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m = typeText(m, "/")
-	if s := plain(m); !strings.Contains(s, "/sessions") || !strings.Contains(s, "/quit") || !strings.Contains(s, "tab completes") {
-		t.Fatalf("/ shows no menu of every command:\n%s", s)
+	// A list down the screen, a command a line with what it does, scrolled past its rows.
+	row := func(m Model, name string) int {
+		for i, l := range strings.Split(plain(m), "\n") {
+			if strings.Contains(l, name+" ") {
+				return i
+			}
+		}
+		return -1
 	}
+	if s := plain(m); !strings.Contains(s, "› /new") || !strings.Contains(s, "open, rename or delete a session") ||
+		!strings.Contains(s, "1 of 15") || row(m, "/sessions") != row(m, "/new")+1 || strings.Contains(s, "/quit") {
+		t.Fatalf("/ shows no list of commands:\n%s", s)
+	}
+	m, _ = step(m, press("down"))
+	if s := plain(m); !strings.Contains(s, "› /sessions") || !strings.Contains(s, "2 of 15") {
+		t.Fatalf("↓ does not move down the list:\n%s", s)
+	}
+	m, _ = step(m, press("up"))
+	m, _ = step(m, press("up"))
+	if s := plain(m); !strings.Contains(s, "› /quit") || !strings.Contains(s, "leave parley") || strings.Contains(s, "› /new") {
+		t.Fatalf("↑ from the first command does not go round to the last:\n%s", s)
+	}
+	m, _ = step(m, press("down"))
 	m = typeText(m, "s")
 	s := plain(m)
 	if !strings.Contains(s, "› /sessions") || !strings.Contains(s, "/system") || strings.Contains(s, "/quit") {

@@ -187,6 +187,11 @@ func TestEscDuringACallCancelsIt(t *testing.T) {
 	d.until("the call at the server", func(Model) bool { return len(mcptest.Sent(t, wire, "tools/call")) == 1 })
 	d.send(press("esc"))
 	d.until("the run to end", settled)
+	// The MCP client writes the cancellation to the server on its own time: the run's end
+	// does not wait for it, nor need it.
+	chattest.WaitFor(t, "the call's cancellation at the server", func() bool {
+		return len(mcptest.Sent(t, wire, "notifications/cancelled")) >= 1
+	})
 	if n := len(mcptest.Sent(t, wire, "notifications/cancelled")); n != 1 {
 		t.Errorf("the server was sent %d cancellations", n)
 	}

@@ -5,6 +5,7 @@
 package slashmenu
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -28,7 +29,13 @@ type Command struct {
 	Names []string
 	// Args is what the command takes, as help shows it after the name; "" when nothing.
 	Args string
+	// About says in a few words what the command does, beside it in the menu.
+	About string
 }
+
+// Rows is how many commands the menu lists at once: the rest scroll into view as the arrows
+// reach them, so the menu never pushes the conversation off a short screen.
+const Rows = 8
 
 // Keys choose a command (Up, Down), put it in the input (Complete, and Send on a name typed in
 // part); Close is the key the screen closes the menu with, named in its hint.
@@ -151,39 +158,42 @@ func (m *Menu) named(line string) bool {
 	return false
 }
 
-// View draws the menu: the commands the line matches, the chosen one marked, and the keys,
-// wrapped to width. None when it does not show.
+// View draws the menu: the commands the line matches, one a line with what each does, the
+// chosen one marked, at most Rows of them around it, and the keys, each line cut to width.
+// None when it does not show.
 func (m *Menu) View(width, _ int) []string {
 	if !m.Shows() {
 		return nil
 	}
 	st, k := m.styles, m.keys
-	cells := make([]string, 0, len(m.items)+1)
-	for i, c := range m.items {
-		name := strings.TrimSpace(c.Names[0] + " " + c.Args)
+	cut := lipgloss.NewStyle().MaxWidth(max(width, 1))
+	nameWidth := 0
+	for _, c := range m.items {
+		nameWidth = max(nameWidth, lipgloss.Width(usage(c)))
+	}
+	first := min(max(m.cursor-Rows+1, 0), max(len(m.items)-Rows, 0))
+	last := min(first+Rows, len(m.items))
+	lines := make([]string, 0, last-first+1)
+	for i := first; i < last; i++ {
+		c := m.items[i]
+		name := usage(c) + strings.Repeat(" ", nameWidth-lipgloss.Width(usage(c)))
+		var line string
 		if i == m.cursor {
-			cells = append(cells, st.Chosen.Render("› "+name))
+			line = st.Chosen.Render("› "+name) + "  " + st.Muted.Render(c.About)
 		} else {
-			cells = append(cells, st.Muted.Render("  "+name))
+			line = st.Muted.Render("  " + name + "  " + c.About)
 		}
+		lines = append(lines, cut.Render(line))
 	}
-	cells = append(cells, st.Muted.Render("· "+keyhelp.Hint(keyhelp.Joined(k.Up, k.Down), keyhelp.Relabel(k.Complete, "completes"),
-		keyhelp.Relabel(k.Close, "closes"))))
-	var lines []string
-	line := ""
-	for _, c := range cells {
-		switch {
-		case line == "":
-			line = c
-		case lipgloss.Width(line)+1+lipgloss.Width(c) <= width:
-			line += " " + c
-		default:
-			lines = append(lines, line)
-			line = c
-		}
+	hint := keyhelp.Hint(keyhelp.Joined(k.Up, k.Down), keyhelp.Relabel(k.Complete, "completes"), keyhelp.Relabel(k.Close, "closes"))
+	if len(m.items) > Rows {
+		hint = fmt.Sprintf("%d of %d · %s", m.cursor+1, len(m.items), hint)
 	}
-	return append(lines, line)
+	return append(lines, cut.Render(st.Muted.Render("  "+hint)))
 }
+
+// usage is a command's name and what it takes, as the menu lists it.
+func usage(c Command) string { return strings.TrimSpace(c.Names[0] + " " + c.Args) }
 
 // Help is nil: the screen's help line, which names the menu's keys while it shows, stays.
 func (*Menu) Help() []key.Binding { return nil }
