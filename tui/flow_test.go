@@ -11,6 +11,7 @@ import (
 
 	"parley/history"
 	"parley/internal/chat"
+	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 )
 
@@ -45,17 +46,6 @@ func finalModel(t *testing.T, tm *teatest.TestModel) Model {
 	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 }
 
-// eventually polls cond until it holds, failing after a few seconds. The flows wait on the
-// database rather than on screen words, which the renderer may send in pieces.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // replyStatus returns the status and text of the stored reply number n (from 0) of session id.
 func replyStatus(db *history.DB, id string, n int) (chat.Status, string) {
 	msgs, err := db.Transcript(id)
@@ -77,9 +67,9 @@ func TestFlowSendCancelQuit(t *testing.T) {
 	tm, o, _ := startFlow(t, cancellable)
 	db, s := historyOf(o.DB), o.Session
 	sendLine(tm, "tell me a story")
-	eventually(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
+	chattest.WaitFor(t, "stored text", func() bool { _, text := replyStatus(db, s.ID, 0); return text != "" })
 	tm.Send(press("esc"))
-	eventually(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == chat.StatusCancelled })
+	chattest.WaitFor(t, "the cancel", func() bool { st, _ := replyStatus(db, s.ID, 0); return st == chat.StatusCancelled })
 	waitFor(t, tm, "cancelled")
 	// Just after the stop a ctrl+c was meant for the reply: it asks, and a second one quits.
 	tm.Send(press("ctrl+c"))
@@ -98,11 +88,11 @@ func TestFlowQueueAndContinue(t *testing.T) {
 	tm, o, srv := startFlow(t, queueable)
 	db, s := historyOf(o.DB), o.Session
 	sendLine(tm, "first")
-	eventually(t, "the first request", func() bool { return srv.Requests() == 1 })
+	chattest.WaitFor(t, "the first request", func() bool { return srv.Requests() == 1 })
 	sendLine(tm, "second")
-	eventually(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusQueued })
+	chattest.WaitFor(t, "the second message queued", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusQueued })
 	waitFor(t, tm, "queued")
-	eventually(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusSucceeded })
+	chattest.WaitFor(t, "both replies", func() bool { st, _ := replyStatus(db, s.ID, 1); return st == chat.StatusSucceeded })
 	// The screen hears of the end after it is stored: if the reply still streams there,
 	// ctrl+d asks first and the second press quits; else the first quits.
 	tm.Send(press("ctrl+d"))
