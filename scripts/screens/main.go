@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -55,6 +56,13 @@ func main() {
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fail("%v", err)
+	}
+	if *only != "" && !slices.ContainsFunc(states, func(st state) bool { return st.name == *only }) {
+		names := make([]string, len(states))
+		for i, st := range states {
+			names[i] = st.name
+		}
+		fail("no state %q: the states are %s", *only, strings.Join(names, ", "))
 	}
 	failed := false
 	for i, st := range states {
