@@ -20,18 +20,19 @@ import (
 	"strings"
 	"time"
 
+	"parley/scripts/internal/pane"
 	"parley/tui/theme"
 )
 
-// pane is one way of running the screen.
-type pane struct {
+// setup is one way of running the screen.
+type setup struct {
 	name  string
 	light bool
 	env   []string
 	style string // tmux window-style, "" for none
 }
 
-var panes = []pane{
+var setups = []setup{
 	{name: "dark"},
 	{name: "light (OSC 11 from window-style bg=white)", light: true, style: "bg=white"},
 	{name: "light (COLORFGBG=0;15, no OSC 11 answer)", light: true, env: []string{"COLORFGBG=0;15"}},
@@ -43,7 +44,7 @@ func main() {
 	until := flag.String("until", "Retry-After", "words of the reply's end, shown once it has all come")
 	flag.Parse()
 	failed := false
-	for i, p := range panes {
+	for i, p := range setups {
 		screen, err := capture(*bin, *ask, *until, p, fmt.Sprintf("contrast%d-%d", os.Getpid(), i))
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", p.name, err)
@@ -66,7 +67,7 @@ func main() {
 
 // capture runs bin in a new tmux server, asks for code, waits for the reply to show until and
 // returns the pane with its escape sequences.
-func capture(bin, ask, until string, p pane, socket string) (string, error) {
+func capture(bin, ask, until string, p setup, socket string) (string, error) {
 	home, err := os.MkdirTemp("", "contrast")
 	if err != nil {
 		return "", err
@@ -151,33 +152,19 @@ func measure(screen string, light bool) []pair {
 		termBg, termFg = "#ffffff", "#000000"
 	}
 	pairs := map[[2]string]*pair{}
-	for _, line := range strings.Split(screen, "\n") {
-		var st sgr
-		for i := 0; i < len(line); {
-			if line[i] == 0x1b && i+1 < len(line) && line[i+1] == '[' {
-				j := i + 2
-				for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
-					j++
-				}
-				if j < len(line) && line[j] == 'm' {
-					st.apply(line[i+2 : j])
-				}
-				i = j + 1
+	for _, line := range pane.Parse(screen) {
+		for _, c := range line {
+			if c.Rune == ' ' || c.Rune == '\u00a0' || (c.FG == "" && c.BG == "") {
 				continue
 			}
-			r, size := decodeRune(line[i:])
-			i += size
-			if r == ' ' || r == '\u00a0' || (st.fg == "" && st.bg == "") {
-				continue
-			}
-			fg, bg := st.fg, st.bg
+			fg, bg := c.FG, c.BG
 			if fg == "" {
 				fg = termFg
 			}
 			if bg == "" {
 				bg = termBg
 			}
-			if st.reverse {
+			if c.Reverse {
 				fg, bg = bg, fg
 			}
 			key := [2]string{fg, bg}
@@ -187,11 +174,11 @@ func measure(screen string, light bool) []pair {
 				pairs[key] = pr
 			}
 			pr.cells++
-			if !strings.ContainsRune(dimGlyphs, r) {
+			if !strings.ContainsRune(dimGlyphs, c.Rune) {
 				pr.need = theme.MinText
 			}
 			if len(pr.sample) < 24 {
-				pr.sample += string(r)
+				pr.sample += string(c.Rune)
 			}
 		}
 	}
@@ -203,95 +190,7 @@ func measure(screen string, light bool) []pair {
 	return out
 }
 
-// sgr is the colour state of SGR sequences: "" is the terminal's default.
-type sgr struct {
-	fg, bg  string
-	reverse bool
-}
-
-// apply takes one SGR sequence's parameters.
-func (s *sgr) apply(params string) {
-	if params == "" {
-		*s = sgr{}
-		return
-	}
-	ps := strings.Split(params, ";")
-	for k := 0; k < len(ps); k++ {
-		n, _ := strconv.Atoi(ps[k])
-		switch {
-		case n == 0:
-			*s = sgr{}
-		case n == 7:
-			s.reverse = true
-		case n == 27:
-			s.reverse = false
-		case n >= 30 && n <= 37:
-			s.fg = indexed(n - 30)
-		case n >= 90 && n <= 97:
-			s.fg = indexed(n - 90 + 8)
-		case n >= 40 && n <= 47:
-			s.bg = indexed(n - 40)
-		case n >= 100 && n <= 107:
-			s.bg = indexed(n - 100 + 8)
-		case n == 39:
-			s.fg = ""
-		case n == 49:
-			s.bg = ""
-		case n == 38 || n == 48:
-			var c string
-			if k+2 < len(ps) && ps[k+1] == "5" {
-				i, _ := strconv.Atoi(ps[k+2])
-				c, k = indexed(i), k+2
-			} else if k+4 < len(ps) && ps[k+1] == "2" {
-				r, _ := strconv.Atoi(ps[k+2])
-				g, _ := strconv.Atoi(ps[k+3])
-				b, _ := strconv.Atoi(ps[k+4])
-				c, k = fmt.Sprintf("#%02x%02x%02x", r, g, b), k+4
-			}
-			if n == 38 {
-				s.fg = c
-			} else {
-				s.bg = c
-			}
-		}
-	}
-}
-
-// basic are xterm's 16 colours.
-var basic = [16]string{"#000000", "#cd0000", "#00cd00", "#cdcd00", "#0000ee", "#cd00cd", "#00cdcd", "#e5e5e5",
-	"#7f7f7f", "#ff0000", "#00ff00", "#ffff00", "#5c5cff", "#ff00ff", "#00ffff", "#ffffff"}
-
-// indexed is xterm's colour number i.
-func indexed(i int) string {
-	switch {
-	case i < 16:
-		return basic[i]
-	case i < 232:
-		i -= 16
-		step := func(v int) int {
-			if v == 0 {
-				return 0
-			}
-			return 55 + 40*v
-		}
-		return fmt.Sprintf("#%02x%02x%02x", step(i/36), step(i/6%6), step(i%6))
-	default:
-		v := 8 + 10*(i-232)
-		return fmt.Sprintf("#%02x%02x%02x", v, v, v)
-	}
-}
-
 func hex(s string) color.Color {
 	v, _ := strconv.ParseUint(strings.TrimPrefix(s, "#"), 16, 32)
 	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 0xff}
-}
-
-func decodeRune(s string) (rune, int) {
-	for i, r := range s {
-		if i == 0 {
-			size := len(string(r))
-			return r, size
-		}
-	}
-	return 0, 1
 }
