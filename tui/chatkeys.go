@@ -100,7 +100,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			return nil
 		}
 		if m.offered() {
-			m.dismissOffer()
+			m.dismissOffer(&m.noticeLine)
 			return nil
 		}
 		selecting := confirm{action: "select"}
@@ -117,7 +117,10 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, c.Fallback):
-		return m.fallbackNow()
+		if anchor := m.waits.fallbackNow(&m.endpoints, &m.noticeLine); anchor != 0 {
+			return m.regenerate(anchor, false, m.fallback)
+		}
+		return nil
 	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
 		m.noFallback(&m.noticeLine, msg.String())
 		return nil
@@ -167,7 +170,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 	switch {
 	case m.tier2.Active():
 		m.runEnded = m.clock.Now()
-		return m.cancelTier2(), true
+		return m.cancelRetry(m.waits.cancel(&m.keys, &m.noticeLine), m.transcript, m.db), true
 	case m.active != nil:
 		m.runEnded = m.clock.Now()
 		m.cancelRun()
@@ -209,11 +212,18 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
+		if anchor := m.waits.retryNow(); anchor != 0 {
+			return m.regenerate(anchor, true, m.client.WithForce().SingleRequest())
+		}
+		return nil
 	case key.Matches(msg, c.Continue):
 		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case empty && m.offered() && key.Matches(msg, in.Send):
-		return m.takeOffer()
+		o := m.takeOffer(&m.noticeLine)
+		if o.anchor != 0 {
+			return m.regenerate(o.anchor, false, nil)
+		}
+		return m.readFailedRun(o.run, m.tier2.Token())
 	case key.Matches(msg, c.SendQueued):
 		m.setHeld(false)
 		m.notice = ""
@@ -295,7 +305,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, t := m.keys.Chat, m.keys.Transcript
 	switch {
 	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
+		if anchor := m.waits.retryNow(); anchor != 0 {
+			return m.regenerate(anchor, true, m.client.WithForce().SingleRequest())
+		}
+		return nil
 	case key.Matches(msg, t.Find):
 		m.finding.start(&m.noticeLine)
 	case key.Matches(msg, t.FindNext):
@@ -315,7 +328,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Compare):
 		return m.compareSelected(pending)
 	case key.Matches(msg, t.Fallback):
-		return m.fallbackNow()
+		if anchor := m.waits.fallbackNow(&m.endpoints, &m.noticeLine); anchor != 0 {
+			return m.regenerate(anchor, false, m.fallback)
+		}
+		return nil
 	case key.Matches(msg, t.Thinking):
 		id := m.transcript.Selected()
 		thought, called := m.transcript.ToggleThinking(id), m.transcript.ToggleTools(id)

@@ -185,7 +185,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	// Nothing found at start-up is retried by itself: a reply cut off by a crash, or failed, is
 	// offered to the operator instead (offerRetry).
 	opened := m.sessionOpened(msg.system, msg.msgs)
-	m.offerRetry(msg.msgs)
+	m.offerRetry(msg.msgs, m.clock.Now(), &m.keys, &m.noticeLine)
 	m.revealFound()
 	if len(msg.msgs) == firstScreen {
 		return tea.Batch(opened, m.loadOlder(msg.msgs[0].ID))

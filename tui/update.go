@@ -117,9 +117,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case forkedMsg:
 		cmd = m.handleForked(msg)
 	case storedRunMsg:
-		cmd = m.handleStoredRun(msg)
+		// The newest message is the run's reply, or (for a retry that produced nothing) the
+		// reply that retry left in place.
+		free := !m.busy() && len(m.outbox) == 0 && !m.posting
+		if msg.sessionGen == m.sessionGen &&
+			m.armFrom(msg, free, m.transcript.Anchor(m.transcript.Last()), m.clock.Now(), &m.keys, &m.noticeLine) {
+			cmd = m.tier2Tick(m.tier2.Token())
+		}
 	case tier2TickMsg:
-		cmd = m.handleTier2Tick(msg)
+		cmd = m.tier2Tick(msg.token)
 
 	// What goes with the next message (attach.go, edit.go, overlays.go).
 	case attachedMsg:
