@@ -88,7 +88,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			return cmd
 		}
 		if !m.input.Empty() {
-			m.clearDraft()
+			m.drafts.clear(&m.input, &m.keys, &m.noticeLine)
 			return nil
 		}
 		return m.interruptQuit(pending)

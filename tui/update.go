@@ -19,7 +19,7 @@ const wheelLines = 3
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.giveQuota()
+	giveQuota(m.transcript, &m.overlays)
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	// The terminal and the operator.
@@ -35,9 +35,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BlurMsg:
 		m.turn.SetFocus(false)
 	case tea.KeyPressMsg:
-		cmd = tea.Batch(m.handleKey(msg), m.draftChanged())
+		cmd = tea.Batch(m.handleKey(msg), m.drafts.storeLater(&m.sessionState, &m.input))
 	case tea.PasteMsg:
-		cmd = tea.Batch(m.handlePaste(msg), m.draftChanged())
+		cmd = tea.Batch(m.handlePaste(msg), m.drafts.storeLater(&m.sessionState, &m.input))
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg)
 	case spinner.TickMsg:
@@ -62,7 +62,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
 	case pasteTickMsg:
-		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
+		cmd = tea.Batch(m.handlePasteTick(msg), m.drafts.storeLater(&m.sessionState, &m.input))
 
 	// The session (session.go, overlays.go, versions.go).
 	case sessionLoadedMsg:
@@ -111,7 +111,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runEventsMsg:
 		cmd = m.handleRunEvents(msg)
 	case frameMsg:
-		cmd = m.handleFrame(msg)
+		m.runs.handleFrame(msg, m.clock.Now(), m.transcript, &m.overlays)
 	case regeneratedMsg:
 		cmd = m.handleRegenerated(msg)
 	case forkedMsg:
@@ -147,7 +147,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.updateKeys()
 	m.transcript.SetOptions(m.transcriptOptions())
 	m.layout()
-	return m, tea.Batch(cmd, m.settle())
+	return m, tea.Batch(cmd, m.runs.settle(m.transcript, &m.overlays))
 }
 
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
