@@ -330,8 +330,8 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 	what := fmt.Sprintf("%s · ~%s tok", messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
 	c := confirm{action: "compact", id: cut}
 	if pending != c {
-		m.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
-			m.keys.Input.Send.Help().Key+" again applies it, any other key keeps them")
+		m.overlays.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
+			m.keys.Input.Send.Help().Key+" again applies it, any other key keeps them", m.styles, &m.noticeLine)
 		return nil, false
 	}
 	db, gen, id := m.db, m.sessionGen, m.session.ID

@@ -91,7 +91,12 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			m.drafts.clear(&m.input, &m.keys, &m.noticeLine)
 			return nil
 		}
-		return m.interruptQuit(pending)
+		k := m.keys.Chat.Interrupt.Help().Key
+		if q := m.quitQuestion(pending, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key); q != "" {
+			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
+			return nil
+		}
+		return m.quit()
 	case key.Matches(msg, c.Cancel):
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
@@ -113,7 +118,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
 			// says so, so that the keys after it are not taken for the transcript's unawares.
 			k := m.keys.Chat.Cancel.Help().Key
-			m.ask(selecting, "nothing to stop: the reply has ended · "+k+" again selects replies")
+			m.overlays.ask(selecting, "nothing to stop: the reply has ended · "+k+" again selects replies", m.styles, &m.noticeLine)
 		}
 		return nil
 	case key.Matches(msg, c.Fallback):
@@ -247,7 +252,12 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ScrollDown(wheelLines)
 		return nil
 	case empty && key.Matches(msg, in.Quit):
-		return m.confirmQuit(pending, in.Quit.Help().Key)
+		// It quits once the reply being written is stopped and stored, asking first.
+		if q := m.leaveQuestion(quitting, pending, in.Quit.Help().Key, "quits"); q != "" {
+			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
+			return nil
+		}
+		return m.quitAfterActive()
 	case empty && key.Matches(msg, c.Help):
 		m.openHelp()
 		return nil

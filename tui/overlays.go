@@ -136,7 +136,10 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 // being written. Opened from a search, the message that matched is shown and selected, and n
 // finds the words again.
 func (m *Model) openChosen(o picker.Open, pending confirm) tea.Cmd {
-	if !m.confirmOpen(o.Session.ID, picker.Title(o.Session), pending) {
+	// Asked first while a reply is being written, as /new does.
+	c := confirm{action: "open", session: o.Session.ID}
+	if q := m.leaveQuestion(c, pending, m.keys.Picker.Choose.Help().Key, "opens “"+sanitize.String(picker.Title(o.Session))+"”"); q != "" && o.Session.ID != m.session.ID {
+		m.overlays.ask(c, q, m.styles, &m.noticeLine)
 		return nil
 	}
 	m.dropOverlay(picker.ID)
@@ -160,8 +163,8 @@ func (m *Model) deleteSession(s stored.Session, pending confirm) tea.Cmd {
 	}
 	c := confirm{action: "delete", session: s.ID}
 	if pending != c {
-		m.ask(c, fmt.Sprintf("%s again deletes “%s” and its %s — it cannot be undone",
-			m.keys.Picker.Delete.Help().Key, sanitize.String(picker.Title(s)), chat.Plural(s.Messages, "message")))
+		m.overlays.ask(c, fmt.Sprintf("%s again deletes “%s” and its %s — it cannot be undone",
+			m.keys.Picker.Delete.Help().Key, sanitize.String(picker.Title(s)), chat.Plural(s.Messages, "message")), m.styles, &m.noticeLine)
 		return nil
 	}
 	db, title := m.db, s.Title

@@ -37,7 +37,9 @@ var slashCommands []slashCommand
 func init() {
 	slashCommands = []slashCommand{
 		{names: []string{"/new"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			if !m.confirmLeave(confirm{action: "new"}, pending, m.keys.Input.Send.Help().Key, "opens a new session") {
+			c := confirm{action: "new"}
+			if q := m.leaveQuestion(c, pending, m.keys.Input.Send.Help().Key, "opens a new session"); q != "" {
+				m.overlays.ask(c, q, m.styles, &m.noticeLine)
 				return nil, false
 			}
 			return m.switchTo(newSession), true
@@ -98,7 +100,8 @@ func init() {
 			return nil, true
 		}},
 		{names: []string{"/quit", "/exit"}, run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			if !m.confirmLeave(confirm{action: "quit"}, pending, m.keys.Input.Send.Help().Key, "quits") {
+			if q := m.leaveQuestion(quitting, pending, m.keys.Input.Send.Help().Key, "quits"); q != "" {
+				m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
 				return nil, false
 			}
 			return m.quitAfterActive(), true
