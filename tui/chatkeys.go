@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -111,9 +112,9 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		selecting := confirm{action: "select"}
 		switch {
 		case m.focus == focusTranscript:
-			m.focusInput()
+			m.focus.toInput(&m.input, m.transcript)
 		case m.selectable(m.clock.Now(), m.tier2.Active()), pending == selecting && m.idle(m.tier2.Active()):
-			m.focusTranscript()
+			m.focus.toTranscript(&m.input, m.transcript)
 		case m.idle(m.tier2.Active()):
 			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
 			// says so, so that the keys after it are not taken for the transcript's unawares.
@@ -259,7 +260,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		}
 		return m.quitAfterActive()
 	case empty && key.Matches(msg, c.Help):
-		m.openHelp()
+		m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 		return nil
 	case empty && key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
@@ -365,9 +366,9 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
 	case key.Matches(msg, c.Help):
-		m.openHelp()
+		m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 	case key.Matches(msg, t.FocusInput):
-		m.focusInput()
+		m.focus.toInput(&m.input, m.transcript)
 	case key.Matches(msg, t.Copy):
 		what := "the reply"
 		if m.transcript.IsOperator(m.transcript.Selected()) {
@@ -379,7 +380,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case slices.Contains(t.Continue.Keys(), msg.String()):
 		return m.continueReply(m.transcript.Selected()) // not cut: it says so
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		m.focusInput()
+		m.focus.toInput(&m.input, m.transcript)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return cmd
@@ -387,12 +388,11 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	return nil
 }
 
-// openHelp shows the list of every key and command (tui/helpview) from its top. The input
-// keeps the focus: typing goes on past the list.
-func (m *Model) openHelp() {
-	st := m.help.Styles
-	m.overlays.Push(helpview.New(fullKeys(m.keys).sections(), slashHelp(), m.keys.HelpList,
-		helpview.Styles{Title: m.styles.ReplyLabel, Key: st.FullKey, Desc: st.FullDesc, Muted: m.styles.Muted}))
+// openHelp shows the list of every key and command (tui/helpview: k's keys, in st's and h's
+// styles) from its top. The input keeps the focus: typing goes on past the list.
+func (s *stack) openHelp(k KeyMap, st *theme, h help.Styles) {
+	s.Push(helpview.New(fullKeys(k).sections(), slashHelp(), k.HelpList,
+		helpview.Styles{Title: st.ReplyLabel, Key: h.FullKey, Desc: h.FullDesc, Muted: st.Muted}))
 }
 
 // This part owns / while replies are selected: a text found in the session's messages, the

@@ -135,7 +135,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	} else {
 		cmd = m.startRun(msg.rcpt)
 	}
-	return tea.Batch(cmd, m.postNext(), drafts, m.readBudget())
+	return tea.Batch(cmd, m.postNext(), drafts, m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // giveBack puts messages that were not sent back into the input, in order, before what the

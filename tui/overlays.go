@@ -77,7 +77,7 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 		id := m.overlays.Front().ID()
 		m.dropOverlay(id)
 		if id == toollist.ID {
-			m.toolsChanged() // what was turned on or off counts from the next send
+			m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key) // what was turned on or off counts from the next send
 		}
 	case picker.Open:
 		return m.openChosen(a, pending)
@@ -255,7 +255,7 @@ func (m *Model) compareOn(id int64, c modellist.Choice) tea.Cmd {
 	if client == nil {
 		client = m.client.WithModel(c.Model)
 	}
-	m.focusTranscript()
+	m.focus.toTranscript(&m.input, m.transcript)
 	if cmd := m.regenerateOn(id, client); cmd != nil {
 		m.setNotice(fmt.Sprintf("running it again on %s: [ and ] compare the versions", c.Label()), false)
 		return cmd
@@ -350,7 +350,7 @@ func (m *Model) setTools(name string, on bool) bool {
 	if on {
 		word = "on"
 	}
-	m.toolsChanged()
+	m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key)
 	m.setNotice(sanitize.String(name)+" "+word+" for this session", false)
 	return true
 }
@@ -371,7 +371,7 @@ func (m *Model) listTools() tea.Cmd {
 func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
 	m.openOverlay(toollist.New(msg.rows, m.tools, m.keys.Picker.Keys, m.styles.list()))
-	m.toolsChanged() // the servers are started now: their tools count
+	m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key) // the servers are started now: their tools count
 	return nil
 }
 

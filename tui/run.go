@@ -14,6 +14,7 @@ import (
 	"parley/internal/markdown"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
+	"parley/tui/notify"
 	"parley/tui/toolask"
 	"parley/tui/transcript"
 	"parley/tui/versions"
@@ -276,7 +277,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// Record always ends with a terminal event; this only guards the screen.
 			final = m.finish(chat.Decide(chat.Event{}, false), "")
 		}
-		return tea.Batch(m.signalEnd(final), m.endRun(final))
+		return tea.Batch(signalEnd(&m.turn, m.clock.Now(), final), m.endRun(final))
 	}
 	cmds := []tea.Cmd{readEvents(r.tag, msg.ch)}
 	if delta {
@@ -355,7 +356,7 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 	if m.rereadWhenIdle && m.active == nil && len(m.queue) == 0 {
 		next = m.rereadSession()
 	}
-	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.readBudget())
+	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as
@@ -451,10 +452,10 @@ func (r *runs) settle(t *transcript.List, s *stack) tea.Cmd {
 	return nil
 }
 
-// signalEnd writes the signal of a long reply's end, ended with status st, when the terminal
-// is not looked at (tui/notify decides).
-func (m *Model) signalEnd(st chat.Status) tea.Cmd {
-	if seq := m.turn.Ended(m.clock.Now(), st == chat.StatusCancelled); seq != "" {
+// signalEnd writes turn's signal of a long reply's end at now, ended with status st, when the
+// terminal is not looked at (tui/notify decides).
+func signalEnd(turn *notify.Turn, now time.Time, st chat.Status) tea.Cmd {
+	if seq := turn.Ended(now, st == chat.StatusCancelled); seq != "" {
 		return tea.Raw(seq)
 	}
 	return nil

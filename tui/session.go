@@ -145,7 +145,7 @@ func (s *sessionState) accepts(n *noticeLine, sessionGen int, err error, doing s
 
 // handleSessionLoaded shows the session loaded, and reads what it has spent.
 func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks(), m.readBudget())
+	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // showSession shows a session's transcript, and reads the older messages when only the newest

@@ -95,7 +95,7 @@ func init() {
 			return demoCommand(m.demo, args), true
 		}},
 		{names: []string{"/help"}, run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
-			m.openHelp()
+			m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},
