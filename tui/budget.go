@@ -271,13 +271,13 @@ type compactedMsg struct {
 	err        error
 }
 
-// pinSelected pins the selected message, or unpins it when it is pinned.
-func (m *Model) pinSelected() tea.Cmd {
-	msg, ok := m.transcript.Message(m.transcript.Selected())
-	if !ok || m.db == nil {
+// pinSelected pins the message selected in t, or unpins it when it is pinned.
+func (s *sessionState) pinSelected(t *transcript.List) tea.Cmd {
+	msg, ok := t.Message(t.Selected())
+	if !ok || s.db == nil {
 		return nil
 	}
-	db, gen, id, pin := m.db, m.sessionGen, msg.ID, !msg.Pinned
+	db, gen, id, pin := s.db, s.sessionGen, msg.ID, !msg.Pinned
 	return func() tea.Msg {
 		return pinnedMsg{sessionGen: gen, id: id, pinned: pin, err: db.SetPinned(id, pin)}
 	}
@@ -379,13 +379,14 @@ func (b *budget) compactCut(keep int) int64 {
 	return cut
 }
 
-// handleCompacted says what /compact left out, and weighs the next send again.
-func (m *Model) handleCompacted(msg compactedMsg) tea.Cmd {
-	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "compact the session") {
+// compacted says on n what /compact left out of the open session (s), and weighs the next send
+// again (as e's client sees the window).
+func (b *budget) compacted(msg compactedMsg, s *sessionState, e *endpoints, n *noticeLine) tea.Cmd {
+	if !s.accepts(n, msg.sessionGen, msg.err, "compact the session") {
 		return nil
 	}
-	m.setNotice("compacted: "+msg.leftOut+" left out of every later request", false)
-	return m.budget.fetch(&m.sessionState, &m.endpoints)
+	n.setNotice("compacted: "+msg.leftOut+" left out of every later request", false)
+	return b.fetch(s, e)
 }
 
 // limitsLabel writes what a provider said is left of its limits, as the header shows it when

@@ -181,7 +181,7 @@ func (m *Model) stop() (tea.Cmd, bool) {
 		m.runEnded = m.clock.Now()
 		m.cancelRun()
 		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
-			m.setHeld(true)
+			m.runs.setHeld(true, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", chat.Plural(n, "queued message"),
 				m.keys.Chat.SendQueued.Help().Key), false)
 		}
@@ -231,7 +231,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		}
 		return m.readFailedRun(o.run, m.tier2.Token())
 	case key.Matches(msg, c.SendQueued):
-		m.setHeld(false)
+		m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 		m.notice = ""
 		return m.dispatchNext()
 	case key.Matches(msg, in.Send):
@@ -239,7 +239,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, in.Editor):
 		return m.openEditor()
 	case key.Matches(msg, in.Image):
-		return m.pasteImage()
+		return pasteImage(m.start.attachLimits.Image)
 	case key.Matches(msg, in.Older):
 		m.recallStep(&m.input, m.transcript.OperatorTexts(), 1)
 		return nil
@@ -356,7 +356,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Edit):
 		m.editSelected(pending)
 	case key.Matches(msg, t.Pin):
-		return m.pinSelected()
+		return m.sessionState.pinSelected(m.transcript)
 	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, t.Down):

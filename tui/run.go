@@ -354,9 +354,9 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 		next = m.dispatchNext()
 	}
 	if m.rereadWhenIdle && m.active == nil && len(m.queue) == 0 {
-		next = m.rereadSession()
+		next = m.sessionState.reread(&m.runs)
 	}
-	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
+	return tea.Batch(next, readBack, m.sessionState.readSpent(m.spend, &m.endpoints), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as

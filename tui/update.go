@@ -89,7 +89,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case restoredMsg:
 		cmd = m.handleRestored(msg)
 	case titledMsg:
-		cmd = m.handleTitled(msg)
+		m.sessionState.titled(msg, &m.noticeLine, &m.input)
 
 	// The context budget (budget.go).
 	case budgetMsg:
@@ -97,7 +97,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pinnedMsg:
 		cmd = m.handlePinned(msg)
 	case compactedMsg:
-		cmd = m.handleCompacted(msg)
+		cmd = m.budget.compacted(msg, &m.sessionState, &m.endpoints, &m.noticeLine)
 
 	// Runs (outbox.go, run.go, regenerate.go, waits.go).
 	case postedMsg:
