@@ -59,9 +59,8 @@ var readClipboardImage = func(ctx context.Context) ([]byte, error) {
 }
 
 // pasteImage attaches the image on the system clipboard to the next message (ctrl+v), as
-// /file attaches one from a file.
-func (m *Model) pasteImage() tea.Cmd {
-	limit := m.start.attachLimits.Image
+// /file attaches one from a file, up to limit bytes.
+func pasteImage(limit int64) tea.Cmd {
 	return func() tea.Msg {
 		b, err := readClipboardImage(context.Background())
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"parley/internal/chat"
 	"parley/retry"
 	"parley/tui/inputbox"
+	"parley/tui/transcript"
 )
 
 // This file owns the context budget on screen: the plan of the next send (agent.Plan, the one
@@ -96,15 +97,16 @@ type budgetMsg struct {
 	err             error
 }
 
-// readBudget asks the endpoint for the model's window (once per model: the client keeps it)
-// and the database for what the next send carries, in a command: asking may take seconds.
-func (m *Model) readBudget() tea.Cmd {
-	if m.client == nil || m.db == nil {
+// fetch asks the endpoint (e's client) for the model's window (once per model: the client
+// keeps it) and the database for what the open session's (s) next send carries, in a command:
+// asking may take seconds.
+func (b *budget) fetch(s *sessionState, e *endpoints) tea.Cmd {
+	if e.client == nil || s.db == nil {
 		return nil
 	}
-	m.budget.gen++
-	m.budget.model = m.modelName()
-	db, client, id, sessionGen, gen := m.db, m.client, m.session.ID, m.sessionGen, m.budget.gen
+	b.gen++
+	b.model = e.modelName()
+	db, client, id, sessionGen, gen := s.db, e.client, s.session.ID, s.sessionGen, b.gen
 	return func() tea.Msg {
 		msg := budgetMsg{sessionGen: sessionGen, gen: gen, facts: client.Facts(context.Background())}
 		msg.msgs, msg.ids, msg.err = db.NextContext(id)
@@ -123,16 +125,16 @@ func (m *Model) handleBudget(msg budgetMsg) tea.Cmd {
 	b := &m.budget
 	b.read, b.window, b.source, b.msgs, b.ids = true, msg.facts.Window, msg.facts.WindowSource, msg.msgs, msg.ids
 	m.transcript.SetCompaction(msg.compacted)
-	m.toolsChanged() // a run since the last read may have started tool servers; plans it
+	m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key) // a run since the last read may have started tool servers; plans it
 	return nil
 }
 
-// budgetChanged reads the budget again when the model changed since it was read: a comparison
+// changed reads the budget again when the model changed since it was read: a comparison
 // of names, made after every message; the plan itself is made only when what it weighs
 // changes.
-func (m *Model) budgetChanged() tea.Cmd {
-	if m.budget.read && m.budget.model != m.modelName() {
-		return m.readBudget()
+func (b *budget) changed(s *sessionState, e *endpoints) tea.Cmd {
+	if b.read && b.model != e.modelName() {
+		return b.fetch(s, e)
 	}
 	return nil
 }
@@ -147,14 +149,15 @@ func (b *budget) draftPlanned(in *inputbox.Box, number func(int64) int, pin stri
 }
 
 // toolsChanged weighs the tools the next send offers again (of the servers started so far:
-// none is started to count), and plans it: a tool turned on or off, or a server started,
-// changes what every request carries.
-func (m *Model) toolsChanged() {
-	m.budget.tools = 0
-	if m.tools != nil {
-		m.budget.tools = agent.ToolTokens(m.tools.OfferedSoFar())
+// none is started to count), and plans it with the input (in) and t's numbering (pin is the
+// key that pins): a tool turned on or off, or a server started, changes what every request
+// carries.
+func (b *budget) toolsChanged(tools *toolbox, in *inputbox.Box, t *transcript.List, pin string) {
+	b.tools = 0
+	if tools != nil {
+		b.tools = agent.ToolTokens(tools.OfferedSoFar())
 	}
-	m.budget.replan(&m.input, m.transcript.Number, m.keys.Transcript.Pin.Help().Key)
+	b.replan(in, t.Number, pin)
 }
 
 // replan plans the next send: what was read, and in's text as the message sent, with the tools'
@@ -268,13 +271,13 @@ type compactedMsg struct {
 	err        error
 }
 
-// pinSelected pins the selected message, or unpins it when it is pinned.
-func (m *Model) pinSelected() tea.Cmd {
-	msg, ok := m.transcript.Message(m.transcript.Selected())
-	if !ok || m.db == nil {
+// pinSelected pins the message selected in t, or unpins it when it is pinned.
+func (s *sessionState) pinSelected(t *transcript.List) tea.Cmd {
+	msg, ok := t.Message(t.Selected())
+	if !ok || s.db == nil {
 		return nil
 	}
-	db, gen, id, pin := m.db, m.sessionGen, msg.ID, !msg.Pinned
+	db, gen, id, pin := s.db, s.sessionGen, msg.ID, !msg.Pinned
 	return func() tea.Msg {
 		return pinnedMsg{sessionGen: gen, id: id, pinned: pin, err: db.SetPinned(id, pin)}
 	}
@@ -292,7 +295,7 @@ func (m *Model) handlePinned(msg pinnedMsg) tea.Cmd {
 	} else {
 		m.setNotice(fmt.Sprintf("#%d unpinned", n), false)
 	}
-	return m.readBudget()
+	return m.budget.fetch(&m.sessionState, &m.endpoints)
 }
 
 // compactCommand is /compact [N]: it leaves out of every later request what the next send
@@ -308,7 +311,7 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 		}
 		keep = n
 	}
-	cut := m.compactCut(keep)
+	cut := m.budget.compactCut(keep)
 	if cut == 0 {
 		m.setNotice("nothing to compact: the next send leaves no message out · /compact N keeps only the last N turns", false)
 		return nil, true
@@ -330,8 +333,8 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 	what := fmt.Sprintf("%s · ~%s tok", messagesNamed(nums, len(left)), chat.FormatTokens(tokens))
 	c := confirm{action: "compact", id: cut}
 	if pending != c {
-		m.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
-			m.keys.Input.Send.Help().Key+" again applies it, any other key keeps them")
+		m.overlays.ask(c, "/compact leaves out "+what+" from every later request (pinned ones stay; the history keeps all) · "+
+			m.keys.Input.Send.Help().Key+" again applies it, any other key keeps them", m.styles, &m.noticeLine)
 		return nil, false
 	}
 	db, gen, id := m.db, m.sessionGen, m.session.ID
@@ -343,8 +346,7 @@ func (m *Model) compactCommand(args string, pending confirm) (tea.Cmd, bool) {
 // compactCut is the message /compact cuts before, keeping the last keep turns (0: leaving out
 // what the plan of the next send leaves out, which may be every turn before the message being
 // typed); 0 when that leaves nothing out.
-func (m *Model) compactCut(keep int) int64 {
-	b := m.budget
+func (b *budget) compactCut(keep int) int64 {
 	if !b.read || len(b.msgs) == 0 {
 		return 0
 	}
@@ -377,13 +379,14 @@ func (m *Model) compactCut(keep int) int64 {
 	return cut
 }
 
-// handleCompacted says what /compact left out, and weighs the next send again.
-func (m *Model) handleCompacted(msg compactedMsg) tea.Cmd {
-	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "compact the session") {
+// compacted says on n what /compact left out of the open session (s), and weighs the next send
+// again (as e's client sees the window).
+func (b *budget) compacted(msg compactedMsg, s *sessionState, e *endpoints, n *noticeLine) tea.Cmd {
+	if !s.accepts(n, msg.sessionGen, msg.err, "compact the session") {
 		return nil
 	}
-	m.setNotice("compacted: "+msg.leftOut+" left out of every later request", false)
-	return m.readBudget()
+	n.setNotice("compacted: "+msg.leftOut+" left out of every later request", false)
+	return b.fetch(s, e)
 }
 
 // limitsLabel writes what a provider said is left of its limits, as the header shows it when

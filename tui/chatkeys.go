@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -88,10 +89,15 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			return cmd
 		}
 		if !m.input.Empty() {
-			m.clearDraft()
+			m.drafts.clear(&m.input, &m.keys, &m.noticeLine)
 			return nil
 		}
-		return m.interruptQuit(pending)
+		k := m.keys.Chat.Interrupt.Help().Key
+		if q := m.quitQuestion(pending, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key); q != "" {
+			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
+			return nil
+		}
+		return m.quit()
 	case key.Matches(msg, c.Cancel):
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
@@ -100,24 +106,27 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 			return nil
 		}
 		if m.offered() {
-			m.dismissOffer()
+			m.dismissOffer(&m.noticeLine)
 			return nil
 		}
 		selecting := confirm{action: "select"}
 		switch {
 		case m.focus == focusTranscript:
-			m.focusInput()
+			m.focus.toInput(&m.input, m.transcript)
 		case m.selectable(m.clock.Now(), m.tier2.Active()), pending == selecting && m.idle(m.tier2.Active()):
-			m.focusTranscript()
+			m.focus.toTranscript(&m.input, m.transcript)
 		case m.idle(m.tier2.Active()):
 			// Soon after a reply ended an esc was meant to stop it: it selects nothing, and
 			// says so, so that the keys after it are not taken for the transcript's unawares.
 			k := m.keys.Chat.Cancel.Help().Key
-			m.ask(selecting, "nothing to stop: the reply has ended · "+k+" again selects replies")
+			m.overlays.ask(selecting, "nothing to stop: the reply has ended · "+k+" again selects replies", m.styles, &m.noticeLine)
 		}
 		return nil
 	case key.Matches(msg, c.Fallback):
-		return m.fallbackNow()
+		if anchor := m.waits.fallbackNow(&m.endpoints, &m.noticeLine); anchor != 0 {
+			return m.regenerate(anchor, false, m.fallback)
+		}
+		return nil
 	case m.input.Empty() && pressed(msg, c.Fallback), m.focus == focusTranscript && pressed(msg, m.keys.Transcript.Fallback):
 		m.noFallback(&m.noticeLine, msg.String())
 		return nil
@@ -167,12 +176,12 @@ func (m *Model) stop() (tea.Cmd, bool) {
 	switch {
 	case m.tier2.Active():
 		m.runEnded = m.clock.Now()
-		return m.cancelTier2(), true
+		return m.cancelRetry(m.waits.cancel(&m.keys, &m.noticeLine), m.transcript, m.db), true
 	case m.active != nil:
 		m.runEnded = m.clock.Now()
 		m.cancelRun()
 		if n := m.waitingToSend(); n > 0 && !m.quitAfterRun {
-			m.setHeld(true)
+			m.runs.setHeld(true, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 			m.setNotice(fmt.Sprintf("stopped · %s kept, %s sends the next", chat.Plural(n, "queued message"),
 				m.keys.Chat.SendQueued.Help().Key), false)
 		}
@@ -209,13 +218,20 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
+		if anchor := m.waits.retryNow(); anchor != 0 {
+			return m.regenerate(anchor, true, m.client.WithForce().SingleRequest())
+		}
+		return nil
 	case key.Matches(msg, c.Continue):
 		return m.continueReply(cutReply(m.transcript, &m.tier2))
 	case empty && m.offered() && key.Matches(msg, in.Send):
-		return m.takeOffer()
+		o := m.takeOffer(&m.noticeLine)
+		if o.anchor != 0 {
+			return m.regenerate(o.anchor, false, nil)
+		}
+		return m.readFailedRun(o.run, m.tier2.Token())
 	case key.Matches(msg, c.SendQueued):
-		m.setHeld(false)
+		m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 		m.notice = ""
 		return m.dispatchNext()
 	case key.Matches(msg, in.Send):
@@ -223,7 +239,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, in.Editor):
 		return m.openEditor()
 	case key.Matches(msg, in.Image):
-		return m.pasteImage()
+		return pasteImage(m.start.attachLimits.Image)
 	case key.Matches(msg, in.Older):
 		m.recallStep(&m.input, m.transcript.OperatorTexts(), 1)
 		return nil
@@ -237,9 +253,14 @@ func (m *Model) inputKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		m.transcript.ScrollDown(wheelLines)
 		return nil
 	case empty && key.Matches(msg, in.Quit):
-		return m.confirmQuit(pending, in.Quit.Help().Key)
+		// It quits once the reply being written is stopped and stored, asking first.
+		if q := m.leaveQuestion(quitting, pending, in.Quit.Help().Key, "quits"); q != "" {
+			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
+			return nil
+		}
+		return m.quitAfterActive()
 	case empty && key.Matches(msg, c.Help):
-		m.openHelp()
+		m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 		return nil
 	case empty && key.Matches(msg, c.Top):
 		m.transcript.GotoTop()
@@ -295,7 +316,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	c, t := m.keys.Chat, m.keys.Transcript
 	switch {
 	case key.Matches(msg, c.RetryNow):
-		return m.retryNow()
+		if anchor := m.waits.retryNow(); anchor != 0 {
+			return m.regenerate(anchor, true, m.client.WithForce().SingleRequest())
+		}
+		return nil
 	case key.Matches(msg, t.Find):
 		m.finding.start(&m.noticeLine)
 	case key.Matches(msg, t.FindNext):
@@ -315,7 +339,10 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Compare):
 		return m.compareSelected(pending)
 	case key.Matches(msg, t.Fallback):
-		return m.fallbackNow()
+		if anchor := m.waits.fallbackNow(&m.endpoints, &m.noticeLine); anchor != 0 {
+			return m.regenerate(anchor, false, m.fallback)
+		}
+		return nil
 	case key.Matches(msg, t.Thinking):
 		id := m.transcript.Selected()
 		thought, called := m.transcript.ToggleThinking(id), m.transcript.ToggleTools(id)
@@ -329,7 +356,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, t.Edit):
 		m.editSelected(pending)
 	case key.Matches(msg, t.Pin):
-		return m.pinSelected()
+		return m.sessionState.pinSelected(m.transcript)
 	case key.Matches(msg, t.Up):
 		m.transcript.SelectPrev()
 	case key.Matches(msg, t.Down):
@@ -339,9 +366,9 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case key.Matches(msg, c.Bottom):
 		m.transcript.GotoBottom()
 	case key.Matches(msg, c.Help):
-		m.openHelp()
+		m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 	case key.Matches(msg, t.FocusInput):
-		m.focusInput()
+		m.focus.toInput(&m.input, m.transcript)
 	case key.Matches(msg, t.Copy):
 		what := "the reply"
 		if m.transcript.IsOperator(m.transcript.Selected()) {
@@ -353,7 +380,7 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	case slices.Contains(t.Continue.Keys(), msg.String()):
 		return m.continueReply(m.transcript.Selected()) // not cut: it says so
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		m.focusInput()
+		m.focus.toInput(&m.input, m.transcript)
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
 		return cmd
@@ -361,12 +388,11 @@ func (m *Model) transcriptKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 	return nil
 }
 
-// openHelp shows the list of every key and command (tui/helpview) from its top. The input
-// keeps the focus: typing goes on past the list.
-func (m *Model) openHelp() {
-	st := m.help.Styles
-	m.overlays.Push(helpview.New(fullKeys(m.keys).sections(), slashHelp(), m.keys.HelpList,
-		helpview.Styles{Title: m.styles.ReplyLabel, Key: st.FullKey, Desc: st.FullDesc, Muted: m.styles.Muted}))
+// openHelp shows the list of every key and command (tui/helpview: k's keys, in st's and h's
+// styles) from its top. The input keeps the focus: typing goes on past the list.
+func (s *stack) openHelp(k KeyMap, st *theme, h help.Styles) {
+	s.Push(helpview.New(fullKeys(k).sections(), slashHelp(), k.HelpList,
+		helpview.Styles{Title: st.ReplyLabel, Key: h.FullKey, Desc: h.FullDesc, Muted: st.Muted}))
 }
 
 // This part owns / while replies are selected: a text found in the session's messages, the

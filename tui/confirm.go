@@ -3,12 +3,12 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"parley/internal/chat"
-	"parley/internal/sanitize"
 	"parley/tui/question"
 	"parley/tui/transcript"
 )
@@ -25,12 +25,12 @@ type confirm struct {
 	session string // the session to open
 }
 
-// ask makes c wait for its key to be pressed again: the question takes the status line, in
-// front, until the next key.
-func (m *Model) ask(c confirm, text string) {
-	m.setNotice("", false)
-	m.overlays.Remove(question.ID)
-	m.overlays.Push(question.New(text, c, m.styles.Error))
+// ask makes c wait for its key to be pressed again: the question (text, in st's error style)
+// takes the status line, in front, until the next key; the notice n gives way to it.
+func (s *stack) ask(c confirm, text string, st *theme, n *noticeLine) {
+	n.setNotice("", false)
+	s.Remove(question.ID)
+	s.Push(question.New(text, c, st.Error))
 }
 
 // asked is the question standing in front; "" when none does.
@@ -53,55 +53,37 @@ func (r *runs) leaving(key, then string) string {
 	return ""
 }
 
-// confirmLeave reports whether an action that leaves the session (c) may go on now: nothing
-// runs, or its key was pressed again; otherwise it asks.
-func (m *Model) confirmLeave(c confirm, pending confirm, key, then string) bool {
-	question := m.leaving(key, then)
-	if question == "" || pending == c {
-		return true
+// leaveQuestion is what an action that leaves the session (c) asks before it goes on, ending in
+// what its key then does; "" when it may go on now: nothing runs, or its key was pressed again
+// (pending).
+func (r *runs) leaveQuestion(c, pending confirm, key, then string) string {
+	if pending == c {
+		return ""
 	}
-	m.ask(c, question)
-	return false
+	return r.leaving(key, then)
 }
 
-// confirmQuit is ctrl+d (and /quit): it quits once the reply being written is stopped and
-// stored, asking first.
-func (m *Model) confirmQuit(pending confirm, key string) tea.Cmd {
-	if !m.confirmLeave(confirm{action: "quit"}, pending, key, "quits") {
-		return nil
+// quitQuestion is what ctrl+c (k) with nothing to stop and nothing typed asks before it quits;
+// "" when it quits now. With messages a stop held, or a failed reply offered to be sent again
+// (offered, by send), it asks first; soon after a reply ended (or was stopped) it was meant to
+// stop that reply, and asks too. ctrl+c again (pending) quits.
+func (r *runs) quitQuestion(pending confirm, offered bool, now time.Time, k, send string) string {
+	if pending == quitting {
+		return ""
 	}
-	return m.quitAfterActive()
-}
-
-// interruptQuit is ctrl+c with nothing to stop and nothing typed. With messages a stop held, or
-// a failed reply offered to be sent again, it asks first; soon after a reply ended (or was
-// stopped) it was meant to stop that reply, and asks too. ctrl+c again quits.
-func (m *Model) interruptQuit(pending confirm) tea.Cmd {
-	ask, k := confirm{action: "quit"}, m.keys.Chat.Interrupt.Help().Key
-	question := m.leaving(k, "quits")
 	switch {
-	case question != "":
-	case m.offered():
-		question = "the last reply can be sent again (" + m.keys.Input.Send.Help().Key + "): " + k + " again quits without it"
-	case m.clock.Now().Sub(m.runEnded) < selectGuard:
-		question = "nothing to stop: the reply has ended · " + k + " again quits"
+	case r.leaving(k, "quits") != "":
+		return r.leaving(k, "quits")
+	case offered:
+		return "the last reply can be sent again (" + send + "): " + k + " again quits without it"
+	case now.Sub(r.runEnded) < selectGuard:
+		return "nothing to stop: the reply has ended · " + k + " again quits"
 	}
-	if question == "" || pending == ask {
-		return m.quit()
-	}
-	m.ask(ask, question)
-	return nil
+	return ""
 }
 
-// confirmOpen reports whether the picker may open session id, titled title: asked first while
-// a reply is being written, as /new does.
-func (m *Model) confirmOpen(id, title string, pending confirm) bool {
-	if id == m.session.ID {
-		return true
-	}
-	return m.confirmLeave(confirm{action: "open", session: id}, pending, m.keys.Picker.Choose.Help().Key,
-		"opens “"+sanitize.String(title)+"”")
-}
+// quitting is the question of a key that quits.
+var quitting = confirm{action: "quit"}
 
 // laterThan counts the messages of t after the turn of message id: after its reply when it is an
 // operator message answered, else after it. They are what regenerating or editing it
@@ -117,7 +99,9 @@ func laterThan(t *transcript.List, id int64) int {
 // regenerating supersedes them all.
 func (m *Model) regenerateSelected(pending confirm) tea.Cmd {
 	id := m.transcript.Selected()
-	if m.askSupersede(confirm{action: "regenerate", id: id}, pending, m.keys.Transcript.Regenerate, "regenerate") {
+	c := confirm{action: "regenerate", id: id}
+	if q := supersedeQuestion(m.transcript, c, pending, m.keys.Transcript.Regenerate, "regenerate"); q != "" {
+		m.overlays.ask(c, q, m.styles, &m.noticeLine)
 		return nil
 	}
 	return m.regenerateReply(id)
@@ -130,7 +114,9 @@ func (m *Model) compareSelected(pending confirm) tea.Cmd {
 	if r := m.transcript.Reply(id); r != 0 {
 		id = r
 	}
-	if m.askSupersede(confirm{action: "compare", id: id}, pending, m.keys.Transcript.Compare, "run it again") {
+	c := confirm{action: "compare", id: id}
+	if q := supersedeQuestion(m.transcript, c, pending, m.keys.Transcript.Compare, "run it again"); q != "" {
+		m.overlays.ask(c, q, m.styles, &m.noticeLine)
 		return nil
 	}
 	return m.listModels(id)
@@ -140,27 +126,30 @@ func (m *Model) compareSelected(pending confirm) tea.Cmd {
 // asks first, as r does: sending the edit supersedes them all.
 func (m *Model) editSelected(pending confirm) {
 	id := m.transcript.Selected()
-	if m.transcript.IsOperator(id) && m.askSupersede(confirm{action: "edit", id: id}, pending, m.keys.Transcript.Edit, "edit") {
-		return
+	c := confirm{action: "edit", id: id}
+	if m.transcript.IsOperator(id) {
+		if q := supersedeQuestion(m.transcript, c, pending, m.keys.Transcript.Edit, "edit"); q != "" {
+			m.overlays.ask(c, q, m.styles, &m.noticeLine)
+			return
+		}
 	}
 	m.startEdit(id)
 }
 
-// askSupersede asks, once, before what ask does to a message with messages after it, or to a
-// reply whose run called tools: doing it supersedes them all, and may run the tools again (`r
-// again to regenerate from here — 2 later messages will be superseded`). It reports whether it
-// asked; pending is the question asked last.
-func (m *Model) askSupersede(ask, pending confirm, again key.Binding, doing string) bool {
+// supersedeQuestion is what to ask, once, before what ask does to a message of t with messages
+// after it, or to a reply whose run called tools: doing it supersedes them all, and may run the
+// tools again (`r again to regenerate from here — 2 later messages will be superseded`). It is
+// "" when nothing need be asked, or ask is the question asked last (pending).
+func supersedeQuestion(t *transcript.List, ask, pending confirm, again key.Binding, doing string) string {
 	var why []string
-	if tools := toolsRunAgain(m.transcript, ask.id); tools != "" {
+	if tools := toolsRunAgain(t, ask.id); tools != "" {
 		why = append(why, tools)
 	}
-	if n := laterThan(m.transcript, ask.id); n > 0 {
+	if n := laterThan(t, ask.id); n > 0 {
 		why = append(why, chat.Plural(n, "later message")+" will be superseded")
 	}
 	if len(why) == 0 || pending == ask {
-		return false
+		return ""
 	}
-	m.ask(ask, fmt.Sprintf("%s again to %s from here — %s", again.Help().Key, doing, strings.Join(why, "; ")))
-	return true
+	return fmt.Sprintf("%s again to %s from here — %s", again.Help().Key, doing, strings.Join(why, "; "))
 }

@@ -61,14 +61,14 @@ type recall struct {
 	text string // that text, as put in the input: once it is edited, ↑ and ↓ move the cursor
 }
 
-// draftChanged asks for the draft to be stored a little later when the input differs from
-// what was stored; one store at a time is pending.
-func (m *Model) draftChanged() tea.Cmd {
-	if m.db == nil || m.draft.pending || m.draftStored(&m.input) {
+// storeLater asks for the draft to be stored a little later when the input (in) differs from
+// what was stored for the open session (s); one store at a time is pending.
+func (d *drafts) storeLater(s *sessionState, in *inputbox.Box) tea.Cmd {
+	if s.db == nil || d.draft.pending || d.draftStored(in) {
 		return nil
 	}
-	m.draft.pending = true
-	sessionGen := m.sessionGen
+	d.draft.pending = true
+	sessionGen := s.sessionGen
 	return tea.Tick(draftDelay, func(time.Time) tea.Msg { return draftTickMsg{sessionGen: sessionGen} })
 }
 
@@ -78,20 +78,20 @@ func (m *Model) draftChanged() tea.Cmd {
 func (m *Model) handleDraftTick(msg draftTickMsg) tea.Cmd {
 	m.draft.pending = false
 	if msg.sessionGen != m.sessionGen {
-		return m.draftChanged()
+		return m.drafts.storeLater(&m.sessionState, &m.input)
 	}
 	m.budget.draftPlanned(&m.input, m.transcript.Number, m.keys.Transcript.Pin.Help().Key)
 	if m.draftStored(&m.input) {
 		return nil
 	}
-	return m.storeDraft()
+	return m.drafts.store(&m.sessionState, &m.input)
 }
 
-// storeDraft stores the input as the open session's draft, from a command.
-func (m *Model) storeDraft() tea.Cmd {
-	text := m.input.Value()
-	m.draft.savedAs(text, m.input.Rev())
-	return storeDraftCmd(m.db, m.session.ID, text)
+// store stores the input (in) as the open session's (s) draft, from a command.
+func (d *drafts) store(s *sessionState, in *inputbox.Box) tea.Cmd {
+	text := in.Value()
+	d.draft.savedAs(text, in.Rev())
+	return storeDraftCmd(s.db, s.session.ID, text)
 }
 
 // draftNotStored begins the notice of a draft that could not be stored: the next draft stored
@@ -108,13 +108,13 @@ func storeDraftCmd(db Store, id, text string) tea.Cmd {
 	}
 }
 
-// clearDraft is ctrl+c on a draft: the input is emptied, and the text kept for ↑.
-func (m *Model) clearDraft() {
-	m.cleared = m.input.Value()
-	m.input.Reset()
-	m.recall = recall{at: -1}
-	m.setNotice("draft cleared · "+m.keys.Input.Older.Help().Key+" brings it back · "+
-		m.keys.Chat.Interrupt.Help().Key+" again quits", false)
+// clear is ctrl+c on a draft: the input (in) is emptied, and the text kept for ↑.
+func (d *drafts) clear(in *inputbox.Box, k *KeyMap, n *noticeLine) {
+	d.cleared = in.Value()
+	in.Reset()
+	d.recall = recall{at: -1}
+	n.setNotice("draft cleared · "+k.Input.Older.Help().Key+" brings it back · "+
+		k.Chat.Interrupt.Help().Key+" again quits", false)
 }
 
 // walking reports whether ↑ and ↓ walk earlier messages: in is empty, or shows one of them

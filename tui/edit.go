@@ -60,7 +60,7 @@ func (m *Model) startEdit(id int64) {
 		m.next.beforeEdit = m.input.Value()
 	}
 	m.next.edit = id
-	m.focusInput()
+	m.focus.toInput(&m.input, m.transcript)
 	text := m.transcript.Text(id)
 	var held []inputbox.Held
 	for _, p := range m.transcript.Collapsed(id) {
@@ -213,7 +213,7 @@ func (m *Model) handleEditorDone(msg editorDoneMsg) tea.Cmd {
 	case strings.TrimSpace(msg.text) == "":
 		m.setNotice("the editor saved nothing; the input is as it was", false)
 	default:
-		m.focusInput()
+		m.focus.toInput(&m.input, m.transcript)
 		m.input.SetValue(strings.TrimRight(msg.text, "\n"))
 	}
 	return nil

@@ -81,8 +81,9 @@ func TestEscAbandonsAnEdit(t *testing.T) {
 	if m.input.Value() != "question 2" || m.next.edit != 3 {
 		t.Fatalf("after e: input %q, editing %d", m.input.Value(), m.next.edit)
 	}
-	if !strings.Contains(ansi.Strip(strings.Join(m.helpView(), "\n")), "esc abandon edit") {
-		t.Fatalf("the help does not say what esc does now: %s", m.helpView())
+	c := m.chrome()
+	if help := c.helpLines(); !strings.Contains(ansi.Strip(strings.Join(help, "\n")), "esc abandon edit") {
+		t.Fatalf("the help does not say what esc does now: %s", help)
 	}
 	m, cmd := step(m, press("esc"))
 	if cmd != nil || m.next.edit != 0 || m.input.Value() != "a draft" || m.focus != focusInput {

@@ -24,7 +24,7 @@ func TestFindInTheTranscript(t *testing.T) {
 				Status: chat.StatusSucceeded, Content: text})
 	}
 	m := loadedModel(t, msgs, 100, 20)
-	m.focusTranscript()
+	m.focus.toTranscript(&m.input, m.transcript)
 	m, _ = step(m, press("/"))
 	m = typeText(m, "quokka")
 	if !strings.Contains(plain(m), "find: quokka▏ · enter finds · esc cancels") {

@@ -55,7 +55,7 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, too
 		p.last = now
 		return nil, true
 	case p.collecting:
-		cmd = m.endKeyPaste()
+		cmd = m.pasteEnded(p.endPaste())
 	case p.enters > 0 && quick && text == "\n":
 		p.enters++ // another line end in a row: what follows decides
 		p.last = now
@@ -69,7 +69,7 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, too
 		p.collecting, p.enters, p.last = true, 0, now
 		return nil, true
 	case p.enters > 0:
-		cmd = m.sendWaitingEnters()
+		cmd = m.pasteEnded(p.releaseEnters())
 	}
 	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && !confirming {
 		p.enter, p.enters, p.last = msg, 1, now
@@ -108,39 +108,54 @@ func (p *keyPaste) tick(d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return pasteTickMsg{tag: tag} })
 }
 
-// handlePasteTick ends what waits once no key has come for the gap: the enter sends, the paste
-// goes into the input. A key that came since moves the end on.
-func (m *Model) handlePasteTick(msg pasteTickMsg) tea.Cmd {
-	p := &m.keyPaste
+// pasteEnd is what a paste told from typing leaves to the screen when it ends: the enters
+// that waited (enters of enter), to act as they would have when they came, or the paste
+// collected, to go into the input as one.
+type pasteEnd struct {
+	enter  tea.KeyPressMsg
+	enters int
+	paste  string
+	pasted bool
+}
+
+// due ends what waits once no key has come for the gap by now: the enters are released, the
+// paste ends. A key that came since moves the end on (next); a stale tick ends nothing.
+func (p *keyPaste) due(msg pasteTickMsg, now time.Time) (end pasteEnd, next tea.Cmd) {
 	if msg.tag != p.tag || (p.enters == 0 && !p.collecting) {
-		return nil
+		return pasteEnd{}, nil
 	}
-	if quiet := m.clock.Now().Sub(p.last); quiet < p.gap {
-		return p.tick(p.gap - quiet)
+	if quiet := now.Sub(p.last); quiet < p.gap {
+		return pasteEnd{}, p.tick(p.gap - quiet)
 	}
 	if p.collecting {
-		return m.endKeyPaste()
+		return p.endPaste(), nil
 	}
-	return m.sendWaitingEnters()
+	return p.releaseEnters(), nil
 }
 
-// sendWaitingEnters lets the enters that waited act, as they would have when they came: the
-// first sends.
-func (m *Model) sendWaitingEnters() tea.Cmd {
-	p := &m.keyPaste
-	n := p.enters
+// releaseEnters lets the enters that waited go: the first sends.
+func (p *keyPaste) releaseEnters() pasteEnd {
+	end := pasteEnd{enter: p.enter, enters: p.enters}
 	p.enters, p.run = 0, ""
+	return end
+}
+
+// endPaste ends the paste collected.
+func (p *keyPaste) endPaste() pasteEnd {
+	end := pasteEnd{paste: p.text, pasted: true}
+	p.collecting, p.text, p.run = false, "", ""
+	return end
+}
+
+// pasteEnded acts on what a paste told from typing left: the enters act as keys, the paste
+// goes into the input.
+func (m *Model) pasteEnded(e pasteEnd) tea.Cmd {
+	if e.pasted {
+		return m.handlePaste(tea.PasteMsg{Content: e.paste})
+	}
 	var cmds []tea.Cmd
-	for range n {
-		cmds = append(cmds, m.routeKey(p.enter, confirm{}))
+	for range e.enters {
+		cmds = append(cmds, m.routeKey(e.enter, confirm{}))
 	}
 	return tea.Batch(cmds...)
-}
-
-// endKeyPaste puts the paste collected into the input, as a paste.
-func (m *Model) endKeyPaste() tea.Cmd {
-	p := &m.keyPaste
-	text := p.text
-	p.collecting, p.text, p.run = false, "", ""
-	return m.handlePaste(tea.PasteMsg{Content: text})
 }

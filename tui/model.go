@@ -20,7 +20,6 @@ import (
 	"parley/internal/attach"
 	"parley/internal/chat"
 	"parley/internal/toolloop"
-	"parley/retry"
 	"parley/tui/clipboard"
 	"parley/tui/inputbox"
 	"parley/tui/notify"
@@ -135,11 +134,9 @@ type Model struct {
 	// (run.go, outbox.go).
 	runs
 
-	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
-	tier2 retry.Tier2
-	// offer is what enter does about the failed reply the screen ends on, and esc dismisses
-	// (waits.go); zero when nothing is offered.
-	offer
+	// waits is the Tier 2 retry and the offer about a failed reply the session opened on
+	// (waits.go).
+	waits
 	// start is what the screen was started with; next is what goes with the next message
 	// sent (roles.go, attach.go, edit.go); models is /model's list (overlays.go).
 	start startup

@@ -10,6 +10,8 @@ import (
 	"parley/history/stored"
 	"parley/internal/attach"
 	"parley/internal/chat"
+	"parley/tui/inputbox"
+	"parley/tui/transcript"
 )
 
 // This file owns what waits to be sent: the outbox of typed messages not yet stored, the queue
@@ -27,16 +29,16 @@ type outgoing struct {
 // operator moved on.
 func (m *Model) send(text string, images []chat.Image) tea.Cmd {
 	m.tier2.Disarm()
-	m.setHeld(false) // sending goes on: what was held goes first, in the order typed
+	m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key) // sending goes on: what was held goes first, in the order typed
 	m.outbox = append(m.outbox, outgoing{text, images})
 	return m.postNext()
 }
 
 // setHeld holds the messages queued behind a stopped reply (or lets them go), and shows it on
-// the queued replies.
-func (m *Model) setHeld(held bool) {
-	m.held = held
-	m.transcript.SetHeld(held, m.keys.Chat.SendQueued.Help().Key)
+// the queued replies of t, with the key that sends them.
+func (r *runs) setHeld(held bool, t *transcript.List, key string) {
+	r.held = held
+	t.SetHeld(held, key)
 }
 
 // postNext stores the oldest message of the outbox, unless one is being stored already.
@@ -101,7 +103,7 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	if msg.rcpt.RunID == 0 {
 		// Not stored: the words come back, with what still waited behind them, before
 		// whatever was typed meanwhile. Nothing more is tried until the operator sends again.
-		m.giveBack(append([]outgoing{msg.out}, m.outbox...))
+		m.next.giveBack(append([]outgoing{msg.out}, m.outbox...), &m.input)
 		m.outbox = nil
 		m.setNotice("not sent: could not store the message ("+msg.err.Error()+") — it is back in the input; "+
 			m.keys.Input.Send.Help().Key+" sends it again", true)
@@ -135,24 +137,24 @@ func (m *Model) handlePosted(msg postedMsg) tea.Cmd {
 	} else {
 		cmd = m.startRun(msg.rcpt)
 	}
-	return tea.Batch(cmd, m.postNext(), drafts, m.readBudget())
+	return tea.Batch(cmd, m.postNext(), drafts, m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // giveBack puts messages that were not sent back into the input, in order, before what the
 // input holds: their texts joined with blank lines, never replacing anything, and their images
-// attached to the next message again.
-func (m *Model) giveBack(outs []outgoing) {
+// attached to the next message (n) again.
+func (n *nextMessage) giveBack(outs []outgoing, in *inputbox.Box) {
 	var texts []string
 	for _, o := range outs {
 		texts = append(texts, o.text)
 		for _, im := range o.images {
-			m.next.files = append(m.next.files, attach.File{Path: im.Name, Image: &attach.Image{Image: im}})
+			n.files = append(n.files, attach.File{Path: im.Name, Image: &attach.Image{Image: im}})
 		}
 	}
-	if !m.input.Empty() {
-		texts = append(texts, m.input.Value())
+	if !in.Empty() {
+		texts = append(texts, in.Value())
 	}
-	m.input.SetValue(strings.Join(texts, "\n\n"))
+	in.SetValue(strings.Join(texts, "\n\n"))
 }
 
 // queuedReply is the reply of a stored run of session sessionID that has not started yet, as

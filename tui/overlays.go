@@ -77,7 +77,7 @@ func (m *Model) overlayAction(a overlay.Action, pending confirm) tea.Cmd {
 		id := m.overlays.Front().ID()
 		m.dropOverlay(id)
 		if id == toollist.ID {
-			m.toolsChanged() // what was turned on or off counts from the next send
+			m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key) // what was turned on or off counts from the next send
 		}
 	case picker.Open:
 		return m.openChosen(a, pending)
@@ -136,7 +136,10 @@ func (m *Model) handleSessions(msg sessionsMsg) tea.Cmd {
 // being written. Opened from a search, the message that matched is shown and selected, and n
 // finds the words again.
 func (m *Model) openChosen(o picker.Open, pending confirm) tea.Cmd {
-	if !m.confirmOpen(o.Session.ID, picker.Title(o.Session), pending) {
+	// Asked first while a reply is being written, as /new does.
+	c := confirm{action: "open", session: o.Session.ID}
+	if q := m.leaveQuestion(c, pending, m.keys.Picker.Choose.Help().Key, "opens “"+sanitize.String(picker.Title(o.Session))+"”"); q != "" && o.Session.ID != m.session.ID {
+		m.overlays.ask(c, q, m.styles, &m.noticeLine)
 		return nil
 	}
 	m.dropOverlay(picker.ID)
@@ -160,8 +163,8 @@ func (m *Model) deleteSession(s stored.Session, pending confirm) tea.Cmd {
 	}
 	c := confirm{action: "delete", session: s.ID}
 	if pending != c {
-		m.ask(c, fmt.Sprintf("%s again deletes “%s” and its %s — it cannot be undone",
-			m.keys.Picker.Delete.Help().Key, sanitize.String(picker.Title(s)), chat.Plural(s.Messages, "message")))
+		m.overlays.ask(c, fmt.Sprintf("%s again deletes “%s” and its %s — it cannot be undone",
+			m.keys.Picker.Delete.Help().Key, sanitize.String(picker.Title(s)), chat.Plural(s.Messages, "message")), m.styles, &m.noticeLine)
 		return nil
 	}
 	db, title := m.db, s.Title
@@ -252,7 +255,7 @@ func (m *Model) compareOn(id int64, c modellist.Choice) tea.Cmd {
 	if client == nil {
 		client = m.client.WithModel(c.Model)
 	}
-	m.focusTranscript()
+	m.focus.toTranscript(&m.input, m.transcript)
 	if cmd := m.regenerateOn(id, client); cmd != nil {
 		m.setNotice(fmt.Sprintf("running it again on %s: [ and ] compare the versions", c.Label()), false)
 		return cmd
@@ -347,7 +350,7 @@ func (m *Model) setTools(name string, on bool) bool {
 	if on {
 		word = "on"
 	}
-	m.toolsChanged()
+	m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key)
 	m.setNotice(sanitize.String(name)+" "+word+" for this session", false)
 	return true
 }
@@ -368,7 +371,7 @@ func (m *Model) listTools() tea.Cmd {
 func (m *Model) handleToolsList(msg toolsListMsg) tea.Cmd {
 	m.notice = ""
 	m.openOverlay(toollist.New(msg.rows, m.tools, m.keys.Picker.Keys, m.styles.list()))
-	m.toolsChanged() // the servers are started now: their tools count
+	m.budget.toolsChanged(m.tools, &m.input, m.transcript, m.keys.Transcript.Pin.Help().Key) // the servers are started now: their tools count
 	return nil
 }
 

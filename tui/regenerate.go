@@ -34,7 +34,7 @@ func (m *Model) regenerateOn(id int64, client *agent.Client) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
-	m.setHeld(false) // regenerating goes on: what was held goes first
+	m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key) // regenerating goes on: what was held goes first
 	return m.regenerate(anchor, false, client)
 }
 
@@ -166,7 +166,7 @@ func (m *Model) continueReply(id int64) tea.Cmd {
 		return nil
 	}
 	m.tier2.Disarm()
-	m.setHeld(false)
+	m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 	m.posting = true
 	db, sessionGen, modelName, queued := m.db, m.sessionGen, m.modelName(), m.busy()
 	return func() tea.Msg {

@@ -14,7 +14,9 @@ import (
 	"parley/internal/markdown"
 	"parley/internal/sanitize"
 	"parley/internal/toolloop"
+	"parley/tui/notify"
 	"parley/tui/toolask"
+	"parley/tui/transcript"
 	"parley/tui/versions"
 )
 
@@ -275,11 +277,11 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			// Record always ends with a terminal event; this only guards the screen.
 			final = m.finish(chat.Decide(chat.Event{}, false), "")
 		}
-		return tea.Batch(m.signalEnd(final), m.endRun(final))
+		return tea.Batch(signalEnd(&m.turn, m.clock.Now(), final), m.endRun(final))
 	}
 	cmds := []tea.Cmd{readEvents(r.tag, msg.ch)}
 	if delta {
-		cmds = append(cmds, m.frame())
+		cmds = append(cmds, m.runs.frame(m.transcript, &m.overlays))
 	}
 	return tea.Batch(cmds...)
 }
@@ -352,9 +354,9 @@ func (m *Model) endRun(st chat.Status) tea.Cmd {
 		next = m.dispatchNext()
 	}
 	if m.rereadWhenIdle && m.active == nil && len(m.queue) == 0 {
-		next = m.rereadSession()
+		next = m.sessionState.reread(&m.runs)
 	}
-	return tea.Batch(next, readBack, m.readSpent(), m.readMarks(), m.readBudget())
+	return tea.Batch(next, readBack, m.sessionState.readSpent(m.spend, &m.endpoints), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // cancelRun cancels the active run. The run ends when its EventCancelled, stored as
@@ -378,14 +380,15 @@ const frameInterval = time.Second / 30
 
 // frame shows the streaming reply's new text now when a frame interval has passed since it
 // was last rendered, and otherwise asks for a frame when it will have: never more than one
-// render per interval, and new text never waits longer than one.
-func (m *Model) frame() tea.Cmd {
-	wait := frameInterval - m.now.Sub(m.lastFrame)
+// render per interval, and new text never waits longer than one. t and the versions view on s
+// are what render.
+func (r *runs) frame(t *transcript.List, s *stack) tea.Cmd {
+	wait := frameInterval - r.now.Sub(r.lastFrame)
 	if wait <= 0 {
-		m.refresh(m.now)
+		r.refresh(r.now, t, s)
 		return nil
 	}
-	return m.askFrame(wait)
+	return r.askFrame(wait)
 }
 
 // askFrame asks for a frame after wait, unless one is on its way. The frame carries the tag
@@ -402,55 +405,57 @@ func (r *runs) askFrame(wait time.Duration) tea.Cmd {
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{tag: tag} })
 }
 
-// handleFrame renders the streaming reply again, and goes on with unfinished renders.
-func (m *Model) handleFrame(msg frameMsg) tea.Cmd {
-	m.framePending = false
-	if msg.tag == m.lastRunTag {
-		m.refresh(m.clock.Now())
+// handleFrame renders the streaming reply again at now, and goes on with unfinished renders.
+func (r *runs) handleFrame(msg frameMsg, now time.Time, t *transcript.List, s *stack) {
+	r.framePending = false
+	if msg.tag == r.lastRunTag {
+		r.refresh(now, t, s)
 	}
-	return nil
 }
 
-// refresh lets the views render again what changed or is unfinished.
-func (m *Model) refresh(now time.Time) {
-	m.transcript.Refresh()
-	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+// refresh lets the views (t, and the versions view on s) render again what changed or is
+// unfinished.
+func (r *runs) refresh(now time.Time, t *transcript.List, s *stack) {
+	t.Refresh()
+	if v, ok := s.Find(versions.ID).(*versions.View); ok {
 		v.Refresh()
 	}
-	m.lastFrame = now
+	r.lastFrame = now
 }
 
-// giveQuota gives the views a frame's quota of rendering for the message being handled.
-func (m *Model) giveQuota() {
-	m.transcript.Quota(markdown.FrameQuota)
-	if v, ok := m.overlays.Find(versions.ID).(*versions.View); ok {
+// giveQuota gives the views (t, and the versions view on s) a frame's quota of rendering for
+// the message being handled.
+func giveQuota(t *transcript.List, s *stack) {
+	t.Quota(markdown.FrameQuota)
+	if v, ok := s.Find(versions.ID).(*versions.View); ok {
 		v.Quota(markdown.FrameQuota)
 	}
 }
 
-// settle renders what is on screen, within the message's quota, and asks for the next frame
-// at once if that left a render unfinished. It ends every Update, so View only draws.
-func (m *Model) settle() tea.Cmd {
-	if v, ok := m.overlays.listShown().(*versions.View); ok {
+// settle renders what is on screen (the list shown on s, else t), within the message's quota,
+// and asks for the next frame at once if that left a render unfinished. It ends every Update,
+// so View only draws.
+func (r *runs) settle(t *transcript.List, s *stack) tea.Cmd {
+	if v, ok := s.listShown().(*versions.View); ok {
 		if v.Prepare() {
-			return m.askFrame(0)
+			return r.askFrame(0)
 		}
 		return nil
 	}
-	if m.overlays.listShown() != nil {
+	if s.listShown() != nil {
 		return nil
 	}
-	m.transcript.Prepare()
-	if m.transcript.Unfinished() {
-		return m.askFrame(0)
+	t.Prepare()
+	if t.Unfinished() {
+		return r.askFrame(0)
 	}
 	return nil
 }
 
-// signalEnd writes the signal of a long reply's end, ended with status st, when the terminal
-// is not looked at (tui/notify decides).
-func (m *Model) signalEnd(st chat.Status) tea.Cmd {
-	if seq := m.turn.Ended(m.clock.Now(), st == chat.StatusCancelled); seq != "" {
+// signalEnd writes turn's signal of a long reply's end at now, ended with status st, when the
+// terminal is not looked at (tui/notify decides).
+func signalEnd(turn *notify.Turn, now time.Time, st chat.Status) tea.Cmd {
+	if seq := turn.Ended(now, st == chat.StatusCancelled); seq != "" {
 		return tea.Raw(seq)
 	}
 	return nil

@@ -7,9 +7,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/agent"
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/sanitize"
+	"parley/tui/inputbox"
 )
 
 // This file owns the open session: reading it (its newest messages first, then the rest),
@@ -107,12 +109,12 @@ func (m *Model) switchTo(open opener) tea.Cmd {
 	}
 	queue := m.queue
 	m.queue = nil
-	m.setHeld(false)
+	m.runs.setHeld(false, m.transcript, m.keys.Chat.SendQueued.Help().Key)
 	m.sessionGen++
 	m.tier2.Disarm()
 	if len(m.outbox) > 0 && m.input.Empty() {
 		// Typed for the session being left and not stored yet: give it back, unsent.
-		m.giveBack(m.outbox)
+		m.next.giveBack(m.outbox, &m.input)
 	}
 	m.outbox = nil
 	// The input belongs to the session being left: it is stored as that session's draft.
@@ -145,7 +147,7 @@ func (s *sessionState) accepts(n *noticeLine, sessionGen int, err error, doing s
 
 // handleSessionLoaded shows the session loaded, and reads what it has spent.
 func (m *Model) handleSessionLoaded(msg sessionLoadedMsg) tea.Cmd {
-	return tea.Batch(m.showSession(msg), m.readSpent(), m.readMarks(), m.readBudget())
+	return tea.Batch(m.showSession(msg), m.sessionState.readSpent(m.spend, &m.endpoints), m.readMarks(), m.budget.fetch(&m.sessionState, &m.endpoints))
 }
 
 // showSession shows a session's transcript, and reads the older messages when only the newest
@@ -185,7 +187,7 @@ func (m *Model) showSession(msg sessionLoadedMsg) tea.Cmd {
 	// Nothing found at start-up is retried by itself: a reply cut off by a crash, or failed, is
 	// offered to the operator instead (offerRetry).
 	opened := m.sessionOpened(msg.system, msg.msgs)
-	m.offerRetry(msg.msgs)
+	m.offerRetry(msg.msgs, m.clock.Now(), &m.keys, &m.noticeLine)
 	m.revealFound()
 	if len(msg.msgs) == firstScreen {
 		return tea.Batch(opened, m.loadOlder(msg.msgs[0].ID))
@@ -212,13 +214,13 @@ func (m *Model) handleOlderLoaded(msg olderLoadedMsg) tea.Cmd {
 	return nil
 }
 
-// readSpent reads what the session has spent, and what the provider last said is left of its
-// limits, for the header.
-func (m *Model) readSpent() tea.Cmd {
-	if m.spend == nil && m.client == nil {
+// readSpent reads what the session has spent (through spend), and what the provider last said
+// is left of its limits (to e's client), for the header.
+func (s *sessionState) readSpent(spend *agent.SpendGuard, e *endpoints) tea.Cmd {
+	if spend == nil && e.client == nil {
 		return nil
 	}
-	b, client, id, sessionGen := m.spend, m.client, m.session.ID, m.sessionGen
+	b, client, id, sessionGen := spend, e.client, s.session.ID, s.sessionGen
 	return func() tea.Msg {
 		msg := spentMsg{sessionGen: sessionGen}
 		if b != nil {
@@ -253,7 +255,7 @@ func (r *runs) seenID(newest int64) int64 {
 // session: the texts come back to the input, and the session is read again, now or, while a
 // reply is being written, once it ends.
 func (m *Model) refusedUnseen(out outgoing, n int) tea.Cmd {
-	m.giveBack(append([]outgoing{out}, m.outbox...))
+	m.next.giveBack(append([]outgoing{out}, m.outbox...), &m.input)
 	m.outbox = nil
 	what := chat.Plural(n, "message")
 	send := m.keys.Input.Send.Help().Key
@@ -263,13 +265,14 @@ func (m *Model) refusedUnseen(out outgoing, n int) tea.Cmd {
 		return nil
 	}
 	m.setNotice(fmt.Sprintf("not sent: another parley added %s to this session — shown now; read them, then %s sends yours", what, send), true)
-	return m.rereadSession()
+	return m.sessionState.reread(&m.runs)
 }
 
-// rereadSession reads the open session's messages again, to show what another process stored.
-func (m *Model) rereadSession() tea.Cmd {
-	m.rereadWhenIdle = false
-	sessionGen, db, id := m.sessionGen, m.db, m.session.ID
+// reread reads the open session's messages again, to show what another process stored; the
+// runs (r) no longer wait to ask for it.
+func (s *sessionState) reread(r *runs) tea.Cmd {
+	r.rereadWhenIdle = false
+	sessionGen, db, id := s.sessionGen, s.db, s.session.ID
 	return func() tea.Msg {
 		msgs, err := db.TranscriptBefore(id, 0, firstScreen)
 		return rereadMsg{sessionGen: sessionGen, msgs: msgs, err: err}
@@ -323,18 +326,17 @@ func (m *Model) titleCommand(text string) (tea.Cmd, bool) {
 	}, true
 }
 
-// handleTitled shows the session's new title; a rename that failed gives its line back to an
-// empty input.
-func (m *Model) handleTitled(msg titledMsg) tea.Cmd {
-	if !m.accepts(&m.noticeLine, msg.sessionGen, msg.err, "rename the session") {
-		if msg.err != nil && msg.sessionGen == m.sessionGen && m.input.Empty() {
-			m.input.SetValue(msg.line)
+// titled shows on n the session's new title; a rename that failed gives its line back to the
+// input (in) when it is empty.
+func (s *sessionState) titled(msg titledMsg, n *noticeLine, in *inputbox.Box) {
+	if !s.accepts(n, msg.sessionGen, msg.err, "rename the session") {
+		if msg.err != nil && msg.sessionGen == s.sessionGen && in.Empty() {
+			in.SetValue(msg.line)
 		}
-		return nil
+		return
 	}
-	m.session.Title = msg.session.Title
-	m.setNotice("renamed: "+sanitize.String(msg.session.Title), false)
-	return nil
+	s.session.Title = msg.session.Title
+	n.setNotice("renamed: "+sanitize.String(msg.session.Title), false)
 }
 
 // This part owns forking (F on a message, /fork): a new session holding the conversation up

@@ -39,7 +39,9 @@ var slashCommands []slashCommand
 func init() {
 	slashCommands = []slashCommand{
 		{names: []string{"/new"}, about: "start a new session", run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			if !m.confirmLeave(confirm{action: "new"}, pending, m.keys.Input.Send.Help().Key, "opens a new session") {
+			c := confirm{action: "new"}
+			if q := m.leaveQuestion(c, pending, m.keys.Input.Send.Help().Key, "opens a new session"); q != "" {
+				m.overlays.ask(c, q, m.styles, &m.noticeLine)
 				return nil, false
 			}
 			return m.switchTo(newSession), true
@@ -95,12 +97,13 @@ func init() {
 			return demoCommand(m.demo, args), true
 		}},
 		{names: []string{"/help"}, about: "every key and command", run: func(m *Model, _ string, _ confirm) (tea.Cmd, bool) {
-			m.openHelp()
+			m.overlays.openHelp(m.keys, m.styles, m.help.Styles)
 			m.setNotice("commands: "+slashHelp(), false)
 			return nil, true
 		}},
 		{names: []string{"/quit", "/exit"}, about: "leave parley", run: func(m *Model, _ string, pending confirm) (tea.Cmd, bool) {
-			if !m.confirmLeave(confirm{action: "quit"}, pending, m.keys.Input.Send.Help().Key, "quits") {
+			if q := m.leaveQuestion(quitting, pending, m.keys.Input.Send.Help().Key, "quits"); q != "" {
+				m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
 				return nil, false
 			}
 			return m.quitAfterActive(), true

@@ -9,6 +9,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/tui/inputbox"
 	"parley/tui/picker"
+	"parley/tui/transcript"
 )
 
 // This file owns Update: one type switch that hands each message to its handler, in the file
@@ -19,7 +20,7 @@ const wheelLines = 3
 
 // Update handles one message. It does no I/O: storage and requests happen in commands.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.giveQuota()
+	giveQuota(m.transcript, &m.overlays)
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	// The terminal and the operator.
@@ -35,11 +36,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BlurMsg:
 		m.turn.SetFocus(false)
 	case tea.KeyPressMsg:
-		cmd = tea.Batch(m.handleKey(msg), m.draftChanged())
+		cmd = tea.Batch(m.handleKey(msg), m.drafts.storeLater(&m.sessionState, &m.input))
 	case tea.PasteMsg:
-		cmd = tea.Batch(m.handlePaste(msg), m.draftChanged())
+		cmd = tea.Batch(m.handlePaste(msg), m.drafts.storeLater(&m.sessionState, &m.input))
 	case tea.MouseWheelMsg:
-		m.handleWheel(msg)
+		m.overlays.wheel(msg, m.transcript)
 	case spinner.TickMsg:
 		if m.active != nil {
 			m.now = m.clock.Now() // moves the Tier 1 countdown and the count of a silence
@@ -50,7 +51,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case stopMsg:
 		cmd = m.quitAfterActive()
 	case noticeMsg:
-		cmd = m.handleNotice(msg)
+		m.noticeLine.show(msg, &m.input)
 	case noticeExpiredMsg:
 		m.handleNoticeExpired(msg)
 	case marksMsg:
@@ -62,7 +63,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
 	case pasteTickMsg:
-		cmd = tea.Batch(m.handlePasteTick(msg), m.draftChanged())
+		end, next := m.keyPaste.due(msg, m.clock.Now())
+		cmd = tea.Batch(next, m.pasteEnded(end), m.drafts.storeLater(&m.sessionState, &m.input))
 
 	// The session (session.go, overlays.go, versions.go).
 	case sessionLoadedMsg:
@@ -88,7 +90,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case restoredMsg:
 		cmd = m.handleRestored(msg)
 	case titledMsg:
-		cmd = m.handleTitled(msg)
+		m.sessionState.titled(msg, &m.noticeLine, &m.input)
 
 	// The context budget (budget.go).
 	case budgetMsg:
@@ -96,7 +98,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pinnedMsg:
 		cmd = m.handlePinned(msg)
 	case compactedMsg:
-		cmd = m.handleCompacted(msg)
+		cmd = m.budget.compacted(msg, &m.sessionState, &m.endpoints, &m.noticeLine)
 
 	// Runs (outbox.go, run.go, regenerate.go, waits.go).
 	case postedMsg:
@@ -111,15 +113,21 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runEventsMsg:
 		cmd = m.handleRunEvents(msg)
 	case frameMsg:
-		cmd = m.handleFrame(msg)
+		m.runs.handleFrame(msg, m.clock.Now(), m.transcript, &m.overlays)
 	case regeneratedMsg:
 		cmd = m.handleRegenerated(msg)
 	case forkedMsg:
 		cmd = m.handleForked(msg)
 	case storedRunMsg:
-		cmd = m.handleStoredRun(msg)
+		// The newest message is the run's reply, or (for a retry that produced nothing) the
+		// reply that retry left in place.
+		free := !m.busy() && len(m.outbox) == 0 && !m.posting
+		if msg.sessionGen == m.sessionGen &&
+			m.armFrom(msg, free, m.transcript.Anchor(m.transcript.Last()), m.clock.Now(), &m.keys, &m.noticeLine) {
+			cmd = m.tier2Tick(m.tier2.Token())
+		}
 	case tier2TickMsg:
-		cmd = m.handleTier2Tick(msg)
+		cmd = m.tier2Tick(msg.token)
 
 	// What goes with the next message (attach.go, edit.go, overlays.go).
 	case attachedMsg:
@@ -137,11 +145,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.input, cmd = m.input.Update(msg)
 		}
 	}
-	cmd = tea.Batch(cmd, m.budgetChanged())
+	cmd = tea.Batch(cmd, m.budget.changed(&m.sessionState, &m.endpoints))
 	m.updateKeys()
 	m.transcript.SetOptions(m.transcriptOptions())
 	m.layout()
-	return m, tea.Batch(cmd, m.settle())
+	return m, tea.Batch(cmd, m.runs.settle(m.transcript, &m.overlays))
 }
 
 // handlePaste puts pasted text into the input, whatever has the focus, unless an overlay or
@@ -150,7 +158,7 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	if m.overlays.blocking() != nil {
 		return nil
 	}
-	m.focusInput()
+	m.focus.toInput(&m.input, m.transcript)
 	if path, ok := droppedImage(msg.Content); ok {
 		// A file dropped on the terminal: the image is attached, not its path typed.
 		return m.fileCommand(path, msg.Content)
@@ -160,32 +168,33 @@ func (m *Model) handlePaste(msg tea.PasteMsg) tea.Cmd {
 	return cmd
 }
 
-// handleWheel scrolls the transcript, or the list drawn in its place.
-func (m *Model) handleWheel(msg tea.MouseWheelMsg) {
-	if o := m.overlays.listShown(); o != nil {
+// wheel scrolls t, or the list the stack draws in its place.
+func (s *stack) wheel(msg tea.MouseWheelMsg, t *transcript.List) {
+	if o := s.listShown(); o != nil {
 		o.Update(msg)
 		return
 	}
 	switch msg.Button {
 	case tea.MouseWheelUp:
-		m.transcript.ScrollUp(wheelLines)
+		t.ScrollUp(wheelLines)
 	case tea.MouseWheelDown:
-		m.transcript.ScrollDown(wheelLines)
+		t.ScrollDown(wheelLines)
 	}
 }
 
-// focusTranscript moves the focus to the transcript, selecting the newest reply.
-func (m *Model) focusTranscript() {
-	m.focus = focusTranscript
-	m.input.Blur()
-	m.transcript.SelectLast()
+// toTranscript moves the focus from the input (in) to the transcript (t), selecting the
+// newest reply.
+func (f *focus) toTranscript(in *inputbox.Box, t *transcript.List) {
+	*f = focusTranscript
+	in.Blur()
+	t.SelectLast()
 }
 
-// focusInput gives the focus back to the input.
-func (m *Model) focusInput() {
-	m.focus = focusInput
-	m.transcript.ClearSelection()
-	m.input.Focus()
+// toInput gives the focus back to the input (in), clearing t's selection.
+func (f *focus) toInput(in *inputbox.Box, t *transcript.List) {
+	*f = focusInput
+	t.ClearSelection()
+	in.Focus()
 }
 
 // setDark switches every style to the terminal's background.
@@ -200,11 +209,11 @@ func (m *Model) setDark(dark bool) {
 	m.transcript.SetDark(dark)
 }
 
-// handleNotice shows a notice, and gives a failed command's line back to an empty input.
-func (m *Model) handleNotice(msg noticeMsg) tea.Cmd {
-	m.setNotice(msg.text, msg.err)
-	if msg.giveBack != "" && m.input.Empty() {
-		m.input.SetValue(msg.giveBack)
+// show shows msg's notice, and gives a failed command's line back to the input (in) when it is
+// empty.
+func (n *noticeLine) show(msg noticeMsg, in *inputbox.Box) {
+	n.setNotice(msg.text, msg.err)
+	if msg.giveBack != "" && in.Empty() {
+		in.SetValue(msg.giveBack)
 	}
-	return nil
 }

@@ -3,11 +3,13 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/internal/wrap"
 	"parley/retry"
+	"parley/tui/inputbox"
 	"parley/tui/notify"
 	"parley/tui/overlay"
 	"parley/tui/question"
@@ -35,22 +37,23 @@ func (m Model) View() tea.View {
 		return v // no size yet
 	}
 	lines := make([]string, 0, m.height)
-	lines = append(lines, m.headerView())
+	c := m.chrome()
+	lines = append(lines, c.header())
 	switch {
 	case m.overlays.listShown() != nil:
 		lines = append(lines, m.overlays.listShown().View(m.width, m.transcript.Height())...)
 	default:
 		lines = append(lines, m.transcript.View()...)
 	}
-	lines = append(lines, m.statusView()...)
+	lines = append(lines, c.status()...)
 	if next := m.next.nextView(m.styles, m.keys.Chat.Cancel.Help().Key, m.width); next != "" {
 		lines = append(lines, next)
 	}
 	lines = append(lines, m.budget.leaveOutView(m.styles.Warn, m.width)...)
 	lines = append(lines, m.overlays.menuView(m.width)...)
 	inputTop := len(lines)
-	lines = append(lines, m.inputView()...)
-	lines = append(lines, m.helpView()...)
+	lines = append(lines, c.inputLines()...)
+	lines = append(lines, c.helpLines()...)
 	v.SetContent(strings.Join(lines, "\n"))
 	if m.focus == focusInput && m.overlays.blocking() == nil {
 		if c := m.input.Cursor(); c != nil {
@@ -69,7 +72,8 @@ func (m *Model) layout() {
 	m.input.SetWidth(m.width)
 	m.input.Placeholder = placeholder(m.keys, m.width)
 	m.help.SetWidth(m.width)
-	rest := m.height - 1 /* header */ - len(m.statusView()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.overlays.menuView(m.width)) - m.inputHeight() - len(m.helpView())
+	c := m.chrome()
+	rest := m.height - 1 /* header */ - len(c.status()) - m.next.nextHeight() - len(m.budget.leaveOutView(m.styles.Warn, m.width)) - len(m.overlays.menuView(m.width)) - c.inputHeight() - len(c.helpLines())
 	m.transcript.SetSize(m.width, max(rest, 1))
 	m.overlays.Each(overlay.Size{Width: m.width, Height: m.transcript.Height()})
 }
@@ -82,89 +86,160 @@ func (s *stack) menuView(width int) []string {
 	return nil
 }
 
-// inputView is the input, or in its place the overlay in front (the question before a tool
-// call): the input then visibly takes no text, and keeps the draft as it was.
-func (m *Model) inputView() []string {
-	if q, ok := m.overlays.Front().(*toolask.Question); ok {
-		return q.View(m.width, 0)
-	}
-	return []string{m.input.View()}
+// chrome is what the lines around the transcript show: the header, the status line, the
+// input (or the tool question in its place) and the key help. Model.chrome gathers it in one
+// place; drawing it reads nothing else.
+type chrome struct {
+	width  int
+	styles *theme
+	help   help.Model
+
+	// The header: the session's title (and fork), where replies come from, the badges, the
+	// run state and the gauges told.
+	title, where  string
+	demo, toolsOn bool
+	keyUnset      string // the environment variable of the endpoint's key, when it is not set
+	state         string
+	told          []string
+
+	// The status line, first of them that is set: the question before a key throws work
+	// away, the armed retry's banner, the notice, the active run.
+	question  []string
+	banner    string
+	notice    string
+	noticeErr bool
+	run       *activeRun
+	now       time.Time
+	spin      string // the spinner's frame
+	cancelKey string
+	scrolled  string // said at the right while the transcript is scrolled away from the end
+
+	// The input, or in its place the question before a tool call; the keys that act now, or
+	// the SELECT bar while replies are selected.
+	input        *inputbox.Box
+	toolQuestion []string
+	keys         []key.Binding
+	selectBar    string
 }
 
-// inputHeight is how many lines inputView takes.
-func (m *Model) inputHeight() int {
-	if q, ok := m.overlays.Front().(*toolask.Question); ok {
-		return len(q.View(m.width, 0))
+// chrome gathers what the header, the status line, the input and the help show now.
+func (m *Model) chrome() chrome {
+	c := chrome{width: m.width, styles: m.styles, help: m.help, input: &m.input, now: m.now,
+		notice: m.notice, noticeErr: m.noticeErr, run: m.active, spin: m.spinner.View(),
+		cancelKey: m.keys.Chat.Cancel.Help().Key, keys: m.keys.ShortHelp()}
+	c.title = sanitize.String(m.session.Title)
+	if c.title == "" {
+		c.title = "new session"
 	}
-	return m.input.Height()
-}
-
-// helpView is the help of the keys that apply now (the SELECT bar while replies are selected,
-// the overlay's keys while every key is listed); wrapped to the width, never cut.
-func (m *Model) helpView() []string {
-	switch {
-	case m.overlays.blocking() != nil:
-		return shortHelp(m.help, m.shortKeys(), m.width) // the overlay's own keys
-	case m.focus == focusTranscript:
-		lines := wrap.Lines(m.keys.selectBar(), m.width)
-		for i, l := range lines {
-			lines[i] = m.styles.SelectBar.Render(l + strings.Repeat(" ", max(0, m.width-lipgloss.Width(l))))
-		}
-		return lines
+	if fork := m.forkLabel(m.clock.Now()); fork != "" {
+		c.title += " · " + fork
 	}
-	return shortHelp(m.help, m.shortKeys(), m.width)
-}
-
-// headerView is the title bar: the session, the endpoint and model, whether it is the demo,
-// and the run state.
-func (m *Model) headerView() string {
-	st := m.styles
-	title := sanitize.String(m.session.Title)
-	if title == "" {
-		title = "new session"
-	}
-	where := ""
-	demo := false
 	if client := m.client; client != nil {
 		if m.active != nil && m.active.client != nil {
 			client = m.active.client // a fallback's reply shows whose it is
 		}
 		ep := client.Endpoint()
-		demo = ep.Demo
-		where = transcript.ModelName(ep.Model)
+		c.demo = ep.Demo
+		c.where = transcript.ModelName(ep.Model)
 		if ep.Name != "" && !ep.Demo {
-			where = ep.Name + " · " + where
+			c.where = ep.Name + " · " + c.where
+		}
+		if m.client.Endpoint().KeyErr != "" {
+			c.keyUnset = m.client.Endpoint().KeyEnv
 		}
 	}
 	if role := m.next.systemLabel(); role != "" {
-		where += " · " + role
+		c.where += " · " + role
 	}
-	if fork := m.forkLabel(m.clock.Now()); fork != "" {
-		title += " · " + fork
+	c.toolsOn = m.tools != nil && m.tools.Any()
+	c.state = m.headerState(m.tier2.Armed())
+	c.told = m.told(m.clock.Now(), m.spend != nil)
+
+	if q, ok := m.overlays.Front().(*question.Question); ok && !m.tier2.Armed() {
+		c.question = q.View(m.width, 0)
 	}
+	if m.tier2.Armed() {
+		c.banner = tier2Banner(&m.tier2, m.now, m.keys.Chat)
+		if m.fallbackOffered(&m.tier2) {
+			k := m.keys.Chat.Fallback
+			if m.focus == focusTranscript {
+				k = m.keys.Transcript.Fallback
+			}
+			c.banner += " · " + k.Help().Key + " send to " + sanitize.String(m.fallback.Endpoint().Model) + " now"
+		}
+	}
+	if !m.transcript.Following() {
+		c.scrolled = "scrolled up · " + m.keys.Chat.Bottom.Help().Key + " follows"
+	}
+
+	if q, ok := m.overlays.Front().(*toolask.Question); ok {
+		c.toolQuestion = q.View(m.width, 0)
+	}
+	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
+		c.keys = o.Help() // the front overlay's that names its keys
+	}
+	if m.focus == focusTranscript && m.overlays.blocking() == nil {
+		c.selectBar = m.keys.selectBar()
+	}
+	return c
+}
+
+// inputLines is the input, or in its place the question before a tool call: the input then
+// visibly takes no text, and keeps the draft as it was.
+func (c *chrome) inputLines() []string {
+	if c.toolQuestion != nil {
+		return c.toolQuestion
+	}
+	return []string{c.input.View()}
+}
+
+// inputHeight is how many lines inputLines takes.
+func (c *chrome) inputHeight() int {
+	if c.toolQuestion != nil {
+		return len(c.toolQuestion)
+	}
+	return c.input.Height()
+}
+
+// helpLines is the help of the keys that act now, or the SELECT bar; wrapped to the width,
+// never cut.
+func (c *chrome) helpLines() []string {
+	if c.selectBar == "" {
+		return shortHelp(c.help, c.keys, c.width)
+	}
+	lines := wrap.Lines(c.selectBar, c.width)
+	for i, l := range lines {
+		lines[i] = c.styles.SelectBar.Render(l + strings.Repeat(" ", max(0, c.width-lipgloss.Width(l))))
+	}
+	return lines
+}
+
+// header is the title bar: the session, the endpoint and model, whether it is the demo, and
+// the run state.
+func (c *chrome) header() string {
+	st := c.styles
 	badge := ""
-	if demo {
+	if c.demo {
 		badge = st.HeaderDemo.Render(" demo ")
 	}
-	if m.tools != nil && m.tools.Any() {
+	if c.toolsOn {
 		badge += st.HeaderState.Render(" tools on ")
 	}
-	if m.client != nil && m.client.Endpoint().KeyErr != "" {
+	if c.keyUnset != "" {
 		// Nothing can be sent: said from the start, not after the first message fails.
-		badge += st.HeaderDemo.Render(" " + m.client.Endpoint().KeyEnv + " not set ")
+		badge += st.HeaderDemo.Render(" " + c.keyUnset + " not set ")
 	}
-	state := " " + m.headerState(m.tier2.Armed()) + " "
-	told := m.told(m.clock.Now(), m.spend != nil)
+	state := " " + c.state + " "
 	spent := ""
-	if len(told) > 0 {
-		spent = strings.Join(told, " · ") + " "
+	if len(c.told) > 0 {
+		spent = strings.Join(c.told, " · ") + " "
 		// On a narrow screen the session's name comes first.
-		if m.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
+		if c.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
 			spent = ""
 		}
 	}
-	room := m.width - lipgloss.Width(badge) - lipgloss.Width(state) - lipgloss.Width(spent)
-	left := ansi.Truncate(" parley · "+title+" · "+where+" ", max(room, 0), "… ")
+	room := c.width - lipgloss.Width(badge) - lipgloss.Width(state) - lipgloss.Width(spent)
+	left := ansi.Truncate(" parley · "+c.title+" · "+c.where+" ", max(room, 0), "… ")
 	gap := max(0, room-lipgloss.Width(left))
 	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
@@ -196,56 +271,48 @@ func (r *runs) headerState(armed bool) string {
 // silenceShown is how long a reply may send no text before the status line counts it.
 const silenceShown = chat.SilenceShown
 
-// statusView is the line above the input, wrapped when it is longer than the width: the Tier 2
-// banner, the question standing in front, a notice, or what the active run is doing, and whether the transcript is scrolled
-// away from the end.
-func (m *Model) statusView() []string {
-	if q, ok := m.overlays.Front().(*question.Question); ok && !m.tier2.Armed() {
-		return padded(q.View(m.width, 0), m.width)
+// status is the line above the input, wrapped when it is longer than the width: the question
+// standing in front, the Tier 2 banner, a notice, or what the active run is doing, and whether
+// the transcript is scrolled away from the end.
+func (c *chrome) status() []string {
+	if c.question != nil {
+		return padded(c.question, c.width)
 	}
-	st := m.styles
-	cancels := m.keys.Chat.Cancel.Help().Key + " cancels"
+	st := c.styles
+	cancels := c.cancelKey + " cancels"
 	var text, spin string
 	style := st.Muted
-	switch r := m.active; {
-	case m.tier2.Armed():
-		banner := tier2Banner(&m.tier2, m.now, m.keys.Chat)
-		if m.fallbackOffered(&m.tier2) {
-			k := m.keys.Chat.Fallback
-			if m.focus == focusTranscript {
-				k = m.keys.Transcript.Fallback
-			}
-			banner += " · " + k.Help().Key + " send to " + sanitize.String(m.fallback.Endpoint().Model) + " now"
-		}
-		text, style = banner, st.Warn.Bold(true)
-	case m.notice != "":
-		text, style = m.notice, st.Notice
-		if m.noticeErr {
+	switch r := c.run; {
+	case c.banner != "":
+		text, style = c.banner, st.Warn.Bold(true)
+	case c.notice != "":
+		text, style = c.notice, st.Notice
+		if c.noticeErr {
 			style = st.Error
 		}
 	case r == nil:
 	case r.cancelling:
 		text = "cancelling…"
 	case r.reconnecting != nil:
-		text, style, spin = sanitize.String(retry.Reconnecting(*r.reconnecting, r.reconnectAt, m.now)), st.Warn, m.spinner.View()+" "
+		text, style, spin = sanitize.String(retry.Reconnecting(*r.reconnecting, r.reconnectAt, c.now)), st.Warn, c.spin+" "
 	case !r.gotOutput:
 		wait := "waiting for the reply · "
 		if !r.sentAt.IsZero() {
-			wait += chat.FormatElapsed(m.now.Sub(r.sentAt)) + " · "
+			wait += chat.FormatElapsed(c.now.Sub(r.sentAt)) + " · "
 		}
-		text, spin = wait+cancels, m.spinner.View()+" "
-	case m.now.Sub(r.lastText) >= silenceShown:
-		text, spin = "no text for "+chat.FormatElapsed(m.now.Sub(r.lastText))+" · "+cancels, m.spinner.View()+" "
+		text, spin = wait+cancels, c.spin+" "
+	case c.now.Sub(r.lastText) >= silenceShown:
+		text, spin = "no text for "+chat.FormatElapsed(c.now.Sub(r.lastText))+" · "+cancels, c.spin+" "
 	default:
 		text = "streaming · " + cancels
 	}
 	right := ""
-	if !m.transcript.Following() {
-		right = st.Muted.Render("scrolled up · " + m.keys.Chat.Bottom.Help().Key + " follows")
+	if c.scrolled != "" {
+		right = st.Muted.Render(c.scrolled)
 	}
 	var lines []string
 	if text != "" {
-		room := m.width - lipgloss.Width(spin)
+		room := c.width - lipgloss.Width(spin)
 		for i, l := range wrap.Lines(text, max(room, 1)) {
 			if i == 0 {
 				lines = append(lines, spin+style.Render(l))
@@ -256,16 +323,16 @@ func (m *Model) statusView() []string {
 	}
 	if right != "" {
 		n := len(lines)
-		if n > 0 && lipgloss.Width(lines[n-1])+1+lipgloss.Width(right) <= m.width {
-			lines[n-1] += strings.Repeat(" ", m.width-lipgloss.Width(lines[n-1])-lipgloss.Width(right)) + right
+		if n > 0 && lipgloss.Width(lines[n-1])+1+lipgloss.Width(right) <= c.width {
+			lines[n-1] += strings.Repeat(" ", c.width-lipgloss.Width(lines[n-1])-lipgloss.Width(right)) + right
 		} else {
-			lines = append(lines, strings.Repeat(" ", max(0, m.width-lipgloss.Width(right)))+right)
+			lines = append(lines, strings.Repeat(" ", max(0, c.width-lipgloss.Width(right)))+right)
 		}
 	}
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
-	return padded(lines, m.width)
+	return padded(lines, c.width)
 }
 
 // padded fills each of lines with spaces to width.
@@ -274,15 +341,6 @@ func padded(lines []string, width int) []string {
 		lines[i] = l + strings.Repeat(" ", max(0, width-lipgloss.Width(l)))
 	}
 	return lines
-}
-
-// shortKeys are the keys that act now: the front overlay's that names its keys, else the
-// screen's.
-func (m *Model) shortKeys() []key.Binding {
-	if o := m.overlays.Top(func(o overlay.Overlay) bool { return o.Help() != nil }); o != nil {
-		return o.Help()
-	}
-	return m.keys.ShortHelp()
 }
 
 // shortHelp is the help of the enabled keys, drawn with h's styles, wrapped at whole keys to

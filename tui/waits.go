@@ -12,6 +12,7 @@ import (
 	"parley/internal/chat"
 	"parley/internal/sanitize"
 	"parley/retry"
+	"parley/tui/transcript"
 )
 
 // This file holds what a provider's wait means on this screen beyond Tier 2's countdown: a
@@ -45,15 +46,27 @@ func (e *endpoints) noFallback(n *noticeLine, k string) {
 	n.setNotice(k+" sends a retry that waits to "+e.fallback.Endpoint().Model+"; none waits now", false)
 }
 
-// fallbackNow regenerates the armed retry's reply on the fallback endpoint (f), once.
-func (m *Model) fallbackNow() tea.Cmd {
-	if !m.fallbackOffered(&m.tier2) {
-		return nil
+// waits is the screen's side of a failed reply: the Tier 2 machine and its countdown, and the
+// offer made when a session opens on a reply that failed. Its methods decide and say; what is
+// to be sent again, they return to the screen, which regenerates it.
+type waits struct {
+	// tier2 is the Tier 2 retry: armed after a run fails with a retryable classification.
+	tier2 retry.Tier2
+	// offer is what enter does about the failed reply the screen ends on, and esc dismisses;
+	// zero when nothing is offered.
+	offer
+}
+
+// fallbackNow takes the armed retry away from Tier 2 to send it on the fallback endpoint (f),
+// once: it returns the anchor to regenerate, or 0 when no fallback is offered.
+func (w *waits) fallbackNow(e *endpoints, n *noticeLine) int64 {
+	if !e.fallbackOffered(&w.tier2) {
+		return 0
 	}
-	anchor := m.tier2.Anchor()
-	m.tier2.Disarm()
-	m.setNotice("sent to the fallback, "+m.fallback.Endpoint().Model, false)
-	return m.regenerate(anchor, false, m.fallback)
+	anchor := w.tier2.Anchor()
+	w.tier2.Disarm()
+	n.setNotice("sent to the fallback, "+e.fallback.Endpoint().Model, false)
+	return anchor
 }
 
 // offer is what enter on an empty input does about the failed reply the screen ends on, one
@@ -64,58 +77,54 @@ type offer struct{ run, anchor int64 }
 // offerRetry says what can be done about the last reply of a session just opened, when its
 // run failed retryable or was interrupted: never sending by itself, it offers to send it again,
 // or with a provider's time still ahead, to schedule the retry then.
-func (m *Model) offerRetry(msgs []stored.Message) {
-	m.offer = offer{}
+func (w *waits) offerRetry(msgs []stored.Message, now time.Time, k *KeyMap, n *noticeLine) {
+	w.offer = offer{}
 	if len(msgs) == 0 {
 		return
 	}
 	last := msgs[len(msgs)-1]
 	if last.Status == chat.StatusInterrupted {
-		m.offerAgain(last.AnchorID, "interrupted")
+		w.offerAgain(last.AnchorID, "interrupted", k, n)
 		return
 	}
 	c := last.Retry
 	if last.Status != chat.StatusFailed || c == nil || !c.Retryable {
 		return
 	}
-	now := m.clock.Now()
 	label := sanitize.String(c.Label)
 	if c.RetryAfterUntil.After(now) {
-		m.offer = offer{run: last.RunID}
-		m.setNotice(fmt.Sprintf("%s until %s — %s to schedule, %s to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now),
-			m.keys.Input.Send.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
+		w.offer = offer{run: last.RunID}
+		n.setNotice(fmt.Sprintf("%s until %s — %s to schedule, %s to dismiss", label, chat.FormatClock(c.RetryAfterUntil, now),
+			k.Input.Send.Help().Key, k.Chat.Cancel.Help().Key), false)
 		return
 	}
 	if !last.CreatedAt.IsZero() {
 		label += " at " + chat.FormatClock(last.CreatedAt, now)
 	}
-	m.offerAgain(last.AnchorID, label)
+	w.offerAgain(last.AnchorID, label, k, n)
 }
 
 // offerAgain offers to send the question anchor again, after what says what happened.
-func (m *Model) offerAgain(anchor int64, what string) {
-	m.offer = offer{anchor: anchor}
-	m.setNotice(fmt.Sprintf("%s — %s sends it again, %s dismisses", what, m.keys.Input.Send.Help().Key, m.keys.Chat.Cancel.Help().Key), false)
+func (w *waits) offerAgain(anchor int64, what string, k *KeyMap, n *noticeLine) {
+	w.offer = offer{anchor: anchor}
+	n.setNotice(fmt.Sprintf("%s — %s sends it again, %s dismisses", what, k.Input.Send.Help().Key, k.Chat.Cancel.Help().Key), false)
 }
 
 // offered reports whether an offer stands.
 func (o offer) offered() bool { return o != offer{} }
 
-// takeOffer is enter on the offer: the question is sent again (regenerated), or Tier 2 arms
-// from the stored run, as after any failure.
-func (m *Model) takeOffer() tea.Cmd {
-	o := m.offer
-	m.dismissOffer()
-	if o.anchor != 0 {
-		return m.regenerate(o.anchor, false, nil)
-	}
-	return m.readFailedRun(o.run, m.tier2.Token())
+// takeOffer is enter on the offer: it returns the offer taken, whose question the screen sends
+// again (regenerated), or whose stored run it arms Tier 2 from, as after any failure.
+func (w *waits) takeOffer(n *noticeLine) offer {
+	o := w.offer
+	w.dismissOffer(n)
+	return o
 }
 
 // dismissOffer is esc on the offer.
-func (m *Model) dismissOffer() {
-	m.offer = offer{}
-	m.notice = ""
+func (w *waits) dismissOffer(n *noticeLine) {
+	w.offer = offer{}
+	n.notice = ""
 }
 
 // sayEndpoint opens the screen saying what it will talk to when the operator may not know: a
@@ -144,86 +153,100 @@ func (s *sessionState) readFailedRun(runID int64, token int) tea.Cmd {
 	}
 }
 
-// handleStoredRun arms Tier 2 from a failed run as it was stored. Only the newest reply, with
-// nothing else waiting, is retried: a retry regenerates from its anchor, which would
+// armFrom arms Tier 2 from a failed run as it was stored, and reports whether it did (the
+// countdown then starts with a tick). Only the newest reply (newestAnchor is its anchor), with
+// nothing else waiting (free), is retried: a retry regenerates from its anchor, which would
 // supersede anything after it.
-func (m *Model) handleStoredRun(msg storedRunMsg) tea.Cmd {
-	if msg.sessionGen != m.sessionGen || msg.tier2Token != m.tier2.Token() {
-		return nil // the operator moved on meanwhile
+func (w *waits) armFrom(msg storedRunMsg, free bool, newestAnchor int64, now time.Time, k *KeyMap, n *noticeLine) bool {
+	if msg.tier2Token != w.tier2.Token() {
+		return false // the operator moved on meanwhile
 	}
 	if msg.err != nil {
-		m.tier2.Disarm()
-		m.setNotice("could not read the failed run back: "+msg.err.Error(), true)
-		return nil
+		w.tier2.Disarm()
+		n.setNotice("could not read the failed run back: "+msg.err.Error(), true)
+		return false
 	}
-	free := !m.busy() && len(m.outbox) == 0 && !m.posting
-	now := m.clock.Now()
-	// The newest message is the run's reply, or (for a retry that produced nothing) the
-	// reply that retry left in place.
-	if newest := m.transcript.Last(); !free || m.transcript.Anchor(newest) != msg.stored.AnchorID {
-		m.tier2.Disarm()
-		return nil
+	if !free || newestAnchor != msg.stored.AnchorID {
+		w.tier2.Disarm()
+		return false
 	}
-	if !m.tier2.Arm(msg.stored.Result(), now) {
+	if !w.tier2.Arm(msg.stored.Result(), now) {
 		switch c := msg.stored.Retry; {
 		case c != nil && c.RetryAfterUntil.After(now):
 			// Too far away to wait for, or not retryable at all: say when, retry nothing.
-			m.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
+			n.setNotice(fmt.Sprintf("%s — the provider says not before %s · not retried automatically",
 				sanitize.String(c.Label), chat.FormatClock(c.RetryAfterUntil, now)), true)
 		case c != nil && c.Class == chat.Network:
 			// Nothing listening, a name unknown, a certificate refused: the fix is the
 			// operator's, and then one key sends it again.
-			m.offerAgain(msg.stored.AnchorID, sanitize.String(c.Label))
+			w.offerAgain(msg.stored.AnchorID, sanitize.String(c.Label), k, n)
 		}
-		return nil
+		return false
 	}
-	return m.handleTier2Tick(tier2TickMsg{token: m.tier2.Token()})
+	return true
 }
 
-// handleTier2Tick moves the countdown on, and regenerates when it is due.
-func (m *Model) handleTier2Tick(msg tier2TickMsg) tea.Cmd {
-	now := m.clock.Now()
-	fire, next := m.tier2.Tick(msg.token, now)
+// tick moves the countdown on at the clock's time, kept in now: it returns the anchor to
+// regenerate when the retry is due, else the next tick's command (nil when the tick is stale:
+// cancelled, disarmed or armed again since).
+func (w *waits) tick(token int, clock chat.Clock, now *time.Time) (due int64, next tea.Cmd) {
+	at := clock.Now()
+	fire, wait := w.tier2.Tick(token, at)
 	if fire {
-		return m.regenerate(m.tier2.Anchor(), true, m.client.SingleRequest())
+		return w.tier2.Anchor(), nil
 	}
-	if next == 0 {
-		return nil // stale: cancelled, disarmed or armed again since
+	if wait == 0 {
+		return 0, nil
 	}
-	m.now = now
-	clock, token := m.clock, msg.token
-	return func() tea.Msg {
-		<-clock.After(next)
+	*now = at
+	return 0, func() tea.Msg {
+		<-clock.After(wait)
 		return tier2TickMsg{token: token}
 	}
 }
 
-// retryNow sends the armed Tier 2 retry at once (enter): the operator's choice, so it goes
-// even while the provider's remembered wait would hold it back.
-func (m *Model) retryNow() tea.Cmd {
-	if !m.tier2.RetryNow() {
-		return nil
+// tier2Tick moves the countdown on, and regenerates when it is due.
+func (m *Model) tier2Tick(token int) tea.Cmd {
+	due, next := m.waits.tick(token, m.clock, &m.now)
+	if due != 0 {
+		return m.regenerate(due, true, m.client.SingleRequest())
 	}
-	return m.regenerate(m.tier2.Anchor(), true, m.client.WithForce().SingleRequest())
+	return next
 }
 
-// cancelTier2 is esc on a Tier 2 retry: an armed countdown stops, a retry being sent is
-// cancelled, running or queued. Nothing more is sent for it.
-func (m *Model) cancelTier2() tea.Cmd {
-	runID := m.tier2.Cancel()
-	m.setNotice("retry cancelled — "+m.keys.Transcript.Regenerate.Help().Key+" to regenerate", false)
+// retryNow is enter on the armed retry: it returns the anchor to regenerate at once, or 0
+// when nothing is armed. The operator's choice, so it goes even while the provider's
+// remembered wait would hold it back (the screen sends it forced).
+func (w *waits) retryNow() int64 {
+	if !w.tier2.RetryNow() {
+		return 0
+	}
+	return w.tier2.Anchor()
+}
+
+// cancel is esc on a Tier 2 retry: an armed countdown stops; it returns the run of a retry
+// being sent, for the screen to cancel (0: none). Nothing more is sent for it.
+func (w *waits) cancel(k *KeyMap, n *noticeLine) int64 {
+	runID := w.tier2.Cancel()
+	n.setNotice("retry cancelled — "+k.Transcript.Regenerate.Help().Key+" to regenerate", false)
+	return runID
+}
+
+// cancelRetry cancels run runID, the retry Tier 2 sent, running or queued (its reply shown
+// cancelled in t, its run stored so through db).
+func (r *runs) cancelRetry(runID int64, t *transcript.List, db Store) tea.Cmd {
 	if runID == 0 {
 		return nil
 	}
-	if m.active != nil && m.active.rcpt.RunID == runID {
-		m.cancelRun()
+	if r.active != nil && r.active.rcpt.RunID == runID {
+		r.cancelRun()
 		return nil
 	}
-	for i, q := range m.queue {
+	for i, q := range r.queue {
 		if q.RunID == runID {
-			m.queue = slices.Delete(slices.Clone(m.queue), i, i+1)
-			m.transcript.SetStatus(q.ReplyID, chat.StatusCancelled, nil)
-			return cancelQueuedCmd(m.db, []stored.Receipt{q})
+			r.queue = slices.Delete(slices.Clone(r.queue), i, i+1)
+			t.SetStatus(q.ReplyID, chat.StatusCancelled, nil)
+			return cancelQueuedCmd(db, []stored.Receipt{q})
 		}
 	}
 	return nil

@@ -41,7 +41,7 @@ func TestAFailedFileCommandKeepsItsLine(t *testing.T) {
 func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
-	m.focusTranscript()
+	m.focus.toTranscript(&m.input, m.transcript)
 	m, _ = step(m, press("k"))
 	m, _ = step(m, press("y")) // its notice is shown at once, for noticeLife
 	if !strings.Contains(plain(m), "your message handed to the terminal to copy (OSC 52)") {
@@ -82,7 +82,7 @@ func TestDemoBadKeySaysOneThing(t *testing.T) {
 func TestAForgottenRegenerateQuestionLeavesNoNotice(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 100, 24)
-	m.focusTranscript()
+	m.focus.toTranscript(&m.input, m.transcript)
 	m, _ = step(m, press("k"))
 	m, _ = step(m, press("k")) // the earlier reply
 	m, _ = step(m, press("r"))
