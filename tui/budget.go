@@ -414,7 +414,7 @@ func limitsLabel(r chat.Remaining, now time.Time) string {
 // "12.3k tok" when nothing was priced.
 func spentLabel(s agent.Spent) string {
 	if s.Cost == 0 {
-		return chat.FormatTokens(s.Tokens) + " tok"
+		return "spent " + chat.FormatTokens(s.Tokens) + " tok"
 	}
-	return chat.FormatCost(s.Cost) + " · " + chat.FormatTokens(s.Tokens) + " tok"
+	return "spent " + chat.FormatCost(s.Cost) + " · " + chat.FormatTokens(s.Tokens) + " tok"
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"parley/agent"
 	"parley/internal/chat"
 	"parley/internal/demo"
@@ -282,5 +285,43 @@ func TestOnePlanBehindHeaderLineCompactAndRequest(t *testing.T) {
 	}
 	if est := agent.EstimateTokens([]chat.Message{{Role: chat.RoleUser, Content: sent[0]}}); est != plan.Tokens {
 		t.Errorf("the plan said %d tokens, the request is %d", plan.Tokens, est)
+	}
+}
+
+// The header's gauges are labelled ("spent"), and go only when fewer than 24 columns would be
+// left beside them; what does not fit is cut from the session's title first, so a fork's origin,
+// the endpoint and the model stay.
+func TestHeaderCutsTheTitleFirst(t *testing.T) {
+	t.Parallel()
+	styles := newTheme(true)
+	told := []string{"ctx ~3.2k/8192 · 39% (8192, config)", spentLabel(agent.Spent{Tokens: 111})}
+	title := "planning a trip to the coast in june"
+	fork := `forked from "Trip planning" at 14:02`
+	for _, c := range []struct {
+		width int
+		fork  string
+		has   []string
+		lacks []string
+	}{
+		{200, fork, []string{title + " · " + fork + " · work · gpt-4o ", "ctx ~3.2k", "spent 111 tok"}, nil},
+		{150, fork, []string{"parley · planning a trip", "… · " + fork + " · work · gpt-4o ", "ctx ~3.2k", "spent 111 tok"}, []string{"june"}},
+		{120, "", []string{"parley · planning a trip", "… · work · gpt-4o ", "ctx ~3.2k", "spent 111 tok"}, []string{"june"}},
+		{60, "", []string{"parley · planning a trip", "· work · gpt-4o "}, []string{"ctx", "spent"}},
+	} {
+		ch := chrome{width: c.width, styles: &styles, title: title, fork: c.fork, where: "work · gpt-4o", state: "idle", told: told}
+		h := ansi.Strip(ch.header())
+		if w := lipgloss.Width(h); w != c.width {
+			t.Errorf("at %d columns the header is %d wide: %q", c.width, w, h)
+		}
+		for _, want := range c.has {
+			if !strings.Contains(h, want) {
+				t.Errorf("at %d columns the header lacks %q: %q", c.width, want, h)
+			}
+		}
+		for _, not := range c.lacks {
+			if strings.Contains(h, not) {
+				t.Errorf("at %d columns the header holds %q: %q", c.width, not, h)
+			}
+		}
 	}
 }

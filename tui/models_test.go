@@ -59,6 +59,9 @@ func TestTheScreenOpensOnTheModelsWhenSeveralAreServed(t *testing.T) {
 	if s := plain(m); !strings.Contains(s, "enter use model") || strings.Contains(s, "open session") {
 		t.Fatalf("the model list's help line:\n%s", s)
 	}
+	if header, _, _ := strings.Cut(plain(m), "\n"); !strings.Contains(header, "· no model chosen") {
+		t.Fatalf("the header does not say no model is chosen: %q", header)
+	}
 	m, _ = step(m, press("esc"))
 	m, cmd := step(m, press("enter"))
 	if m.posting || len(m.outbox) > 0 || cmd != nil || m.input.Value() != "what is tcp" || !strings.Contains(m.notice, "choose a model first") {

@@ -96,7 +96,9 @@ type chrome struct {
 
 	// The header: the session's title (and fork), where replies come from, the badges, the
 	// run state and the gauges told.
-	title, where  string
+	title, where string
+	// fork is where the session was forked from, "" for one that is no fork.
+	fork          string
 	demo, toolsOn bool
 	keyUnset      string // the environment variable of the endpoint's key, when it is not set
 	state         string
@@ -131,9 +133,7 @@ func (m *Model) chrome() chrome {
 	if c.title == "" {
 		c.title = "new session"
 	}
-	if fork := m.forkLabel(m.clock.Now()); fork != "" {
-		c.title += " · " + fork
-	}
+	c.fork = m.forkLabel(m.clock.Now())
 	if client := m.client; client != nil {
 		if m.active != nil && m.active.client != nil {
 			client = m.active.client // a fallback's reply shows whose it is
@@ -141,6 +141,9 @@ func (m *Model) chrome() chrome {
 		ep := client.Endpoint()
 		c.demo = ep.Demo
 		c.where = transcript.ModelName(ep.Model)
+		if c.where == "" {
+			c.where = "no model chosen"
+		}
 		if ep.Name != "" && !ep.Demo {
 			c.where = ep.Name + " · " + c.where
 		}
@@ -230,16 +233,28 @@ func (c *chrome) header() string {
 		badge += st.HeaderDemo.Render(" " + c.keyUnset + " not set ")
 	}
 	state := " " + c.state + " "
+	tail := " · " + c.where + " "
+	if c.fork != "" {
+		tail = " · " + c.fork + tail // where the session came from is kept with its endpoint
+	}
+	whole := " parley · " + c.title + tail
+	// The gauges go only when fewer than 24 columns would be left beside them; what does not
+	// fit is cut from the session's title first, keeping the fork's origin, the endpoint and
+	// the model.
+	fixed := lipgloss.Width(badge) + lipgloss.Width(state)
 	spent := ""
 	if len(c.told) > 0 {
 		spent = strings.Join(c.told, " · ") + " "
-		// On a narrow screen the session's name comes first.
-		if c.width-lipgloss.Width(badge)-lipgloss.Width(state)-lipgloss.Width(spent) < 24 {
+		if c.width-fixed-lipgloss.Width(spent) < 24 {
 			spent = ""
 		}
 	}
-	room := c.width - lipgloss.Width(badge) - lipgloss.Width(state) - lipgloss.Width(spent)
-	left := ansi.Truncate(" parley · "+c.title+" · "+c.where+" ", max(room, 0), "… ")
+	room := c.width - fixed - lipgloss.Width(spent)
+	left := whole
+	if lipgloss.Width(left) > room {
+		left = " parley · " + ansi.Truncate(c.title, max(room-lipgloss.Width(" parley · "+tail), 0), "…") + tail
+		left = ansi.Truncate(left, max(room, 0), "… ")
+	}
 	gap := max(0, room-lipgloss.Width(left))
 	return st.Header.Render(left) + badge + st.Header.Render(strings.Repeat(" ", gap)+spent) + st.HeaderState.Render(state)
 }
