@@ -1,16 +1,6 @@
 package agent
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"io"
-	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,86 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/agent/agenttest"
 )
-
-// signer is a certificate authority of a test's own, which no machine trusts.
-type signer struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newSigner(t *testing.T) signer {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "parley test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return signer{cert, key}
-}
-
-// serve starts a TLS server on 127.0.0.1 whose certificate the signer made valid until
-// notAfter for dnsNames and ips, and returns its URL.
-func (s signer) serve(t *testing.T, notAfter time.Time, dnsNames []string, ips ...net.IP) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "endpoint"},
-		NotBefore: notAfter.Add(-30 * 24 * time.Hour), NotAfter: notAfter, DNSNames: dnsNames, IPAddresses: ips,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, s.cert, &key.PublicKey, s.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("a request reached a server whose certificate fails: %s %s", r.Method, r.URL)
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes that fail are the test
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// dnsServer starts a DNS server on 127.0.0.1 that answers every question with rcode (2
-// SERVFAIL, 3 NXDOMAIN), and returns a resolver that asks it alone.
-func dnsServer(t *testing.T, rcode byte) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if n < 12 {
-				continue
-			}
-			answer := append([]byte{}, buf[:n]...)
-			answer[2] = 0x80 | buf[2]&0x01 // a response, recursion desired as asked
-			answer[3] = 0x80 | rcode       // recursion available
-			pc.WriteTo(answer, from)
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "udp", addr)
-	}}
-}
 
 // proxyAnswering starts a proxy on 127.0.0.1 that answers every CONNECT with status, and
 // returns its address.
@@ -131,11 +44,11 @@ func env(vars ...string) func(string) string {
 // that named it, a name DNS does not know apart from DNS failing. Only the causes a wait may
 // cure are retried.
 func TestNetworkFailuresNameTheirCause(t *testing.T) {
-	ca := newSigner(t)
+	ca := agenttest.NewSigner(t)
 	lo := net.ParseIP("127.0.0.1")
-	expired := ca.serve(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), nil, lo)
-	otherHost := ca.serve(t, time.Now().Add(time.Hour), []string{"api.example.com", "*.example.org"})
-	untrusted := ca.serve(t, time.Now().Add(time.Hour), nil, lo)
+	expired := ca.Serve(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), nil, lo)
+	otherHost := ca.Serve(t, time.Now().Add(time.Hour), []string{"api.example.com", "*.example.org"})
+	untrusted := ca.Serve(t, time.Now().Add(time.Hour), nil, lo)
 	host := func(u string) string { return strings.TrimPrefix(u, "https://") }
 	otherHostPort := strings.Replace(host(otherHost), "127.0.0.1", "localhost", 1)
 	missing := filepath.Join(t.TempDir(), "corp-ca.pem")
@@ -147,7 +60,7 @@ func TestNetworkFailuresNameTheirCause(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close() // nothing listens there now
 	asks, denies := proxyAnswering(t, http.StatusProxyAuthRequired), proxyAnswering(t, http.StatusForbidden)
-	noSuchName, dnsDown := dnsServer(t, 3), dnsServer(t, 2)
+	noSuchName, dnsDown := agenttest.DNS(t, 3), agenttest.DNS(t, 2)
 	const remote = "https://api.example.com/v1"
 
 	for _, c := range []struct {

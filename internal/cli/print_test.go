@@ -1,18 +1,10 @@
 package cli
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +16,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"parley/agent/agenttest"
 	"parley/internal/chat/chattest"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
@@ -452,7 +445,7 @@ func TestJSONIsOneObjectOnEveryEnding(t *testing.T) {
 // proxy's password appear nowhere.
 func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 	t.Parallel()
-	expired := expiredTLSServer(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	expired := agenttest.NewSigner(t).Serve(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), nil, net.ParseIP("127.0.0.1"))
 	untrusted := httptest.NewTLSServer(http.NotFoundHandler())
 	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes that fail are the test
 	t.Cleanup(untrusted.Close)
@@ -470,9 +463,9 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close() // nothing listens there now
 	missing := filepath.Join(t.TempDir(), "corp-ca.pem")
-	host := func(s *httptest.Server) string { return strings.TrimPrefix(s.URL, "https://") }
+	host := func(url string) string { return strings.TrimPrefix(url, "https://") }
 	// httptest's certificate is for example.com, *.example.com and the loopback addresses, not localhost
-	asLocalhost := strings.Replace(host(untrusted), "127.0.0.1", "localhost", 1)
+	asLocalhost := strings.Replace(host(untrusted.URL), "127.0.0.1", "localhost", 1)
 	asksPassword := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Proxy-Authenticate", `Basic realm="office"`)
 		w.WriteHeader(http.StatusProxyAuthRequired)
@@ -489,16 +482,16 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 		code     int
 		want     string
 	}{
-		{"an expired certificate", expired.URL + "/v1", nil, nil, 1,
+		{"an expired certificate", expired + "/v1", nil, nil, 1,
 			"Network error — the certificate of " + host(expired) + " expired on 2026-11-30 (today is " +
 				time.Now().UTC().Format(time.DateOnly) + " here): the server's operator must renew it, unless this machine's clock is wrong (not retryable"},
 		{"SSL_CERT_FILE names a missing file", untrusted.URL + "/v1", []string{"SSL_CERT_FILE=" + missing}, nil, 1,
-			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
+			"Network error — the certificate of " + host(untrusted.URL) + " is signed by an authority this machine does not trust: " +
 				"SSL_CERT_FILE names " + missing + ", which does not exist; point it at that authority's certificate (not retryable"},
 		{"a certificate for other hosts", "https://" + asLocalhost + "/v1", nil, nil, 1,
 			"Network error — the certificate of " + asLocalhost + " is for example.com, *.example.com, 127.0.0.1, ::1, not localhost: use one of those in the base URL (not retryable"},
 		{"an authority not trusted", untrusted.URL + "/v1", nil, nil, 1,
-			"Network error — the certificate of " + host(untrusted) + " is signed by an authority this machine does not trust: " +
+			"Network error — the certificate of " + host(untrusted.URL) + " is signed by an authority this machine does not trust: " +
 				"if a private CA or a proxy signs it, point SSL_CERT_FILE (or SSL_CERT_DIR) at that authority's certificate (not retryable"},
 		{"a proxy that asks for a password", remote, []string{"all_proxy=http://" + proxy}, nil, 1,
 			"Network error — the proxy at http://" + proxy + " (all_proxy) asks for a password (407 Proxy Authentication Required): " +
@@ -506,9 +499,9 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 		{"a proxy that refuses", remote, []string{"HTTPS_PROXY=http://ann:hunter2@" + closed}, nil, 1,
 			"Network error — the proxy at http://[redacted]@" + closed + " (HTTPS_PROXY) refused the connection: start the proxy or " +
 				"correct HTTPS_PROXY, or NO_PROXY=api.example.com connects to this host directly (not retryable"},
-		{"a host that does not exist", "https://api.opneai.com/v1", nil, answeringDNS(t, 3), 1,
+		{"a host that does not exist", "https://api.opneai.com/v1", nil, agenttest.DNS(t, 3), 1,
 			"Network error — there is no host api.opneai.com (DNS knows none): check the host name in the base URL (https://api.opneai.com/v1) (not retryable"},
-		{"DNS failing", remote, nil, answeringDNS(t, 2), 3,
+		{"DNS failing", remote, nil, agenttest.DNS(t, 2), 3,
 			"Network error — DNS failed looking up api.example.com (server misbehaving): check this machine's network and its DNS resolver; " +
 				"the host name may be right (retryable"},
 		{"a rejected key", rejects.URL + "/v1", nil, nil, 1,
@@ -533,57 +526,4 @@ func TestPrintModeSaysEachFailuresOwnCause(t *testing.T) {
 			}
 		})
 	}
-}
-
-// expiredTLSServer starts a TLS server on 127.0.0.1 whose certificate expired at notAfter.
-func expiredTLSServer(t *testing.T, notAfter time.Time) *httptest.Server {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "endpoint"},
-		NotBefore: notAfter.Add(-30 * 24 * time.Hour), NotAfter: notAfter, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// answeringDNS starts a DNS server on 127.0.0.1 that answers every question with rcode (2
-// SERVFAIL, 3 NXDOMAIN), and returns a resolver that asks it alone.
-func answeringDNS(t *testing.T, rcode byte) *net.Resolver {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
-	go func() {
-		buf := make([]byte, 512)
-		for {
-			n, from, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			if n < 12 {
-				continue
-			}
-			answer := append([]byte{}, buf[:n]...)
-			answer[2] = 0x80 | buf[2]&0x01 // a response, recursion desired as asked
-			answer[3] = 0x80 | rcode       // recursion available
-			pc.WriteTo(answer, from)
-		}
-	}()
-	addr := pc.LocalAddr().String()
-	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return (&net.Dialer{}).DialContext(ctx, "udp", addr)
-	}}
 }
