@@ -194,10 +194,10 @@ func TestAnEndNotFoldedIsFoldedAtOpen(t *testing.T) {
 	}
 }
 
-// Record reports a run's end once it is stored and folds the reply's text after it; a handle
-// closed as soon as the end is shown waits for the fold.
-func TestRecordFoldsAfterTheEnd(t *testing.T) {
-	t.Parallel()
+// recordedAnswer records a run that streams pendingText and finishes, on a new session of a new
+// database, and returns the events Record forwards.
+func recordedAnswer(t *testing.T) (*DB, stored.Receipt, <-chan chat.Event) {
+	t.Helper()
 	db, s := openSession(t)
 	r := post(t, db, s.ID, "name an animal")
 	in := make(chan chat.Event, 4)
@@ -205,8 +205,16 @@ func TestRecordFoldsAfterTheEnd(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventDelta, Text: pendingText}
 	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
 	close(in)
+	return db, r, db.Record(r.RunID, in, chattest.New(time.Unix(0, 0)))
+}
+
+// Record reports a run's end once it is stored and folds the reply's text after it; a handle
+// closed as soon as the end is shown waits for the fold.
+func TestRecordFoldsAfterTheEnd(t *testing.T) {
+	t.Parallel()
+	db, r, out := recordedAnswer(t)
 	var last chat.Event
-	for ev := range db.Record(r.RunID, in, chattest.New(time.Unix(0, 0))) {
+	for ev := range out {
 		last = ev
 	}
 	if last.Kind != chat.EventFinished || last.NotStored != "" {
@@ -236,14 +244,7 @@ func TestRecordFoldsAfterTheEnd(t *testing.T) {
 // them) does not hold Close: Close folds the reply's text and returns.
 func TestCloseDoesNotWaitForAReaderThatIsGone(t *testing.T) {
 	t.Parallel()
-	db, s := openSession(t)
-	r := post(t, db, s.ID, "name an animal")
-	in := make(chan chat.Event, 4)
-	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
-	in <- chat.Event{Kind: chat.EventDelta, Text: pendingText}
-	in <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
-	close(in)
-	out := db.Record(r.RunID, in, chattest.New(time.Unix(0, 0)))
+	db, r, out := recordedAnswer(t)
 	chattest.WaitFor(t, "the run's end to be stored", func() bool {
 		run, err := db.Run(r.RunID)
 		return err == nil && run.Status == chat.StatusSucceeded
