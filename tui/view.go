@@ -283,9 +283,6 @@ func (r *runs) headerState(armed bool) string {
 	return s
 }
 
-// silenceShown is how long a reply may send no text before the status line counts it.
-const silenceShown = chat.SilenceShown
-
 // status is the line above the input, wrapped when it is longer than the width: the question
 // standing in front, the Tier 2 banner, a notice, or what the active run is doing, and whether
 // the transcript is scrolled away from the end.
@@ -316,7 +313,7 @@ func (c *chrome) status() []string {
 			wait += chat.FormatElapsed(c.now.Sub(r.sentAt)) + " · "
 		}
 		text, spin = wait+cancels, c.spin+" "
-	case c.now.Sub(r.lastText) >= silenceShown:
+	case c.now.Sub(r.lastText) >= chat.SilenceShown:
 		text, spin = "no text for "+chat.FormatElapsed(c.now.Sub(r.lastText))+" · "+cancels, c.spin+" "
 	default:
 		text = "streaming · " + cancels
