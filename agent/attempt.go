@@ -197,6 +197,11 @@ func (c *Client) attempt(ctx context.Context, msgs []chat.Message, withUsage boo
 		return end(res)
 	}
 	for {
+		if ctx.Err() != nil {
+			// Stopped: the lines the connection's buffers still hold are not read on, so a
+			// fast stream ends at esc, not a buffer's worth of text later.
+			return end(res)
+		}
 		raw, err := stream.RecvRaw()
 		if err != nil {
 			if ctx.Err() != nil {

@@ -3,14 +3,38 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
 	"parley/internal/markdown"
 	"parley/internal/markdown/markdowntest"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // Frames: what one message may render, and keys during a flood of batches.
+
+// renderedChunks is how many chunks of reply id's markdown glamour has rendered.
+func renderedChunks(m Model, id int64) int {
+	n := 0
+	for _, done := range m.transcript.Progress(id).Chunks {
+		if done {
+			n++
+		}
+	}
+	return n
+}
+
+// frameAsked returns the frame cmd asks for at once, if it does.
+func frameAsked(cmd tea.Cmd) tea.Msg {
+	for _, msg := range execCmd(cmd, 100*time.Millisecond) {
+		if f, ok := msg.(frameMsg); ok {
+			return f
+		}
+	}
+	return nil
+}
 
 // spent is the rendering work the last Update (and View) of m took.
 func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() }
@@ -18,6 +42,8 @@ func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() 
 // A long reply arriving at full speed, a batch of 2,000 tokens per message: no message renders
 // more than a frame's quota and a chunk, esc cancels the run at once (its Update renders no
 // more than any other), the batches already read still show, and the run's end stops it.
+// From esc to the end nothing is rendered: the screen that says the run stopped is drawn
+// before the last text is, which the frame asked for at the end renders.
 func TestEscDuringAFloodOfBatches(t *testing.T) {
 	t.Parallel()
 	toks := markdowntest.DemoReply(t, 30_000, false)
@@ -52,10 +78,27 @@ func TestEscDuringAFloodOfBatches(t *testing.T) {
 		t.Fatalf("the screen does not say the run is being cancelled:\n%s", plain(m))
 	}
 	// The batches the reader had already taken arrive, then the run's end.
+	id := m.active.rcpt.ReplyID
+	before := renderedChunks(m, id)
 	deliverToks(20_000, 24_000)
-	m, _ = deliver(m, chat.Event{Kind: chat.EventCancelled})
+	if n := renderedChunks(m, id); n != before {
+		t.Fatalf("the batches of a run being stopped rendered %d chunks", n-before)
+	}
+	m, cmd := deliver(m, chat.Event{Kind: chat.EventCancelled})
 	if m.active != nil || !strings.Contains(strings.SplitN(plain(m), "\n", 2)[0], "idle") {
 		t.Fatal("the run did not end with its cancelled event")
+	}
+	if n := renderedChunks(m, id); n != before {
+		t.Fatalf("the run's end rendered %d chunks before it was drawn", n-before)
+	}
+	// The end asks for a frame, and the frames from it render what is on screen.
+	frames := 0
+	for frame := frameAsked(cmd); frame != nil && frames < 50; frame = frameAsked(cmd) {
+		m, cmd = step(m, frame)
+		frames++
+	}
+	if frames == 0 || m.transcript.Unfinished() {
+		t.Fatalf("after %d frames from the end the screen is unrendered", frames)
 	}
 	e := lastReply(t, m)
 	if e.message.Status != chat.StatusCancelled || e.text != sent.String() {

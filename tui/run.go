@@ -48,6 +48,10 @@ type runs struct {
 	// reply was last rendered, by the clock.
 	framePending bool
 	lastFrame    time.Time
+	// drawFirst is set by a message that stopped or ended the run: the screen is drawn with
+	// it before more markdown is rendered, which goes on in the next frame, so that esc's
+	// effect never waits behind a frame's quota of rendering.
+	drawFirst bool
 
 	// queue holds stored runs waiting for the active one to end, oldest first.
 	queue []stored.Receipt
@@ -272,6 +276,9 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 			}
 		}
 	}
+	if r.cancelling || ended {
+		m.runs.drawFirst = true
+	}
 	if ended {
 		if final == "" {
 			// Record always ends with a terminal event; this only guards the screen.
@@ -280,7 +287,7 @@ func (m *Model) handleRunEvents(msg runEventsMsg) tea.Cmd {
 		return tea.Batch(signalEnd(&m.turn, m.clock.Now(), final), m.endRun(final))
 	}
 	cmds := []tea.Cmd{readEvents(r.tag, msg.ch)}
-	if delta {
+	if delta && !r.cancelling { // a stopped run's last text is rendered once it has ended
 		cmds = append(cmds, m.runs.frame(m.transcript, &m.overlays))
 	}
 	return tea.Batch(cmds...)
@@ -405,9 +412,14 @@ func (r *runs) askFrame(wait time.Duration) tea.Cmd {
 	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{tag: tag} })
 }
 
-// handleFrame renders the streaming reply again at now, and goes on with unfinished renders.
+// handleFrame renders the streaming reply again at now, and goes on with unfinished renders;
+// while the run is being stopped it renders nothing, and the run's end asks for the frame.
 func (r *runs) handleFrame(msg frameMsg, now time.Time, t *transcript.List, s *stack) {
 	r.framePending = false
+	if r.active != nil && r.active.cancelling {
+		r.drawFirst = true // rendered once the run has ended
+		return
+	}
 	if msg.tag == r.lastRunTag {
 		r.refresh(now, t, s)
 	}
@@ -434,8 +446,16 @@ func giveQuota(t *transcript.List, s *stack) {
 
 // settle renders what is on screen (the list shown on s, else t), within the message's quota,
 // and asks for the next frame at once if that left a render unfinished. It ends every Update,
-// so View only draws.
+// so View only draws. A message that stopped or ended the run renders nothing: its screen is
+// drawn first, and the render goes on in the frame asked for then (at the end, while stopping).
 func (r *runs) settle(t *transcript.List, s *stack) tea.Cmd {
+	if r.drawFirst {
+		r.drawFirst = false
+		if r.active != nil && r.active.cancelling {
+			return nil // the run's end asks for the frame
+		}
+		return r.askFrame(0)
+	}
 	if v, ok := s.listShown().(*versions.View); ok {
 		if v.Prepare() {
 			return r.askFrame(0)
