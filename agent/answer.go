@@ -41,8 +41,10 @@ type answerBody struct {
 	streaming bool
 	// afterErrorEvent is set after an `event: error` line, until the event's data is passed on.
 	afterErrorEvent bool
-	// data gathers the data lines of the event being read (see streamLine).
-	data []byte
+	// data gathers the data lines of the event being read (see streamLine); unended is set
+	// once the server has left out the blank line that ends an event.
+	data    []byte
+	unended bool
 	// long gathers a line longer than src's buffer.
 	long []byte
 }
@@ -70,6 +72,7 @@ func (b *answerBody) Read(p []byte) (int, error) {
 func (b *answerBody) next() {
 	line, err := b.line()
 	if err != nil && len(line) == 0 {
+		b.dispatch() // the stream's end ends its last event
 		b.err = err
 		return
 	}
@@ -115,21 +118,23 @@ func (b *answerBody) line() ([]byte, error) {
 
 // streamLine gathers an event's data lines and keeps what it must of the other lines. The
 // data lines of one event are one payload, joined by line breaks (the SSE specification's
-// rule); it is passed on as soon as it reads as JSON (or is [DONE]), so that a server that
-// leaves out the blank line ending each event is not held back, and otherwise at the
-// event's end.
+// rule); it is passed on at the event's end (or at once for [DONE]). A server seen to leave
+// out the blank line ending an event has each payload passed on as soon as it reads as
+// JSON, so that it is not held back by a line; the others are spared that extra reading of
+// every payload.
 func (b *answerBody) streamLine(line []byte) {
 	switch {
 	case bytes.HasPrefix(line, []byte("data:")):
 		if len(b.data) > 0 {
 			if json.Valid(b.data) {
-				b.dispatch() // a whole payload, and a server that ends no events
+				b.unended = true // a whole payload, and another begins: this server ends no events
+				b.dispatch()
 			} else {
 				b.data = append(b.data, '\n')
 			}
 		}
 		b.data = append(b.data, bytes.TrimSpace(line[len("data:"):])...)
-		if string(b.data) == "[DONE]" || json.Valid(b.data) {
+		if string(b.data) == "[DONE]" || (b.unended && json.Valid(b.data)) {
 			b.dispatch()
 		}
 	case len(line) == 0:

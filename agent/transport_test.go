@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -141,5 +142,62 @@ func TestAnswerBodyOneByteReads(t *testing.T) {
 	got, err := io.ReadAll(newAnswerBody(io.NopCloser(iotest.DataErrReader(iotest.OneByteReader(strings.NewReader(stream)))), c))
 	if err != nil || !bytes.Equal(got, []byte(`data: {"choices":[{"delta":{"content":"hé"}}]}`+"\ndata: [DONE]\n")) {
 		t.Fatalf("%q, %v", got, err)
+	}
+}
+
+// A server that leaves out the blank line ending each event is held back once, by the
+// line that shows it: from then on each payload reaches the SDK as soon as it is whole,
+// before the next line comes.
+func TestAnswerBodyDoesNotHoldBackAServerThatEndsNoEvents(t *testing.T) {
+	src, w := io.Pipe()
+	b := newAnswerBody(src, &capture{status: http.StatusOK, header: http.Header{"Content-Type": {"text/event-stream"}}})
+	read := make(chan string)
+	go func() {
+		for buf := make([]byte, 4096); ; {
+			n, err := b.Read(buf)
+			if n > 0 {
+				read <- string(buf[:n])
+			}
+			if err != nil {
+				close(read)
+				return
+			}
+		}
+	}()
+	go func() {
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"one"}}]}`+"\n")
+		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"two"}}]}`+"\n")
+	}()
+	var got strings.Builder
+	for !strings.Contains(got.String(), `"two"`) {
+		s, ok := <-read
+		if !ok {
+			t.Fatalf("the stream ended with %q", got.String())
+		}
+		got.WriteString(s)
+	}
+	if want := `data: {"choices":[{"index":0,"delta":{"content":"one"}}]}` + "\n" +
+		`data: {"choices":[{"index":0,"delta":{"content":"two"}}]}` + "\n"; got.String() != want {
+		t.Fatalf("the SDK was given %q", got.String())
+	}
+	w.Close()
+}
+
+// What reading an answer costs a line, for a stream whose events end as the specification
+// says (one data line and a blank line): go test -bench AnswerBody ./agent.
+func BenchmarkAnswerBody(b *testing.B) {
+	var stream strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&stream, `data: {"id":"chatcmpl-9xQ2","object":"chat.completion.chunk","created":1796123115,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0aa8d3e20b","choices":[{"index":0,"delta":{"content":"word%d "},"logprobs":null,"finish_reason":null}]}`+"\n\n", i)
+	}
+	stream.WriteString("data: [DONE]\n\n")
+	s := stream.String()
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		body := newAnswerBody(io.NopCloser(strings.NewReader(s)), &capture{status: http.StatusOK,
+			header: http.Header{"Content-Type": {"text/event-stream"}}})
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
