@@ -438,9 +438,10 @@ esac
 if [ "${SKIP_GO:-}" != 1 ]; then
 	echo
 	echo "Go benchmarks (per-delta cost, replies through Update/View, first frame, scrolling, each"
-	echo "message's Update+View while 400k tokens stream, keys with a 120 KB draft, persistence):"
+	echo "message's Update+View while 400k tokens stream, keys with a 120 KB draft, persistence, reading a stream):"
 	go test ./tui -run '^$' -bench 'Delta|Reply|FirstFrame|Scroll|Messages|Keys' -benchtime 1x -count 1 | grep -E '^Benchmark'
 	go test ./history -run '^$' -bench Record -benchtime 1x -count 1 | grep -E '^Benchmark' | tee "$work/record"
+	go test ./agent -run '^$' -bench AnswerBody -count 1 | grep -E '^Benchmark'
 	awk '/tokens=100000\/rate=50\/writes/ {for (i = 1; i < NF; i++) if ($(i + 1) == "cpu-s/reply") s = $i}
 		END {if (s != "") printf "  store cost of a 100000-token reply at reading speed (50 tokens/s): %s s of CPU\n", s}' "$work/record"
 fi
