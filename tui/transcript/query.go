@@ -146,3 +146,26 @@ func (t *List) Newest() int64 {
 	}
 	return id
 }
+
+// Spoken is a message as a screen reader is told it: its text so far and how its run went, in
+// the words the transcript shows under it.
+type Spoken struct {
+	Message   stored.Message
+	Text      string
+	Streaming bool
+	// Outcome is what is said under a reply of how its run went ("" for nothing); Note is
+	// the line about a retry of it that left it in place.
+	Outcome, Note string
+}
+
+// Spoken returns the messages shown, oldest first, as a screen reader is told them. It costs
+// no rendering.
+func (t *List) Spoken() []Spoken {
+	out := make([]Spoken, 0, len(t.entries))
+	for _, e := range t.entries {
+		words, _ := t.outcomeWords(e)
+		out = append(out, Spoken{Message: e.message, Text: e.text.String(), Streaming: e.streaming,
+			Outcome: words, Note: e.note})
+	}
+	return out
+}
