@@ -226,8 +226,8 @@ func (t *Tier2) Waiting(now time.Time) string {
 }
 
 // Awaited says what the armed retry waits for without when, for a front end that says the wait
-// once with its time (the chat screen's screen-reader mode): "Provider overloaded — retrying
-// (attempt 3)", "Rate limited — sending". It is "" when none is armed.
+// once with its time after it (the chat screen's screen-reader mode): "Provider overloaded —
+// attempt 3, retrying", "Rate limited — sending". It is "" when none is armed.
 func (t *Tier2) Awaited() string {
 	if t.state != Tier2Armed {
 		return ""
@@ -236,7 +236,7 @@ func (t *Tier2) Awaited() string {
 	if t.scheduled || t.unsent {
 		return label + " — " + verb
 	}
-	return fmt.Sprintf("%s — %s (attempt %d)", label, verb, t.attempt)
+	return fmt.Sprintf("%s — attempt %d, %s", label, t.attempt, verb)
 }
 
 // waitWords are the armed retry's label and verb: "sending" for a run that was held back

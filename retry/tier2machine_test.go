@@ -330,7 +330,7 @@ func TestTier2Awaited(t *testing.T) {
 	if !m.Arm(failedRun(7, overloaded), clockStart) {
 		t.Fatal("a retryable failure did not arm")
 	}
-	if got, want := m.Awaited(), "Provider overloaded — retrying (attempt 1)"; got != want {
+	if got, want := m.Awaited(), "Provider overloaded — attempt 1, retrying"; got != want {
 		t.Errorf("armed: %q, want %q", got, want)
 	}
 	far := overloaded

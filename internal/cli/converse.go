@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"parley/history/stored"
 	"parley/internal/attach"
@@ -140,13 +141,25 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	// The screen draws with sequences of its own and neutralises every text it shows.
 	out := sanitize.Raw(ios.Out)
-	// The terminal's title is kept on its stack while the screen sets its own, and given back
-	// with the modes the screen set however it ends: Bubble Tea has put the terminal back (or
-	// recovered a panic) by the time this deferred write runs, and a panic outside it unwinds
-	// through here.
-	_, _ = io.WriteString(out, notify.Start)
-	defer func() { _, _ = io.WriteString(out, notify.Exit) }()
-	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out))
+	var p *tea.Program
+	if a.screenReader {
+		restore, err := keysOneByOne(ios)
+		if err != nil {
+			return chat.ExitFailed, err
+		}
+		defer restore()
+		// Nothing is drawn, so nothing is set in the terminal to give back at exit.
+		p = tea.NewProgram(tui.NewReader(o, out), tea.WithoutRenderer(), tea.WithoutSignalHandler(),
+			tea.WithInput(ios.In), tea.WithOutput(out), tea.WithWindowSize(cmp.Or(ios.OutColumns, 80), 24))
+	} else {
+		// The terminal's title is kept on its stack while the screen sets its own, and given
+		// back with the modes the screen set however it ends: Bubble Tea has put the terminal
+		// back (or recovered a panic) by the time this deferred write runs, and a panic outside
+		// it unwinds through here.
+		_, _ = io.WriteString(out, notify.Start)
+		defer func() { _, _ = io.WriteString(out, notify.Exit) }()
+		p = tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out))
+	}
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -168,6 +181,31 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 		return chat.ExitInterrupted, nil
 	}
 	return chat.ExitOK, nil
+}
+
+// keysOneByOne puts the terminal that is ios.In into the mode Bubble Tea's renderer would:
+// keys as they are pressed, unechoed, ctrl+c a key, but keeps its output processing, so that
+// the screen-reader mode's lines end with a plain line feed as any program's do. It returns
+// what gives the terminal back its mode; with no terminal there is nothing to do.
+func keysOneByOne(ios *IO) (restore func(), err error) {
+	f, ok := ios.In.(interface{ Fd() uintptr })
+	if !ok || !ios.InTerminal {
+		return func() {}, nil
+	}
+	was, err := term.MakeRaw(f.Fd())
+	if err != nil {
+		return nil, fmt.Errorf("the terminal cannot take keys one by one: %w", err)
+	}
+	raw, err := term.GetState(f.Fd())
+	if err == nil {
+		raw.Oflag = was.Oflag
+		err = term.SetState(f.Fd(), raw)
+	}
+	if err != nil {
+		_ = term.Restore(f.Fd(), was)
+		return nil, fmt.Errorf("the terminal cannot take keys one by one: %w", err)
+	}
+	return func() { _ = term.Restore(f.Fd(), was) }, nil
 }
 
 // stopPatience is how long the chat screen may take to store a stopped reply after a signal.

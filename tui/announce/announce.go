@@ -42,8 +42,8 @@ type Message struct {
 
 // Wait is a wait before a retry that is armed: Tier 2's countdown, or Tier 1's reconnect.
 type Wait struct {
-	// Words say what it waits for, without a countdown: "Provider overloaded — retrying
-	// (attempt 1)". "" when nothing waits.
+	// Words say what it waits for, without when: "Provider overloaded — attempt 1,
+	// retrying". "" when nothing waits.
 	Words string
 	// Due is when it ends; zero when it waits for nothing timed.
 	Due time.Time
@@ -92,7 +92,7 @@ type replyState struct {
 // New makes one.
 type Writer struct {
 	out     io.Writer
-	primed  bool
+	begun   bool // a state has been said
 	prev    State
 	session string
 	// newest is the highest message id written; messages below it that appear later (older
@@ -110,7 +110,7 @@ func New(out io.Writer) *Writer {
 
 // Say writes what changed between the last state said and s.
 func (w *Writer) Say(s State) {
-	if !w.primed || s.Session != w.session {
+	if !w.begun || s.Session != w.session {
 		w.openSession(s)
 	}
 	w.messages(s)
@@ -119,16 +119,24 @@ func (w *Writer) Say(s State) {
 	w.notice(s)
 	w.input(s)
 	w.prev = s
-	w.primed = true
 }
 
-// openSession says which session is open when the screen opens one, and forgets what was
-// written of the one before.
+// openSession says which session is open: the one the screen starts on, when it has a title
+// (a session continued), and any other it opens later, forgetting what was written of the one
+// before. A new session, stored as its first message is sent, goes on unsaid.
 func (w *Writer) openSession(s State) {
-	if s.Session == "" {
+	first, was := !w.begun, w.session
+	w.begun, w.session = true, s.Session
+	if first {
+		if s.Title != "" {
+			w.line("session: " + s.Title)
+		}
 		return
 	}
-	w.session, w.newest, w.said = s.Session, 0, map[int64]*replyState{}
+	if was == "" || s.Session == "" {
+		return
+	}
+	w.newest, w.said = 0, map[int64]*replyState{}
 	title := s.Title
 	if title == "" {
 		title = "new session"
@@ -255,16 +263,16 @@ func (w *Writer) waits(s State) {
 	}
 }
 
-// waiting words wait a at now: "Provider overloaded — retrying (attempt 1): waiting 2 s,
-// retrying at 14:50:02 (esc cancels, enter retries now)".
+// waiting words wait a at now: "Provider overloaded — attempt 1, retrying in 2 s, at 14:50:02
+// (esc cancels, enter retries now)"; a wait of minutes says only when, "Rate limited —
+// retrying at 15:10".
 func waiting(a Wait, now time.Time) string {
 	s := a.Words
 	if !a.Due.IsZero() {
-		left := a.Due.Sub(now)
-		if left < time.Minute*5 {
-			s += ": waiting " + spokenSeconds(left) + ", retrying at " + chat.FormatClockSeconds(a.Due, now)
+		if left := a.Due.Sub(now); left < spokenWait {
+			s += " in " + spokenSeconds(left) + ", at " + chat.FormatClockSeconds(a.Due, now)
 		} else {
-			s += ": retrying at " + chat.FormatClock(a.Due, now)
+			s += " at " + chat.FormatClock(a.Due, now)
 		}
 	}
 	if a.Keys != "" {
@@ -272,6 +280,10 @@ func waiting(a Wait, now time.Time) string {
 	}
 	return s
 }
+
+// spokenWait is the longest wait said with its length and time to the second; a longer one is
+// said by the minute it ends at.
+const spokenWait = 5 * time.Minute
 
 // questions says a question as it is asked, and the answer chosen as it moves.
 func (w *Writer) questions(s State) {
