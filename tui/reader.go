@@ -2,8 +2,10 @@ package tui
 
 import (
 	"io"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"parley/internal/chat"
 	"parley/internal/sanitize"
@@ -76,7 +78,7 @@ func (m *Model) spoken(typed bool) announce.State {
 	now := m.clock.Now()
 	s := announce.State{Now: now, Session: m.session.ID, Title: sanitize.String(m.session.Title),
 		Notice: m.notice, NoticeGen: m.noticeEnd.gen, NoticeErr: m.noticeErr,
-		Input: m.input.Value(), Typed: typed}
+		Input: m.input.Value(), Typed: typed, Intro: m.transcript.Intro()}
 	for _, sp := range m.transcript.Spoken() {
 		msg := sp.Message
 		if msg.Role != chat.RoleUser && msg.Role != chat.RoleAssistant {
@@ -112,7 +114,13 @@ func (m *Model) spoken(typed bool) announce.State {
 		s.Question = sanitize.String(o.Text())
 	default:
 		if o.ID() != slashmenu.ID {
-			s.Question = o.ID() + " open, " + c.Cancel.Help().Key + " closes"
+			lines := []string{o.ID() + " open, " + c.Cancel.Help().Key + " closes:"}
+			for _, l := range o.View(m.width, m.transcript.Height()) {
+				if l = strings.TrimSpace(ansi.Strip(l)); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			s.Question = strings.Join(lines, "\n")
 		}
 	}
 	return s

@@ -57,6 +57,8 @@ type State struct {
 	Now time.Time
 	// Session names the open session; Title is its title.
 	Session, Title string
+	// Intro is the first screen's text while it shows, said once.
+	Intro []string
 	// Messages are the transcript's messages, oldest first.
 	Messages []Message
 	// Notice is the status line's notice; NoticeGen counts notices, so the same words set
@@ -69,9 +71,9 @@ type State struct {
 	Retrying bool
 	// Reconnect is Tier 1's wait before it sends a run again.
 	Reconnect Wait
-	// Question is the question in front of the conversation (a tool call waiting for its
-	// answer, a key asking to be pressed again), with its keys; Chosen is the answer chosen so
-	// far. "" when none stands.
+	// Question is what stands in front of the conversation, with its keys: a tool call waiting
+	// for its answer, a key asking to be pressed again, a list (its lines after the first);
+	// Chosen is the answer chosen so far. "" when none stands.
 	Question, Chosen string
 	// Input is what the input holds; Typed says the last change to it was a key typed (or
 	// erased) there, which the screen reader has spoken already.
@@ -91,10 +93,12 @@ type replyState struct {
 // Writer writes the screen's changes to a terminal as lines. Its zero value is not usable;
 // New makes one.
 type Writer struct {
-	out     io.Writer
-	begun   bool // a state has been said
-	prev    State
-	session string
+	out   io.Writer
+	begun bool // a state has been said
+	// introduced is set once the first screen is said.
+	introduced bool
+	prev       State
+	session    string
 	// newest is the highest message id written; messages below it that appear later (older
 	// ones read in as the transcript scrolls back) are not written.
 	newest int64
@@ -112,6 +116,12 @@ func New(out io.Writer) *Writer {
 func (w *Writer) Say(s State) {
 	if !w.begun || s.Session != w.session {
 		w.openSession(s)
+	}
+	if len(s.Intro) > 0 && !w.introduced {
+		w.introduced = true
+		for _, l := range s.Intro {
+			w.line(l)
+		}
 	}
 	w.messages(s)
 	w.waits(s)
@@ -288,7 +298,9 @@ const spokenWait = 5 * time.Minute
 // questions says a question as it is asked, and the answer chosen as it moves.
 func (w *Writer) questions(s State) {
 	if s.Question != "" && s.Question != w.prev.Question {
-		w.line(s.Question)
+		for _, l := range strings.Split(s.Question, "\n") {
+			w.line(l)
+		}
 	}
 	if s.Question != "" && s.Chosen != "" && (s.Chosen != w.prev.Chosen || s.Question != w.prev.Question) {
 		w.line("chosen: " + s.Chosen)
