@@ -44,7 +44,7 @@ func TestTmuxScreenReader(t *testing.T) {
 	overloaded.Header = map[string]string{"Content-Type": "application/json", "Retry-After": "1"}
 	p.srv.Push(overloaded, overloaded, overloaded, overloaded, overloaded, overloaded)
 	p.send("busy?")
-	rec.wait("Provider overloaded — reconnecting, attempt 1/3 in ")
+	rec.wait("Provider overloaded — reconnecting, attempt 2/3 in 1 s, at ")
 	rec.wait("reply failed: Provider overloaded")
 	rec.wait("Provider overloaded — attempt 1, retrying in 2 s, at ")
 	p.key("Escape")
@@ -63,7 +63,7 @@ func TestTmuxScreenReader(t *testing.T) {
 	got = rec.wait("Script done")
 	t.Logf("the record:\n%s", got)
 	lines := rec.check(got)
-	for _, want := range []string{"you: busy?", "you: echo one", "running everything.echo"} {
+	for _, want := range []string{"you: busy?", "you: echo one", `running echo {"message":"one"}`, "retry cancelled — r to regenerate"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("no line says %q", want)
 		}
