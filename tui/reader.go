@@ -114,13 +114,12 @@ func (m *Model) spoken(typed bool) announce.State {
 		s.Question = sanitize.String(o.Text())
 	default:
 		if o.ID() != slashmenu.ID {
-			lines := []string{o.ID() + " open, " + c.Cancel.Help().Key + " closes:"}
+			s.List, s.ListKeys = o.ID(), c.Cancel.Help().Key+" closes"
 			for _, l := range o.View(m.width, m.transcript.Height()) {
 				if l = strings.TrimSpace(ansi.Strip(l)); l != "" {
-					lines = append(lines, l)
+					s.ListLines = append(s.ListLines, l)
 				}
 			}
-			s.Question = strings.Join(lines, "\n")
 		}
 	}
 	return s

@@ -71,10 +71,14 @@ type State struct {
 	Retrying bool
 	// Reconnect is Tier 1's wait before it sends a run again.
 	Reconnect Wait
-	// Question is what stands in front of the conversation, with its keys: a tool call waiting
-	// for its answer, a key asking to be pressed again, a list (its lines after the first);
-	// Chosen is the answer chosen so far. "" when none stands.
+	// Question is the question in front of the conversation, with its keys: a tool call
+	// waiting for its answer, a key asking to be pressed again; Chosen is the answer chosen so
+	// far. "" when none stands.
 	Question, Chosen string
+	// List names the list in front of the conversation (help, sessions, models…), "" when
+	// none; ListLines are what it shows as it opens, ListKeys the keys that close it.
+	List, ListKeys string
+	ListLines      []string
 	// Input is what the input holds; Typed says the last change to it was a key typed (or
 	// erased) there, which the screen reader has spoken already.
 	Input string
@@ -126,6 +130,7 @@ func (w *Writer) Say(s State) {
 	w.messages(s)
 	w.waits(s)
 	w.questions(s)
+	w.lists(s)
 	w.notice(s)
 	w.input(s)
 	w.prev = s
@@ -298,12 +303,24 @@ const spokenWait = 5 * time.Minute
 // questions says a question as it is asked, and the answer chosen as it moves.
 func (w *Writer) questions(s State) {
 	if s.Question != "" && s.Question != w.prev.Question {
-		for _, l := range strings.Split(s.Question, "\n") {
-			w.line(l)
-		}
+		w.line(s.Question)
 	}
 	if s.Question != "" && s.Chosen != "" && (s.Chosen != w.prev.Chosen || s.Question != w.prev.Question) {
 		w.line("chosen: " + s.Chosen)
+	}
+}
+
+// lists says a list as it opens, with what it shows then, and that it closed.
+func (w *Writer) lists(s State) {
+	switch {
+	case s.List == w.prev.List:
+	case s.List != "":
+		w.line(s.List + " open, " + s.ListKeys + ":")
+		for _, l := range s.ListLines {
+			w.line(l)
+		}
+	default:
+		w.line(w.prev.List + " closed")
 	}
 }
 

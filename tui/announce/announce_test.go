@@ -155,6 +155,20 @@ func TestQuestionsAndNotices(t *testing.T) {
 	s.say(st, "error: could not read the clipboard")
 }
 
+// A list is said as it opens, with what it shows then, not again as it changes; its closing is
+// said.
+func TestListsAreSaidAsTheyOpen(t *testing.T) {
+	s := newSaid(t)
+	st := State{Now: start, Session: "s1"}
+	s.say(st)
+	st.List, st.ListKeys, st.ListLines = "sessions", "esc closes", []string{"Keys · 2 messages", "Retries · 4 messages"}
+	s.say(st, "sessions open, esc closes:", "Keys · 2 messages", "Retries · 4 messages")
+	st.ListLines = st.ListLines[:1]
+	s.say(st)
+	st.List, st.ListLines = "", nil
+	s.say(st, "sessions closed")
+}
+
 // Typing is not echoed (the screen reader speaks keys as they are pressed); text put into the
 // input otherwise, as an earlier message recalled, is said.
 func TestTheInputIsSaidOnlyWhenNotTyped(t *testing.T) {
