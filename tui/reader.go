@@ -106,6 +106,15 @@ func (m *Model) spoken(typed bool) announce.State {
 		s.Reconnect = announce.Wait{Words: sanitize.String(retry.Reconnecting(*r.reconnecting, r.reconnectAt, r.reconnectAt)),
 			Due: r.reconnectAt, Keys: c.Cancel.Help().Key + " cancels"}
 	}
+	if r := m.active; r != nil && !r.cancelling {
+		cancels := c.Cancel.Help().Key + " cancels"
+		switch {
+		case !r.gotOutput && !r.sentAt.IsZero() && m.now.Sub(r.sentAt) >= chat.SilenceShown:
+			s.Silence = "no reply yet after " + chat.FormatElapsed(chat.SilenceShown) + " · " + cancels
+		case r.gotOutput && m.now.Sub(r.lastText) >= chat.SilenceShown:
+			s.Silence = "no text for " + chat.FormatElapsed(chat.SilenceShown) + " · " + cancels
+		}
+	}
 	switch o := m.overlays.Front().(type) {
 	case nil:
 	case *toolask.Question:

@@ -38,6 +38,8 @@ type Message struct {
 	Outcome string
 	// Note is the line under a reply about a retry of it that left it in place.
 	Note string
+	// Tools are its tool calls that have ended, each in one line: "echo {…} · ran, 9 B".
+	Tools []string
 }
 
 // Wait is a wait before a retry that is armed: Tier 2's countdown, or Tier 1's reconnect.
@@ -71,6 +73,9 @@ type State struct {
 	Retrying bool
 	// Reconnect is Tier 1's wait before it sends a run again.
 	Reconnect Wait
+	// Silence says the reply being written has been silent a while ("no text for 5 s · esc
+	// cancels"), "" while it is not: said once as it begins.
+	Silence string
 	// Question is the question in front of the conversation, with its keys: a tool call
 	// waiting for its answer, a key asking to be pressed again; Chosen is the answer chosen so
 	// far. "" when none stands.
@@ -91,6 +96,7 @@ type replyState struct {
 	started bool // its first line (with its "parley: " or "you: ") is written
 	ended   bool // how it ended is said
 	note    string
+	tools   int       // tool calls said
 	begun   time.Time // when it was first seen streaming, zero for a message loaded ended
 }
 
@@ -177,18 +183,21 @@ func (w *Writer) messages(s State) {
 				w.line("queued: sends when the current reply ends")
 			}
 		}
-		if m.Streaming || m.Status == chat.StatusRunning {
-			if st.ended { // a reply continued where it was cut goes on
-				st.ended, st.begun = false, s.Now
-			}
+		running := m.Streaming || m.Status == chat.StatusRunning
+		if running && st.ended { // a reply continued where it was cut goes on
+			st.ended, st.begun = false, s.Now
+		}
+		switch {
+		case running:
 			w.text(m, st, false)
-			continue
-		}
-		if m.Status == chat.StatusQueued {
-			continue
-		}
-		if !st.ended {
+		case m.Status != chat.StatusQueued && !st.ended:
 			w.text(m, st, true)
+		}
+		for _, call := range m.Tools[min(st.tools, len(m.Tools)):] {
+			w.line("tool " + call)
+		}
+		st.tools = len(m.Tools)
+		if !running && m.Status != chat.StatusQueued && !st.ended {
 			w.ending(m, st, s.Now)
 			st.ended = true
 		}
@@ -272,6 +281,9 @@ func (w *Writer) waits(s State) {
 	}
 	if s.Retrying && !w.prev.Retrying {
 		w.line("retrying now")
+	}
+	if s.Silence != "" && w.prev.Silence == "" {
+		w.line(s.Silence)
 	}
 	if r := s.Reconnect; r.Words != "" && (r.Words != w.prev.Reconnect.Words || !r.Due.Equal(w.prev.Reconnect.Due)) {
 		w.line(waiting(r, s.Now))

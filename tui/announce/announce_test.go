@@ -120,6 +120,25 @@ func TestATier2WaitIsSaidOnce(t *testing.T) {
 	s.say(st, "Rate limited — retrying at 15:10")
 }
 
+// A reply's tool calls are said as each ends, between its lines; a silence once as it begins.
+func TestToolCallsAndSilences(t *testing.T) {
+	s := newSaid(t)
+	st := State{Now: start, Session: "s1", Messages: []Message{{ID: 1, Operator: true, Text: "echo one"},
+		{ID: 2, Status: chat.StatusRunning, Streaming: true}}}
+	s.say(st, "you: echo one")
+	st.Messages[1].Tools = []string{`echo {"message":"one"} · ran, 9 B`}
+	s.say(st, `tool echo {"message":"one"} · ran, 9 B`)
+	st.Silence = "no text for 5s · esc cancels"
+	s.say(st, "no text for 5s · esc cancels")
+	s.say(st)
+	st.Silence = ""
+	st.Messages[1].Text = "The tool answered:\n"
+	s.say(st, "parley: The tool answered:")
+	st.Messages[1].Tools = append(st.Messages[1].Tools, `echo {"message":"two"} · refused`)
+	st.Messages[1].Status, st.Messages[1].Streaming = chat.StatusSucceeded, false
+	s.say(st, `tool echo {"message":"two"} · refused`, "reply finished in 0 s")
+}
+
 // A Tier 1 reconnect is said once per attempt.
 func TestAReconnectIsSaidOncePerAttempt(t *testing.T) {
 	s := newSaid(t)
