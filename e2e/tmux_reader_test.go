@@ -63,7 +63,7 @@ func TestTmuxScreenReader(t *testing.T) {
 	got = rec.wait("Script done")
 	t.Logf("the record:\n%s", got)
 	lines := rec.check(got)
-	for _, want := range []string{"you: busy?", "you: echo one", `running echo {"message":"one"}`, "retry cancelled — r to regenerate"} {
+	for _, want := range []string{"you: busy?", "you: echo one", `running echo {"message":"one"}`, `tool echo {"message":"one"} · ran, 9 B`, "retry cancelled — r to regenerate"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("no line says %q", want)
 		}

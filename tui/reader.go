@@ -85,7 +85,7 @@ func (m *Model) spoken(typed bool) announce.State {
 			continue
 		}
 		s.Messages = append(s.Messages, announce.Message{ID: msg.ID, Operator: msg.Role == chat.RoleUser,
-			Text: sp.Text, Streaming: sp.Streaming, Status: msg.Status, Outcome: sp.Outcome, Note: sp.Note})
+			Text: sp.Text, Streaming: sp.Streaming, Status: msg.Status, Outcome: sp.Outcome, Note: sp.Note, Tools: sp.Tools})
 	}
 	c := m.keys.Chat
 	if m.tier2.Armed() {

@@ -63,3 +63,36 @@ func TestReaderSaysARepliesAndAStop(t *testing.T) {
 		t.Fatalf("the reply's first line said more than once:\n%s", got)
 	}
 }
+
+// A tool's question is said with its keys, the answer as → moves it, and the call's end as it
+// comes back, before the reply that follows it.
+func TestReaderSaysAToolQuestionAndItsCall(t *testing.T) {
+	t.Parallel()
+	d, _, _ := toolScreen(t, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"one"}`}))
+	out := new(chattest.Buffer)
+	say := announce.New(out)
+	d.after = func(m Model, msg tea.Msg) { say.Say(m.spoken(typed(msg))) }
+	d.typeAndSend("echo one")
+	asked(d)
+	d.send(press("right"))
+	d.send(press("enter"))
+	d.until("the reply", answered(t, 2))
+	want := []string{
+		"you: echo one",
+		`tool everything.echo {"message":"one"} asks to run: run once, always for this tool, refuse; ←/→ choose, enter confirms, esc stops`,
+		"chosen: run once",
+		`running echo {"message":"one"}`,
+		`tool echo {"message":"one"} · ran, 9 B`,
+		"parley: ",
+		"reply finished in ",
+	}
+	got := out.String()
+	at := 0
+	for _, w := range want {
+		i := strings.Index(got[at:], w)
+		if i < 0 {
+			t.Fatalf("%q is not said after what came before it; said:\n%s", w, got)
+		}
+		at += i + len(w)
+	}
+}
