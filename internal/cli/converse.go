@@ -137,20 +137,28 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	if a.demo != nil {
 		o.Demo = a.demo
 	}
-	// A signal stops the screen as /quit does, after the reply being written is stored as
-	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	// The screen draws with sequences of its own and neutralises every text it shows.
 	out := sanitize.Raw(ios.Out)
-	var p *tea.Program
 	if a.screenReader {
+		return runScreen(ctx, tui.NewReader(o, out), out, ios, true)
+	}
+	return runScreen(ctx, tui.New(o), out, ios, false)
+}
+
+// runScreen runs m, the chat screen drawing to out (ios.Out), until it quits or ctx stops it;
+// screenReader runs it without a renderer (tui.Reader). A panic inside the screen fails with
+// exit status 1 once the terminal is given back: Bubble Tea reports it as a kill, which
+// would otherwise pass for a quit.
+func runScreen(ctx context.Context, m tea.Model, out io.Writer, ios *IO, screenReader bool) (int, error) {
+	opts := []tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out)}
+	if screenReader {
 		restore, err := keysOneByOne(ios)
 		if err != nil {
 			return chat.ExitFailed, err
 		}
 		defer restore()
 		// Nothing is drawn, so nothing is set in the terminal to give back at exit.
-		p = tea.NewProgram(tui.NewReader(o, out), tea.WithoutRenderer(), tea.WithoutSignalHandler(),
-			tea.WithInput(ios.In), tea.WithOutput(out), tea.WithWindowSize(cmp.Or(ios.OutColumns, 80), 24))
+		opts = append(opts, tea.WithoutRenderer(), tea.WithWindowSize(cmp.Or(ios.OutColumns, 80), 24))
 	} else {
 		// The terminal's title is kept on its stack while the screen sets its own, and given
 		// back with the modes the screen set however it ends: Bubble Tea has put the terminal
@@ -158,8 +166,10 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 		// it unwinds through here.
 		_, _ = io.WriteString(out, notify.Start)
 		defer func() { _, _ = io.WriteString(out, notify.Exit) }()
-		p = tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out))
 	}
+	p := tea.NewProgram(m, opts...)
+	// A signal stops the screen as /quit does, after the reply being written is stored as
+	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -174,7 +184,11 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 		case <-done:
 		}
 	}()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err := p.Run()
+	switch {
+	case errors.Is(err, tea.ErrProgramPanic):
+		return chat.ExitFailed, errors.New("the chat screen stopped on an error of parley's own (above); what was stored is kept")
+	case err != nil && !errors.Is(err, tea.ErrProgramKilled):
 		return chat.ExitFailed, err
 	}
 	if ctx.Err() != nil {
