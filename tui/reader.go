@@ -79,10 +79,19 @@ func (m *Model) spoken(typed bool) announce.State {
 	s := announce.State{Now: now, Session: m.session.ID, Title: sanitize.String(m.session.Title),
 		Notice: m.notice, NoticeGen: m.noticeEnd.gen, NoticeErr: m.noticeErr,
 		Input: m.input.Value(), Typed: typed, Intro: m.transcript.Intro()}
+	selected := m.transcript.Selected()
 	for _, sp := range m.transcript.Spoken() {
 		msg := sp.Message
 		if msg.Role != chat.RoleUser && msg.Role != chat.RoleAssistant {
 			continue
+		}
+		if msg.ID == selected && m.focus == focusTranscript {
+			who := "parley: "
+			if msg.Role == chat.RoleUser {
+				who = "you: "
+			}
+			first, _, _ := strings.Cut(strings.TrimSpace(sp.Text), "\n")
+			s.Selected = who + first
 		}
 		s.Messages = append(s.Messages, announce.Message{ID: msg.ID, Operator: msg.Role == chat.RoleUser,
 			Text: sp.Text, Streaming: sp.Streaming, Status: msg.Status, Outcome: sp.Outcome, Note: sp.Note, Tools: sp.Tools})

@@ -47,8 +47,8 @@ func TestReaderSaysATier2WaitOnce(t *testing.T) {
 	}
 }
 
-// A reply is said as it streams, and its end; a stop by esc says so.
-func TestReaderSaysARepliesAndAStop(t *testing.T) {
+// A reply is said as it streams, and its end; a stop by esc says so; the selection is said.
+func TestReaderSaysAReplyAStopAndTheSelection(t *testing.T) {
 	t.Parallel()
 	d, _, out := readerScreen(t, screenConfig{demo: cancellable})
 	d.sendUntilStreaming("tell me a story")
@@ -61,6 +61,14 @@ func TestReaderSaysARepliesAndAStop(t *testing.T) {
 	}
 	if strings.Count(got, "parley: ") != 1 {
 		t.Fatalf("the reply's first line said more than once:\n%s", got)
+	}
+	// esc selects messages: the selection is said as it moves, and the way back.
+	d.selectReplies()
+	d.send(press("up"))
+	d.send(press("i"))
+	if rest := strings.TrimPrefix(out.String(), got); !strings.HasPrefix(rest, "selected: parley: ") ||
+		!strings.HasSuffix(rest, "\nselected: you: tell me a story\nback to typing\n") {
+		t.Fatalf("selecting said:\n%s", rest)
 	}
 }
 

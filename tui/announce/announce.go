@@ -84,6 +84,9 @@ type State struct {
 	// none; ListLines are what it shows as it opens, ListKeys the keys that close it.
 	List, ListKeys string
 	ListLines      []string
+	// Selected is the message selected while messages are (esc), its first line after who
+	// wrote it, "you: keys?"; "" while typing.
+	Selected string
 	// Input is what the input holds; Typed says the last change to it was a key typed (or
 	// erased) there, which the screen reader has spoken already.
 	Input string
@@ -137,6 +140,7 @@ func (w *Writer) Say(s State) {
 	w.waits(s)
 	w.questions(s)
 	w.lists(s)
+	w.selection(s)
 	w.notice(s)
 	w.input(s)
 	w.prev = s
@@ -333,6 +337,17 @@ func (w *Writer) lists(s State) {
 		}
 	default:
 		w.line(w.prev.List + " closed")
+	}
+}
+
+// selection says the message selected as the selection moves, and the return to typing.
+func (w *Writer) selection(s State) {
+	switch {
+	case s.Selected == w.prev.Selected:
+	case s.Selected != "":
+		w.line("selected: " + s.Selected)
+	default:
+		w.line("back to typing")
 	}
 }
 

@@ -188,6 +188,20 @@ func TestListsAreSaidAsTheyOpen(t *testing.T) {
 	s.say(st, "sessions closed")
 }
 
+// The selection is said as it moves, and the return to typing.
+func TestTheSelectionIsSaid(t *testing.T) {
+	s := newSaid(t)
+	st := State{Now: start, Session: "s1"}
+	s.say(st)
+	st.Selected = "parley: enter sends"
+	s.say(st, "selected: parley: enter sends")
+	s.say(st)
+	st.Selected = "you: keys?"
+	s.say(st, "selected: you: keys?")
+	st.Selected = ""
+	s.say(st, "back to typing")
+}
+
 // Typing is not echoed (the screen reader speaks keys as they are pressed); text put into the
 // input otherwise, as an earlier message recalled, is said.
 func TestTheInputIsSaidOnlyWhenNotTyped(t *testing.T) {
