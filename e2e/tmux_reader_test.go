@@ -15,8 +15,8 @@ import (
 )
 
 // --screen-reader as a screen reader meets it: script's record of what the built binary sent
-// the terminal (tmux), through a session with a reply, a Tier 2 wait and its cancel by esc, and
-// a tool's question answered with the keys of today. The record holds no escape sequence but
+// the terminal (tmux), through a session with a reply, a Tier 2 wait and its cancel by esc, a
+// tool's question answered with the keys of today, and a reply stopped by esc. The record holds no escape sequence but
 // colour, no alternate screen, no carriage return but before a line feed, no line written twice
 // in a row; and each state is said in a line of words.
 func TestTmuxScreenReader(t *testing.T) {
@@ -57,10 +57,19 @@ func TestTmuxScreenReader(t *testing.T) {
 	p.key("Right")
 	rec.wait("chosen: run once")
 	p.key("Enter")
-	got := rec.wait("reply finished in ", "you: echo one")
+	rec.wait("reply finished in ", "you: echo one")
+
+	// A reply that hangs after its first words, stopped by esc.
+	p.srv.Push(demo.Fault{StallAfter: 3})
+	sent := p.srv.Requests()
+	p.send("and then?")
+	rec.wait("you: and then?")
+	p.waitRequests(sent + 1)
+	p.key("Escape")
+	rec.wait("stopped", "you: and then?")
 
 	p.send("/quit")
-	got = rec.wait("Script done")
+	got := rec.wait("Script done")
 	t.Logf("the record:\n%s", got)
 	lines := rec.check(got)
 	for _, want := range []string{"you: busy?", "you: echo one", `running echo {"message":"one"}`, `tool echo {"message":"one"} · ran, 9 B`, "retry cancelled — r to regenerate"} {
