@@ -257,7 +257,7 @@ func (w *Writer) ending(m Message, st *replyState, now time.Time) {
 			}
 			return
 		}
-		done := "reply finished in " + spokenSeconds(now.Sub(st.begun))
+		done := "reply finished in " + spokenSeconds(now.Sub(st.begun)+time.Second/2)
 		if m.Outcome != "" {
 			done += ": " + m.Outcome
 		}
@@ -301,7 +301,8 @@ func waiting(a Wait, now time.Time) string {
 	s := a.Words
 	if !a.Due.IsZero() {
 		if left := a.Due.Sub(now); left < spokenWait {
-			s += " in " + spokenSeconds(left) + ", at " + chat.FormatClockSeconds(a.Due, now)
+			// Rounded up, as a countdown is: "in 0 s" is never said of a wait still ahead.
+			s += " in " + spokenSeconds(left+time.Second-1) + ", at " + chat.FormatClockSeconds(a.Due, now)
 		} else {
 			s += " at " + chat.FormatClock(a.Due, now)
 		}
@@ -390,9 +391,10 @@ func (w *Writer) line(s string) {
 	_, _ = io.WriteString(w.out, s+"\n")
 }
 
-// spokenSeconds is d as a screen reader says it well: "3 s", "1 min 12 s".
+// spokenSeconds is d, in whole seconds cut down, as a screen reader says it well: "3 s",
+// "1 min 12 s".
 func spokenSeconds(d time.Duration) string {
-	secs := int((max(d, 0) + time.Second/2) / time.Second)
+	secs := int(max(d, 0) / time.Second)
 	if secs < 60 {
 		return fmt.Sprintf("%d s", secs)
 	}

@@ -148,8 +148,8 @@ func TestAReconnectIsSaidOncePerAttempt(t *testing.T) {
 	s.say(st, "Provider overloaded — reconnecting, attempt 1/3 in 1 s, at 14:50:01 (esc cancels)")
 	st.Now = start.Add(500 * time.Millisecond)
 	s.say(st)
-	st.Reconnect = Wait{Words: "Provider overloaded — reconnecting, attempt 2/3", Due: start.Add(3 * time.Second), Keys: "esc cancels"}
-	s.say(st, "Provider overloaded — reconnecting, attempt 2/3 in 3 s, at 14:50:03 (esc cancels)")
+	st.Reconnect = Wait{Words: "Provider overloaded — reconnecting, attempt 2/3", Due: start.Add(900 * time.Millisecond), Keys: "esc cancels"}
+	s.say(st, "Provider overloaded — reconnecting, attempt 2/3 in 1 s, at 14:50:00 (esc cancels)")
 }
 
 // A tool's question is said as it is asked and the answer chosen as it moves; notices are said
