@@ -110,7 +110,12 @@ func (m *Model) spoken(typed bool) announce.State {
 		}
 		s.Tier2 = announce.Wait{Words: sanitize.String(m.tier2.Awaited()), Due: m.tier2.Due(), Keys: keys}
 	}
-	s.Retrying = m.tier2.State() == retry.Tier2Dispatching
+	if m.tier2.State() == retry.Tier2Dispatching {
+		s.Sending = "retrying now"
+		if m.tier2.Unsent() {
+			s.Sending = "sending now"
+		}
+	}
 	if r := m.active; r != nil && r.reconnecting != nil && !r.reconnectAt.IsZero() {
 		s.Reconnect = announce.Wait{Words: sanitize.String(retry.Reconnecting(*r.reconnecting, r.reconnectAt, r.reconnectAt)),
 			Due: r.reconnectAt, Keys: c.Cancel.Help().Key + " cancels"}

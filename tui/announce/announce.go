@@ -68,9 +68,10 @@ type State struct {
 	Notice    string
 	NoticeGen int
 	NoticeErr bool
-	// Tier2 is the armed Tier 2 retry; Retrying is set while its retry is being sent.
-	Tier2    Wait
-	Retrying bool
+	// Tier2 is the armed Tier 2 retry; Sending says its retry is being sent ("retrying now",
+	// or "sending now" for a run that was held back unsent), "" otherwise.
+	Tier2   Wait
+	Sending string
 	// Reconnect is Tier 1's wait before it sends a run again.
 	Reconnect Wait
 	// Silence says the reply being written has been silent a while ("no text for 5 s · esc
@@ -283,8 +284,8 @@ func (w *Writer) waits(s State) {
 	if s.Tier2.Words != "" && (s.Tier2.Words != w.prev.Tier2.Words || !s.Tier2.Due.Equal(w.prev.Tier2.Due)) {
 		w.line(waiting(s.Tier2, s.Now))
 	}
-	if s.Retrying && !w.prev.Retrying {
-		w.line("retrying now")
+	if s.Sending != "" && w.prev.Sending == "" {
+		w.line(s.Sending)
 	}
 	if s.Silence != "" && w.prev.Silence == "" {
 		w.line(s.Silence)

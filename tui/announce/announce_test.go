@@ -106,9 +106,9 @@ func TestATier2WaitIsSaidOnce(t *testing.T) {
 		st.Now = clock.Now()
 		s.say(st)
 	}
-	st.Tier2, st.Retrying = Wait{}, true
+	st.Tier2, st.Sending = Wait{}, "retrying now"
 	s.say(st, "retrying now")
-	st.Retrying = false
+	st.Sending = ""
 	s.say(st)
 	st.Tier2 = Wait{Words: "Provider overloaded — attempt 2, retrying", Due: clock.Now().Add(4 * time.Second), Keys: "esc cancels"}
 	s.say(st, "Provider overloaded — attempt 2, retrying in 4 s, at 14:50:06 (esc cancels)")
