@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -11,6 +12,7 @@ import (
 	"parley/internal/sanitize"
 	"parley/retry"
 	"parley/tui/announce"
+	"parley/tui/inputbox"
 	"parley/tui/notify"
 	"parley/tui/question"
 	"parley/tui/slashmenu"
@@ -47,25 +49,21 @@ func (r Reader) Init() tea.Cmd { return r.m.Init() }
 func (r Reader) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next, cmd := r.m.Update(msg)
 	r.m = next.(Model)
-	r.say.Say(r.m.spoken(typed(msg)))
+	r.say.Say(r.m.spoken(typed(msg, r.m.input.KeyMap, r.m.keys.Input.Send)))
 	return r, cmd
 }
 
 // View draws nothing: the lines are written as the state changes.
 func (r Reader) View() tea.View { return tea.View{} }
 
-// typed reports whether msg is a key typed (or erased) into the input, which a screen reader
-// speaks as it is pressed: the input's new text is then not said again.
-func typed(msg tea.Msg) bool {
+// typed reports whether msg is a key typed into the input, erasing in it (its keys k) or
+// sending it (send), which a screen reader speaks as it is pressed: the input's new text is
+// then not said again.
+func typed(msg tea.Msg, k inputbox.Keys, send key.Binding) bool {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		if msg.Text != "" {
-			return true
-		}
-		switch msg.String() {
-		case "backspace", "delete", "ctrl+h", "ctrl+w", "alt+backspace", "ctrl+u", "ctrl+k", "space", "enter":
-			return true
-		}
+		return msg.Text != "" || key.Matches(msg, k.DeleteCharacterBackward, k.DeleteCharacterForward, k.DeleteWordBackward,
+			k.DeleteWordForward, k.DeleteBeforeCursor, k.DeleteAfterCursor, k.InsertNewline, send)
 	case pasteTickMsg:
 		return true // the end of a paste that arrived as keys
 	}

@@ -19,7 +19,7 @@ func readerScreen(t *testing.T, c screenConfig) (*driver, *chattest.Clock, *chat
 	d, _, clock, _ := demoScreen(t, c)
 	out := new(chattest.Buffer)
 	say := announce.New(out)
-	d.after = func(m Model, msg tea.Msg) { say.Say(m.spoken(typed(msg))) }
+	d.after = func(m Model, msg tea.Msg) { say.Say(m.spoken(typed(msg, m.input.KeyMap, m.keys.Input.Send))) }
 	return d, clock, out
 }
 
@@ -47,7 +47,8 @@ func TestReaderSaysATier2WaitOnce(t *testing.T) {
 	}
 }
 
-// A reply is said as it streams, and its end; a stop by esc says so; the selection is said.
+// A reply is said as it streams, and its end; a stop by esc says so; the selection is said;
+// typing is not, and an earlier message recalled is.
 func TestReaderSaysAReplyAStopAndTheSelection(t *testing.T) {
 	t.Parallel()
 	d, _, out := readerScreen(t, screenConfig{demo: cancellable})
@@ -70,6 +71,14 @@ func TestReaderSaysAReplyAStopAndTheSelection(t *testing.T) {
 		!strings.HasSuffix(rest, "\nselected: you: tell me a story\nback to typing\n") {
 		t.Fatalf("selecting said:\n%s", rest)
 	}
+	// Typing is not echoed; an earlier message recalled into the input is said.
+	said := out.String()
+	d.input("so")
+	d.send(press("ctrl+u"))
+	d.send(press("ctrl+p"))
+	if rest := strings.TrimPrefix(out.String(), said); rest != "input: tell me a story\n" {
+		t.Fatalf("typing, erasing and recalling said %q", rest)
+	}
 }
 
 // A tool's question is said with its keys, the answer as → moves it, and the call's end as it
@@ -79,7 +88,7 @@ func TestReaderSaysAToolQuestionAndItsCall(t *testing.T) {
 	d, _, _ := toolScreen(t, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"one"}`}))
 	out := new(chattest.Buffer)
 	say := announce.New(out)
-	d.after = func(m Model, msg tea.Msg) { say.Say(m.spoken(typed(msg))) }
+	d.after = func(m Model, msg tea.Msg) { say.Say(m.spoken(typed(msg, m.input.KeyMap, m.keys.Input.Send))) }
 	d.typeAndSend("echo one")
 	asked(d)
 	d.send(press("right"))
