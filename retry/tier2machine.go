@@ -215,14 +215,7 @@ func (t *Tier2) Waiting(now time.Time) string {
 	if t.state != Tier2Armed {
 		return ""
 	}
-	label := t.class.Label
-	if label == "" {
-		label = chat.Label(t.class.Class)
-	}
-	verb := "retrying"
-	if t.unsent {
-		verb = "sending"
-	}
+	label, verb := t.waitWords()
 	switch {
 	case t.scheduled:
 		return fmt.Sprintf("%s — %s after %s", label, verb, chat.FormatClock(t.due, now))
@@ -230,4 +223,31 @@ func (t *Tier2) Waiting(now time.Time) string {
 		return fmt.Sprintf("%s — %s in %ds", label, verb, SecondsLeft(t.due, now))
 	}
 	return fmt.Sprintf("%s — %s in %ds (attempt %d)", label, verb, SecondsLeft(t.due, now), t.attempt)
+}
+
+// Awaited says what the armed retry waits for without when, for a front end that says the wait
+// once with its time after it (the chat screen's screen-reader mode): "Provider overloaded —
+// attempt 3, retrying", "Rate limited — sending". It is "" when none is armed.
+func (t *Tier2) Awaited() string {
+	if t.state != Tier2Armed {
+		return ""
+	}
+	label, verb := t.waitWords()
+	if t.scheduled || t.unsent {
+		return label + " — " + verb
+	}
+	return fmt.Sprintf("%s — attempt %d, %s", label, t.attempt, verb)
+}
+
+// waitWords are the armed retry's label and verb: "sending" for a run that was held back
+// unsent, else "retrying".
+func (t *Tier2) waitWords() (label, verb string) {
+	label = t.class.Label
+	if label == "" {
+		label = chat.Label(t.class.Class)
+	}
+	if t.unsent {
+		return label, "sending"
+	}
+	return label, "retrying"
 }

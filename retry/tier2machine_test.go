@@ -319,3 +319,31 @@ func TestTier2WaitOfARunHeldBack(t *testing.T) {
 		t.Errorf("banner %q, want %q", got, want)
 	}
 }
+
+// Awaited is Waiting without its countdown, for a front end that says the wait once with its
+// time: the label, the verb and the attempt, and nothing when no retry is armed.
+func TestTier2Awaited(t *testing.T) {
+	var m Tier2
+	if got := m.Awaited(); got != "" {
+		t.Fatalf("idle: %q", got)
+	}
+	if !m.Arm(failedRun(7, overloaded), clockStart) {
+		t.Fatal("a retryable failure did not arm")
+	}
+	if got, want := m.Awaited(), "Provider overloaded — attempt 1, retrying"; got != want {
+		t.Errorf("armed: %q, want %q", got, want)
+	}
+	far := overloaded
+	far.Class, far.Label, far.RetryAfterUntil = chat.RateLimited, "Rate limited", clockStart.Add(20*time.Minute)
+	m.Disarm()
+	if !m.Arm(failedRun(8, far), clockStart) {
+		t.Fatal("advice within the horizon did not arm")
+	}
+	if got, want := m.Awaited(), "Rate limited — retrying"; got != want || !m.Scheduled() {
+		t.Errorf("scheduled: %q (scheduled %v), want %q", got, m.Scheduled(), want)
+	}
+	m.Cancel()
+	if got := m.Awaited(); got != "" {
+		t.Errorf("cancelled: %q", got)
+	}
+}

@@ -107,6 +107,8 @@ type driver struct {
 	msgs chan tea.Msg
 	done chan struct{}
 	quit bool
+	// after, when set, sees the model after each message it handles, as Reader's gate does.
+	after func(m Model, msg tea.Msg)
 }
 
 func newDriver(t testing.TB, m Model) *driver {
@@ -148,6 +150,9 @@ func (d *driver) send(msg tea.Msg) {
 	default:
 		var cmd tea.Cmd
 		d.m, cmd = step(d.m, msg)
+		if d.after != nil {
+			d.after(d.m, msg)
+		}
 		d.exec(cmd)
 	}
 }

@@ -170,6 +170,9 @@ type Model struct {
 	followBg bool
 	// turn signals a long reply's end (signalEnd, run.go).
 	turn notify.Turn
+	// screenReader is set when the screen runs as Reader (reader.go): nothing is drawn, so
+	// nothing is asked of the terminal or set in it.
+	screenReader bool
 }
 
 // New returns the screen for o.Session. Its stored messages are read by Init's command, so
@@ -248,6 +251,9 @@ func placeholder(k KeyMap, width int) string {
 // to send the wheel as arrow keys while the mouse is not captured (while it is, the wheel
 // comes as mouse events and the mode does nothing).
 func (m Model) Init() tea.Cmd {
+	if m.screenReader {
+		return m.loadSession(m.session.ID)
+	}
 	return tea.Batch(m.loadSession(m.session.ID), tea.RequestBackgroundColor, tea.Raw(altScrollOn))
 }
 

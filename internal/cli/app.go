@@ -67,6 +67,8 @@ type app struct {
 	mouse        bool
 	// theme and notify are the chat screen's colours and turn's-end signal (config.Resolved).
 	theme, notify string
+	// screenReader runs the chat screen for a screen reader (config.Resolved.ScreenReader).
+	screenReader bool
 	// tools are the configured tool servers and the tools on (the profile's), nil when
 	// config.toml configures none; closing the app closes every server.
 	tools  *toolloop.Toolbox
@@ -103,7 +105,7 @@ func openApp(ctx context.Context, o options, ios *IO) (*app, stored.Session, err
 	}
 	a.system, a.roles, a.attach, a.cfgPath = cfg.System, cfg.Roles, cfg.Attach, cfg.Paths.Config
 	a.readingWidth, a.mouse, a.chosen = cfg.ReadingWidth, cfg.Mouse, cfg.Chosen
-	a.theme, a.notify = cfg.Theme, cfg.Notify
+	a.theme, a.notify, a.screenReader = cfg.Theme, cfg.Notify, cfg.ScreenReader
 	ep := cfg.Endpoint
 	a.needsModel = ep.Model == "" && !ep.Demo
 	if ep.Demo {

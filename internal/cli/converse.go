@@ -10,6 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"parley/history/stored"
 	"parley/internal/attach"
@@ -136,17 +137,39 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 	if a.demo != nil {
 		o.Demo = a.demo
 	}
-	// A signal stops the screen as /quit does, after the reply being written is stored as
-	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	// The screen draws with sequences of its own and neutralises every text it shows.
 	out := sanitize.Raw(ios.Out)
-	// The terminal's title is kept on its stack while the screen sets its own, and given back
-	// with the modes the screen set however it ends: Bubble Tea has put the terminal back (or
-	// recovered a panic) by the time this deferred write runs, and a panic outside it unwinds
-	// through here.
-	_, _ = io.WriteString(out, notify.Start)
-	defer func() { _, _ = io.WriteString(out, notify.Exit) }()
-	p := tea.NewProgram(tui.New(o), tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out))
+	if a.screenReader {
+		return runScreen(ctx, tui.NewReader(o, out), out, ios, true)
+	}
+	return runScreen(ctx, tui.New(o), out, ios, false)
+}
+
+// runScreen runs m, the chat screen drawing to out (ios.Out), until it quits or ctx stops it;
+// screenReader runs it without a renderer (tui.Reader). A panic inside the screen fails with
+// exit status 1 once the terminal is given back: Bubble Tea reports it as a kill, which
+// would otherwise pass for a quit.
+func runScreen(ctx context.Context, m tea.Model, out io.Writer, ios *IO, screenReader bool) (int, error) {
+	opts := []tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithInput(ios.In), tea.WithOutput(out)}
+	if screenReader {
+		restore, err := keysOneByOne(ios)
+		if err != nil {
+			return chat.ExitFailed, err
+		}
+		defer restore()
+		// Nothing is drawn, so nothing is set in the terminal to give back at exit.
+		opts = append(opts, tea.WithoutRenderer(), tea.WithWindowSize(cmp.Or(ios.OutColumns, 80), 24))
+	} else {
+		// The terminal's title is kept on its stack while the screen sets its own, and given
+		// back with the modes the screen set however it ends: Bubble Tea has put the terminal
+		// back (or recovered a panic) by the time this deferred write runs, and a panic outside
+		// it unwinds through here.
+		_, _ = io.WriteString(out, notify.Start)
+		defer func() { _, _ = io.WriteString(out, notify.Exit) }()
+	}
+	p := tea.NewProgram(m, opts...)
+	// A signal stops the screen as /quit does, after the reply being written is stored as
+	// cancelled; Bubble Tea's own handler would quit at once and leave it running.
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -161,13 +184,42 @@ func chatScreen(ctx context.Context, a *app, sess stored.Session, question strin
 		case <-done:
 		}
 	}()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err := p.Run()
+	switch {
+	case errors.Is(err, tea.ErrProgramPanic):
+		return chat.ExitFailed, errors.New("the chat screen stopped on an error of parley's own (above); what was stored is kept")
+	case err != nil && !errors.Is(err, tea.ErrProgramKilled):
 		return chat.ExitFailed, err
 	}
 	if ctx.Err() != nil {
 		return chat.ExitInterrupted, nil
 	}
 	return chat.ExitOK, nil
+}
+
+// keysOneByOne puts the terminal that is ios.In into the mode Bubble Tea's renderer would:
+// keys as they are pressed, unechoed, ctrl+c a key, but keeps its output processing, so that
+// the screen-reader mode's lines end with a plain line feed as any program's do. It returns
+// what gives the terminal back its mode; with no terminal there is nothing to do.
+func keysOneByOne(ios *IO) (restore func(), err error) {
+	f, ok := ios.In.(interface{ Fd() uintptr })
+	if !ok || !ios.InTerminal {
+		return func() {}, nil
+	}
+	was, err := term.MakeRaw(f.Fd())
+	if err != nil {
+		return nil, fmt.Errorf("the terminal cannot take keys one by one: %w", err)
+	}
+	raw, err := term.GetState(f.Fd())
+	if err == nil {
+		raw.Oflag = was.Oflag
+		err = term.SetState(f.Fd(), raw)
+	}
+	if err != nil {
+		_ = term.Restore(f.Fd(), was)
+		return nil, fmt.Errorf("the terminal cannot take keys one by one: %w", err)
+	}
+	return func() { _ = term.Restore(f.Fd(), was) }, nil
 }
 
 // stopPatience is how long the chat screen may take to store a stopped reply after a signal.

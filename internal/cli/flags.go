@@ -107,6 +107,7 @@ func flagSet(o *options) *flag.FlagSet {
 		o.Theme = string(c)
 		return nil
 	})
+	fs.BoolVar(&o.ScreenReader, "screen-reader", false, "write the chat screen as plain lines for a screen reader: nothing redrawn, every change said once")
 	fs.Func("max-spend", "stop before today's spend, all sessions together, passes `USD` (e.g. 0.50)", func(s string) error {
 		v, err := strconv.ParseFloat(strings.TrimPrefix(s, "$"), 64)
 		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {

@@ -31,6 +31,8 @@ type Flags struct {
 	MaxTokensSession int
 	// Theme is --theme: light, dark or auto, over config.toml's theme.
 	Theme string
+	// ScreenReader is --screen-reader: the chat screen as lines for a screen reader.
+	ScreenReader bool
 	// Continued is the session -c or --session continues, with the profile and model it last
 	// ran on, if stored.
 	Continued Continued
@@ -80,6 +82,9 @@ type Resolved struct {
 	// Theme is the chat screen's palette, --theme over config.toml's: light, dark or auto
 	// (the default). Notify is config.toml's notify: bell (the default), osc9 or off.
 	Theme, Notify string
+	// ScreenReader runs the chat screen as an append-only stream of lines for a screen reader:
+	// --screen-reader or config.toml's screen_reader.
+	ScreenReader bool
 	// Others are the endpoints of config.toml's other profiles, by profile name, for running a
 	// reply again on another (R on the chat screen); a profile that does not resolve is left
 	// out, since it was not asked for.
@@ -158,7 +163,7 @@ func Resolve(fl Flags, getenv func(string) string) (Resolved, error) {
 	}
 	r := Resolved{Paths: paths, Endpoint: ep, Prices: prices, Limits: limits, Rules: rules, Roles: roles,
 		Attach: attach.DefaultLimits, ReadingWidth: f.ReadingWidth, Mouse: f.Mouse, Others: others,
-		Theme: cmp.Or(fl.Theme, f.Theme, "auto"), Notify: cmp.Or(f.Notify, "bell"),
+		Theme: cmp.Or(fl.Theme, f.Theme, "auto"), Notify: cmp.Or(f.Notify, "bell"), ScreenReader: fl.ScreenReader || f.ScreenReader,
 		MCP: f.mcpServers(getenv), Tools: p.Tools, Allowed: f.allowedTools()}
 	if p.fromKey {
 		r.Chosen = fmt.Sprintf("using OPENAI_API_KEY: %s at %s · --demo for the offline demo", ep.Model, hostOf(ep.BaseURL))

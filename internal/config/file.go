@@ -42,6 +42,8 @@ type file struct {
 	// Notify is how the chat screen says a long reply ended while the terminal was not
 	// looked at: bell, osc9 or off.
 	Notify string `toml:"notify"`
+	// ScreenReader writes the chat screen as plain lines for a screen reader, nothing redrawn.
+	ScreenReader bool `toml:"screen_reader"`
 	// Classify are the operator's classification rules, tried in order before the built-in
 	// ones.
 	Classify []classifyRule `toml:"classify"`

@@ -73,6 +73,12 @@ func TestRoles(t *testing.T) {
 			func(r config.Resolved) any { return [2]string{r.Theme, r.Notify} }, [2]string{"auto", "bell"}},
 		{"screen: config's theme and notify", "theme = \"light\"\nnotify = \"osc9\"\n" + profiles, config.Flags{Profile: "home"}, nil,
 			func(r config.Resolved) any { return [2]string{r.Theme, r.Notify} }, [2]string{"light", "osc9"}},
+		{"screen: no screen reader by default", profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return r.ScreenReader }, false},
+		{"screen: config's screen_reader", "screen_reader = true\n" + profiles, config.Flags{Profile: "home"}, nil,
+			func(r config.Resolved) any { return r.ScreenReader }, true},
+		{"screen: --screen-reader", profiles, config.Flags{Profile: "home", ScreenReader: true}, nil,
+			func(r config.Resolved) any { return r.ScreenReader }, true},
 		{"screen: --theme over config's", "theme = \"light\"\n" + profiles, config.Flags{Profile: "home", Theme: "dark"}, nil,
 			func(r config.Resolved) any { return r.Theme }, "dark"},
 	}

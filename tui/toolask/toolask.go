@@ -119,6 +119,25 @@ func (q *Question) Summary() string {
 	return sanitize.String(q.Result.Server) + "." + sanitize.String(q.Result.Tool) + " " + sanitize.String(q.Call.Arguments)
 }
 
+// Spoken is the question as one line of words, for a screen reader: the call, the answers in
+// order, and the keys that choose and confirm.
+func (q *Question) Spoken() string {
+	labels := make([]string, len(choices))
+	for i, c := range choices {
+		labels[i] = c.label
+	}
+	return fmt.Sprintf("tool %s asks to run: %s; %s/%s choose, %s confirms, %s stops", q.Summary(), strings.Join(labels, ", "),
+		q.keys.Prev.Help().Key, q.keys.Next.Help().Key, q.keys.Confirm.Help().Key, q.keys.Stop.Help().Key)
+}
+
+// Chosen is the answer chosen so far, as it is shown; "" before any.
+func (q *Question) Chosen() string {
+	if q.chosen < 0 {
+		return ""
+	}
+	return choices[q.chosen].label
+}
+
 // View draws the question where the input was: the call, the choices, and the keys.
 func (q *Question) View(width, _ int) []string {
 	lines := wrap.Lines(fmt.Sprintf("run %s?", q.Summary()), max(width, 1))

@@ -47,3 +47,24 @@ func TestOnlyAChosenAnswerConfirms(t *testing.T) {
 		t.Errorf("ctrl+c: %#v, want stopped", a)
 	}
 }
+
+// Spoken is the question in one line with every answer and its keys; Chosen follows the arrows.
+func TestSpokenAndChosen(t *testing.T) {
+	q := question()
+	if got, want := q.Spoken(), `tool everything.echo {"message":"hi"} asks to run: run once, always for this tool, refuse; ←/→ choose, enter confirms, esc stops`; got != want {
+		t.Errorf("spoken %q, want %q", got, want)
+	}
+	if got := q.Chosen(); got != "" {
+		t.Errorf("chosen before any arrow: %q", got)
+	}
+	for _, c := range []struct{ key, want string }{{"right", "run once"}, {"right", "always for this tool"}, {"left", "run once"}, {"left", "refuse"}} {
+		code := tea.KeyRight
+		if c.key == "left" {
+			code = tea.KeyLeft
+		}
+		q.Update(tea.KeyPressMsg{Code: code})
+		if got := q.Chosen(); got != c.want {
+			t.Errorf("after %s: chosen %q, want %q", c.key, got, c.want)
+		}
+	}
+}

@@ -99,3 +99,12 @@ func (t *List) intro() []string {
 	}
 	return out
 }
+
+// Intro is the first screen's text, unstyled, while it shows: before the first message, once
+// the session read at start has none; nil otherwise.
+func (t *List) Intro() []string {
+	if t.opts.Opening || len(t.entries) > 0 {
+		return nil
+	}
+	return t.introLines()
+}

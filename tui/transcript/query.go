@@ -3,6 +3,7 @@ package transcript
 import (
 	"parley/history/stored"
 	"parley/internal/chat"
+	"parley/internal/sanitize"
 )
 
 // This file answers what the screen asks about the transcript's messages: their text and
@@ -145,4 +146,36 @@ func (t *List) Newest() int64 {
 		id = max(id, e.message.ID)
 	}
 	return id
+}
+
+// Spoken is a message as a screen reader is told it: its text so far and how its run went, in
+// the words the transcript shows under it.
+type Spoken struct {
+	Message   stored.Message
+	Text      string
+	Streaming bool
+	// Outcome is what is said under a reply of how its run went ("" for nothing); Note is
+	// the line about a retry of it that left it in place.
+	Outcome, Note string
+	// Tools are the reply's tool calls that have ended, each its line as the transcript
+	// shows it collapsed: "echo {"message":"one"} · ran, 9 B".
+	Tools []string
+}
+
+// Spoken returns the messages shown, oldest first, as a screen reader is told them. It costs
+// no rendering.
+func (t *List) Spoken() []Spoken {
+	out := make([]Spoken, 0, len(t.entries))
+	for _, e := range t.entries {
+		words, _ := t.outcomeWords(e)
+		var calls []string
+		for _, l := range e.tools.lines {
+			if l.res.Status != "" {
+				calls = append(calls, sanitize.String(chat.ToolSummary(l.call))+" · "+chat.ToolOutcome(l.res))
+			}
+		}
+		out = append(out, Spoken{Message: e.message, Text: e.text.String(), Streaming: e.streaming,
+			Outcome: words, Note: e.note, Tools: calls})
+	}
+	return out
 }

@@ -152,26 +152,35 @@ func (t *List) renderSystem(e *entry, w int) []string {
 
 // outcome returns the lines that say how a reply's run ended, if it did not simply succeed.
 func (t *List) outcome(e *entry, w int) []string {
+	words, style := t.outcomeWords(e)
+	if words == "" {
+		if e.message.Status == chat.StatusRunning && e.text.Len() == 0 {
+			return indent([]string{"…"}, t.styles.Muted)
+		}
+		return nil
+	}
+	if e.message.Status == chat.StatusFailed {
+		words = "✗ " + words
+	}
+	return indent(wrap.Lines(words, w-2), style)
+}
+
+// outcomeWords is what the transcript says under reply e of how its run went, and the style it
+// says it in; "" when it says nothing. The screen reader's line of a reply's end says the same.
+func (t *List) outcomeWords(e *entry) (string, lipgloss.Style) {
 	st := t.styles
-	wrapped := func(s string) []string { return wrap.Lines(s, w-2) }
 	switch e.message.Status {
 	case chat.StatusQueued:
 		if t.held {
-			return indent(wrapped("queued: held since the stop, "+t.sendKey+" sends it"), st.Muted)
+			return "queued: held since the stop, " + t.sendKey + " sends it", st.Muted
 		}
-		return indent(wrapped("queued: sends when the current reply ends"), st.Muted)
-	case chat.StatusRunning:
-		if e.text.Len() == 0 {
-			return indent([]string{"…"}, st.Muted)
-		}
+		return "queued: sends when the current reply ends", st.Muted
 	case chat.StatusSucceeded:
-		if note := chat.FinishNote(e.message.FinishReason, e.text.String()); note != "" {
-			return indent(wrapped(note), st.Warn)
-		}
+		return chat.FinishNote(e.message.FinishReason, e.text.String()), st.Warn
 	case chat.StatusCancelled:
-		return indent([]string{"cancelled"}, st.Muted)
+		return "cancelled", st.Muted
 	case chat.StatusInterrupted:
-		return indent(wrapped("interrupted: parley stopped while this reply was streaming"), st.Warn)
+		return "interrupted: parley stopped while this reply was streaming", st.Warn
 	case chat.StatusFailed:
 		msg := "failed"
 		if c := e.message.Retry; c != nil {
@@ -184,9 +193,9 @@ func (t *List) outcome(e *entry, w int) []string {
 			// The text above is what arrived before the failure: it stays, and says so.
 			msg = "cut off here · " + msg
 		}
-		return indent(wrapped("✗ "+msg), st.Error)
+		return msg, st.Error
 	}
-	return nil
+	return "", st.Muted
 }
 
 // indent styles lines and sets them two columns in, under the label.
