@@ -199,6 +199,16 @@ func (d *driver) sendUntilStreaming(text string) {
 	d.until("the reply to "+text+" to stream", func(m Model) bool { return m.active != nil && m.active.gotOutput })
 }
 
+// sendUntilArmed types text, presses enter and waits until the reply to it has failed and
+// Tier 2 has armed its retry.
+func (d *driver) sendUntilArmed(text string) {
+	d.t.Helper()
+	d.typeAndSend(text)
+	d.until("the retry to arm", armed)
+}
+
+func armed(m Model) bool { return m.tier2.Armed() }
+
 // queueBehind sends first, waits until its reply streams, then sends each of queued and
 // waits until they all queue behind it.
 func (d *driver) queueBehind(first string, queued ...string) {

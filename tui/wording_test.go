@@ -13,8 +13,7 @@ import (
 func TestEscWhileARetrysReplyStreamsCancelsTheReply(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{StallAfter: 3}))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	if s := plain(d.m); !strings.Contains(s, "esc cancel retry") {
 		t.Fatalf("armed:\n%s", s)
 	}
