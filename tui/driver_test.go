@@ -181,6 +181,13 @@ func (d *driver) typeAndSend(text string) {
 	d.send(press("enter"))
 }
 
+// attach types /file path and waits for the file's chip above the input, the only one.
+func (d *driver) attach(path string) {
+	d.t.Helper()
+	d.typeAndSend("/file " + path)
+	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+}
+
 // selectReplies presses esc once the screen takes it to select replies: selectGuard after the
 // last run ended.
 func (d *driver) selectReplies() {
