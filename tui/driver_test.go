@@ -51,6 +51,7 @@ type screenConfig struct {
 	attempts int           // Tier 1's attempts a run; 0: the default policy's
 	limits   *agent.Limits // a quota at testPrices held to these limits; nil: none
 	allowed  []string      // tools config.toml lets run without asking, as SERVER.TOOL
+	unstored bool          // the screen opens on no session: its first message stores one
 }
 
 // tier2Config sets a screen up for Tier 2: a manual clock, one request a run (so each failed
@@ -59,8 +60,8 @@ func tier2Config(faults ...demo.Fault) screenConfig {
 	return screenConfig{faults: faults, manual: true, attempts: 1}
 }
 
-// demoScreen returns a driven 120×30 screen on a new session against a new demo endpoint, and
-// the manual clock when c asks for one.
+// demoScreen returns a driven 120×30 screen on a new session (none, if c says so) against a
+// new demo endpoint, and the manual clock when c asks for one.
 func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
 	t.Helper()
 	o, srv, clock := demoOptions(t, c)
@@ -81,7 +82,10 @@ func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest
 		manual = chattest.New(clockStart)
 		clock = manual
 	}
-	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Session: newSessionIn(t, db), Demo: srv, Clock: clock}
+	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Demo: srv, Clock: clock}
+	if !c.unstored {
+		o.Session = newSessionIn(t, db)
+	}
 	if c.limits != nil {
 		o.Spend = &agent.SpendGuard{Prices: testPrices, Limits: *c.limits, Ledger: db, Clock: clock}
 	}

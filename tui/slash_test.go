@@ -156,17 +156,14 @@ func TestFailedCommandsKeepTheirLine(t *testing.T) {
 // is not stored yet, and the first message stores it under that title.
 func TestTitleBeforeTheFirstMessage(t *testing.T) {
 	t.Parallel()
-	o, _, _ := demoOptions(t, screenConfig{})
-	o.Session = stored.Session{}
-	m, _ := openModel(t, o, 120, 30)
-	d := newDriver(t, m)
+	d, _, _, db := demoScreen(t, screenConfig{unstored: true})
 	d.typeAndSend("/title plans")
 	if want := "no session yet: it is titled “plans” when your first message makes it"; d.m.notice != want || d.m.noticeErr {
 		t.Errorf("/title said %q (error %v), want %q", d.m.notice, d.m.noticeErr, want)
 	}
 	d.typeAndSend("hello")
 	d.until("the reply", answered(t, 2))
-	s, err := o.DB.Session(d.m.session.ID)
+	s, err := db.Session(d.m.session.ID)
 	if err != nil || s.Title != "plans" || d.m.session.Title != "plans" {
 		t.Errorf("stored title %q (%v), shown %q; want plans", s.Title, err, d.m.session.Title)
 	}
