@@ -107,16 +107,13 @@ func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
 	if strings.Contains(plain(m), "again to edit") {
 		t.Fatalf("the question stays after another key:\n%s", plain(m))
 	}
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("e"))
-	m, _ = step(m, press("e"))
+	m = pressKeys(m, "k", "e", "e")
 	if m.next.edit == 0 || m.input.Value() != "question 2" {
 		t.Fatalf("e twice: editing %d, input %q", m.next.edit, m.input.Value())
 	}
 	// The newest question has only its reply after it: e acts at once.
 	m = loadedModel(t, storedExchanges(3), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
+	m = pressKeys(m, "esc", "k")
 	if m, _ = step(m, press("e")); m.next.edit == 0 {
 		t.Fatal("e on the newest question asked")
 	}
@@ -125,11 +122,7 @@ func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
 func TestACancelledRegenerateQuestionLeavesNoNotice(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("r"))
-	m, _ = step(m, press("j"))
+	m = pressKeys(m, "esc", "k", "k", "r", "j")
 	if strings.Contains(plain(m), "again to regenerate") || m.notice != "" {
 		t.Fatalf("a forgotten question leaves its notice %q:\n%s", m.notice, plain(m))
 	}

@@ -146,6 +146,14 @@ func press(name string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: name}
 }
 
+// pressKeys steps the model through the keys named, pressed in turn.
+func pressKeys(m Model, names ...string) Model {
+	for _, name := range names {
+		m, _ = step(m, press(name))
+	}
+	return m
+}
+
 // typeText types s into the model, one key per rune.
 func typeText(m Model, s string) Model {
 	for _, r := range s {

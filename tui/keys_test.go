@@ -159,9 +159,7 @@ func TestPrintableKeyLeavesSelectModeWithIt(t *testing.T) {
 func TestCopySelectedReply(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("k"))
+	m = pressKeys(m, "esc", "k", "k")
 	m, cmd := step(m, press("y"))
 	msgs := execCmd(cmd, time.Second)
 	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
@@ -207,8 +205,7 @@ func TestFollowModeAndScrolling(t *testing.T) {
 	if !m.transcript.Following() || !strings.Contains(plain(m), "and more") {
 		t.Fatal("scrolling to the bottom should follow again")
 	}
-	m, _ = step(m, press("pgup"))
-	m, _ = step(m, press("end"))
+	m = pressKeys(m, "pgup", "end")
 	if !m.transcript.Following() {
 		t.Fatal("end should follow")
 	}

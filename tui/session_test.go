@@ -137,9 +137,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 		t.Fatalf("first frame holds %d messages; screen:\n%s", m.transcript.Len(), plain(m))
 	}
 	// The operator selects a reply and scrolls before the rest arrives.
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("pgup"))
+	m = pressKeys(m, "esc", "k", "pgup")
 	// The header changes as the conversation's size is read; the transcript below it stays,
 	// numbered as the whole session is from the first frame.
 	below := func(screen string) string { _, rest, _ := strings.Cut(screen, "\n"); return rest }

@@ -80,8 +80,7 @@ func TestSlashMenu(t *testing.T) {
 	if s := plain(m); !strings.Contains(s, "› /sessions") || !strings.Contains(s, "2 of 15") {
 		t.Fatalf("↓ does not move down the list:\n%s", s)
 	}
-	m, _ = step(m, press("up"))
-	m, _ = step(m, press("up"))
+	m = pressKeys(m, "up", "up")
 	if s := plain(m); !strings.Contains(s, "› /quit") || !strings.Contains(s, "leave parley") || strings.Contains(s, "› /new") {
 		t.Fatalf("↑ from the first command does not go round to the last:\n%s", s)
 	}
@@ -91,8 +90,7 @@ func TestSlashMenu(t *testing.T) {
 	if !strings.Contains(s, "› /sessions") || !strings.Contains(s, "/system") || strings.Contains(s, "/quit") {
 		t.Fatalf("/s: the menu should hold /sessions (chosen) and /system only:\n%s", s)
 	}
-	m, _ = step(m, press("down"))
-	m, _ = step(m, press("tab"))
+	m = pressKeys(m, "down", "tab")
 	if m.input.Value() != "/system " {
 		t.Fatalf("down, tab: input %q, want /system and a space for its text", m.input.Value())
 	}

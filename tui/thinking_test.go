@@ -38,8 +38,7 @@ func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
 		t.Fatalf("after the answer:\n%s", screen)
 	}
 	clock.Advance(selectGuard)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("t"))
+	m = pressKeys(m, "esc", "t")
 	if screen = plain(m); !strings.Contains(screen, "▾ Thought for 14s") || !strings.Contains(screen, "First, recall the handshake.") {
 		t.Fatalf("expanded:\n%s", screen)
 	}

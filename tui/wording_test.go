@@ -41,8 +41,7 @@ func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 100, 24)
 	m.focus.toTranscript(&m.input, m.transcript)
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("y")) // its notice is shown at once, for noticeLife
+	m = pressKeys(m, "k", "y") // its notice is shown at once, for noticeLife
 	if !strings.Contains(plain(m), "your message handed to the terminal to copy (OSC 52)") {
 		t.Fatalf("y on your message:\n%s", plain(m))
 	}
