@@ -156,20 +156,6 @@ func TestPrintableKeyLeavesSelectModeWithIt(t *testing.T) {
 	}
 }
 
-func TestCopySelectedReply(t *testing.T) {
-	t.Parallel()
-	m := loadedModel(t, storedExchanges(2), 80, 24)
-	m = pressKeys(m, "esc", "k", "k")
-	m, cmd := step(m, press("y"))
-	msgs := execCmd(cmd, time.Second)
-	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
-		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
-	}
-	if !strings.Contains(plain(m), "the reply handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on") {
-		t.Fatalf("no notice of where the copy went:\n%s", plain(m))
-	}
-}
-
 func TestFollowModeAndScrolling(t *testing.T) {
 	t.Parallel()
 	m := streamingModel(t, storedExchanges(20), 80, 20)

@@ -36,17 +36,6 @@ func TestAFailedFileCommandKeepsItsLine(t *testing.T) {
 	}
 }
 
-// y on a message of yours says it is yours, and nothing of sending.
-func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
-	t.Parallel()
-	m := loadedModel(t, storedExchanges(1), 100, 24)
-	m.focus.toTranscript(&m.input, m.transcript)
-	m = pressKeys(m, "k", "y") // its notice is shown at once, for noticeLife
-	if !strings.Contains(plain(m), "your message handed to the terminal to copy (OSC 52)") {
-		t.Fatalf("y on your message:\n%s", plain(m))
-	}
-}
-
 // ctrl+f with no retry to send to a fallback says why it does nothing, and the fix.
 func TestFallbackKeyWithoutAFallbackSaysSo(t *testing.T) {
 	t.Parallel()
