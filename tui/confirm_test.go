@@ -44,8 +44,7 @@ func TestQuitWhileAReplyStreamsAsksFirst(t *testing.T) {
 			"a reply is being written: enter again stops it and quits"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, _, _, _ := demoScreen(t, screenConfig{demo: cancellable})
-			d.sendUntilStreaming("a long one")
+			d, _, _ := streamingScreen(t, "a long one")
 			c.keys(d)
 			if d.m.active == nil || d.m.active.cancelling || d.m.quitAfterRun || !strings.Contains(plain(d.m), c.notice) {
 				t.Fatalf("%s while streaming did not ask:\n%s", c.name, plain(d.m))

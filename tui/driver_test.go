@@ -69,6 +69,15 @@ func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.
 	return newDriver(t, m), srv, clock, historyOf(o.DB)
 }
 
+// streamingScreen returns a driven demo screen whose reply to text is streaming, at
+// cancellable's pace: time to act on it partway.
+func streamingScreen(t *testing.T, text string) (*driver, *demo.Server, *history.DB) {
+	t.Helper()
+	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
+	d.sendUntilStreaming(text)
+	return d, srv, db
+}
+
 // demoOptions returns the options of a screen on a new session of a new database, against a
 // new demo endpoint, set up as c says; and the manual clock when c asks for one.
 func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest.Clock) {

@@ -175,8 +175,7 @@ func TestEscWithAQueueKeepsIt(t *testing.T) {
 
 func TestNewDuringAReplyAsksFirst(t *testing.T) {
 	t.Parallel()
-	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
-	d.sendUntilStreaming("a long one")
+	d, _, db := streamingScreen(t, "a long one")
 	first, run := d.m.session.ID, d.m.active.rcpt
 	d.typeAndSend("/new")
 	if d.m.session.ID != first || d.m.active == nil || d.m.input.Value() != "/new" ||
