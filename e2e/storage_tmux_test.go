@@ -106,7 +106,7 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 		p.send(text)
 		time.Sleep(typingGap)
 	}
-	p.tmux("send-keys", "-t", "parley", "-l", "typed meanwhile")
+	p.typeText("typed meanwhile")
 	texts = append(texts, "typed meanwhile")
 	// Back in the input, all of them, once storing the first gives up (the outbox is not shown):
 	// parley has waited out the lock, and only then is it released.

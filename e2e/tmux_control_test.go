@@ -49,8 +49,7 @@ func TestTmuxContinueAndFork(t *testing.T) {
 		}
 		p.escSelects("SELECT")
 		for range 3 { // from the 6th reply to the 3rd
-			p.key("Up")
-			p.key("Up")
+			p.keys("Up", "Up")
 		}
 		p.key("F")
 		s := p.waitScreen(`forked from "question 1" at`)

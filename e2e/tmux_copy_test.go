@@ -154,9 +154,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 	if !strings.Contains(s, "┃ Ask anything") {
 		t.Fatalf("the wheel's arrows changed the input:\n%s", s)
 	}
-	p.key("Down")
-	p.key("Down")
-	p.key("Down")
+	p.keys("Down", "Down", "Down")
 	p.waitScreenNot("scrolled up")
 }
 
@@ -164,15 +162,13 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
 	t.Parallel()
 	p := newChatPane(t, 80, 20, nil)
-	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
+	p.typeText("a👩‍👩‍👧‍👦b")
 	p.waitScreen("┃ a")
-	p.key("Left")
-	p.key("BSpace")
+	p.keys("Left", "BSpace")
 	p.waitScreen("┃ ab")
-	p.tmux("send-keys", "-t", "parley", "-l", "🏳️‍🌈")
-	p.key("Left")
-	p.key("Right")
-	p.tmux("send-keys", "-t", "parley", "-l", "|")
+	p.typeText("🏳️‍🌈")
+	p.keys("Left", "Right")
+	p.typeText("|")
 	p.key("Enter")
 	p.waitReplies(1)
 	if got := p.srv.Received()[0].Messages; got[len(got)-1].Content != "a🏳️‍🌈|b" {

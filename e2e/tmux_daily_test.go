@@ -139,14 +139,14 @@ func TestTmuxEditorFillsTheInput(t *testing.T) {
 	p.waitScreen("ctrl+x")
 	p.waitScreen("$EDITOR")
 	p.key("?")
-	p.tmux("send-keys", "-t", "parley", "-l", "a draft")
+	p.typeText("a draft")
 	p.key("C-x")
 	s := p.waitScreen("┃ written in the editor")
 	if strings.Contains(s, "a draft") {
 		t.Fatalf("the draft is still in the input:\n%s", s)
 	}
 	p.key("C-u")
-	p.tmux("send-keys", "-t", "parley", "-l", "leave me")
+	p.typeText("leave me")
 	p.key("C-x")
 	s = p.waitScreen("the editor saved nothing")
 	if !strings.Contains(s, "┃ leave me") {

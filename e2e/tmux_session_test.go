@@ -76,7 +76,7 @@ func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
 	p.waitScreen("question number 0 ")
 	p.key("Home")
 	p.waitScreen("› ")
-	p.tmux("send-keys", "-t", "parley", "-l", "quokkas")
+	p.typeText("quokkas")
 	s := p.waitScreen("that quokkas live")
 	for _, l := range strings.Split(s, "\n") {
 		if strings.Contains(l, "› ") && !strings.Contains(l, "that quokkas live") {
@@ -91,8 +91,7 @@ func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
 	p.key("i")
 	p.send("/sessions")
 	p.waitScreen("Sessions")
-	p.key("End")
-	p.key("C-d")
+	p.keys("End", "C-d")
 	p.waitScreen("ctrl+d again deletes “question number 0”")
 	p.key("C-d")
 	p.waitScreen("deleted “question number 0”")

@@ -84,7 +84,7 @@ func TestTmuxEscJustAfterAReply(t *testing.T) {
 				p.key("Escape")
 				escAfter = time.Since(ended)
 				time.Sleep(sep)
-				p.tmux("send-keys", "-t", "parley", "-l", sentence)
+				p.typeText(sentence)
 				p.waitScreen("shorter")
 				// No event marks a key that sent nothing, and a later one would move the
 				// time this case measures: half a second for any request a key sent to arrive.
@@ -193,14 +193,14 @@ func TestTmuxNoSurprises(t *testing.T) {
 			t.Fatalf("sent %+v", msgs[0])
 		}
 		p.waitIdle()
-		p.tmux("send-keys", "-t", "parley", "-l", "a draft")
+		p.typeText("a draft")
 		p.waitScreen("┃ a draft")
 		p.key("C-c")
 		s := p.waitScreen("draft cleared")
 		if screenInputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
 			t.Fatalf("ctrl+c with a draft:\n%s", s)
 		}
-		p.tmux("send-keys", "-t", "parley", "-l", "an unfinished thought")
+		p.typeText("an unfinished thought")
 		p.waitScreen("┃ an unfinished thought")
 		p.key("C-c")
 		p.quit()
@@ -301,7 +301,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "fake-model", demo.Options{})
 		p.start(40, 40, nil)
-		p.tmux("send-keys", "-t", "parley", "-l", "?")
+		p.typeText("?")
 		s := p.waitScreen("typing")
 		// Where the list does not fit it scrolls: page down until its last section shows.
 		for page := 0; !strings.Contains(s, "versions ([ or ])"); page++ {

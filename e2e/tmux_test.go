@@ -129,12 +129,22 @@ func (p *pane) printMode(args ...string) []byte {
 
 // send types text and presses enter.
 func (p *pane) send(text string) {
-	p.tmux("send-keys", "-t", "parley", "-l", text)
+	p.typeText(text)
 	p.key("Enter")
 }
 
+// typeText types text, each character as itself, and presses nothing after it.
+func (p *pane) typeText(text string) { p.tmux("send-keys", "-t", "parley", "-l", text) }
+
 // key presses one key, in tmux's names.
 func (p *pane) key(k string) { p.tmux("send-keys", "-t", "parley", k) }
+
+// keys presses each key in turn, one send-keys a key, as a user's presses arrive.
+func (p *pane) keys(ks ...string) {
+	for _, k := range ks {
+		p.key(k)
+	}
+}
 
 // screen returns what the pane shows.
 func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parley") }

@@ -41,9 +41,9 @@ func TestTmuxToolCalls(t *testing.T) {
 	p.send("echo one")
 	p.waitScreen(`run everything.echo {"message":"one"}?`)
 	p.waitScreen(" run once   always for this tool   refuse   ←/→ choose · enter confirm · esc stop")
-	p.tmux("send-keys", "-t", "parley", "-l", "hey")
+	p.typeText("hey")
 	p.key("Enter")
-	p.tmux("send-keys", "-t", "parley", "-l", "cat")
+	p.typeText("cat")
 	p.key("Right") // keys arrive in order: once this shows, hey and cat have been read
 	screen := p.waitScreen("[run once]")
 	if n := calls(); n != 0 || strings.Contains(screen, "┃") || !strings.Contains(screen, "typing waits for this answer") {
@@ -69,8 +69,7 @@ func TestTmuxToolCalls(t *testing.T) {
 
 	p.send("echo three")
 	p.waitScreen(`run everything.echo {"message":"three"}?`)
-	p.key("Right")
-	p.key("Right")
+	p.keys("Right", "Right")
 	p.waitScreen("[always for this tool]")
 	p.key("Enter")
 	p.waitScreen("│ Echo: four")
