@@ -124,8 +124,7 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 		t.Fatalf("live after restoring %v, want %v", got, want)
 	}
 	// A turn posted after the restore goes with this version when the other is restored.
-	q3 := post(t, db, sid, "question 3")
-	answer(t, db, q3, "answer 3")
+	q3 := exchange(t, db, sid, "question 3", "answer 3")
 	if err := db.Restore(g.ReplyID); err != nil {
 		t.Fatal(err)
 	}
