@@ -118,8 +118,7 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	lock.release()
-	p.key("Enter")
-	p.waitScreen("offline demo endpoint")
+	p.press("Enter", "offline demo endpoint")
 	p.waitScreen("idle")
 	_, msgs := u.stored()
 	if want := strings.Join(texts, "\n\n"); len(msgs) != 2 || msgs[0].Content != want {
@@ -219,8 +218,7 @@ func TestStorageTmuxFullAtOpenSendsOnceSpaceIsFreed(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	p.key("Enter")
-	p.waitScreen("offline demo endpoint")
+	p.press("Enter", "offline demo endpoint")
 	p.waitScreen("idle")
 	p.key("C-c")
 	_, msgs := u.stored()

@@ -127,8 +127,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.escSelects("SELECT — ↑↓ reply · r regenerate · y copy · [ ] versions · i/esc back to typing")
 		p.key("k") // the newest question
 		p.key("k") // the reply before it
-		p.key("r")
-		p.waitScreen("r again to regenerate from here — 2 later messages will be superseded")
+		p.press("r", "r again to regenerate from here — 2 later messages will be superseded")
 		p.requests(2)
 		p.key("r")
 		p.waitExport("the first reply again", settledReplies(1))
@@ -195,8 +194,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.waitIdle()
 		p.typeText("a draft")
 		p.waitScreen("┃ a draft")
-		p.key("C-c")
-		s := p.waitScreen("draft cleared")
+		s := p.press("C-c", "draft cleared")
 		if screenInputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
 			t.Fatalf("ctrl+c with a draft:\n%s", s)
 		}
@@ -210,12 +208,9 @@ func TestTmuxNoSurprises(t *testing.T) {
 		if s := p.waitScreen("┃ an unfinished thought"); !strings.Contains(s, "/etc/hosts: what is this") {
 			t.Fatalf("-c opened another session:\n%s", s)
 		}
-		p.key("C-c")
-		p.waitScreen("draft cleared")
-		p.key("C-p")
-		p.waitScreen("┃ an unfinished thought")
-		p.key("Up")
-		p.waitScreen("┃ /etc/hosts: what is this")
+		p.press("C-c", "draft cleared")
+		p.press("C-p", "┃ an unfinished thought")
+		p.press("Up", "┃ /etc/hosts: what is this")
 		t.Log("sent as text; ctrl+c cleared the draft and parley ran on; the draft came back with -c; ctrl+p recalled")
 	})
 

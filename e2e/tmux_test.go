@@ -146,6 +146,13 @@ func (p *pane) keys(ks ...string) {
 	}
 }
 
+// press presses key k and waits until the pane shows text, and returns the screen.
+func (p *pane) press(k, text string) string {
+	p.t.Helper()
+	p.key(k)
+	return p.waitScreen(text)
+}
+
 // screen returns what the pane shows.
 func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parley") }
 
@@ -219,8 +226,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 	p.start(100, 30, nil)
 	p.send("first question")
 	p.waitScreen("esc cancels")
-	p.key("Escape")
-	p.waitScreen("cancelled")
+	p.press("Escape", "cancelled")
 
 	p.send("second question")
 	p.waitScreen("streaming")
@@ -280,8 +286,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 
 	// -c opens the latest session with its history.
 	p.start(100, 30, nil, "-c")
-	p.key("Home")
-	p.waitScreen("first question\n")
+	p.press("Home", "first question\n")
 	p.waitScreen("cancelled")
 	p.key("C-c")
 }
