@@ -41,7 +41,7 @@ func (p *pane) quit() {
 	p.key("C-c")
 	asked := false
 	deadline := time.Now().Add(15 * time.Second)
-	for s := p.screen(); strings.Contains(s, "parley ·"); s = p.screen() {
+	for s := p.screen(); strings.Contains(s, headerStart); s = p.screen() {
 		if strings.Contains(s, "again quits") && !asked {
 			p.key("C-c") // once: a third would reach the shell after parley
 			asked = true

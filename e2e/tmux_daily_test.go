@@ -159,7 +159,7 @@ func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
 	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
 	p.press("C-x", "the editor failed: exit status 3 (editor-k25: cannot open the terminal)")
 	p.send("/quit")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	if s := p.screen(); strings.Contains(s, "editor-k25") {
 		t.Fatalf("the editor's words are left on the terminal after quitting:\n%s", s)
 	}
@@ -182,7 +182,7 @@ func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
 	p := newChatPane(t, 100, 30, nil)
 	p.sendAndWait("quokkas in the chat screen", 1)
 	p.send("/quit")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	p.tmux("kill-session", "-t", "parley")
 	p.printMode("-p", "wombats in print mode")
 

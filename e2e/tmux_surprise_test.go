@@ -195,7 +195,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.typeText("a draft")
 		p.waitScreen("┃ a draft")
 		s := p.press("C-c", "draft cleared")
-		if screenInputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
+		if screenInputLine(s) == "a draft" || !strings.Contains(s, headerStart) {
 			t.Fatalf("ctrl+c with a draft:\n%s", s)
 		}
 		p.typeText("an unfinished thought")
@@ -226,7 +226,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		}
 		p.start(120, 40, nil)
 		p.key("C-c")
-		p.waitScreenNot("parley ·")
+		p.waitGone()
 		var next struct {
 			SessionID string `json:"session_id"`
 		}

@@ -192,6 +192,15 @@ func (p *pane) waitScreenNot(text string) {
 	}
 }
 
+// headerStart starts the chat screen's first line: while the pane shows it, parley is running.
+const headerStart = "parley ·"
+
+// waitGone waits until parley has quit and its screen has left the pane.
+func (p *pane) waitGone() {
+	p.t.Helper()
+	p.waitScreenNot(headerStart)
+}
+
 // exported is one message of `parley export --json`.
 type exported struct {
 	ID         int64
