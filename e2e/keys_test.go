@@ -23,7 +23,6 @@ func (p *pane) escSelects(shows string) {
 	p.key("Escape")
 	if s := p.waitScreenAny(shows, "again selects replies"); !strings.Contains(s, shows) {
 		p.t.Log("esc came within selectGuard of the reply's end and asked: pressed again")
-		p.key("Escape")
-		p.waitScreen(shows)
+		p.press("Escape", shows)
 	}
 }

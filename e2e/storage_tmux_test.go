@@ -41,7 +41,7 @@ func (p *pane) quit() {
 	p.key("C-c")
 	asked := false
 	deadline := time.Now().Add(15 * time.Second)
-	for s := p.screen(); strings.Contains(s, "parley ·"); s = p.screen() {
+	for s := p.screen(); strings.Contains(s, headerStart); s = p.screen() {
 		if strings.Contains(s, "again quits") && !asked {
 			p.key("C-c") // once: a third would reach the shell after parley
 			asked = true
@@ -106,7 +106,7 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 		p.send(text)
 		time.Sleep(typingGap)
 	}
-	p.tmux("send-keys", "-t", "parley", "-l", "typed meanwhile")
+	p.typeText("typed meanwhile")
 	texts = append(texts, "typed meanwhile")
 	// Back in the input, all of them, once storing the first gives up (the outbox is not shown):
 	// parley has waited out the lock, and only then is it released.
@@ -118,8 +118,7 @@ func TestStorageTmuxEntersUnderALock(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	lock.release()
-	p.key("Enter")
-	p.waitScreen("offline demo endpoint")
+	p.press("Enter", "offline demo endpoint")
 	p.waitScreen("idle")
 	_, msgs := u.stored()
 	if want := strings.Join(texts, "\n\n"); len(msgs) != 2 || msgs[0].Content != want {
@@ -219,8 +218,7 @@ func TestStorageTmuxFullAtOpenSendsOnceSpaceIsFreed(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	p.key("Enter")
-	p.waitScreen("offline demo endpoint")
+	p.press("Enter", "offline demo endpoint")
 	p.waitScreen("idle")
 	p.key("C-c")
 	_, msgs := u.stored()

@@ -30,13 +30,11 @@ func TestTmuxContextBudget(t *testing.T) {
 	p.waitScreen("next send leaves out messages 1–")
 
 	// Select the first question and pin it.
-	p.key("Escape")
-	p.waitScreen("SELECT")
+	p.press("Escape", "SELECT")
 	for range 2*turns - 1 {
 		p.key("k")
 	}
-	p.key("p")
-	p.waitScreen("#1 pinned")
+	p.press("p", "#1 pinned")
 	p.waitScreen("next send leaves out messages 2–")
 	p.key("i")
 	sent := p.srv.Requests()
@@ -57,8 +55,7 @@ func TestTmuxContextBudget(t *testing.T) {
 	// Opened again, the pin is still there.
 	p.tmux("respawn-pane", "-k", "-t", "parley", p.command(nil, "-c"))
 	p.waitScreen("(1024, llama-server)")
-	p.key("Home")
-	p.waitScreen("You · #1 · pinned")
+	p.press("Home", "You · #1 · pinned")
 	p.key("C-c")
 }
 

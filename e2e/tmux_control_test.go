@@ -49,11 +49,9 @@ func TestTmuxContinueAndFork(t *testing.T) {
 		}
 		p.escSelects("SELECT")
 		for range 3 { // from the 6th reply to the 3rd
-			p.key("Up")
-			p.key("Up")
+			p.keys("Up", "Up")
 		}
-		p.key("F")
-		s := p.waitScreen(`forked from "question 1" at`)
+		s := p.press("F", `forked from "question 1" at`)
 		if strings.Contains(s, "question 4") || !strings.Contains(s, "question 3") {
 			t.Fatalf("the fork shows more or less than 3 turns:\n%s", s)
 		}

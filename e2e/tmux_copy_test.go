@@ -96,19 +96,16 @@ func TestTmuxCopyThroughXclip(t *testing.T) {
 	p.start(100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
 	p.sendAndWait("code please", 1)
 	p.selectMessages()
-	p.key("y")
-	p.waitScreen("the reply copied with xclip")
+	p.press("y", "the reply copied with xclip")
 	if got := waitClipboard(t, display, codeAnswer); got != codeAnswer {
 		t.Fatalf("y put %q on the clipboard, want the reply %q", got, codeAnswer)
 	}
-	p.key("Y")
-	p.waitScreen("code block 1 of 2 (Y again: the next) copied with xclip")
+	p.press("Y", "code block 1 of 2 (Y again: the next) copied with xclip")
 	first := "var names List<String>\nfor i := 0; i<n; i++ {}\n"
 	if got := waitClipboard(t, display, first); got != first {
 		t.Fatalf("Y put %q on the clipboard", got)
 	}
-	p.key("Y")
-	p.waitScreen("code block 2 of 2")
+	p.press("Y", "code block 2 of 2")
 	second := "echo \"a <tag>\"\n"
 	if got := waitClipboard(t, display, second); got != second {
 		t.Fatalf("Y again put %q on the clipboard", got)
@@ -133,13 +130,11 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 	if got := mouse(); got != "0" {
 		t.Fatalf("mouse_any_flag %s at start: parley captures the mouse", got)
 	}
-	p.key("C-t")
-	p.waitScreen("mouse captured")
+	p.press("C-t", "mouse captured")
 	if got := mouse(); got != "1" {
 		t.Fatalf("mouse_any_flag %s after ctrl+t", got)
 	}
-	p.key("C-t")
-	p.waitScreen("mouse left to the terminal")
+	p.press("C-t", "mouse left to the terminal")
 	if got := mouse(); got != "0" {
 		t.Fatalf("mouse_any_flag %s after ctrl+t again", got)
 	}
@@ -154,9 +149,7 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 	if !strings.Contains(s, "┃ Ask anything") {
 		t.Fatalf("the wheel's arrows changed the input:\n%s", s)
 	}
-	p.key("Down")
-	p.key("Down")
-	p.key("Down")
+	p.keys("Down", "Down", "Down")
 	p.waitScreenNot("scrolled up")
 }
 
@@ -164,15 +157,13 @@ func TestTmuxTheMouseIsTheTerminals(t *testing.T) {
 func TestTmuxBackspaceRemovesAWholeEmoji(t *testing.T) {
 	t.Parallel()
 	p := newChatPane(t, 80, 20, nil)
-	p.tmux("send-keys", "-t", "parley", "-l", "a👩‍👩‍👧‍👦b")
+	p.typeText("a👩‍👩‍👧‍👦b")
 	p.waitScreen("┃ a")
-	p.key("Left")
-	p.key("BSpace")
+	p.keys("Left", "BSpace")
 	p.waitScreen("┃ ab")
-	p.tmux("send-keys", "-t", "parley", "-l", "🏳️‍🌈")
-	p.key("Left")
-	p.key("Right")
-	p.tmux("send-keys", "-t", "parley", "-l", "|")
+	p.typeText("🏳️‍🌈")
+	p.keys("Left", "Right")
+	p.typeText("|")
 	p.key("Enter")
 	p.waitReplies(1)
 	if got := p.srv.Received()[0].Messages; got[len(got)-1].Content != "a🏳️‍🌈|b" {
@@ -217,11 +208,9 @@ func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 	}
 
 	p := newChatPane(t, 100, 30, []string{"DISPLAY=" + display, "WAYLAND_DISPLAY=", "SSH_TTY=", "SSH_CONNECTION="})
-	p.key("C-v")
-	p.waitScreen("▣ clipboard · 48×32 · ")
+	p.press("C-v", "▣ clipboard · 48×32 · ")
 	p.send("what is on my clipboard?")
-	p.key("Enter")
-	p.waitScreen("PNG, 48×32 pixels")
+	p.press("Enter", "PNG, 48×32 pixels")
 	got := p.srv.Received()[0].Messages[0]
 	if got.Content != "what is on my clipboard?" || len(got.Images) != 1 || !bytes.Equal(got.Images[0].Data, picture) {
 		t.Fatalf("sent %q with %d images", got.Content, len(got.Images))
@@ -235,6 +224,5 @@ func TestTmuxPasteAnImageFromTheClipboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitClipboard(t, display, "just words")
-	p.key("C-v")
-	p.waitScreen("nothing attached: the clipboard holds no image")
+	p.press("C-v", "nothing attached: the clipboard holds no image")
 }

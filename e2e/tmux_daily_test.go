@@ -96,8 +96,7 @@ func TestTmuxEditAndResend(t *testing.T) {
 	p.sendAndWait("secnd question", 2)
 	p.selectMessages()
 	p.key("k") // the question of the newest reply
-	p.key("e")
-	p.waitScreen("editing your message")
+	p.press("e", "editing your message")
 	p.key("C-u")
 	p.send("second question")
 	p.waitRequests(3)
@@ -123,8 +122,7 @@ func TestTmuxEditAndResend(t *testing.T) {
 		t.Fatalf("stored %s\nwant   %s", strings.Join(turns, ","), want)
 	}
 	p.selectMessages()
-	p.key("[")
-	p.waitScreen("Version 1/2 · superseded")
+	p.press("[", "Version 1/2 · superseded")
 	p.waitScreen("secnd question")
 }
 
@@ -135,20 +133,17 @@ func TestTmuxEditorFillsTheInput(t *testing.T) {
 	editor := writeFile(t, t.TempDir(), "editor.sh",
 		"#!/bin/sh\nif grep -q 'leave me' \"$1\"; then : > \"$1\"; else printf 'written in the editor\\n' > \"$1\"; fi\n", 0o700)
 	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
-	p.key("?")
-	p.waitScreen("ctrl+x")
+	p.press("?", "ctrl+x")
 	p.waitScreen("$EDITOR")
 	p.key("?")
-	p.tmux("send-keys", "-t", "parley", "-l", "a draft")
-	p.key("C-x")
-	s := p.waitScreen("┃ written in the editor")
+	p.typeText("a draft")
+	s := p.press("C-x", "┃ written in the editor")
 	if strings.Contains(s, "a draft") {
 		t.Fatalf("the draft is still in the input:\n%s", s)
 	}
 	p.key("C-u")
-	p.tmux("send-keys", "-t", "parley", "-l", "leave me")
-	p.key("C-x")
-	s = p.waitScreen("the editor saved nothing")
+	p.typeText("leave me")
+	s = p.press("C-x", "the editor saved nothing")
 	if !strings.Contains(s, "┃ leave me") {
 		t.Fatalf("an empty save changed the input:\n%s", s)
 	}
@@ -162,10 +157,9 @@ func TestTmuxAFailingEditorSaysWhyAndLeavesNoTrace(t *testing.T) {
 	p := newPane(t, "m", demo.Options{})
 	editor := writeFile(t, t.TempDir(), "editor.sh", "#!/bin/sh\necho 'editor-k25: cannot open the terminal' >&2\nexit 3\n", 0o700)
 	p.start(100, 30, []string{"VISUAL=", "EDITOR=" + editor})
-	p.key("C-x")
-	p.waitScreen("the editor failed: exit status 3 (editor-k25: cannot open the terminal)")
+	p.press("C-x", "the editor failed: exit status 3 (editor-k25: cannot open the terminal)")
 	p.send("/quit")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	if s := p.screen(); strings.Contains(s, "editor-k25") {
 		t.Fatalf("the editor's words are left on the terminal after quitting:\n%s", s)
 	}
@@ -188,7 +182,7 @@ func TestTmuxDashCContinuesTheScreensSession(t *testing.T) {
 	p := newChatPane(t, 100, 30, nil)
 	p.sendAndWait("quokkas in the chat screen", 1)
 	p.send("/quit")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	p.tmux("kill-session", "-t", "parley")
 	p.printMode("-p", "wombats in print mode")
 

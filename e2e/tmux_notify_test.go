@@ -94,8 +94,7 @@ func exitGivesBack(t *testing.T, quit string) {
 	if quit == "/quit" {
 		p.send(quit)
 	} else {
-		p.key(quit)
-		p.waitScreen("again quits")
+		p.press(quit, "again quits")
 		p.key(quit)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -32,8 +32,7 @@ func TestTmuxASentPasteStaysCollapsed(t *testing.T) {
 		t.Fatalf("sent %q, want the paste whole", got)
 	}
 	p.waitScreen("idle")
-	p.key("C-o")
-	p.key("Home")
+	p.keys("C-o", "Home")
 	s = p.waitScreen("pasted line 10")
 	if strings.Contains(s, "[pasted 50 lines") {
 		t.Fatalf("ctrl+o did not show the paste in full:\n%s", s)

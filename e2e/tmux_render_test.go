@@ -111,7 +111,7 @@ func showReply(t *testing.T, doc string, width, height int) (streamed, reopened 
 	p.sendAndWait("show me", 1)
 	streamed = p.settled(doc)
 	p.key("C-d")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	// The same pane runs parley again: a new session in a server whose last one was killed
 	// races with the server's exit.
 	p.reopen()
@@ -237,7 +237,7 @@ func TestTmuxThoughtReadsTheSameReopened(t *testing.T) {
 		t.Fatalf("no duration after the reply: %q\n%s", before, p.screen())
 	}
 	p.key("C-d")
-	p.waitScreenNot("parley ·")
+	p.waitGone()
 	p.reopen()
 	after := thoughtLine.FindString(p.waitScreen("▸ Thought"))
 	if after != before {

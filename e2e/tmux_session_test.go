@@ -51,10 +51,8 @@ func TestTmuxRecallReachesEarlierSessions(t *testing.T) {
 	p.send("/new")
 	p.waitScreenNot("asked in the first session")
 	p.sendAndWait("asked in the second", 1)
-	p.key("C-p")
-	p.waitScreen("┃ asked in the second")
-	p.key("C-p")
-	p.waitScreen("┃ asked in the first session")
+	p.press("C-p", "┃ asked in the second")
+	p.press("C-p", "┃ asked in the first session")
 }
 
 // /sessions with many sessions: paging, the words that matched first at 80 columns, opening a
@@ -72,30 +70,25 @@ func TestTmuxSessionsPickerPagesFindsAndDeletes(t *testing.T) {
 	p.start(80, 24, nil)
 	p.send("/sessions")
 	p.waitScreen("Sessions")
-	p.key("End")
-	p.waitScreen("question number 0 ")
-	p.key("Home")
-	p.waitScreen("› ")
-	p.tmux("send-keys", "-t", "parley", "-l", "quokkas")
+	p.press("End", "question number 0 ")
+	p.press("Home", "› ")
+	p.typeText("quokkas")
 	s := p.waitScreen("that quokkas live")
 	for _, l := range strings.Split(s, "\n") {
 		if strings.Contains(l, "› ") && !strings.Contains(l, "that quokkas live") {
 			t.Fatalf("the row does not show the words that matched at 80 columns:\n%s", s)
 		}
 	}
-	p.key("Enter")
-	s = p.waitScreen("SELECT")
+	s = p.press("Enter", "SELECT")
 	if !strings.Contains(s, "the message that matched “quokkas”") {
 		t.Fatalf("opening the match:\n%s", s)
 	}
 	p.key("i")
 	p.send("/sessions")
 	p.waitScreen("Sessions")
-	p.key("End")
-	p.key("C-d")
+	p.keys("End", "C-d")
 	p.waitScreen("ctrl+d again deletes “question number 0”")
-	p.key("C-d")
-	p.waitScreen("deleted “question number 0”")
+	p.press("C-d", "deleted “question number 0”")
 	if strings.Contains(string(p.parley("sessions")), "question number 0\n") {
 		t.Fatal("the session is still listed after ctrl+d twice")
 	}

@@ -84,7 +84,7 @@ func TestTmuxEscJustAfterAReply(t *testing.T) {
 				p.key("Escape")
 				escAfter = time.Since(ended)
 				time.Sleep(sep)
-				p.tmux("send-keys", "-t", "parley", "-l", sentence)
+				p.typeText(sentence)
 				p.waitScreen("shorter")
 				// No event marks a key that sent nothing, and a later one would move the
 				// time this case measures: half a second for any request a key sent to arrive.
@@ -127,8 +127,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		p.escSelects("SELECT — ↑↓ reply · r regenerate · y copy · [ ] versions · i/esc back to typing")
 		p.key("k") // the newest question
 		p.key("k") // the reply before it
-		p.key("r")
-		p.waitScreen("r again to regenerate from here — 2 later messages will be superseded")
+		p.press("r", "r again to regenerate from here — 2 later messages will be superseded")
 		p.requests(2)
 		p.key("r")
 		p.waitExport("the first reply again", settledReplies(1))
@@ -193,14 +192,13 @@ func TestTmuxNoSurprises(t *testing.T) {
 			t.Fatalf("sent %+v", msgs[0])
 		}
 		p.waitIdle()
-		p.tmux("send-keys", "-t", "parley", "-l", "a draft")
+		p.typeText("a draft")
 		p.waitScreen("┃ a draft")
-		p.key("C-c")
-		s := p.waitScreen("draft cleared")
-		if screenInputLine(s) == "a draft" || !strings.Contains(s, "parley ·") {
+		s := p.press("C-c", "draft cleared")
+		if screenInputLine(s) == "a draft" || !strings.Contains(s, headerStart) {
 			t.Fatalf("ctrl+c with a draft:\n%s", s)
 		}
-		p.tmux("send-keys", "-t", "parley", "-l", "an unfinished thought")
+		p.typeText("an unfinished thought")
 		p.waitScreen("┃ an unfinished thought")
 		p.key("C-c")
 		p.quit()
@@ -210,12 +208,9 @@ func TestTmuxNoSurprises(t *testing.T) {
 		if s := p.waitScreen("┃ an unfinished thought"); !strings.Contains(s, "/etc/hosts: what is this") {
 			t.Fatalf("-c opened another session:\n%s", s)
 		}
-		p.key("C-c")
-		p.waitScreen("draft cleared")
-		p.key("C-p")
-		p.waitScreen("┃ an unfinished thought")
-		p.key("Up")
-		p.waitScreen("┃ /etc/hosts: what is this")
+		p.press("C-c", "draft cleared")
+		p.press("C-p", "┃ an unfinished thought")
+		p.press("Up", "┃ /etc/hosts: what is this")
 		t.Log("sent as text; ctrl+c cleared the draft and parley ran on; the draft came back with -c; ctrl+p recalled")
 	})
 
@@ -231,7 +226,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		}
 		p.start(120, 40, nil)
 		p.key("C-c")
-		p.waitScreenNot("parley ·")
+		p.waitGone()
 		var next struct {
 			SessionID string `json:"session_id"`
 		}
@@ -301,7 +296,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "fake-model", demo.Options{})
 		p.start(40, 40, nil)
-		p.tmux("send-keys", "-t", "parley", "-l", "?")
+		p.typeText("?")
 		s := p.waitScreen("typing")
 		// Where the list does not fit it scrolls: page down until its last section shows.
 		for page := 0; !strings.Contains(s, "versions ([ or ])"); page++ {

@@ -129,12 +129,29 @@ func (p *pane) printMode(args ...string) []byte {
 
 // send types text and presses enter.
 func (p *pane) send(text string) {
-	p.tmux("send-keys", "-t", "parley", "-l", text)
+	p.typeText(text)
 	p.key("Enter")
 }
 
+// typeText types text, each character as itself, and presses nothing after it.
+func (p *pane) typeText(text string) { p.tmux("send-keys", "-t", "parley", "-l", text) }
+
 // key presses one key, in tmux's names.
 func (p *pane) key(k string) { p.tmux("send-keys", "-t", "parley", k) }
+
+// keys presses each key in turn, one send-keys a key, as a user's presses arrive.
+func (p *pane) keys(ks ...string) {
+	for _, k := range ks {
+		p.key(k)
+	}
+}
+
+// press presses key k and waits until the pane shows text, and returns the screen.
+func (p *pane) press(k, text string) string {
+	p.t.Helper()
+	p.key(k)
+	return p.waitScreen(text)
+}
 
 // screen returns what the pane shows.
 func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "parley") }
@@ -175,6 +192,15 @@ func (p *pane) waitScreenNot(text string) {
 	}
 }
 
+// headerStart starts the chat screen's first line: while the pane shows it, parley is running.
+const headerStart = "parley ·"
+
+// waitGone waits until parley has quit and its screen has left the pane.
+func (p *pane) waitGone() {
+	p.t.Helper()
+	p.waitScreenNot(headerStart)
+}
+
 // exported is one message of `parley export --json`.
 type exported struct {
 	ID         int64
@@ -209,8 +235,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 	p.start(100, 30, nil)
 	p.send("first question")
 	p.waitScreen("esc cancels")
-	p.key("Escape")
-	p.waitScreen("cancelled")
+	p.press("Escape", "cancelled")
 
 	p.send("second question")
 	p.waitScreen("streaming")
@@ -270,8 +295,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 
 	// -c opens the latest session with its history.
 	p.start(100, 30, nil, "-c")
-	p.key("Home")
-	p.waitScreen("first question\n")
+	p.press("Home", "first question\n")
 	p.waitScreen("cancelled")
 	p.key("C-c")
 }

@@ -258,8 +258,7 @@ func TestTmuxTier2(t *testing.T) {
 		p.waitScreen("idle")
 		p.key("k") // the third question
 		p.key("k") // the reply before it
-		p.key("r")
-		p.waitScreen("r again to regenerate from here — 2 later messages will be superseded")
+		p.press("r", "r again to regenerate from here — 2 later messages will be superseded")
 		p.key("r")
 		p.waitRequests(5)
 		msgs := p.waitExport("the earlier reply again", func(msgs []exported) bool {

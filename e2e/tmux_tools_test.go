@@ -41,16 +41,15 @@ func TestTmuxToolCalls(t *testing.T) {
 	p.send("echo one")
 	p.waitScreen(`run everything.echo {"message":"one"}?`)
 	p.waitScreen(" run once   always for this tool   refuse   ←/→ choose · enter confirm · esc stop")
-	p.tmux("send-keys", "-t", "parley", "-l", "hey")
+	p.typeText("hey")
 	p.key("Enter")
-	p.tmux("send-keys", "-t", "parley", "-l", "cat")
+	p.typeText("cat")
 	p.key("Right") // keys arrive in order: once this shows, hey and cat have been read
 	screen := p.waitScreen("[run once]")
 	if n := calls(); n != 0 || strings.Contains(screen, "┃") || !strings.Contains(screen, "typing waits for this answer") {
 		t.Fatalf("typing while the question waited: %d calls, screen:\n%s", n, screen)
 	}
-	p.key("Enter")
-	p.waitScreen(`run everything.echo {"message":"two"}?`)
+	p.press("Enter", `run everything.echo {"message":"two"}?`)
 	if n := calls(); n != 1 {
 		t.Errorf("server-everything saw %d calls after → enter, want 1", n)
 	}
@@ -58,8 +57,7 @@ func TestTmuxToolCalls(t *testing.T) {
 		p.key("Right")
 	}
 	p.waitScreen("[refuse]")
-	p.key("Enter")
-	p.waitScreen("idle")
+	p.press("Enter", "idle")
 	if got := demotest.ToolResults(p.srv.Received()[2]); len(got) != 2 || got[0] != "Echo: one" || !strings.HasPrefix(got[1], "The operator refused this call") {
 		t.Errorf("the results sent back: %q", got)
 	}
@@ -69,11 +67,9 @@ func TestTmuxToolCalls(t *testing.T) {
 
 	p.send("echo three")
 	p.waitScreen(`run everything.echo {"message":"three"}?`)
-	p.key("Right")
-	p.key("Right")
+	p.keys("Right", "Right")
 	p.waitScreen("[always for this tool]")
-	p.key("Enter")
-	p.waitScreen("│ Echo: four")
+	p.press("Enter", "│ Echo: four")
 	p.waitScreen("idle")
 	if n := calls(); n != 3 {
 		t.Errorf("server-everything saw %d calls, want 3 (one, three and four ran, two refused)", n)
@@ -84,12 +80,10 @@ func TestTmuxToolCalls(t *testing.T) {
 
 	p.send("take your time")
 	p.waitScreen("run everything.trigger-long-running-operation")
-	p.key("Right")
-	p.waitScreen("[run once]")
+	p.press("Right", "[run once]")
 	p.key("Enter")
 	chattest.WaitFor(t, "the call at the server", func() bool { return calls() == 4 })
-	p.key("Escape")
-	p.waitScreen("cancelled")
+	p.press("Escape", "cancelled")
 	chattest.WaitFor(t, "notifications/cancelled at the server", func() bool { return len(mcptest.Sent(t, wire, "notifications/cancelled")) == 1 })
 
 	var out struct {

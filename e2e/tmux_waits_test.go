@@ -45,8 +45,7 @@ func TestTmuxThinking(t *testing.T) {
 			t.Errorf("%d requests", p.srv.Requests())
 		}
 		p.escSelects("SELECT") // esc and t sent together would read as alt+t
-		p.key("t")
-		p.waitScreen("▾ Thought for ")
+		p.press("t", "▾ Thought for ")
 		if !strings.Contains(p.screen(), "The user asks") {
 			t.Errorf("expanded thinking does not show:\n%s", p.screen())
 		}
@@ -78,8 +77,7 @@ func TestTmuxThinking(t *testing.T) {
 		p.start(120, 40, nil, "--profile", "local")
 		p.send("what is tcp")
 		p.waitScreen("Timed out — retrying in")
-		p.key("Escape")
-		p.waitScreen("retry cancelled")
+		p.press("Escape", "retry cancelled")
 	})
 }
 
@@ -107,8 +105,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.send("second")
 		p.waitScreen("Rate limited — sending after ")
 		p.waitScreen("· esc cancel · enter send now")
-		p.key("Escape")
-		p.waitScreen("retry cancelled")
+		p.press("Escape", "retry cancelled")
 		// Once parley has quit it sends nothing more: the count then is all it ever sent.
 		p.quit()
 		p.requests(1)
@@ -145,12 +142,10 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.waitScreen("Rate limited until ")
 		p.waitScreen("enter to schedule, esc to dismiss")
 		p.requests(1)
-		p.key("Enter")
-		p.waitScreen("Rate limited — retrying after ")
+		p.press("Enter", "Rate limited — retrying after ")
 		// Neither the offer nor enter sent anything: once parley has cancelled the retry and
 		// quit it sends nothing more, and the count then is all it ever sent.
-		p.key("Escape")
-		p.waitScreen("retry cancelled")
+		p.press("Escape", "retry cancelled")
 		p.quit()
 		p.requests(1)
 	})
@@ -168,8 +163,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.send("hello")
 		p.waitScreen("ctrl+f send to small now")
 		before := p.srv.Requests()
-		p.key("C-f")
-		p.waitScreen("Assistant · small")
+		p.press("C-f", "Assistant · small")
 		p.waitScreen("idle")
 		if spare.Requests() != 1 || p.srv.Requests() != before {
 			t.Errorf("fallback got %d requests, the first endpoint %d more", spare.Requests(), p.srv.Requests()-before)

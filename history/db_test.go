@@ -101,8 +101,7 @@ func TestOpenEmptyFileIsNewDatabase(t *testing.T) {
 func TestReopenKeepsData(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	r := post(t, db, s.ID, "remember me")
-	answer(t, db, r, "I will")
+	exchange(t, db, s.ID, "remember me", "I will")
 	path := db.Path()
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

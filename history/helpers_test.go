@@ -133,15 +133,21 @@ func post(t *testing.T, db *DB, sessionID, content string) stored.Receipt {
 	return r
 }
 
+// exchange posts question to session sessionID, answers it with reply and returns its receipt.
+func exchange(t *testing.T, db *DB, sessionID, question, reply string) stored.Receipt {
+	t.Helper()
+	r := post(t, db, sessionID, question)
+	answer(t, db, r, reply)
+	return r
+}
+
 // exchanges posts n questions to session sessionID ("question 1"…), answers each ("answer 1"…)
 // and returns their receipts.
 func exchanges(t *testing.T, db *DB, sessionID string, n int) []stored.Receipt {
 	t.Helper()
 	var rs []stored.Receipt
 	for i := range n {
-		r := post(t, db, sessionID, fmt.Sprintf("question %d", i+1))
-		answer(t, db, r, fmt.Sprintf("answer %d", i+1))
-		rs = append(rs, r)
+		rs = append(rs, exchange(t, db, sessionID, fmt.Sprintf("question %d", i+1), fmt.Sprintf("answer %d", i+1)))
 	}
 	return rs
 }

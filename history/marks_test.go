@@ -13,14 +13,12 @@ import (
 func TestVersionMarksNumberTheVersions(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	q1 := post(t, db, s.ID, "first")
-	answer(t, db, q1, "one")
+	q1 := exchange(t, db, s.ID, "first", "one")
 	r2 := regenerate(t, db, q1.AnchorID)
 	runTo(t, db, r2, "", stored.Finish{Status: chat.StatusFailed, Attempts: 1, Retry: &chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded"}})
 	r3 := regenerate(t, db, q1.AnchorID)
 	answer(t, db, r3, "two")
-	q2 := post(t, db, s.ID, "second")
-	answer(t, db, q2, "alone")
+	q2 := exchange(t, db, s.ID, "second", "alone")
 	e, err := db.Edit(q2.AnchorID, "second, edited", "test-model", false)
 	if err != nil {
 		t.Fatal(err)

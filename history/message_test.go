@@ -146,12 +146,9 @@ func TestRegenerate(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
 	other := newSession(t, db)
-	r1 := post(t, db, s.ID, "one")
-	answer(t, db, r1, "reply one")
-	r2 := post(t, db, s.ID, "two")
-	answer(t, db, r2, "reply two")
-	r3 := post(t, db, s.ID, "three")
-	answer(t, db, r3, "reply three")
+	r1 := exchange(t, db, s.ID, "one", "reply one")
+	r2 := exchange(t, db, s.ID, "two", "reply two")
+	r3 := exchange(t, db, s.ID, "three", "reply three")
 	ro := post(t, db, other.ID, "elsewhere")
 	raw := rawSQL(t, db.Path())
 
@@ -270,8 +267,7 @@ func TestContextLeavesOutUnfinishedAndEmptyReplies(t *testing.T) {
 		}
 	}
 	sys("older turns were left out")
-	r1 := post(t, db, s.ID, "q1")
-	answer(t, db, r1, "a1")
+	exchange(t, db, s.ID, "q1", "a1")
 	r2 := post(t, db, s.ID, "q2") // fails before any text
 	if err := db.FinishRun(r2.RunID, stored.Finish{Status: chat.StatusFailed, Retry: &interruptedClass}); err != nil {
 		t.Fatal(err)
@@ -334,10 +330,8 @@ func TestTranscriptBeforeReadsTheEndFirst(t *testing.T) {
 func TestEditSupersedesTheTurnAndKeepsItAsAVersion(t *testing.T) {
 	t.Parallel()
 	db, s := openSession(t)
-	r1 := post(t, db, s.ID, "first")
-	answer(t, db, r1, "one")
-	r2 := post(t, db, s.ID, "secnd")
-	answer(t, db, r2, "two")
+	r1 := exchange(t, db, s.ID, "first", "one")
+	r2 := exchange(t, db, s.ID, "secnd", "two")
 	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Text: "Be terse."}); err != nil {
 		t.Fatal(err)
 	}
@@ -429,8 +423,7 @@ func TestSystemPromptIsSentFirstAndKeptByRegenerate(t *testing.T) {
 	if m, err := db.PostSystem(s.ID, poet); err != nil || m.ID != 0 {
 		t.Fatalf("the same prompt again was stored: %+v, %v", m, err)
 	}
-	r1 := post(t, db, s.ID, "first")
-	answer(t, db, r1, "a rhyme")
+	r1 := exchange(t, db, s.ID, "first", "a rhyme")
 	if got := contextOf(t, db, r1.AnchorID); !slices.Equal(got, []string{"system: Answer in verse.", "user: first"}) {
 		t.Fatalf("context %q", got)
 	}
@@ -496,8 +489,7 @@ func TestRemoveSystem(t *testing.T) {
 	if _, err := db.PostSystem(s.ID, stored.SystemPrompt{Role: "poet", Text: "Answer in verse."}); err != nil {
 		t.Fatal(err)
 	}
-	r1 := post(t, db, s.ID, "first")
-	answer(t, db, r1, "a rhyme")
+	r1 := exchange(t, db, s.ID, "first", "a rhyme")
 	removed, err := db.RemoveSystem(s.ID)
 	if err != nil || removed.ID == 0 || removed.Role != chat.RoleSystem || removed.Content != "" {
 		t.Fatalf("RemoveSystem: %+v, %v", removed, err)

@@ -103,15 +103,13 @@ func TestRetryReplacesTheReplyOnlyWithOutput(t *testing.T) {
 
 func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 	t.Parallel()
-	db := openTemp(t)
-	q1 := post(t, db, "", "question one")
-	sid := q1.SessionID
-	answer(t, db, q1, "answer one")
-	q2 := post(t, db, sid, "question two")
-	answer(t, db, q2, "answer two")
+	db, s := openSession(t)
+	sid := s.ID
+	turns := exchanges(t, db, sid, 2)
+	q1, q2 := turns[0], turns[1]
 
 	g := regenerate(t, db, q1.AnchorID)
-	answer(t, db, g, "answer one, again")
+	answer(t, db, g, "answer 1, again")
 	if got, want := carriedIDs(t, db, q1.ReplyID), []int64{q2.AnchorID, q2.ReplyID}; !slices.Equal(got, want) {
 		t.Fatalf("the first version carried %v, want %v", got, want)
 	}
@@ -126,8 +124,7 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 		t.Fatalf("live after restoring %v, want %v", got, want)
 	}
 	// A turn posted after the restore goes with this version when the other is restored.
-	q3 := post(t, db, sid, "question three")
-	answer(t, db, q3, "answer three")
+	q3 := exchange(t, db, sid, "question 3", "answer 3")
 	if err := db.Restore(g.ReplyID); err != nil {
 		t.Fatal(err)
 	}
@@ -138,13 +135,13 @@ func TestRestoreBringsBackAVersionAndItsTurns(t *testing.T) {
 		t.Fatalf("the first version carried %v, want %v", got, want)
 	}
 	ctx, err := db.Context(q1.AnchorID)
-	if err != nil || len(ctx) != 1 || ctx[0].Content != "question one" {
+	if err != nil || len(ctx) != 1 || ctx[0].Content != "question 1" {
 		t.Fatalf("context %+v, %v", ctx, err)
 	}
 
 	// Versions superseded by different events keep what each carried.
 	g2 := regenerate(t, db, q1.AnchorID)
-	answer(t, db, g2, "answer one, a third time")
+	answer(t, db, g2, "answer 1, a third time")
 	if err := db.Restore(q1.ReplyID); err != nil {
 		t.Fatal(err)
 	}

@@ -181,8 +181,7 @@ func TestTitle(t *testing.T) {
 func TestSearchFindsLiveMessagesAndForgetsDeletedSessions(t *testing.T) {
 	t.Parallel()
 	db, old := openSession(t)
-	r := post(t, db, old.ID, "How do zebras sleep?")
-	answer(t, db, r, "Zebras sleep standing up, in short naps.")
+	r := exchange(t, db, old.ID, "How do zebras sleep?", "Zebras sleep standing up, in short naps.")
 	other := newSession(t, db)
 	post(t, db, other.ID, "what is TCP")
 

@@ -35,8 +35,7 @@ func TestFileAttachesToTheNextMessageOnly(t *testing.T) {
 		t.Fatalf("the failed line is not back in the input: %q", d.m.input.Value())
 	}
 	d.send(press("ctrl+c")) // clears it
-	d.typeAndSend("/file " + notes)
-	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+	d.attach(notes)
 	if s := plain(d.m); !strings.Contains(s, " "+notes+" · 18 B ") || !strings.Contains(s, "/file drops") {
 		t.Fatalf("no chip above the input:\n%s", s)
 	}
@@ -58,8 +57,7 @@ func TestFileAttachesToTheNextMessageOnly(t *testing.T) {
 		t.Fatalf("the second message carried %q", got)
 	}
 
-	d.typeAndSend("/file " + notes)
-	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+	d.attach(notes)
 	d.typeAndSend("/file")
 	if len(d.m.next.files) != 0 || strings.Contains(plain(d.m), "/file drops") {
 		t.Fatalf("/file alone kept %d attachments", len(d.m.next.files))

@@ -28,10 +28,7 @@ func TestAttachedFilesShowAsChips(t *testing.T) {
 	if !strings.Contains(plain(m), "a line of the file") {
 		t.Fatalf("ctrl+o did not show the file:\n%s", plain(m))
 	}
-	m, _ = step(m, press("ctrl+o"))
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("e"))
+	m = pressKeys(m, "ctrl+o", "esc", "k", "e")
 	if m.input.Value() != msgs[0].Content {
 		t.Fatalf("the edit holds %q", m.input.Value())
 	}

@@ -44,8 +44,7 @@ func TestQuitWhileAReplyStreamsAsksFirst(t *testing.T) {
 			"a reply is being written: enter again stops it and quits"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d, _, _, _ := demoScreen(t, screenConfig{demo: cancellable})
-			d.sendUntilStreaming("a long one")
+			d, _, _ := streamingScreen(t, "a long one")
 			c.keys(d)
 			if d.m.active == nil || d.m.active.cancelling || d.m.quitAfterRun || !strings.Contains(plain(d.m), c.notice) {
 				t.Fatalf("%s while streaming did not ask:\n%s", c.name, plain(d.m))
@@ -107,16 +106,13 @@ func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
 	if strings.Contains(plain(m), "again to edit") {
 		t.Fatalf("the question stays after another key:\n%s", plain(m))
 	}
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("e"))
-	m, _ = step(m, press("e"))
+	m = pressKeys(m, "k", "e", "e")
 	if m.next.edit == 0 || m.input.Value() != "question 2" {
 		t.Fatalf("e twice: editing %d, input %q", m.next.edit, m.input.Value())
 	}
 	// The newest question has only its reply after it: e acts at once.
 	m = loadedModel(t, storedExchanges(3), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
+	m = pressKeys(m, "esc", "k")
 	if m, _ = step(m, press("e")); m.next.edit == 0 {
 		t.Fatal("e on the newest question asked")
 	}
@@ -125,11 +121,7 @@ func TestEditAnEarlierMessageAsksOnce(t *testing.T) {
 func TestACancelledRegenerateQuestionLeavesNoNotice(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(3), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("r"))
-	m, _ = step(m, press("j"))
+	m = pressKeys(m, "esc", "k", "k", "r", "j")
 	if strings.Contains(plain(m), "again to regenerate") || m.notice != "" {
 		t.Fatalf("a forgotten question leaves its notice %q:\n%s", m.notice, plain(m))
 	}

@@ -15,8 +15,7 @@ import (
 func TestContinueGoesOnFromTheCut(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Fault{CutAfter: 40}))
-	d.typeAndSend("tell me about quokkas")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("tell me about quokkas")
 	cut := lastReply(t, d.m)
 	if cut.message.Status != chat.StatusFailed || len(cut.text) < 40 {
 		t.Fatalf("the cut reply: %+v %q", cut.message.Status, cut.text)

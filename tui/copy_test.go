@@ -34,6 +34,32 @@ func clipText(cmd tea.Cmd) string {
 	return ""
 }
 
+// y copies the selected message, and its notice (shown at once, for noticeLife) says whose
+// it was and where the copy went: a message of yours is said to be yours, nothing of sending.
+func TestCopySelectedMessage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name         string
+		keys         []string
+		text, notice string
+	}{
+		{"a reply", []string{"esc", "k", "k"}, "Answer **1**, in a paragraph.", "the reply handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on"},
+		{"your message", []string{"esc", "k"}, "question 2", "your message handed to the terminal to copy (OSC 52)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := pressKeys(loadedModel(t, storedExchanges(2), 80, 24), c.keys...)
+			m, cmd := step(m, press("y"))
+			if !strings.Contains(plain(m), c.notice) {
+				t.Errorf("no notice of what was copied and where:\n%s", plain(m))
+			}
+			if msgs := execCmd(cmd, time.Second); len(msgs) != 1 || fmt.Sprint(msgs[0]) != c.text {
+				t.Fatalf("y produced %v, want %q for the clipboard", msgs, c.text)
+			}
+		})
+	}
+}
+
 // Y copies one code block of the selected reply, its source exactly, and the next on each
 // press.
 func TestCopyCodeCopiesOneBlock(t *testing.T) {

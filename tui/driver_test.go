@@ -51,6 +51,7 @@ type screenConfig struct {
 	attempts int           // Tier 1's attempts a run; 0: the default policy's
 	limits   *agent.Limits // a quota at testPrices held to these limits; nil: none
 	allowed  []string      // tools config.toml lets run without asking, as SERVER.TOOL
+	unstored bool          // the screen opens on no session: its first message stores one
 }
 
 // tier2Config sets a screen up for Tier 2: a manual clock, one request a run (so each failed
@@ -59,13 +60,22 @@ func tier2Config(faults ...demo.Fault) screenConfig {
 	return screenConfig{faults: faults, manual: true, attempts: 1}
 }
 
-// demoScreen returns a driven 120×30 screen on a new session against a new demo endpoint, and
-// the manual clock when c asks for one.
+// demoScreen returns a driven 120×30 screen on a new session (none, if c says so) against a
+// new demo endpoint, and the manual clock when c asks for one.
 func demoScreen(t *testing.T, c screenConfig) (*driver, *demo.Server, *chattest.Clock, *history.DB) {
 	t.Helper()
 	o, srv, clock := demoOptions(t, c)
 	m, _ := openModel(t, o, 120, 30)
 	return newDriver(t, m), srv, clock, historyOf(o.DB)
+}
+
+// streamingScreen returns a driven demo screen whose reply to text is streaming, at
+// cancellable's pace: time to act on it partway.
+func streamingScreen(t *testing.T, text string) (*driver, *demo.Server, *history.DB) {
+	t.Helper()
+	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
+	d.sendUntilStreaming(text)
+	return d, srv, db
 }
 
 // demoOptions returns the options of a screen on a new session of a new database, against a
@@ -81,7 +91,10 @@ func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest
 		manual = chattest.New(clockStart)
 		clock = manual
 	}
-	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Session: newSessionIn(t, db), Demo: srv, Clock: clock}
+	o := Options{DB: db, Client: demoClient(srv, clock, c.attempts), Demo: srv, Clock: clock}
+	if !c.unstored {
+		o.Session = newSessionIn(t, db)
+	}
 	if c.limits != nil {
 		o.Spend = &agent.SpendGuard{Prices: testPrices, Limits: *c.limits, Ledger: db, Clock: clock}
 	}
@@ -186,6 +199,13 @@ func (d *driver) typeAndSend(text string) {
 	d.send(press("enter"))
 }
 
+// attach types /file path and waits for the file's chip above the input, the only one.
+func (d *driver) attach(path string) {
+	d.t.Helper()
+	d.typeAndSend("/file " + path)
+	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+}
+
 // selectReplies presses esc once the screen takes it to select replies: selectGuard after the
 // last run ended.
 func (d *driver) selectReplies() {
@@ -203,6 +223,16 @@ func (d *driver) sendUntilStreaming(text string) {
 	d.typeAndSend(text)
 	d.until("the reply to "+text+" to stream", func(m Model) bool { return m.active != nil && m.active.gotOutput })
 }
+
+// sendUntilArmed types text, presses enter and waits until the reply to it has failed and
+// Tier 2 has armed its retry.
+func (d *driver) sendUntilArmed(text string) {
+	d.t.Helper()
+	d.typeAndSend(text)
+	d.until("the retry to arm", armed)
+}
+
+func armed(m Model) bool { return m.tier2.Armed() }
 
 // queueBehind sends first, waits until its reply streams, then sends each of queued and
 // waits until they all queue behind it.

@@ -75,9 +75,7 @@ func TestEscAbandonsAnEdit(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(2), 80, 24)
 	m = typeText(m, "a draft")
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("e"))
+	m = pressKeys(m, "esc", "k", "e")
 	if m.input.Value() != "question 2" || m.next.edit != 3 {
 		t.Fatalf("after e: input %q, editing %d", m.input.Value(), m.next.edit)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"parley/internal/chat"
-	"parley/internal/chat/chattest"
 	"parley/internal/markdown"
 	"parley/internal/markdown/markdowntest"
 
@@ -47,9 +46,7 @@ func spent(m Model) int { return markdown.FrameQuota - m.transcript.QuotaLeft() 
 func TestEscDuringAFloodOfBatches(t *testing.T) {
 	t.Parallel()
 	toks := markdowntest.DemoReply(t, 30_000, false)
-	m := streamingModel(t, storedExchanges(5), 120, 40)
-	clock := chattest.New(clockStart)
-	m.clock = clock
+	m, clock := clockedStream(t, storedExchanges(5), 120, 40)
 	cancelled := false
 	cancel := m.active.cancel
 	m.active.cancel = func() { cancelled = true; cancel() }

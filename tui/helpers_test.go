@@ -93,6 +93,19 @@ func streamingModel(t testing.TB, msgs []stored.Message, w, h int) Model {
 	return m
 }
 
+// clockedStream is streamingModel on a manual clock at clockStart, for a test that moves the
+// screen's time.
+func clockedStream(t testing.TB, msgs []stored.Message, w, h int) (Model, *chattest.Clock) {
+	t.Helper()
+	m := streamingModel(t, msgs, w, h)
+	clock := chattest.New(clockStart)
+	m.clock = clock
+	return m, clock
+}
+
+// firstAttempt is the event a run's first attempt begins with.
+var firstAttempt = chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}
+
 // deliver hands the active run a batch of events.
 func deliver(m Model, evs ...chat.Event) (Model, tea.Cmd) {
 	return step(m, runEventsMsg{tag: m.active.tag, events: evs, ch: make(chan chat.Event)})
@@ -131,6 +144,14 @@ func press(name string) tea.KeyPressMsg {
 	}
 	r := []rune(name)[0]
 	return tea.KeyPressMsg{Code: r, Text: name}
+}
+
+// pressKeys steps the model through the keys named, pressed in turn.
+func pressKeys(m Model, names ...string) Model {
+	for _, name := range names {
+		m, _ = step(m, press(name))
+	}
+	return m
 }
 
 // typeText types s into the model, one key per rune.

@@ -56,8 +56,7 @@ func TestHelpScrollsAt40x15(t *testing.T) {
 	}
 	// ↑ and ↓ scroll a line; the input stays on screen throughout. (The pages were read on
 	// the same list: back to its top first.)
-	m, _ = step(m, press("home"))
-	m, _ = step(m, press("down"))
+	m = pressKeys(m, "home", "down")
 	if plain(m) == first || !strings.Contains(plain(m), "┃ ") {
 		t.Fatalf("↓ did not scroll the help, or hid the input:\n%s", plain(m))
 	}
@@ -73,8 +72,7 @@ func TestHelpScrollsAt40x15(t *testing.T) {
 func TestEscAndTypingCloseTheHelp(t *testing.T) {
 	t.Parallel()
 	m := loadedModel(t, storedExchanges(1), 80, 24)
-	m, _ = step(m, press("?"))
-	m, _ = step(m, press("esc"))
+	m = pressKeys(m, "?", "esc")
 	if helpOpen(m) || m.focus != focusInput {
 		t.Fatalf("esc: help open %v, focus %v; want it closed and nothing else done", helpOpen(m), m.focus)
 	}

@@ -20,8 +20,7 @@ func TestAnImageGoesWithTheMessage(t *testing.T) {
 	t.Parallel()
 	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 320, 240)
 	d, srv, _, db := demoScreen(t, screenConfig{})
-	d.typeAndSend("/file " + photo)
-	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+	d.attach(photo)
 	if s := plain(d.m); !strings.Contains(s, "▣ photo.png · 320×240 · ") {
 		t.Fatalf("no image chip above the input:\n%s", s)
 	}
@@ -40,8 +39,7 @@ func TestAnImageGoesWithTheMessage(t *testing.T) {
 	}
 
 	// An image alone is a message too.
-	d.typeAndSend("/file " + photo)
-	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+	d.attach(photo)
 	d.send(press("enter"))
 	d.until("the second reply", answered(t, 4))
 	if got := srv.Received()[1].Messages; len(got) != 3 || got[2].Content != "" || len(got[2].Images) != 1 || len(got[0].Images) != 1 {
@@ -87,8 +85,7 @@ func TestAnAttachedImageSurvivesAQuit(t *testing.T) {
 	t.Parallel()
 	photo, want := chattest.WritePNG(t, t.TempDir(), "photo.png", 16, 16)
 	d, _, _, db := demoScreen(t, screenConfig{})
-	d.typeAndSend("/file " + photo)
-	d.until("the chip", func(m Model) bool { return len(m.next.files) == 1 })
+	d.attach(photo)
 	d.until("the draft stored", func(Model) bool {
 		f, err := db.DraftFiles(d.m.session.ID)
 		return err == nil && len(f) == 1

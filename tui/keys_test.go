@@ -156,22 +156,6 @@ func TestPrintableKeyLeavesSelectModeWithIt(t *testing.T) {
 	}
 }
 
-func TestCopySelectedReply(t *testing.T) {
-	t.Parallel()
-	m := loadedModel(t, storedExchanges(2), 80, 24)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("k"))
-	m, cmd := step(m, press("y"))
-	msgs := execCmd(cmd, time.Second)
-	if len(msgs) != 1 || fmt.Sprint(msgs[0]) != "Answer **1**, in a paragraph." {
-		t.Fatalf("y produced %v, want the selected reply's text for the clipboard", msgs)
-	}
-	if !strings.Contains(plain(m), "the reply handed to the terminal to copy (OSC 52) — tmux needs set-clipboard on") {
-		t.Fatalf("no notice of where the copy went:\n%s", plain(m))
-	}
-}
-
 func TestFollowModeAndScrolling(t *testing.T) {
 	t.Parallel()
 	m := streamingModel(t, storedExchanges(20), 80, 20)
@@ -207,8 +191,7 @@ func TestFollowModeAndScrolling(t *testing.T) {
 	if !m.transcript.Following() || !strings.Contains(plain(m), "and more") {
 		t.Fatal("scrolling to the bottom should follow again")
 	}
-	m, _ = step(m, press("pgup"))
-	m, _ = step(m, press("end"))
+	m = pressKeys(m, "pgup", "end")
 	if !m.transcript.Following() {
 		t.Fatal("end should follow")
 	}

@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"parley/internal/chat"
-	"parley/internal/chat/chattest"
 	"parley/internal/markdown/markdowntest"
 )
 
@@ -34,9 +33,7 @@ func BenchmarkMessages(b *testing.B) {
 			worstWork := 0
 			for range b.N {
 				b.StopTimer()
-				m := streamingModel(b, storedExchanges(5), 120, 40)
-				clock := chattest.New(clockStart)
-				m.clock = clock
+				m, clock := clockedStream(b, storedExchanges(5), 120, 40)
 				tag := m.active.tag
 				ch := make(chan chat.Event)
 				per := 60_000 * int(batchWindow) / int(time.Second)

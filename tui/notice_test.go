@@ -108,8 +108,7 @@ func TestEscSoonAfterAReplySaysSo(t *testing.T) {
 	if m.focus != focusTranscript {
 		t.Fatalf("esc again did not select replies:\n%s", plain(m))
 	}
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("esc")) // back to the input, then a late esc again
+	m = pressKeys(m, "esc", "esc") // back to the input, then a late esc again
 	if m.focus != focusInput {
 		t.Fatal("esc from the transcript did not go back to the input")
 	}

@@ -40,8 +40,7 @@ func TestSendStreamsAndStoresReply(t *testing.T) {
 
 func TestEscCancelsRunKeepingPartialText(t *testing.T) {
 	t.Parallel()
-	d, srv, _, db := demoScreen(t, screenConfig{demo: cancellable})
-	d.sendUntilStreaming("tell me a long story")
+	d, srv, db := streamingScreen(t, "tell me a long story")
 	d.send(press("esc"))
 	if d.m.focus != focusInput {
 		t.Fatal("esc during a run should cancel, not move the focus")

@@ -14,14 +14,11 @@ import (
 func TestSentPasteShowsCollapsedOnTheScreen(t *testing.T) {
 	t.Parallel()
 	d, srv, _, db := demoScreen(t, screenConfig{})
-	var paste strings.Builder
-	for i := 1; i <= 50; i++ {
-		fmt.Fprintf(&paste, "log line %02d\r", i)
-	}
-	d.send(tea.PasteMsg{Content: paste.String()})
+	paste := logLines(50, "\r")
+	d.send(tea.PasteMsg{Content: paste})
 	d.send(press("enter"))
 	d.until("the reply", answered(t, 2))
-	whole := strings.TrimSuffix(strings.ReplaceAll(paste.String(), "\r", "\n"), "\n")
+	whole := strings.TrimSuffix(strings.ReplaceAll(paste, "\r", "\n"), "\n")
 	if got := srv.Received()[0].Messages[0].Content; got != whole {
 		t.Fatalf("sent %q, want the whole paste", got)
 	}
@@ -49,12 +46,9 @@ func TestSentPasteShowsCollapsedOnTheScreen(t *testing.T) {
 func TestAnEditHoldsTheSentPasteCollapsed(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{})
-	var paste strings.Builder
-	for i := 1; i <= 30; i++ {
-		fmt.Fprintf(&paste, "log line %02d\n", i)
-	}
+	paste := logLines(30, "\n")
 	d.input("look: ")
-	d.send(tea.PasteMsg{Content: paste.String()})
+	d.send(tea.PasteMsg{Content: paste})
 	d.typeAndSend("why?")
 	d.until("the reply", answered(t, 2))
 	d.selectReplies()
@@ -66,7 +60,16 @@ func TestAnEditHoldsTheSentPasteCollapsed(t *testing.T) {
 	d.send(press("enter"))
 	d.until("the edit's reply", func(m Model) bool { return len(srv.Received()) == 2 && m.active == nil })
 	sent := srv.Received()[1].Messages
-	if got, want := sent[len(sent)-1].Content, "look: "+paste.String()+"why?"; got != want {
+	if got, want := sent[len(sent)-1].Content, "look: "+paste+"why?"; got != want {
 		t.Fatalf("the edit sent %q, want %q", got, want)
 	}
+}
+
+// logLines is a paste of n numbered log lines, each ended by end as the terminal sent it.
+func logLines(n int, end string) string {
+	var paste strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&paste, "log line %02d%s", i, end)
+	}
+	return paste.String()
 }

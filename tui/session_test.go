@@ -137,9 +137,7 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 		t.Fatalf("first frame holds %d messages; screen:\n%s", m.transcript.Len(), plain(m))
 	}
 	// The operator selects a reply and scrolls before the rest arrives.
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("pgup"))
+	m = pressKeys(m, "esc", "k", "pgup")
 	// The header changes as the conversation's size is read; the transcript below it stays,
 	// numbered as the whole session is from the first frame.
 	below := func(screen string) string { _, rest, _ := strings.Cut(screen, "\n"); return rest }
@@ -169,16 +167,13 @@ func TestLongSessionOpensAtTheEndThenReadsTheRest(t *testing.T) {
 
 func TestNewSessionIsStoredWithItsFirstMessage(t *testing.T) {
 	t.Parallel()
-	o, _, _ := demoOptions(t, screenConfig{})
-	o.Session = stored.Session{}
-	m, _ := openModel(t, o, 100, 30)
-	d := newDriver(t, m)
-	if ss, _ := o.DB.Sessions(); len(ss) != 0 {
+	d, _, _, db := demoScreen(t, screenConfig{unstored: true})
+	if ss, _ := db.Sessions(); len(ss) != 0 {
 		t.Fatal("opening the screen stored a session")
 	}
 	d.typeAndSend("hello there")
 	d.until("the reply", answered(t, 2))
-	ss, err := o.DB.Sessions()
+	ss, err := db.Sessions()
 	if err != nil || len(ss) != 1 || ss[0].ID != d.m.session.ID || ss[0].Title != "hello there" {
 		t.Fatalf("sessions %+v, %v; screen on %q", ss, err, d.m.session.ID)
 	}

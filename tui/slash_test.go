@@ -80,8 +80,7 @@ func TestSlashMenu(t *testing.T) {
 	if s := plain(m); !strings.Contains(s, "› /sessions") || !strings.Contains(s, "2 of 15") {
 		t.Fatalf("↓ does not move down the list:\n%s", s)
 	}
-	m, _ = step(m, press("up"))
-	m, _ = step(m, press("up"))
+	m = pressKeys(m, "up", "up")
 	if s := plain(m); !strings.Contains(s, "› /quit") || !strings.Contains(s, "leave parley") || strings.Contains(s, "› /new") {
 		t.Fatalf("↑ from the first command does not go round to the last:\n%s", s)
 	}
@@ -91,8 +90,7 @@ func TestSlashMenu(t *testing.T) {
 	if !strings.Contains(s, "› /sessions") || !strings.Contains(s, "/system") || strings.Contains(s, "/quit") {
 		t.Fatalf("/s: the menu should hold /sessions (chosen) and /system only:\n%s", s)
 	}
-	m, _ = step(m, press("down"))
-	m, _ = step(m, press("tab"))
+	m = pressKeys(m, "down", "tab")
 	if m.input.Value() != "/system " {
 		t.Fatalf("down, tab: input %q, want /system and a space for its text", m.input.Value())
 	}
@@ -156,17 +154,14 @@ func TestFailedCommandsKeepTheirLine(t *testing.T) {
 // is not stored yet, and the first message stores it under that title.
 func TestTitleBeforeTheFirstMessage(t *testing.T) {
 	t.Parallel()
-	o, _, _ := demoOptions(t, screenConfig{})
-	o.Session = stored.Session{}
-	m, _ := openModel(t, o, 120, 30)
-	d := newDriver(t, m)
+	d, _, _, db := demoScreen(t, screenConfig{unstored: true})
 	d.typeAndSend("/title plans")
 	if want := "no session yet: it is titled “plans” when your first message makes it"; d.m.notice != want || d.m.noticeErr {
 		t.Errorf("/title said %q (error %v), want %q", d.m.notice, d.m.noticeErr, want)
 	}
 	d.typeAndSend("hello")
 	d.until("the reply", answered(t, 2))
-	s, err := o.DB.Session(d.m.session.ID)
+	s, err := db.Session(d.m.session.ID)
 	if err != nil || s.Title != "plans" || d.m.session.Title != "plans" {
 		t.Errorf("stored title %q (%v), shown %q; want plans", s.Title, err, d.m.session.Title)
 	}

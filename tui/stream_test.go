@@ -18,10 +18,8 @@ import (
 
 func TestStreamingRendersPerFrame(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, storedExchanges(2), 80, 24)
-	m.clock = clock
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
+	m, clock := clockedStream(t, storedExchanges(2), 80, 24)
+	m, _ = deliver(m, firstAttempt)
 	if !strings.Contains(plain(m), "waiting for the reply") {
 		t.Fatalf("no waiting status:\n%s", plain(m))
 	}
@@ -88,7 +86,7 @@ func TestTier1StatusAndFailure(t *testing.T) {
 	m := streamingModel(t, nil, 100, 24)
 	withMessage := chat.Classification{Retryable: true, Class: chat.Overloaded, Label: "Provider overloaded",
 		Message: "The service may be temporarily overloaded, please try again later"}
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3},
+	m, _ = deliver(m, firstAttempt,
 		chat.Event{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 1200 * time.Millisecond, Class: withMessage})
 	if s := plain(m); !strings.Contains(s, "Provider overloaded — reconnecting, attempt 2/3 in 2s") || !strings.Contains(s, "reconnecting") {
 		t.Fatalf("no Tier 1 status:\n%s", s)
@@ -190,9 +188,7 @@ func TestReadEventsWindow(t *testing.T) {
 
 func TestTier1CountdownFollowsTheClock(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, nil, 100, 24)
-	m.clock = clock
+	m, clock := clockedStream(t, nil, 100, 24)
 	m, _ = deliver(m, chat.Event{Kind: chat.EventRetrying, Attempt: 2, MaxAttempts: 3, Wait: 5 * time.Second, Class: overloaded})
 	if !strings.Contains(plain(m), "attempt 2/3 in 5s") {
 		t.Fatalf("no countdown:\n%s", plain(m))

@@ -97,8 +97,7 @@ func TestRegenerateAnEarlierReplyAsksOnce(t *testing.T) {
 		t.Fatalf("the first r acted, or did not ask:\n%s", plain(m))
 	}
 	// Another key forgets the question.
-	m, _ = step(m, press("j"))
-	m, _ = step(m, press("k"))
+	m = pressKeys(m, "j", "k")
 	if m, cmd = step(m, press("r")); cmd != nil {
 		t.Fatal("r after moving away and back regenerated without asking again")
 	}
@@ -136,8 +135,7 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	if m.input.Value() != "question 2" {
 		t.Fatalf("↓ gave %q", m.input.Value())
 	}
-	m, _ = step(m, press("down"))
-	m, _ = step(m, press("down"))
+	m = pressKeys(m, "down", "down")
 	if !m.input.Empty() {
 		t.Fatalf("↓ past the newest gave %q, want the empty input", m.input.Value())
 	}
@@ -177,8 +175,7 @@ func TestEscWithAQueueKeepsIt(t *testing.T) {
 
 func TestNewDuringAReplyAsksFirst(t *testing.T) {
 	t.Parallel()
-	d, _, _, db := demoScreen(t, screenConfig{demo: cancellable})
-	d.sendUntilStreaming("a long one")
+	d, _, db := streamingScreen(t, "a long one")
 	first, run := d.m.session.ID, d.m.active.rcpt
 	d.typeAndSend("/new")
 	if d.m.session.ID != first || d.m.active == nil || d.m.input.Value() != "/new" ||

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"parley/internal/chat"
-	"parley/internal/chat/chattest"
 )
 
 func reasoning(s string) chat.Event { return chat.Event{Kind: chat.EventReasoning, Text: s} }
@@ -15,11 +14,9 @@ func reasoning(s string) chat.Event { return chat.Event{Kind: chat.EventReasonin
 // for" once the answer starts, and t on the selected reply expands and collapses it.
 func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, storedExchanges(1), 100, 30)
-	m.clock = clock
+	m, clock := clockedStream(t, storedExchanges(1), 100, 30)
 	reply := m.active.rcpt.ReplyID
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}, reasoning("The user asks about TCP. "))
+	m, _ = deliver(m, firstAttempt, reasoning("The user asks about TCP. "))
 	clock.Advance(14 * time.Second)
 	m, _ = deliver(m, reasoning("First, recall the handshake."))
 	m.transcript.Refresh()
@@ -41,8 +38,7 @@ func TestThinkingIsOneLineApartFromTheAnswer(t *testing.T) {
 		t.Fatalf("after the answer:\n%s", screen)
 	}
 	clock.Advance(selectGuard)
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("t"))
+	m = pressKeys(m, "esc", "t")
 	if screen = plain(m); !strings.Contains(screen, "▾ Thought for 14s") || !strings.Contains(screen, "First, recall the handshake.") {
 		t.Fatalf("expanded:\n%s", screen)
 	}
@@ -89,10 +85,8 @@ func TestLengthNote(t *testing.T) {
 // Every wait for the first word shows how long it has lasted.
 func TestWaitingCountsUp(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, storedExchanges(1), 100, 30)
-	m.clock = clock
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3})
+	m, clock := clockedStream(t, storedExchanges(1), 100, 30)
+	m, _ = deliver(m, firstAttempt)
 	clock.Advance(72 * time.Second)
 	m, _ = step(m, m.spinner.Tick())
 	if screen := plain(m); !strings.Contains(screen, "waiting for the reply · 1m 12s · esc cancels") {
@@ -123,10 +117,8 @@ func TestReaderBatchesThinkingAndAnswer(t *testing.T) {
 // duration the run stored once it ends; reopened, the reply says the very same.
 func TestThoughtReadsTheSameReopened(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, storedExchanges(1), 100, 30)
-	m.clock = clock
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}, reasoning(strings.Repeat("think ", 250)))
+	m, clock := clockedStream(t, storedExchanges(1), 100, 30)
+	m, _ = deliver(m, firstAttempt, reasoning(strings.Repeat("think ", 250)))
 	clock.Advance(12 * time.Second)
 	m, _ = deliver(m, delta("The answer."),
 		chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{CompletionTokens: 400, ReasoningTokens: 300}},
@@ -145,10 +137,8 @@ func TestThoughtReadsTheSameReopened(t *testing.T) {
 // A count the endpoint never gave is the screen's estimate, and says so with ~.
 func TestEstimatedThinkingIsMarked(t *testing.T) {
 	t.Parallel()
-	clock := chattest.New(clockStart)
-	m := streamingModel(t, storedExchanges(1), 100, 30)
-	m.clock = clock
-	m, _ = deliver(m, chat.Event{Kind: chat.EventStarted, Attempt: 1, MaxAttempts: 3}, reasoning(strings.Repeat("think ", 250)))
+	m, clock := clockedStream(t, storedExchanges(1), 100, 30)
+	m, _ = deliver(m, firstAttempt, reasoning(strings.Repeat("think ", 250)))
 	clock.Advance(12 * time.Second)
 	m, _ = deliver(m, delta("The answer."), chat.Event{Kind: chat.EventFinished, FinishReason: "stop", Thought: 12 * time.Second})
 	if screen := plain(m); !strings.Contains(screen, "▸ Thought for 12s · ~375 tok") {

@@ -22,13 +22,10 @@ import (
 // that moves only when the test says. Tier 1 is held to one attempt, so each failed run is
 // one request.
 
-func armed(m Model) bool { return m.tier2.Armed() }
-
 func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	first := lastReply(t, d.m).message
 	if r, err := db.Run(first.RunID); err != nil || r.Status != chat.StatusFailed || r.Retry == nil || r.Retry.Class != chat.Overloaded {
 		t.Fatalf("stored run %+v, %v", r, err)
@@ -95,8 +92,7 @@ func TestTier2RetriesUntilAReplyArrives(t *testing.T) {
 func TestEscAfterACancelledCountdownSelects(t *testing.T) {
 	t.Parallel()
 	d, _, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	d.send(press("esc"))
 	clock.Advance(selectGuard)
 	d.send(press("esc"))
@@ -108,8 +104,7 @@ func TestEscAfterACancelledCountdownSelects(t *testing.T) {
 func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	d.send(press("esc"))
 	if d.m.tier2.State() != retry.Tier2Cancelled || d.m.focus != focusInput {
 		t.Fatalf("esc left Tier 2 %v, focus %v", d.m.tier2.State(), d.m.focus)
@@ -124,8 +119,7 @@ func TestTier2EscWhileArmedSendsNothing(t *testing.T) {
 func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{Stall: true}))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	d.advance(clock, time.Second)
 	d.advance(clock, time.Second)
 	d.until("the retry's request", func(m Model) bool { return m.active != nil && srv.Requests() == 2 })
@@ -150,8 +144,7 @@ func TestTier2EscWhileDispatchingCancelsTheRun(t *testing.T) {
 func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	// From here the test steps the screen itself, so it can press esc between the retry's
 	// dispatch and the answer from the database.
 	m := d.m
@@ -183,8 +176,7 @@ func TestTier2EscBeforeTheRetryIsStoredSendsNothing(t *testing.T) {
 func TestTier2EnterRetriesNow(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	if !d.m.keys.Chat.RetryNow.Enabled() || !strings.Contains(plain(d.m), "enter retry now") {
 		t.Fatalf("enter is not offered as retry now:\n%s", plain(d.m))
 	}
@@ -200,8 +192,7 @@ func TestTier2EnterRetriesNow(t *testing.T) {
 func TestTier2NewMessageDisarms(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Overloaded()))
-	d.typeAndSend("first")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("first")
 	failed := lastReply(t, d.m).message
 	d.typeAndSend("second") // with text in the input, enter sends it
 	if d.m.tier2.Active() {

@@ -15,8 +15,7 @@ import (
 func TestTier2RetryThatProducesNothingLeavesThePartialReply(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, db := demoScreen(t, tier2Config(demo.Fault{CutAfter: 12}, demo.Overloaded()))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	partial := lastReply(t, d.m)
 	text := partial.text
 	if len(text) < 20 || !strings.Contains(plain(d.m), "✗ cut off here · Network error") {

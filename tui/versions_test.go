@@ -148,9 +148,7 @@ func TestVersionsShowTheirTurnsCopyAndRestore(t *testing.T) {
 		t.Fatalf("live after the restore: %+v", live)
 	}
 	// The version that gave way is a version now, and the live one cannot be restored.
-	m, _ = step(m, press("esc"))
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("k"))
+	m = pressKeys(m, "esc", "k", "k")
 	m = runCmds(step(m, press("]")))
 	if s := plain(m); !strings.Contains(s, "Version 2/2 · superseded") || !strings.Contains(s, "Green") {
 		t.Fatalf("the other version:\n%s", s)

@@ -13,8 +13,7 @@ import (
 func TestEscWhileARetrysReplyStreamsCancelsTheReply(t *testing.T) {
 	t.Parallel()
 	d, srv, clock, _ := demoScreen(t, tier2Config(demo.Overloaded(), demo.Fault{StallAfter: 3}))
-	d.typeAndSend("hello")
-	d.until("the retry to arm", armed)
+	d.sendUntilArmed("hello")
 	if s := plain(d.m); !strings.Contains(s, "esc cancel retry") {
 		t.Fatalf("armed:\n%s", s)
 	}
@@ -34,18 +33,6 @@ func TestAFailedFileCommandKeepsItsLine(t *testing.T) {
 	m = runCmds(step(m, press("enter")))
 	if m.input.Value() != "/file nope-k25" || !strings.Contains(m.notice, "nope-k25") {
 		t.Fatalf("input %q, notice %q", m.input.Value(), m.notice)
-	}
-}
-
-// y on a message of yours says it is yours, and nothing of sending.
-func TestCopyingYourMessageSaysWhatWasCopied(t *testing.T) {
-	t.Parallel()
-	m := loadedModel(t, storedExchanges(1), 100, 24)
-	m.focus.toTranscript(&m.input, m.transcript)
-	m, _ = step(m, press("k"))
-	m, _ = step(m, press("y")) // its notice is shown at once, for noticeLife
-	if !strings.Contains(plain(m), "your message handed to the terminal to copy (OSC 52)") {
-		t.Fatalf("y on your message:\n%s", plain(m))
 	}
 }
 

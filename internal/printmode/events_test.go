@@ -42,39 +42,31 @@ func TestThinkingIsCountedOnATerminal(t *testing.T) {
 		{"thinking shown", true, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			clock := chattest.New(chattest.Start)
-			stdout, stderr := new(chattest.Buffer), new(chattest.Buffer)
-			events := make(chan chat.Event)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				printEvents(events, view{stdout: stdout, stderr: stderr, stderrTerminal: c.terminal, showReasoning: c.showReasoning, clock: clock})
-			}()
+			p := printLive(view{stderrTerminal: c.terminal, showReasoning: c.showReasoning})
 			// second lets a second pass; a line counting, when shown, then says want.
 			second := func(shown bool, want string) {
 				t.Helper()
 				if shown {
-					clock.NextWait(t)
+					p.clock.NextWait(t)
 				}
-				clock.Advance(time.Second)
+				p.clock.Advance(time.Second)
 				if shown {
-					chattest.WaitFor(t, want, func() bool { return strings.HasSuffix(stderr.String(), "\r\x1b[K"+want) })
+					chattest.WaitFor(t, want, func() bool { return strings.HasSuffix(p.stderr.String(), "\r\x1b[K"+want) })
 				}
 			}
-			events <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+			p.events <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 			second(c.terminal, "waiting for the reply · 1s · ctrl+c cancels")
-			events <- chat.Event{Kind: chat.EventReasoning, Text: "Recall the handshake. "}
+			p.events <- chat.Event{Kind: chat.EventReasoning, Text: "Recall the handshake. "}
 			if c.counted { // the wait for the first word gives way to the thinking
-				chattest.WaitFor(t, "the wait cleared", func() bool { return strings.HasSuffix(stderr.String(), "ctrl+c cancels\r\x1b[K") })
+				chattest.WaitFor(t, "the wait cleared", func() bool { return strings.HasSuffix(p.stderr.String(), "ctrl+c cancels\r\x1b[K") })
 			}
 			second(c.counted, "thinking… 1s · ctrl+c cancels")
-			events <- chat.Event{Kind: chat.EventReasoning, Text: "Then the window."}
+			p.events <- chat.Event{Kind: chat.EventReasoning, Text: "Then the window."}
 			second(c.counted, "thinking… 2s · ctrl+c cancels")
-			events <- chat.Event{Kind: chat.EventDelta, Text: "TCP starts slowly."}
-			events <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
-			close(events)
-			<-done
-			got := stderr.String()
+			p.events <- chat.Event{Kind: chat.EventDelta, Text: "TCP starts slowly."}
+			p.events <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+			p.end()
+			got := p.stderr.String()
 			if c.counted && !strings.HasSuffix(got, "thinking… 2s · ctrl+c cancels\r\x1b[K") {
 				t.Errorf("the thinking line is not cleared when the answer starts: %q", got)
 			}
@@ -109,42 +101,62 @@ func TestTier1WaitsAreSaidInTheScreensWords(t *testing.T) {
 // it, with when the silence ends it; text again, and a new silence is said again. Before the
 // first word, silence is the wait for it, which is counted (on a terminal) instead.
 func TestASilentReplyIsSaidOnce(t *testing.T) {
-	clock := chattest.New(chattest.Start)
-	stdout, stderr := new(chattest.Buffer), new(chattest.Buffer)
-	events := make(chan chat.Event)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		printEvents(events, view{stdout: stdout, stderr: stderr, clock: clock, idleDeadline: 2 * time.Minute})
-	}()
+	p := printLive(view{idleDeadline: 2 * time.Minute})
 	line := "parley: no text for 5s · the reply ends as a timeout after 2m of silence · ctrl+c cancels\n"
-	events <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
-	events <- chat.Event{Kind: chat.EventDelta, Text: "The handshake"}
-	if d := clock.NextWait(t); d != chat.SilenceShown {
+	p.events <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
+	p.events <- chat.Event{Kind: chat.EventDelta, Text: "The handshake"}
+	if d := p.clock.NextWait(t); d != chat.SilenceShown {
 		t.Fatalf("the silence is watched for %s, want %s", d, chat.SilenceShown)
 	}
-	clock.Advance(3 * time.Second)
-	events <- chat.Event{Kind: chat.EventDelta, Text: " takes"} // 3 s in: not yet silent
-	chattest.WaitFor(t, "the text shown", func() bool { return stdout.String() == "The handshake takes" })
-	clock.Advance(2 * time.Second)
-	if d := clock.NextWait(t); d != 3*time.Second { // the rest of a silence from the last text
+	p.clock.Advance(3 * time.Second)
+	p.events <- chat.Event{Kind: chat.EventDelta, Text: " takes"} // 3 s in: not yet silent
+	chattest.WaitFor(t, "the text shown", func() bool { return p.stdout.String() == "The handshake takes" })
+	p.clock.Advance(2 * time.Second)
+	if d := p.clock.NextWait(t); d != 3*time.Second { // the rest of a silence from the last text
 		t.Fatalf("the watch goes on for %s, want 3s", d)
 	}
-	if stderr.String() != "" {
-		t.Fatalf("a pause shorter than %s is said: %q", chat.SilenceShown, stderr.String())
+	if p.stderr.String() != "" {
+		t.Fatalf("a pause shorter than %s is said: %q", chat.SilenceShown, p.stderr.String())
 	}
-	clock.Advance(3 * time.Second)
-	chattest.WaitFor(t, "the silence said", func() bool { return stderr.String() == line })
-	if got := stdout.String(); got != "The handshake takes" {
+	p.clock.Advance(3 * time.Second)
+	chattest.WaitFor(t, "the silence said", func() bool { return p.stderr.String() == line })
+	if got := p.stdout.String(); got != "The handshake takes" {
 		t.Errorf("stdout %q: the text before the silence is not flushed before it is said", got)
 	}
-	clock.Advance(time.Minute) // still silent: said once
-	events <- chat.Event{Kind: chat.EventDelta, Text: " three steps."}
-	chattest.WaitFor(t, "the text shown", func() bool { return strings.HasSuffix(stdout.String(), " three steps.") })
-	clock.NextWait(t)
-	clock.Advance(chat.SilenceShown)
-	chattest.WaitFor(t, "the second silence said", func() bool { return stderr.String() == line+line })
-	events <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
-	close(events)
-	<-done
+	p.clock.Advance(time.Minute) // still silent: said once
+	p.events <- chat.Event{Kind: chat.EventDelta, Text: " three steps."}
+	chattest.WaitFor(t, "the text shown", func() bool { return strings.HasSuffix(p.stdout.String(), " three steps.") })
+	p.clock.NextWait(t)
+	p.clock.Advance(chat.SilenceShown)
+	chattest.WaitFor(t, "the second silence said", func() bool { return p.stderr.String() == line+line })
+	p.events <- chat.Event{Kind: chat.EventFinished, FinishReason: "stop"}
+	p.end()
+}
+
+// livePrint is printEvents running while a test feeds it events on a manual clock, its
+// output in buffers the test reads as it goes.
+type livePrint struct {
+	events         chan chat.Event
+	clock          *chattest.Clock
+	stdout, stderr *chattest.Buffer
+	done           chan struct{}
+}
+
+// printLive starts printEvents on v, writing to new buffers on a manual clock at
+// chattest.Start.
+func printLive(v view) *livePrint {
+	p := &livePrint{events: make(chan chat.Event), clock: chattest.New(chattest.Start),
+		stdout: new(chattest.Buffer), stderr: new(chattest.Buffer), done: make(chan struct{})}
+	v.stdout, v.stderr, v.clock = p.stdout, p.stderr, p.clock
+	go func() {
+		defer close(p.done)
+		printEvents(p.events, v)
+	}()
+	return p
+}
+
+// end closes the events and waits for printing to end.
+func (p *livePrint) end() {
+	close(p.events)
+	<-p.done
 }

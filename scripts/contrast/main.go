@@ -147,26 +147,14 @@ const dimGlyphs = "•│╭─↪"
 
 // measure returns every pair of colours a visible glyph is drawn in, worst first.
 func measure(screen string, light bool) []pair {
-	termBg, termFg := "#000000", "#ffffff"
-	if light {
-		termBg, termFg = "#ffffff", "#000000"
-	}
+	termFg, termBg := pane.Terminal(light)
 	pairs := map[[2]string]*pair{}
 	for _, line := range pane.Parse(screen) {
 		for _, c := range line {
 			if c.Rune == ' ' || c.Rune == '\u00a0' || (c.FG == "" && c.BG == "") {
 				continue
 			}
-			fg, bg := c.FG, c.BG
-			if fg == "" {
-				fg = termFg
-			}
-			if bg == "" {
-				bg = termBg
-			}
-			if c.Reverse {
-				fg, bg = bg, fg
-			}
+			fg, bg := c.Colours(termFg, termBg)
 			key := [2]string{fg, bg}
 			pr := pairs[key]
 			if pr == nil {

@@ -22,10 +22,7 @@ const (
 // white when light) where the screen left the default, a rect under every run of a background,
 // and a text element for every run of glyphs in one style.
 func svg(screen, title string, light bool) string {
-	termFg, termBg := "#ffffff", "#000000"
-	if light {
-		termFg, termBg = "#000000", "#ffffff"
-	}
+	termFg, termBg := pane.Terminal(light)
 	var rects, texts strings.Builder
 	for row, line := range pane.Parse(screen) {
 		if row >= height {
@@ -34,12 +31,12 @@ func svg(screen, title string, light bool) string {
 		y := pad + float64(row*cellH)
 		col := 0
 		for i := 0; i < len(line); {
-			fg, bg := colours(line[i].Style, termFg, termBg)
+			fg, bg := line[i].Colours(termFg, termBg)
 			// The run: cells of one look. Its text is written unless every glyph is a space.
 			j, cols, blank := i, 0, true
 			var text strings.Builder
 			for ; j < len(line); j++ {
-				f, b := colours(line[j].Style, termFg, termBg)
+				f, b := line[j].Colours(termFg, termBg)
 				if f != fg || b != bg || line[j].Bold != line[i].Bold || line[j].Italic != line[i].Italic {
 					break
 				}
@@ -76,21 +73,6 @@ func svg(screen, title string, light bool) string {
 	b.WriteString(texts.String())
 	b.WriteString("</svg>\n")
 	return b.String()
-}
-
-// colours is what a cell is drawn in, the terminal's defaults filled in and reverse applied.
-func colours(st pane.Style, termFg, termBg string) (fg, bg string) {
-	fg, bg = st.FG, st.BG
-	if fg == "" {
-		fg = termFg
-	}
-	if bg == "" {
-		bg = termBg
-	}
-	if st.Reverse {
-		fg, bg = bg, fg
-	}
-	return fg, bg
 }
 
 var escape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace

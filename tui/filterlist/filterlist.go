@@ -13,6 +13,7 @@ import (
 
 	"parley/internal/sanitize"
 	"parley/tui/keyhelp"
+	"parley/tui/overlay"
 )
 
 // Keys move through a list (a line, a page, or to either end), choose the item under the
@@ -41,6 +42,7 @@ type List[T any] struct {
 	// matches changes: a key or a frame costs the rows drawn, not the items.
 	Kept   []T
 	Cursor int // an index in Kept
+	height int // the lines the screen gives the list, for paging
 }
 
 // New returns a list of items, all shown, the cursor on the one current reports.
@@ -91,6 +93,18 @@ const (
 	Closed            // the list is to be closed
 	Typed             // the query changed, and the cursor went back to the top: narrow again
 )
+
+// Update applies what the screen sends a list on its stack: the room it is given
+// (overlay.Size), which sets how far a page moves, and keys (Key). Anything else is Moved.
+func (l *List[T]) Update(msg tea.Msg, k Keys) Did {
+	switch msg := msg.(type) {
+	case overlay.Size:
+		l.height = msg.Height
+	case tea.KeyPressMsg:
+		return l.Key(msg, k, Page(l.height))
+	}
+	return Moved
+}
 
 // Key applies a key to the list, page items to a screen: arrows and the paging keys move the
 // cursor, and text or backspace edits the query. Enter with nothing shown does nothing: the

@@ -6,6 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"parley/tui/overlay"
 )
 
 var keys = Keys{
@@ -50,5 +52,25 @@ func TestKeysNarrowAndChoose(t *testing.T) {
 	}
 	if d := l.Key(tea.KeyPressMsg{Code: tea.KeyEscape}, keys, 1); d != Closed {
 		t.Errorf("esc: %v", d)
+	}
+}
+
+// A page moves by the room the screen last gave the list: two rows of heading and one that
+// stays in view come off it.
+func TestAPageIsTheRoomGiven(t *testing.T) {
+	items := make([]int, 30)
+	l := New(items, func(int) bool { return false })
+	pgdown := tea.KeyPressMsg{Code: tea.KeyPgDown}
+	if d := l.Update(overlay.Size{Width: 80, Height: 10}, keys); d != Moved {
+		t.Errorf("a size: %v, want nothing done", d)
+	}
+	l.Update(pgdown, keys)
+	if l.Cursor != 7 {
+		t.Errorf("pgdown in 10 lines: cursor %d, want 7", l.Cursor)
+	}
+	l.Update(overlay.Size{Width: 80, Height: 20}, keys)
+	l.Update(pgdown, keys)
+	if l.Cursor != 24 {
+		t.Errorf("pgdown in 20 lines more: cursor %d, want 24", l.Cursor)
 	}
 }

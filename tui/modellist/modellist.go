@@ -41,7 +41,6 @@ type List struct {
 	inUse   string
 	keys    filterlist.Keys
 	styles  filterlist.Styles
-	height  int
 }
 
 // Chosen is a choice made with enter, for the reply Compare (0: for the next messages).
@@ -61,19 +60,14 @@ func (*List) ID() string { return ID }
 
 // Update takes every key: arrows move, enter chooses, esc closes, and typing narrows.
 func (l *List) Update(msg tea.Msg) overlay.Action {
-	switch msg := msg.(type) {
-	case overlay.Size:
-		l.height = msg.Height
-	case tea.KeyPressMsg:
-		switch l.list.Key(msg, l.keys, filterlist.Page(l.height)) {
-		case filterlist.Chose:
-			c, _ := l.list.Current()
-			return Chosen{Choice: c, Compare: l.compare}
-		case filterlist.Closed:
-			return overlay.Close{}
-		case filterlist.Typed:
-			l.list.NarrowFold(Choice.Label)
-		}
+	switch l.list.Update(msg, l.keys) {
+	case filterlist.Chose:
+		c, _ := l.list.Current()
+		return Chosen{Choice: c, Compare: l.compare}
+	case filterlist.Closed:
+		return overlay.Close{}
+	case filterlist.Typed:
+		l.list.NarrowFold(Choice.Label)
 	}
 	return nil
 }

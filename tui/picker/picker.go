@@ -53,7 +53,6 @@ type Picker struct {
 	renaming, title string
 	keys            Keys
 	styles          filterlist.Styles
-	height          int
 }
 
 // New returns the picker on sessions, the cursor on the open one.
@@ -111,7 +110,7 @@ func (p *Picker) Query() string { return p.list.Query }
 func (p *Picker) Update(msg tea.Msg) overlay.Action {
 	switch msg := msg.(type) {
 	case overlay.Size:
-		p.height = msg.Height
+		p.list.Update(msg, p.keys.Keys)
 	case Searched:
 		return p.searched(msg)
 	case Edited:
@@ -138,7 +137,7 @@ func (p *Picker) key(msg tea.KeyPressMsg) overlay.Action {
 			return nil
 		}
 	}
-	switch p.list.Key(msg, k.Keys, filterlist.Page(p.height)) {
+	switch p.list.Update(msg, k.Keys) {
 	case filterlist.Typed:
 		return p.search()
 	case filterlist.Closed:

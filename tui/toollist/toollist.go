@@ -64,7 +64,6 @@ type List struct {
 	box    *toolloop.Toolbox
 	keys   filterlist.Keys
 	styles filterlist.Styles
-	height int
 }
 
 // New returns the list of rows, which turns box's tools on and off.
@@ -78,28 +77,23 @@ func (*List) ID() string { return ID }
 // Update takes every key: arrows move, enter turns the row's server or tool on or off, esc
 // closes, typing narrows.
 func (l *List) Update(msg tea.Msg) overlay.Action {
-	switch msg := msg.(type) {
-	case overlay.Size:
-		l.height = msg.Height
-	case tea.KeyPressMsg:
-		switch l.list.Key(msg, l.keys, filterlist.Page(l.height)) {
-		case filterlist.Chose:
-			r, _ := l.list.Current()
-			switch {
-			case r.Err != "":
-			case r.Tool == nil:
-				l.box.SetServer(r.Server, !l.box.ServerOn(r.Server))
-			default:
-				l.box.SetTool(*r.Tool, !l.box.On(*r.Tool))
-			}
-		case filterlist.Closed:
-			return overlay.Close{}
-		case filterlist.Typed:
-			q := strings.ToLower(l.list.Query)
-			l.list.Narrow(func(r Row) bool {
-				return strings.Contains(r.Server, q) || r.Tool != nil && strings.Contains(strings.ToLower(r.Tool.Name), q)
-			})
+	switch l.list.Update(msg, l.keys) {
+	case filterlist.Chose:
+		r, _ := l.list.Current()
+		switch {
+		case r.Err != "":
+		case r.Tool == nil:
+			l.box.SetServer(r.Server, !l.box.ServerOn(r.Server))
+		default:
+			l.box.SetTool(*r.Tool, !l.box.On(*r.Tool))
 		}
+	case filterlist.Closed:
+		return overlay.Close{}
+	case filterlist.Typed:
+		q := strings.ToLower(l.list.Query)
+		l.list.Narrow(func(r Row) bool {
+			return strings.Contains(r.Server, q) || r.Tool != nil && strings.Contains(strings.ToLower(r.Tool.Name), q)
+		})
 	}
 	return nil
 }

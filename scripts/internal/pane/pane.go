@@ -18,6 +18,31 @@ type Style struct {
 	Bold, Italic, Reverse bool
 }
 
+// Terminal is the terminal's own colours the scripts run the screen in: white on black, or
+// black on white when light.
+func Terminal(light bool) (fg, bg string) {
+	if light {
+		return "#000000", "#ffffff"
+	}
+	return "#ffffff", "#000000"
+}
+
+// Colours is what a cell in st is drawn in on a terminal whose own colours are termFg and
+// termBg: the defaults filled in and reverse applied.
+func (st Style) Colours(termFg, termBg string) (fg, bg string) {
+	fg, bg = st.FG, st.BG
+	if fg == "" {
+		fg = termFg
+	}
+	if bg == "" {
+		bg = termBg
+	}
+	if st.Reverse {
+		fg, bg = bg, fg
+	}
+	return fg, bg
+}
+
 // Cell is one glyph of a line and the style it is drawn in; Width is the columns it takes.
 type Cell struct {
 	Rune  rune
