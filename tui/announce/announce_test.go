@@ -26,6 +26,15 @@ func newSaid(t *testing.T) *said {
 	return s
 }
 
+// emptySession returns a Writer that has been handed session s1 with nothing in it at now,
+// and that state.
+func emptySession(t *testing.T, now time.Time) (*said, State) {
+	s := newSaid(t)
+	st := State{Now: now, Session: "s1"}
+	s.say(st)
+	return s, st
+}
+
 // say hands st to the Writer and checks the lines it wrote for it.
 func (s *said) say(st State, want ...string) {
 	s.t.Helper()
@@ -45,9 +54,7 @@ func (s *said) say(st State, want ...string) {
 // took on the screen's clock; nothing is said twice however often the same state comes.
 func TestAReplyIsSaidLineByLine(t *testing.T) {
 	clock := chattest.New(start)
-	s := newSaid(t)
-	st := State{Now: clock.Now(), Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, clock.Now())
 	st.Messages = []Message{{ID: 1, Operator: true, Text: "hello there"},
 		{ID: 2, Status: chat.StatusRunning, Streaming: true}}
 	s.say(st, "you: hello there")
@@ -96,9 +103,7 @@ func TestEndingsAreSaid(t *testing.T) {
 // when its time changes, and "retrying now" as the retry leaves. A cancel is the notice's.
 func TestATier2WaitIsSaidOnce(t *testing.T) {
 	clock := chattest.New(start)
-	s := newSaid(t)
-	st := State{Now: clock.Now(), Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, clock.Now())
 	st.Tier2 = Wait{Words: "Provider overloaded — attempt 1, retrying", Due: start.Add(2 * time.Second), Keys: "esc cancels, enter retries now"}
 	s.say(st, "Provider overloaded — attempt 1, retrying in 2 s, at 14:50:02 (esc cancels, enter retries now)")
 	for range 2 {
@@ -141,9 +146,7 @@ func TestToolCallsAndSilences(t *testing.T) {
 
 // A Tier 1 reconnect is said once per attempt.
 func TestAReconnectIsSaidOncePerAttempt(t *testing.T) {
-	s := newSaid(t)
-	st := State{Now: start, Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, start)
 	st.Reconnect = Wait{Words: "Provider overloaded — reconnecting, attempt 1/3", Due: start.Add(time.Second), Keys: "esc cancels"}
 	s.say(st, "Provider overloaded — reconnecting, attempt 1/3 in 1 s, at 14:50:01 (esc cancels)")
 	st.Now = start.Add(500 * time.Millisecond)
@@ -155,9 +158,7 @@ func TestAReconnectIsSaidOncePerAttempt(t *testing.T) {
 // A tool's question is said as it is asked and the answer chosen as it moves; notices are said
 // each time one is set, the same words again too; errors say so.
 func TestQuestionsAndNotices(t *testing.T) {
-	s := newSaid(t)
-	st := State{Now: start, Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, start)
 	st.Question = "tool everything.echo {} asks to run: run once, always for this tool, refuse; ←/→ choose, enter confirms, esc stops"
 	s.say(st, st.Question)
 	st.Chosen = "run once"
@@ -177,9 +178,7 @@ func TestQuestionsAndNotices(t *testing.T) {
 // A list is said as it opens, with what it shows then, not again as it changes; its closing is
 // said.
 func TestListsAreSaidAsTheyOpen(t *testing.T) {
-	s := newSaid(t)
-	st := State{Now: start, Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, start)
 	st.List, st.ListKeys, st.ListLines = "sessions", "esc closes", []string{"Keys · 2 messages", "Retries · 4 messages"}
 	s.say(st, "sessions open, esc closes:", "Keys · 2 messages", "Retries · 4 messages")
 	st.ListLines = st.ListLines[:1]
@@ -190,9 +189,7 @@ func TestListsAreSaidAsTheyOpen(t *testing.T) {
 
 // The selection is said as it moves, and the return to typing.
 func TestTheSelectionIsSaid(t *testing.T) {
-	s := newSaid(t)
-	st := State{Now: start, Session: "s1"}
-	s.say(st)
+	s, st := emptySession(t, start)
 	st.Selected = "parley: enter sends"
 	s.say(st, "selected: parley: enter sends")
 	s.say(st)
