@@ -98,6 +98,7 @@ type State struct {
 type replyState struct {
 	written int  // bytes of its text written, up to the end of the last whole line
 	started bool // its first line (with its "parley: " or "you: ") is written
+	inCode  bool // the last line written of a reply is inside a fenced code block
 	ended   bool // how it ended is said
 	note    string
 	tools   int       // tool calls said
@@ -216,7 +217,7 @@ func (w *Writer) messages(s State) {
 // text writes m's whole lines not yet written, and with all its rest too.
 func (w *Writer) text(m Message, st *replyState, all bool) {
 	if st.written > len(m.Text) {
-		st.written = 0 // replaced (a retry's reply in the place of the one it retried)
+		st.written, st.inCode = 0, false // replaced (a retry's reply in the place of the one it retried)
 	}
 	rest := m.Text[st.written:]
 	if !all {
@@ -232,6 +233,9 @@ func (w *Writer) text(m Message, st *replyState, all bool) {
 		return
 	}
 	for _, l := range strings.Split(rest, "\n") {
+		if !m.Operator {
+			l = words(l, &st.inCode)
+		}
 		if !st.started {
 			st.started = true
 			if m.Operator {
