@@ -117,14 +117,18 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 }
 
 // A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
-// glues like a full render at every line end, and the stable prefix keeps up with it.
+// glues like a full render at every line end (every sparser-th under the race detector), and
+// the stable prefix keeps up with it.
 func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 1500, false), "")
 	s := everyBoundary()
 	var md, ref Renderer
-	for i := 0; i < len(doc); i++ {
+	for i, lineEnds := 0, 0; i < len(doc); i++ {
 		if doc[i] != '\n' && i != len(doc)-1 {
+			continue
+		}
+		if lineEnds++; lineEnds%sparser != 0 && i != len(doc)-1 {
 			continue
 		}
 		text := doc[:i+1]
@@ -141,9 +145,10 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 
 // A code block longer than a chunk is cut at line starts, closed and opened again: it reads as
 // one block (only its highlighting restarts at a cut), and a reply rendered while it streamed
-// is cut where the same reply rendered whole is. (Text is compared without its colors:
-// chroma picks between two equally close terminal colors in map order, so a comment's color
-// can differ from one render to the next.)
+// (every 97 bytes; every sparser × 97 under the race detector) is cut where the same reply
+// rendered whole is. (Text is compared without its colors: chroma picks between two equally
+// close terminal colors in map order, so a comment's color can differ from one render to the
+// next.)
 func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
 	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 3000, true), "")
@@ -157,7 +162,7 @@ func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
 	if got != want {
 		t.Fatalf("the glued code block reads otherwise than one render:\nglued:\n%s\nwhole:\n%s", got, want)
 	}
-	for i := 0; i < len(doc); i += 97 {
+	for i := 0; i < len(doc); i += 97 * sparser {
 		renderAll(&streamed, &md, doc[:i], 90)
 	}
 	again := ansi.Strip(strings.Join(renderAll(&streamed, &md, doc, 90), "\n"))
