@@ -78,12 +78,17 @@ func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
 	}
 }
 
-// steps returns the lengths at which a streamed doc is rendered: after every few bytes, and
-// at every line end.
+// steps returns the lengths at which a streamed doc is rendered: after every few bytes (of a
+// short doc), at every line end, and at its end; under the race detector at every sparser-th
+// of them.
 func steps(doc string) []int {
 	var out []int
-	for i := 1; i <= len(doc); i++ {
-		if (i%(7*sparser) == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
+	for i, lineEnds := 1, 0; i <= len(doc); i++ {
+		lineEnd := doc[i-1] == '\n'
+		if lineEnd {
+			lineEnds++
+		}
+		if (i%(7*sparser) == 0 && len(doc) < 500) || (lineEnd && lineEnds%sparser == 0) || i == len(doc) {
 			out = append(out, i)
 		}
 	}
