@@ -21,8 +21,10 @@ import (
 // Mounting needs root: these tests skip without it, fail without it in CI (which runs as
 // root), and skip under -short.
 
-// bigReply is a demo reply of 4.1 MB of markdown, over what a 3 MiB disk holds.
-const bigReply = 1_000_000
+// bigReply is a demo reply of 1.4 MB of markdown, over what a 1 MiB disk holds beside a new
+// database (about 800 KB): it fills the disk mid-reply, and costs a third of what streaming
+// 4 MB onto 3 MiB did.
+const bigReply = 350_000
 
 // tmpfs mounts a tmpfs of size (as mount(8) says it: "3m") on a new directory, and unmounts it
 // when the test ends, lazily when something still has it open.
@@ -132,14 +134,14 @@ func (u storageUser) checkFoldedBack(printed, status string) {
 	}
 }
 
-// A 4 MB reply onto a 3 MiB disk: print mode prints it all, says it was not saved and why,
+// A 1.4 MB reply onto a 1 MiB disk: print mode prints it all, says it was not saved and why,
 // exits 4, and does not call it stored; once the disk has room, the next command puts every
 // byte printed into the database. (--json's "stored": false is checked on a disk full before
 // the first run, below: the same field, at a tenth of the cost.)
 func TestStorageFullDiskMidStream(t *testing.T) {
 	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Tokens: bigReply})
-	home := tmpfs(t, "3m")
+	home := tmpfs(t, "1m")
 	u := newStorageUser(t, home)
 	r := u.run("-p", "write it all down", "--base-url", srv.URL(), "--model", "m")
 	t.Logf("exit %d, %d bytes printed; stderr: %s", r.code, len(r.stdout), r.stderr)

@@ -61,11 +61,11 @@ func storagePane(t *testing.T, home string, opts demo.Options) (*pane, storageUs
 	return p, newStorageUser(t, home)
 }
 
-// A 4 MB reply onto a 3 MiB disk: the screen shows it to its end with the not-saved line
+// A 1.4 MB reply onto a 1 MiB disk: the screen shows it to its end with the not-saved line
 // under it; reopened once the disk has room, the session holds every byte.
 func TestStorageTmuxFullDiskMidStream(t *testing.T) {
 	t.Parallel()
-	home := tmpfs(t, "3m")
+	home := tmpfs(t, "1m")
 	p, u := storagePane(t, home, demo.Options{Tokens: bigReply})
 	full := demo.Generated(bigReply, false)
 	lines := strings.Split(strings.TrimRight(full, "\n"), "\n")
@@ -74,7 +74,7 @@ func TestStorageTmuxFullDiskMidStream(t *testing.T) {
 	p.start(100, 30, env)
 	p.send("write it all down")
 	// Past the disk's end each piece goes to the recovery file, synced: on a machine as loaded
-	// as a full race run makes it, the 4 MB take more than a minute.
+	// as a full race run makes it, the 1.4 MB take tens of seconds.
 	s := p.waitScreenWithin("not saved: the disk is full", 3*time.Minute)
 	if !strings.Contains(s, end) || !strings.Contains(s, "idle") {
 		t.Errorf("the reply's end %q, or idle, is not shown:\n%s", end, s)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,10 +14,50 @@ import (
 	"parley/internal/chat"
 )
 
-// openTemp opens a new database in a temporary directory, closed when the test ends.
+// openTemp opens a new database in a temporary directory, closed when the test ends. Its file
+// is a copy of one Open created and migrated once for every test here: under the race
+// detector migrating costs a fifth of a second each time, and what creating and migrating do
+// is tested where a test opens a path of its own.
 func openTemp(t *testing.T) *DB {
 	t.Helper()
-	return openPath(t, filepath.Join(t.TempDir(), "history.db"))
+	path := filepath.Join(t.TempDir(), "history.db")
+	if err := os.WriteFile(path, migratedFile(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return openPath(t, path)
+}
+
+// migrated is the file of a new database as Open leaves it once closed, made on first use.
+var migrated struct {
+	once sync.Once
+	file []byte
+	err  error
+}
+
+// migratedFile returns the file of a new database, created and migrated by Open and closed.
+func migratedFile(t *testing.T) []byte {
+	t.Helper()
+	migrated.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parley-history-")
+		if err != nil {
+			migrated.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "history.db")
+		db, err := Open(path)
+		if err == nil {
+			err = db.Close()
+		}
+		if err == nil {
+			migrated.file, err = os.ReadFile(path)
+		}
+		migrated.err = err
+	})
+	if migrated.err != nil {
+		t.Fatalf("creating the database every test copies: %v", migrated.err)
+	}
+	return migrated.file
 }
 
 // openPath opens the database at path, closed when the test ends.

@@ -291,13 +291,15 @@ func TestRecordDoesNotWaitForTheReader(t *testing.T) {
 	in <- chat.Event{Kind: chat.EventStarted, Attempt: 1}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "unread "}
 	in <- chat.Event{Kind: chat.EventDelta, Text: "text"}
+	// Taken only once "text" is handed to the writer, so the flush below finds both deltas.
+	in <- chat.Event{Kind: chat.EventUsage, Usage: chat.Usage{PromptTokens: 1, CompletionTokens: 2}}
 	clock.NextWait(t)
 	clock.Advance(flushDelay)
 	chattest.WaitFor(t, "the reply stored while the reader was away", func() bool { return replyText(t, db, r.RunID) == "unread text" })
 	in <- chat.Event{Kind: chat.EventFinished}
 	close(in)
-	if got := drain(t, out); len(got) != 4 {
-		t.Errorf("forwarded %d events, want 4", len(got))
+	if got := drain(t, out); len(got) != 5 {
+		t.Errorf("forwarded %d events, want 5", len(got))
 	}
 }
 

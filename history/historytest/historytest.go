@@ -5,13 +5,14 @@ package historytest
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"parley/history"
 )
 
-// Open opens a fresh history database in a temporary directory.
+// Open opens a fresh history database in a temporary directory: one Seed wrote.
 func Open(t testing.TB) *history.DB {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "parley-history-")
@@ -19,12 +20,54 @@ func Open(t testing.TB) *history.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { removeDir(t, dir) })
-	db, err := history.Open(filepath.Join(dir, "history.db"))
+	db, err := history.Open(Seed(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// Seed writes dir/history.db, a new database as parley's first run leaves it (created and
+// migrated by history.Open, then closed), and returns its path. Under the race detector
+// migrating costs a fifth of a second of CPU, and each test would pay it; the file is made once
+// for the test binary and copied.
+func Seed(t testing.TB, dir string) string {
+	t.Helper()
+	migrated.once.Do(func() { migrated.file, migrated.err = newDatabaseFile() })
+	if migrated.err != nil {
+		t.Fatalf("creating the database every test copies: %v", migrated.err)
+	}
+	path := filepath.Join(dir, "history.db")
+	if err := os.WriteFile(path, migrated.file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// migrated is the file Seed copies, made on first use.
+var migrated struct {
+	once sync.Once
+	file []byte
+	err  error
+}
+
+// newDatabaseFile creates a database in a directory of its own, closes it and returns its file.
+func newDatabaseFile() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "parley-history-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "history.db")
+	db, err := history.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
 }
 
 // removeDir removes a database's directory once what still writes there has stopped. A

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"parley/internal/demo"
+	"parley/internal/demo/demotest"
 )
 
 // `parley export`: every message of a session with its run, status and classification, as
@@ -13,7 +16,8 @@ import (
 
 func TestPrintModeAgainstAServerThenExport(t *testing.T) {
 	t.Parallel()
-	u, srv := newServedUser(t)
+	// A home parley never ran in: the modes checked below are of the files it creates.
+	u, srv := newFirstUser(t), demotest.Start(t, demo.Options{})
 	r := u.run("-p", "what are the keys?", "--base-url", srv.URL(), "--model", "m")
 	if r.code != 0 || r.stdout == "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

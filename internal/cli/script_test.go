@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"parley/history"
+	"parley/history/historytest"
 	"parley/history/stored"
 	"parley/internal/chat"
 	"parley/internal/chat/chattest"
@@ -80,6 +81,9 @@ func setupScript(env *testscript.Env) error {
 	if err := os.Mkdir(home, 0o700); err != nil {
 		return err
 	}
+	// The database parley's first run leaves, as newUser's home holds it. testscript's T is
+	// the script's *testing.T.
+	historytest.Seed(env.T().(testing.TB), home)
 	env.Setenv("PARLEY_HOME", home)
 	env.Setenv("HOME", home)
 	env.Setenv("DATE", chat.FormatDate(start))

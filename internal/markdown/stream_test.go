@@ -78,12 +78,17 @@ func TestStreamingMarkdownMatchesFullRender(t *testing.T) {
 	}
 }
 
-// steps returns the lengths at which a streamed doc is rendered: after every few bytes, and
-// at every line end.
+// steps returns the lengths at which a streamed doc is rendered: after every few bytes (of a
+// short doc), at every line end, and at its end; under the race detector at every sparser-th
+// of them.
 func steps(doc string) []int {
 	var out []int
-	for i := 1; i <= len(doc); i++ {
-		if (i%(7*sparser) == 0 && len(doc) < 500) || doc[i-1] == '\n' || i == len(doc) {
+	for i, lineEnds := 1, 0; i <= len(doc); i++ {
+		lineEnd := doc[i-1] == '\n'
+		if lineEnd {
+			lineEnds++
+		}
+		if (i%(7*sparser) == 0 && len(doc) < 500) || (lineEnd && lineEnds%sparser == 0) || i == len(doc) {
 			out = append(out, i)
 		}
 	}
@@ -117,14 +122,18 @@ func TestStreamingMarkdownKeepsStablePrefix(t *testing.T) {
 }
 
 // A long generated reply (paragraphs, lists, fenced code, as the demo endpoint streams them)
-// glues like a full render at every line end, and the stable prefix keeps up with it.
+// glues like a full render at every line end (every sparser-th under the race detector), and
+// the stable prefix keeps up with it.
 func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 1500, false), "")
 	s := everyBoundary()
 	var md, ref Renderer
-	for i := 0; i < len(doc); i++ {
+	for i, lineEnds := 0, 0; i < len(doc); i++ {
 		if doc[i] != '\n' && i != len(doc)-1 {
+			continue
+		}
+		if lineEnds++; lineEnds%sparser != 0 && i != len(doc)-1 {
 			continue
 		}
 		text := doc[:i+1]
@@ -141,9 +150,10 @@ func TestStreamingMarkdownMatchesFullRenderOnALongReply(t *testing.T) {
 
 // A code block longer than a chunk is cut at line starts, closed and opened again: it reads as
 // one block (only its highlighting restarts at a cut), and a reply rendered while it streamed
-// is cut where the same reply rendered whole is. (Text is compared without its colors:
-// chroma picks between two equally close terminal colors in map order, so a comment's color
-// can differ from one render to the next.)
+// (every 97 bytes; every sparser × 97 under the race detector) is cut where the same reply
+// rendered whole is. (Text is compared without its colors: chroma picks between two equally
+// close terminal colors in map order, so a comment's color can differ from one render to the
+// next.)
 func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
 	t.Parallel()
 	doc := strings.Join(markdowntest.DemoReply(t, 3000, true), "")
@@ -157,7 +167,7 @@ func TestLongCodeBlockIsCutSeamlessly(t *testing.T) {
 	if got != want {
 		t.Fatalf("the glued code block reads otherwise than one render:\nglued:\n%s\nwhole:\n%s", got, want)
 	}
-	for i := 0; i < len(doc); i += 97 {
+	for i := 0; i < len(doc); i += 97 * sparser {
 		renderAll(&streamed, &md, doc[:i], 90)
 	}
 	again := ansi.Strip(strings.Join(renderAll(&streamed, &md, doc, 90), "\n"))
