@@ -14,6 +14,7 @@ import (
 // A stream arriving faster than it is read: the connection's buffers hold many lines when
 // the run is cancelled. The run ends at the cancel, not after reading out what is buffered.
 func TestCancelStopsReadingWhatIsBuffered(t *testing.T) {
+	t.Parallel()
 	var chunks strings.Builder
 	for i := range 3000 {
 		fmt.Fprintf(&chunks, `data: {"id":"chatcmpl-9xQ2","object":"chat.completion.chunk","created":1796123115,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_0aa8d3e20b","choices":[{"index":0,"delta":{"content":"word%d "},"logprobs":null,"finish_reason":null}]}`+"\n\n", i)

@@ -22,6 +22,7 @@ import (
 )
 
 func TestStreamsAReplyWithUsage(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "parley-demo"})
 	events := collect(t, c, context.Background())
@@ -38,6 +39,7 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 }
 
 func TestTier1RecoversFromTwoOverloads(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
 	clock := instantClock()
@@ -57,6 +59,7 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 }
 
 func TestTier1StopsAfterThreeAttempts(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
@@ -71,6 +74,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 }
 
 func TestTier1HandsLongWaitsToTier2(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.RateLimited(50 * time.Minute))
 	clock := instantClock()
@@ -86,6 +90,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 }
 
 func TestNoRetryAfterTheFirstDelta(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{CutAfter: 4})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
@@ -100,6 +105,7 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 }
 
 func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.ErrorEvent())
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
@@ -110,6 +116,7 @@ func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 }
 
 func TestNotRetryable(t *testing.T) {
+	t.Parallel()
 	for name, f := range map[string]demo.Fault{"quota": demo.Quota(), "badkey": demo.BadKey()} {
 		t.Run(name, func(t *testing.T) {
 			srv := demotest.Start(t, demo.Options{})
@@ -125,6 +132,7 @@ func TestNotRetryable(t *testing.T) {
 }
 
 func TestUnresolvedKeySendsNothing(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", KeyErr: "GROQ_API_KEY is not set"})
 	events := collect(t, c, context.Background())
@@ -135,6 +143,7 @@ func TestUnresolvedKeySendsNothing(t *testing.T) {
 }
 
 func TestCancelAbortsATier1Wait(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded(), demo.Overloaded())
 	clock := stuckClock{waiting: make(chan struct{})}
@@ -154,6 +163,7 @@ func TestCancelAbortsATier1Wait(t *testing.T) {
 
 // A client logs its attempts to the logger it was given, and only there.
 func TestWithLoggerLogsAttempts(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Overloaded())
 	var logged strings.Builder
@@ -171,6 +181,7 @@ func TestWithLoggerLogsAttempts(t *testing.T) {
 // deadline the run times out, where comments that extended the deadline would let the answer
 // through.
 func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(`data: {"choices":[{"delta":{"role":"assistant","content":""}}]}` + "\n\n"))
@@ -197,6 +208,7 @@ func TestCommentsDoNotExtendTheFirstDeltaDeadline(t *testing.T) {
 // A provider's "come back at 14:50" holds back every client on the same endpoint and model
 // until then, without a request; another model, or force, sends.
 func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	store := historytest.Open(t)
 	clock := instantClock()
@@ -235,6 +247,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 // Twenty requests into an outage make twenty first attempts and the budget's twelve retries,
 // not sixty: the rest fail as they were, for Tier 2, without a retry.
 func TestRetryBudgetBoundsAnOutage(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	for range 60 {
 		srv.Push(demo.Overloaded())
@@ -373,6 +386,7 @@ func oneAttempt() retry.Policy {
 }
 
 func TestCorpusReplayedOverHTTP(t *testing.T) {
+	t.Parallel()
 	replayCorpus(t, retrytest.Corpus(t), nil)
 }
 
@@ -382,12 +396,14 @@ func TestCorpusReplayedOverHTTP(t *testing.T) {
 // must also have their expected class; the held-out ones are measured in package retry, and
 // nothing of them is printed here, so that they tune nothing.
 func TestProviderCorpusReplayedOverHTTP(t *testing.T) {
+	t.Parallel()
 	replayCorpus(t, retrytest.ProviderCorpus(t), retrytest.Holdout(t))
 }
 
 // The second round too: with 2xx bodies that hold errors in other shapes, the live client and
 // the explaining tool (ParseRaw) must read every answer alike.
 func TestSecondCorpusReplayedOverHTTP(t *testing.T) {
+	t.Parallel()
 	replayCorpus(t, retrytest.SecondCorpus(t), retrytest.SecondHoldout(t))
 }
 
@@ -395,6 +411,7 @@ func TestSecondCorpusReplayedOverHTTP(t *testing.T) {
 // tools a local server cannot take, overflow and refusals worded otherwise, read over HTTP as
 // retry reads them recorded.
 func TestThirdCorpusReplayedOverHTTP(t *testing.T) {
+	t.Parallel()
 	replayCorpus(t, retrytest.ThirdCorpus(t), nil)
 }
 
@@ -454,6 +471,7 @@ func recorded(t *testing.T, e retrytest.CorpusEntry) retry.Failure {
 // A provider that says no requests are left until a reset holds back the next send, from this
 // client or another parley's, until then, without a request; after the reset it goes.
 func TestPacingHoldsASendTheProviderWouldRefuse(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	store := historytest.Open(t)
 	clock := chattest.New(chattest.Start)
@@ -486,6 +504,7 @@ func TestPacingHoldsASendTheProviderWouldRefuse(t *testing.T) {
 
 // Without rate-limit headers nothing is remembered, and sends go as they always did.
 func TestNoPacingWithoutHeaders(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	store := historytest.Open(t)
 	clock := chattest.New(chattest.Start)

@@ -19,6 +19,7 @@ import (
 )
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		msgs []chat.Message
@@ -42,6 +43,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestParseOverflowReadsTheCorpus(t *testing.T) {
+	t.Parallel()
 	want := map[string][2]int{ // limit, requested
 		"E07": {4097, 4363},     // OpenAI context_length_exceeded
 		"E29": {200000, 205351}, // Anthropic prompt is too long
@@ -76,6 +78,7 @@ func TestParseOverflowReadsTheCorpus(t *testing.T) {
 }
 
 func TestParseOverflowOtherForms(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, body, message string
 		limit, requested    int
@@ -122,6 +125,7 @@ func conversation(turns int) []chat.Message {
 }
 
 func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
+	t.Parallel()
 	msgs := conversation(10)
 	orig := slices.Clone(msgs)
 	full := EstimateTokens(msgs)
@@ -161,6 +165,7 @@ func TestCompactLeavesOutTheOldestTurnsOnly(t *testing.T) {
 }
 
 func TestCompactKeepsEverySystemMessage(t *testing.T) {
+	t.Parallel()
 	msgs := []chat.Message{
 		{Role: "user", Content: strings.Repeat("a", 400)},
 		{Role: "system", Content: "mid-conversation instruction"},
@@ -176,6 +181,7 @@ func TestCompactKeepsEverySystemMessage(t *testing.T) {
 }
 
 func TestCompactBudget(t *testing.T) {
+	t.Parallel()
 	sent := conversation(10)
 	est := EstimateTokens(sent)
 	if got := compactTarget(sent, 0, 0); got != est/2 {
@@ -214,6 +220,7 @@ func kinds(events []chat.Event) []chat.EventKind {
 }
 
 func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
+	t.Parallel()
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
@@ -249,6 +256,7 @@ func TestOverflowCompactsOnceAndSucceedsInEveryForm(t *testing.T) {
 }
 
 func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
+	t.Parallel()
 	for _, form := range demo.Overflows {
 		t.Run(string(form), func(t *testing.T) {
 			t.Parallel()
@@ -266,6 +274,7 @@ func TestSingleOversizeMessageFailsWithoutRerun(t *testing.T) {
 }
 
 func TestSecondOverflowFailsNotRetryable(t *testing.T) {
+	t.Parallel()
 	srv, c := overflowing(t, 100, demo.OverflowLlamaCpp)
 	msgs := conversation(3)
 	msgs[len(msgs)-1].Content = strings.Repeat("big ", 200) // the anchor alone is over the target
@@ -283,6 +292,7 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 }
 
 func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	srv.Push(demo.Overloaded())
 	clock := instantClock()
@@ -298,6 +308,7 @@ func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 }
 
 func TestConfiguredContextCompactsBeforeSending(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
 	msgs := conversation(20)
@@ -324,6 +335,7 @@ func toAgent(msgs []demo.Message) []chat.Message {
 }
 
 func TestOverflowAfterTextIsNotRetried(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
@@ -335,6 +347,7 @@ func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 }
 
 func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	reject := demo.Fault{Status: 400, Header: map[string]string{"Content-Type": "application/json"},
 		Body: `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`}
@@ -380,6 +393,7 @@ func TestStreamOptionsRejectedIsSentOnceWithout(t *testing.T) {
 }
 
 func TestReportedUsageIsNotEstimated(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
@@ -391,6 +405,7 @@ func TestReportedUsageIsNotEstimated(t *testing.T) {
 }
 
 func TestOmittedNote(t *testing.T) {
+	t.Parallel()
 	if got := OmittedNote(chat.Event{Omitted: 12}); got != "12 earlier messages left out to fit the model's context" {
 		t.Error(got)
 	}
@@ -408,6 +423,7 @@ func TestOmittedNote(t *testing.T) {
 // A gateway's overflow is read from the upstream's error inside its message: classification
 // hands on the innermost message.
 func TestParseOverflowNestedInAGatewayError(t *testing.T) {
+	t.Parallel()
 	body := `{"error":{"message":"ConnectionError: {\n        \"object\": \"error\",\n        \"message\": \"This model's maximum context length is 16000 tokens. However, you requested 17165 tokens (13069 in the messages, 4096 in the completion).\",\n        \"type\": \"BadRequestError\",\n        \"code\": 400\n    }","code":502,"metadata":{"provider_name":"DeepInfra"}}}`
 	cls := retry.Classify(retry.Failure{Phase: retry.InStreamBeforeDelta, Status: 200, Body: []byte(body)})
 	limit, requested := parseOverflow([]byte(body), cls.Message)
@@ -426,6 +442,7 @@ func overflowing(t *testing.T, window int, form demo.Overflow) (*demo.Server, *C
 
 // A pinned message is never left out, however far back it is; the rest of its turn may be.
 func TestCompactKeepsPinnedMessages(t *testing.T) {
+	t.Parallel()
 	msgs := conversation(10)
 	msgs[1].Pinned = true // the first operator message: "always answer in French"
 	kept, omitted := Compact(msgs, EstimateTokens(msgs)/3)
@@ -441,6 +458,7 @@ func TestCompactKeepsPinnedMessages(t *testing.T) {
 // NewPlan says before a send what the send leaves out: the same messages, pinned ones kept,
 // and the estimates of what goes and what does not.
 func TestNewPlanSaysWhatTheSendLeavesOut(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m", ContextTokens: 800})
 	msgs := conversation(20)
@@ -517,6 +535,7 @@ func TestOfferedToolsTakeRoomInTheWindow(t *testing.T) {
 // Overflow in other words (retry/testdata/corpus3.json) is an overflow too: the run compacts
 // once to the window the message states and succeeds on the second request.
 func TestOverflowInOtherWordsCompacts(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"xai":            `{"code":"invalid-argument","error":"This model's maximum prompt length is 600 but the request contains 2100 tokens."}`,
 		"github copilot": `{"error":{"message":"prompt token count of 2100 exceeds the limit of 600","code":"model_max_prompt_tokens_exceeded"}}`,

@@ -65,6 +65,7 @@ var cutReply = []chat.Message{
 // A server that continues a final assistant message is sent the cut reply as it is, with no
 // instruction; its echo of the reply is taken out, so only the new words come back.
 func TestContinuedThroughTheServersPrefill(t *testing.T) {
+	t.Parallel()
 	base, sent := prefillServer(t)
 	events := runEvents(t, testClient(Endpoint{BaseURL: base, Model: "tiny"}), cutReply)
 	if got := text(events); got != " Rottnest Island." {
@@ -79,6 +80,7 @@ func TestContinuedThroughTheServersPrefill(t *testing.T) {
 // Elsewhere the cut reply goes as the assistant's turn with an instruction to go on after it;
 // a profile that says the server has no prefill is believed.
 func TestContinuedByInstruction(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	events := runEvents(t, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"}), cutReply)
 	if last := events[len(events)-1]; last.Kind != chat.EventFinished || text(events) == "" {
@@ -99,6 +101,7 @@ func TestContinuedByInstruction(t *testing.T) {
 
 // The echo is taken out only when it is the whole reply; anything else is the model's.
 func TestEchoTakesOutOnlyTheWholeReply(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		deltas []string
 		want   string

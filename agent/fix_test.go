@@ -27,6 +27,7 @@ func lastFailure(t *testing.T, ep Endpoint) (chat.Classification, int) {
 }
 
 func TestFailuresNameTheFix(t *testing.T) {
+	t.Parallel()
 	notFound := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "File Not Found", http.StatusNotFound)
 	}))
@@ -90,6 +91,7 @@ func TestFailuresNameTheFix(t *testing.T) {
 // after one request, and the fix says how to turn the tools off or which flag lets the server
 // take them. Without tools sent, the same answer is left in the server's words.
 func TestToolsAServerCannotTakeNameTheFix(t *testing.T) {
+	t.Parallel()
 	weather := json.RawMessage(`{"type":"function","function":{"name":"weather","description":"the weather in a city",` +
 		`"parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}`)
 	for _, c := range []struct{ name, body string }{

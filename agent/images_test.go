@@ -30,6 +30,7 @@ func testImage(t *testing.T, name string, w, h int) chat.Image {
 
 // An image goes as an image_url content part after the message's text, its bytes unchanged.
 func TestImagesAreSentAsContentParts(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	im := testImage(t, "chart.png", 40, 30)
 	events := runEvents(t, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"}),
@@ -88,6 +89,7 @@ func llamaServer(t *testing.T, vision bool) (base string, props *atomic.Int32, s
 // A server that says it has no vision is sent no image: the run fails at once, naming the fix,
 // and the server is asked once however many runs follow.
 func TestNoImageSentToAServerWithoutVision(t *testing.T) {
+	t.Parallel()
 	base, props, srv := llamaServer(t, false)
 	c := testClient(Endpoint{BaseURL: base, Model: "tiny"})
 	msgs := []chat.Message{{Role: chat.RoleUser, Content: "describe", Images: []chat.Image{testImage(t, "a.png", 8, 8)}}}
@@ -111,6 +113,7 @@ func TestNoImageSentToAServerWithoutVision(t *testing.T) {
 // A profile that says the model sees is believed over the server; when the server then refuses
 // the image (llama-server's 500), the failure is final, after one request, with the fix.
 func TestProfileVisionIsBelievedAndTheRefusalIsFinal(t *testing.T) {
+	t.Parallel()
 	base, props, srv := llamaServer(t, false)
 	yes := true
 	c := testClient(Endpoint{BaseURL: base, Model: "tiny", Vision: &yes})
@@ -127,6 +130,7 @@ func TestProfileVisionIsBelievedAndTheRefusalIsFinal(t *testing.T) {
 
 // Ollama says what a model can do in /api/show's capabilities.
 func TestOllamaCapabilitiesSayWhetherAModelSees(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		capabilities []string
 		sent         int
@@ -160,6 +164,7 @@ func TestOllamaCapabilitiesSayWhetherAModelSees(t *testing.T) {
 // The images of earlier turns are left out for a model that cannot see, and the run says so;
 // the conversation still goes.
 func TestEarlierImagesLeftOutForAModelThatCannotSee(t *testing.T) {
+	t.Parallel()
 	base, _, srv := llamaServer(t, false)
 	c := testClient(Endpoint{BaseURL: base, Model: "tiny"})
 	events := runEvents(t, c, []chat.Message{
@@ -186,6 +191,7 @@ func TestEarlierImagesLeftOutForAModelThatCannotSee(t *testing.T) {
 
 // Compaction leaves out old images before it leaves out any message.
 func TestCompactionLeavesOutOldImagesFirst(t *testing.T) {
+	t.Parallel()
 	big := testImage(t, "big.png", 2048, 2048)
 	msgs := []chat.Message{
 		{Role: chat.RoleUser, Content: "look", Images: []chat.Image{big}},

@@ -22,6 +22,7 @@ import (
 // What the endpoint says of its models: the list /model shows, and a model's context window.
 
 func TestModelsListsTheEndpointsModelsSorted(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{Model: "zeta", MoreModels: []string{"alpha", "mid"}})
 	c := NewClient(Endpoint{BaseURL: srv.URL()}, chat.SystemClock{}, retry.DefaultPolicy())
 	got, err := c.Models(context.Background())
@@ -42,6 +43,7 @@ func TestModelsListsTheEndpointsModelsSorted(t *testing.T) {
 // Listing the models fails as a run would, classified and with the fix named: a server that
 // is down, one still loading its model, a path that is not an API's.
 func TestModelsFailuresAreClassified(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +94,7 @@ func factsServer(t *testing.T, bodies map[string]any) string {
 // The context window is read from what the server says, each in its own words, else from the
 // profile, else from the table of known models; and the source is named.
 func TestContextWindowFromWhatTheServerSays(t *testing.T) {
+	t.Parallel()
 	llamaModels := map[string]any{"object": "list", "data": []any{map[string]any{"id": "tiny.gguf", "object": "model", "owned_by": "llamacpp",
 		"meta": map[string]any{"vocab_type": 1, "n_vocab": 32000, "n_ctx": 1024, "n_ctx_train": 4096}}}}
 	for _, tc := range []struct {
@@ -135,6 +138,7 @@ func TestContextWindowFromWhatTheServerSays(t *testing.T) {
 
 // A short conversation asks the server nothing before it is sent; a long one asks once.
 func TestFactsAskedOnlyWhenTheWindowMatters(t *testing.T) {
+	t.Parallel()
 	var asked atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/chat/completions" {
@@ -162,6 +166,7 @@ func TestFactsAskedOnlyWhenTheWindowMatters(t *testing.T) {
 // The demo says its window where llama-server says it, so the client reads it as llama-server's;
 // without one it says none.
 func TestDemoSaysItsWindowAsLlamaServerDoes(t *testing.T) {
+	t.Parallel()
 	for _, window := range []int{1024, 0} {
 		srv := demotest.Start(t, demo.Options{Window: window})
 		f := testClient(Endpoint{BaseURL: srv.URL(), Model: demo.DefaultModel}).Facts(context.Background())

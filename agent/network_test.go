@@ -44,6 +44,7 @@ func env(vars ...string) func(string) string {
 // that named it, a name DNS does not know apart from DNS failing. Only the causes a wait may
 // cure are retried.
 func TestNetworkFailuresNameTheirCause(t *testing.T) {
+	t.Parallel()
 	ca := agenttest.NewSigner(t)
 	lo := net.ParseIP("127.0.0.1")
 	expired := ca.Serve(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), nil, lo)

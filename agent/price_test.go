@@ -10,6 +10,7 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 func TestPriceMaths(t *testing.T) {
+	t.Parallel()
 	p := Price{Input: 2.50, Output: 10}
 	cases := []struct {
 		u    chat.Usage

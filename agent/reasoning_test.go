@@ -6,6 +6,7 @@ import (
 )
 
 func TestIsReasoningModel(t *testing.T) {
+	t.Parallel()
 	yes := []string{"o1", "o1-mini", "o3", "o3-pro", "o4-mini", "gpt-5", "gpt-5-mini", "gpt-5.1", "deepseek-reasoner",
 		"deepseek-r1", "deepseek-r1:14b", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "r1-1776", "qwq", "qwq:32b",
 		"qwen3:8b", "Qwen/Qwen3-235B-A22B", "gpt-oss-20b", "openai/gpt-oss-120b", "kimi-k2-thinking",
@@ -25,6 +26,7 @@ func TestIsReasoningModel(t *testing.T) {
 }
 
 func TestFirstDeltaDeadline(t *testing.T) {
+	t.Parallel()
 	on, off := true, false
 	cases := []struct {
 		ep   Endpoint
@@ -52,6 +54,7 @@ func TestFirstDeltaDeadline(t *testing.T) {
 }
 
 func TestInlineThinker(t *testing.T) {
+	t.Parallel()
 	off := false
 	for m, want := range map[string]bool{"deepseek-r1:14b": true, "qwq": true, "qwen3-30b-a3b-thinking-2507": true,
 		"o3": false, "gpt-5": false, "deepseek-reasoner": false, "gpt-4o": false} {
@@ -67,6 +70,7 @@ func TestInlineThinker(t *testing.T) {
 // OpenAI's reasoning models take their token limit as max_completion_tokens under any
 // provider prefix, and are known to think by the same rule; other thinkers keep max_tokens.
 func TestOpenAIReasoningModelsAreOneRule(t *testing.T) {
+	t.Parallel()
 	for model, want := range map[string]bool{"o3-mini": true, "openai/o3-mini": true, "OpenAI/GPT-5": true, "o4-mini": true,
 		"deepseek-reasoner": false, "qwen3:8b": false, "gpt-4o": false, "openai/gpt-oss-120b": false} {
 		ep := Endpoint{Model: model}

@@ -18,6 +18,7 @@ import (
 // x-portkey-custom-host: one upstream's 429 with a 50-minute reset holds back its route alone,
 // and the hold names the route; the other's requests are sent and answered.
 func TestAGatewayIsRoutes(t *testing.T) {
+	t.Parallel()
 	var held, healthy atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
@@ -73,6 +74,7 @@ func TestAGatewayIsRoutes(t *testing.T) {
 // A route names a secret routing header by a hash, never its value; route_key makes a route
 // of its own.
 func TestARouteNeverSaysASecret(t *testing.T) {
+	t.Parallel()
 	const vk = "vk-portkey-5f3a9c1e7b2d"
 	ep := Endpoint{BaseURL: "https://api.portkey.ai/v1", Model: "m", Headers: map[string]string{"x-portkey-virtual-key": vk}}
 	if r, l := ep.Route(), ep.RouteLabel(); strings.Contains(r+l, vk) || !strings.Contains(l, "virtual-key #") {

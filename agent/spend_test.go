@@ -27,6 +27,7 @@ func (l *fakeLedger) UsageSince(t time.Time) (map[string]chat.Usage, error) {
 }
 
 func TestBudgetCheck(t *testing.T) {
+	t.Parallel()
 	msgs := []chat.Message{{Role: "user", Content: strings.Repeat("x", 400)}} // 107 tokens
 	prices := Prices{"paid": {Input: 1000, Output: 1000}}                     // $0.001 a token
 	clock := instantClock()
@@ -79,6 +80,7 @@ func TestBudgetCheck(t *testing.T) {
 }
 
 func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
+	t.Parallel()
 	srv := demotest.Start(t, demo.Options{})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	// 40 tokens spent and about 10 for the prompt pass a limit of 49.
@@ -109,6 +111,7 @@ func TestBudgetStreamSendsNothingOverTheLimit(t *testing.T) {
 
 // Provider spend and quota errors end the run at once: one request, not retryable.
 func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		fault  demo.Fault

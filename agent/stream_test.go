@@ -111,6 +111,7 @@ func drain(events <-chan chat.Event) (reasoning, answer string, last chat.Event)
 // Thinking in any of its three shapes is output: it meets the first-delta deadline, one
 // request is sent, and the answer comes apart from it.
 func TestThinkingIsOutputInEveryShape(t *testing.T) {
+	t.Parallel()
 	model := map[string]string{"reasoning_content": "deepseek-reasoner", "reasoning": "qwen/qwen3-32b",
 		"tags": "qwq:32b", "bare": "deepseek-r1:14b"}
 	for _, shape := range []string{"reasoning_content", "reasoning", "tags", "bare"} {
@@ -136,6 +137,7 @@ func TestThinkingIsOutputInEveryShape(t *testing.T) {
 
 // A connection dropped while the model thinks is not retried: the thinking was output.
 func TestDroppedWhileThinkingIsNotRetried(t *testing.T) {
+	t.Parallel()
 	script := thinkingScript("reasoning_content", 100*time.Millisecond)[:4] // role and three words, then the handler returns
 	url, requests := scripted(t, script)
 	c := testClient(Endpoint{BaseURL: url, Model: "deepseek-reasoner"})
@@ -152,6 +154,7 @@ func TestDroppedWhileThinkingIsNotRetried(t *testing.T) {
 // idle deadline passes, with the words kept; each word resets the deadline. The gap before
 // "three" is a third of the deadline, so a loaded machine cannot stretch it past it.
 func TestStalledStreamTimesOut(t *testing.T) {
+	t.Parallel()
 	const gap, idle = 200 * time.Millisecond, 600 * time.Millisecond
 	script := []step{
 		{Line: chunkLine(`"role":"assistant","content":""`, "null")},
@@ -178,6 +181,7 @@ func TestStalledStreamTimesOut(t *testing.T) {
 
 // A model that thinks in silence past a non-reasoning deadline is still waited for.
 func TestSilentThinkerMeetsItsDeadline(t *testing.T) {
+	t.Parallel()
 	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")},
 		contentStep(600*time.Millisecond, "Answer."), {Line: chunkLine(``, `"stop"`)}, {Line: "data: [DONE]"}}
 	url, requests := scripted(t, script)
@@ -194,6 +198,7 @@ func TestSilentThinkerMeetsItsDeadline(t *testing.T) {
 
 // Thinking that used the whole token budget ends as a success with no answer and says why.
 func TestLengthWhileThinking(t *testing.T) {
+	t.Parallel()
 	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")},
 		{Line: chunkLine(`"reasoning_content":"Let me think about this carefully"`, "null")},
 		{Line: chunkLine(``, `"length"`)},
@@ -221,6 +226,7 @@ func TestLengthWhileThinking(t *testing.T) {
 // the socket and sends them (SSE comments, or llama-server's bare newlines) ends as a
 // retryable timeout after the idle deadline, its text kept, saying only keep-alives came.
 func TestKeepAlivesDoNotHoldAStreamOpen(t *testing.T) {
+	t.Parallel()
 	const gap, idle = 20 * time.Millisecond, 300 * time.Millisecond
 	for name, keepAlive := range map[string]string{"comments": ": keep-alive", "bare newlines": "\n\n\n\n\n\n"} {
 		t.Run(name, func(t *testing.T) {
@@ -245,6 +251,7 @@ func TestKeepAlivesDoNotHoldAStreamOpen(t *testing.T) {
 
 // A stream that sends nothing at all after its first words says no data came.
 func TestSilentStreamSaysNoData(t *testing.T) {
+	t.Parallel()
 	script := []step{{Line: chunkLine(`"role":"assistant","content":""`, "null")}, contentStep(0, "One "), {Hang: true}}
 	url, _ := scripted(t, script)
 	c := testClient(Endpoint{BaseURL: url, Model: "m", StreamIdleTimeout: 200 * time.Millisecond})
@@ -288,6 +295,7 @@ var answerShapes = []struct {
 }
 
 func TestAnswerShapesReadAlikeLiveAndExplained(t *testing.T) {
+	t.Parallel()
 	for _, tc := range answerShapes {
 		t.Run(tc.name, func(t *testing.T) {
 			var requests atomic.Int32
@@ -339,6 +347,7 @@ func TestAnswerShapesReadAlikeLiveAndExplained(t *testing.T) {
 // A redirect of the POST is not followed: the key would go to another place, and the POST
 // would arrive as an empty GET. The failure names where it points.
 func TestRedirectIsNamedNotFollowed(t *testing.T) {
+	t.Parallel()
 	var followed atomic.Int32
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { followed.Add(1) }))
 	defer target.Close()
@@ -361,6 +370,7 @@ func TestRedirectIsNamedNotFollowed(t *testing.T) {
 // once its retries are spent (1.15.2, seen with {"retry":{"attempts":3}}: four upstream
 // requests): the config parley sent says how many.
 func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
+	t.Parallel()
 	for name, h := range map[string][4]string{
 		"portkey, its retries spent": {"x-portkey-retry-attempt-count", "-1", "gateway retried until its retries were spent · "},
 		"portkey, its configured retries spent": {"x-portkey-retry-attempt-count", "-1", "gateway retried 3× · ",
@@ -395,6 +405,7 @@ func TestNoRetriesOnAGatewaysRetries(t *testing.T) {
 // A 2xx that stays silent until the first-delta deadline may be billed each time: it is sent
 // again once, and never for a reasoning model, which may be thinking.
 func TestASilentAnswerIsSentAgainAtMostOnce(t *testing.T) {
+	t.Parallel()
 	counts := map[string]int32{}
 	for _, model := range []string{"gpt-4o-mini", "deepseek-r1"} {
 		var requests atomic.Int32
@@ -420,6 +431,7 @@ func TestASilentAnswerIsSentAgainAtMostOnce(t *testing.T) {
 
 // A certificate this machine does not trust is not retried, and the failure names the fix.
 func TestUntrustedCertificateNamesTheFix(t *testing.T) {
+	t.Parallel()
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
@@ -443,6 +455,7 @@ func TestUntrustedCertificateNamesTheFix(t *testing.T) {
 // A model's tool call is output, never an empty reply, and it is named at the end; a stream
 // line that is no JSON is counted, not silently dropped.
 func TestToolCallsAndUnreadableLinesAreSaid(t *testing.T) {
+	t.Parallel()
 	stream := `data: {"choices":[{"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]}` + "\n\n" +
 		`data: {"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"Oslo\"}"}}]}}]}` + "\n\n" +
 		"data: {not json\n\n" +

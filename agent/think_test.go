@@ -22,6 +22,7 @@ func splitAll(text string, n int, holdBare, failed bool) (reasoning, answer stri
 }
 
 func TestThinkSplitter(t *testing.T) {
+	t.Parallel()
 	thinking := "The user asks about TCP. First, recall the handshake: SYN, SYN-ACK, ACK.\nSo the answer < 3 steps > 2."
 	answer := "TCP opens with a **three-way handshake**.\n\n```go\nif a < b && c > d {}\n```\n"
 	cases := []struct {
@@ -58,6 +59,7 @@ func TestThinkSplitter(t *testing.T) {
 // The answer streams as it arrives once it is known to be the answer: a splitter holds back
 // only a possible tag.
 func TestThinkSplitterDoesNotHoldTheAnswer(t *testing.T) {
+	t.Parallel()
 	s := thinkSplitter{}
 	if r, a := s.split("Hello"); r != "" || a != "Hello" {
 		t.Fatalf("got %q, %q", r, a)

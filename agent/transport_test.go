@@ -41,6 +41,7 @@ func (c *chunked) Read(p []byte) (int, error) {
 }
 
 func TestAnswerBodyKeepsErrorFramesAndPassesOnlyData(t *testing.T) {
+	t.Parallel()
 	stream := ": keep-alive\n\n" +
 		`data: {"choices":[{"delta":{"role":"assistant"}}]}` + "\n\n" +
 		`error: {"code":500,"message":"llama.cpp failed","type":"server_error"}` + "\n\n" +
@@ -74,6 +75,7 @@ func TestAnswerBodyKeepsErrorFramesAndPassesOnlyData(t *testing.T) {
 
 // Every line end an event stream may use reads alike.
 func TestAnswerBodyReadsCROnlyAndCRLFLines(t *testing.T) {
+	t.Parallel()
 	lf := "data: {\"a\":1}\n\ndata: {\"b\":2}\n\ndata: [DONE]\n\n"
 	for name, s := range map[string]string{
 		"CR":   strings.ReplaceAll(lf, "\n", "\r"),
@@ -91,6 +93,7 @@ func TestAnswerBodyReadsCROnlyAndCRLFLines(t *testing.T) {
 // Keep-alive comments, however many, cost nothing that grows: none reaches the SDK, which
 // would keep them all.
 func TestAnswerBodyDropsKeepAlives(t *testing.T) {
+	t.Parallel()
 	stream := strings.Repeat(": keep-alive\n\n", 100_000) + "data: [DONE]\n\n"
 	got, c, err := readAnswer(t, "text/event-stream", stream, 0)
 	if err != nil || got != "data: [DONE]\n" || c.frames.Len() != 0 {
@@ -100,6 +103,7 @@ func TestAnswerBodyDropsKeepAlives(t *testing.T) {
 
 // One line past MaxStreamLine ends the answer there, without holding more of it.
 func TestAnswerBodyRefusesAnEndlessLine(t *testing.T) {
+	t.Parallel()
 	line := "data: " + strings.Repeat("x", MaxStreamLine+10) + "\n"
 	got, c, err := readAnswer(t, "text/event-stream", `data: {"ok":1}`+"\n"+line, 4096)
 	if !errors.Is(err, errLineTooLong) || !c.lineTooLong || got != `data: {"ok":1}`+"\n" {
@@ -108,6 +112,7 @@ func TestAnswerBodyRefusesAnEndlessLine(t *testing.T) {
 }
 
 func TestAnswerBodyReadsAnswersThatAreNoStream(t *testing.T) {
+	t.Parallel()
 	completion := `{"id":"x","object":"chat.completion","model":"llama-3.1-8b","choices":[{"index":0,"message":{"role":"assistant","content":"The sky is blue.","reasoning_content":"Rayleigh."},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":5}}`
 	got, c, err := readAnswer(t, "application/json", completion, 7)
 	if err != nil || !c.whole || !strings.Contains(got, `"content":"The sky is blue."`) || !strings.Contains(got, `"reasoning_content":"Rayleigh."`) ||
@@ -137,6 +142,7 @@ func TestAnswerBodyReadsAnswersThatAreNoStream(t *testing.T) {
 
 // A stream read byte by byte through a reader that reports errors late loses nothing.
 func TestAnswerBodyOneByteReads(t *testing.T) {
+	t.Parallel()
 	stream := `data: {"choices":[{"delta":{"content":"hé"}}]}` + "\n\ndata: [DONE]\n\n"
 	c := &capture{status: 200, header: http.Header{"Content-Type": {"text/event-stream"}}}
 	got, err := io.ReadAll(newAnswerBody(io.NopCloser(iotest.DataErrReader(iotest.OneByteReader(strings.NewReader(stream)))), c))
@@ -149,6 +155,7 @@ func TestAnswerBodyOneByteReads(t *testing.T) {
 // line that shows it: from then on each payload reaches the SDK as soon as it is whole,
 // before the next line comes.
 func TestAnswerBodyDoesNotHoldBackAServerThatEndsNoEvents(t *testing.T) {
+	t.Parallel()
 	src, w := io.Pipe()
 	b := newAnswerBody(src, &capture{status: http.StatusOK, header: http.Header{"Content-Type": {"text/event-stream"}}})
 	read := make(chan string)
