@@ -25,23 +25,25 @@ type timedOutJSON struct {
 	Error string `json:"error"`
 }
 
+// The limit is three seconds: the three words must arrive before it, after the database opens,
+// on a machine as loaded as a race-detector run beside other work makes it.
 func TestTimeoutStopsAHangKeepingTheText(t *testing.T) {
 	t.Parallel()
 	u, srv := newServedUser(t)
 	srv.Push(demo.Fault{StallAfter: 3}) // three words, then nothing until the client goes
 	start := time.Now()
-	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--timeout", "1s", "--json")
+	r := u.run("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--timeout", "3s", "--json")
 	took := time.Since(start)
 	res := decode[timedOutJSON](t, r.stdout)
 	if r.code != 3 || res.Status != "failed" || res.Retry == nil || !res.Retry.Retryable || res.Retry.RetryClass != "timeout" ||
-		res.Error != "Timed out — stopped after --timeout 1s" || srv.Requests() != 1 {
+		res.Error != "Timed out — stopped after --timeout 3s" || srv.Requests() != 1 {
 		t.Fatalf("exit %d after %d requests: %+v %+v", r.code, srv.Requests(), res, res.Retry)
 	}
-	if !strings.HasSuffix(r.stderr, "parley: Timed out — stopped after --timeout 1s (retryable, session "+res.SessionID+")\n") {
+	if !strings.HasSuffix(r.stderr, "parley: Timed out — stopped after --timeout 3s (retryable, session "+res.SessionID+")\n") {
 		t.Errorf("stderr %q", r.stderr)
 	}
-	if took < time.Second || took > 10*time.Second {
-		t.Errorf("took %s with --timeout 1s", took)
+	if took < 3*time.Second || took > 20*time.Second {
+		t.Errorf("took %s with --timeout 3s", took)
 	}
 	if res.Text == "" || len(strings.Fields(res.Text)) > 3 {
 		t.Errorf("kept %q; want the three words", res.Text)
