@@ -12,7 +12,7 @@ import (
 )
 
 // --timeout bounds a whole print-mode run: a server that hangs mid-reply, and --wait's waits.
-// The limit is real time, a second, against waits of minutes: each test would last as long as
+// The limit is real time, seconds, against waits of minutes: each test would last as long as
 // the hang without it.
 
 // timedOutJSON is the --json object of a run --timeout stopped.
