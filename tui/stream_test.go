@@ -131,14 +131,27 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 	}
 	ch <- chat.Event{Kind: chat.EventFinished}
 	ch <- delta("after the end")
-	// Everything up to the terminal event is ready: one message carries it all, the deltas
-	// joined into one.
-	msg := readEvents(3, ch)().(runEventsMsg)
-	if msg.tag != 3 || msg.closed || len(msg.events) != 2 {
-		t.Fatalf("batch of %d events (closed %v), want the joined deltas and the end", len(msg.events), msg.closed)
+	// Everything up to the terminal event is ready: the messages carry it in order, each with
+	// the deltas it gathered joined into one (on an idle machine one message carries it all;
+	// the batch window is real time, and a loaded one may cut it), and the last one the end.
+	var got strings.Builder
+	for n := 0; ; n++ {
+		msg := readEvents(3, ch)().(runEventsMsg)
+		if msg.tag != 3 || msg.closed || n > 100 {
+			t.Fatalf("message %d: tag %d, closed %v", n, msg.tag, msg.closed)
+		}
+		for i, ev := range msg.events {
+			if ev.Kind == chat.EventDelta && i > 0 && msg.events[i-1].Kind == chat.EventDelta {
+				t.Fatal("a message holds deltas not joined into one")
+			}
+			got.WriteString(ev.Text)
+		}
+		if last := msg.events[len(msg.events)-1]; last.Terminal() {
+			break
+		}
 	}
-	if d := msg.events[0]; d.Kind != chat.EventDelta || d.Text != want.String() || !msg.events[1].Terminal() {
-		t.Fatal("deltas lost or reordered, or the end missing")
+	if got.String() != want.String() {
+		t.Fatal("deltas lost or reordered before the end")
 	}
 	if len(ch) != 1 {
 		t.Fatal("the reader took events after the terminal one")
