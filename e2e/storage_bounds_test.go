@@ -18,17 +18,18 @@ import (
 // What parley reads is bounded: a server's flood of keep-alive comments does not grow its
 // memory, and a pipe given as a file is refused instead of waited on.
 
-// A server that sends only keep-alive comments, as fast as it can, for 8 s before its first
-// word: parley keeps none of them, and its memory stays under 100 MB.
+// A server that sends only keep-alive comments, as fast as it can, 512 MiB of them before its
+// first word: parley keeps none of them, and its memory stays under 100 MB, a fifth of what
+// it read.
 func TestStorageKeepAliveFlood(t *testing.T) {
 	t.Parallel()
-	const flood = 8 * time.Second
+	const flood = 512 << 20
 	var sent atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		rc := http.NewResponseController(w)
 		block := bytes.Repeat([]byte(": keep-alive\n\n"), 4096)
-		for end := time.Now().Add(flood); time.Now().Before(end); {
+		for sent.Load() < flood {
 			n, err := w.Write(block)
 			sent.Add(int64(n))
 			if err != nil || rc.Flush() != nil {
@@ -72,9 +73,6 @@ func TestStorageKeepAliveFlood(t *testing.T) {
 	t.Logf("%d MB of keep-alives in %s", sent.Load()>>20, took.Round(time.Millisecond))
 	if err != nil || stdout.String() != "still here\n" {
 		t.Fatalf("%v, printed %q; want the reply after the flood; stderr %q", err, stdout.String(), stderr.String())
-	}
-	if took < flood {
-		t.Fatalf("the run took %s, less than the flood: it did not last", took)
 	}
 	t.Logf("peak RSS %d KiB (rusage's Maxrss, the test process's counted in: %d KiB)",
 		peak, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
