@@ -69,8 +69,8 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			queue = eventQueue{}
 		case notStored := <-ended:
 			terminal.NotStored, ended = notStored, nil
-			if folds = notStored == ""; folds {
-				db.folding.RLock() // Close waits for the fold, from before the end is shown
+			if folds = notStored == ""; !folds {
+				db.folding.RUnlock() // nothing to fold
 			}
 			terminal.Thought = w.thought()
 			queue.push(terminal)
@@ -80,6 +80,9 @@ func (db *DB) record(runID int64, in <-chan chat.Event, clock chat.Clock, out ch
 			}
 			if ev.Terminal() {
 				terminal, open = ev, false
+				// Close waits for the fold from before the end is stored: an end seen stored
+				// is folded before Close returns.
+				db.folding.RLock()
 				ended = w.end(chat.Decide(ev, true), ev.FinishReason, ev.Model)
 				continue
 			}
