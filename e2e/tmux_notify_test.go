@@ -47,11 +47,14 @@ func TestTmuxALongReplyRingsTheBellOfAWindowLeftBehind(t *testing.T) {
 // its bell rang after 10 s, or with notify = "off" that it did not.
 func waitForTheBell(t *testing.T, p *pane, notify string, sent time.Time) {
 	t.Helper()
+	bell := func() bool {
+		return strings.TrimSpace(p.tmux("display-message", "-p", "-t", "parley:0", "#{window_bell_flag}")) == "1"
+	}
+	screen := func() string { return p.tmux("capture-pane", "-p", "-t", "parley:0") }
 	deadline := sent.Add(40 * time.Second)
 	for {
-		flag := strings.TrimSpace(p.tmux("display-message", "-p", "-t", "parley:0", "#{window_bell_flag}"))
-		ended := !strings.Contains(p.tmux("capture-pane", "-p", "-t", "parley:0"), "esc cancels")
-		if flag == "1" {
+		rang, ended := bell(), !strings.Contains(screen(), "esc cancels")
+		if rang {
 			if notify == "off" {
 				t.Fatal("notify = \"off\" rang the bell")
 			}
@@ -66,13 +69,13 @@ func waitForTheBell(t *testing.T, p *pane, notify string, sent time.Time) {
 			}
 			// The flag is set as the bell is read: look once more before failing.
 			time.Sleep(500 * time.Millisecond)
-			if f := strings.TrimSpace(p.tmux("display-message", "-p", "-t", "parley:0", "#{window_bell_flag}")); f != "1" {
-				t.Fatalf("the reply ended %v after the send with no bell:\n%s", time.Since(sent), p.tmux("capture-pane", "-p", "-t", "parley:0"))
+			if !bell() {
+				t.Fatalf("the reply ended %v after the send with no bell:\n%s", time.Since(sent), screen())
 			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("notify=%q: the reply did not end within 40 s:\n%s", notify, p.tmux("capture-pane", "-p", "-t", "parley:0"))
+			t.Fatalf("notify=%q: the reply did not end within 40 s:\n%s", notify, screen())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -98,9 +98,10 @@ type DB struct {
 	clock chat.Clock
 	// interactive is set on the chat screen's handle (SetInteractive).
 	interactive atomic.Bool
-	// folding is held to read by each fold of a reply's text after its run's end was
-	// reported (Record), and by Close to write: Close waits for the folds under way, and one
-	// after it fails, leaving the text for the next open.
+	// folding is held to read by Record from a run's terminal event until its reply's text
+	// is folded (or the end is found not stored), and by Close to write: Close waits for the
+	// ends being stored and the folds under way, and a fold after it fails, leaving the text
+	// for the next open.
 	folding sync.RWMutex
 	// closing is closed when Close begins: a run whose end is stored but whose reader went
 	// away (a program that quit without reading it) folds its text then rather than hold
