@@ -194,7 +194,7 @@ func TestTmuxPrintModeRendersMarkdownOnATerminal(t *testing.T) {
 	run := func(name string, flags ...string) string {
 		cmd := fmt.Sprintf("env PARLEY_HOME=%s %s -p hello --base-url %s --model m %s; echo exit-$?; sleep 60",
 			p.home, p.bin, p.srv.URL(), strings.Join(flags, " "))
-		p.tmux("new-window", "-d", "-n", name, cmd)
+		p.tmux("new-window", "-d", "-t", "parley:", "-n", name, cmd)
 		return p.waitWindow(name, "exit-0")
 	}
 	p.newSession("-d", "-s", "parley", "-x", "100", "-y", "40", "sleep 120")

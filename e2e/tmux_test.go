@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +33,9 @@ type pane struct {
 	srv    *demo.Server
 	// baseURL, when set, is the endpoint parley is started against instead of srv's.
 	baseURL string
+
+	controlMu sync.Mutex
+	control   *controlClient // started by the first command that goes over it
 }
 
 // paneSeq numbers the tmux servers of this process.
@@ -56,14 +60,46 @@ func newChatPane(t *testing.T, w, h int, env []string, args ...string) *pane {
 	return p
 }
 
-// tmux runs one tmux command in the pane's server.
+// tmux runs one tmux command in the pane's server: over the pane's control client when the
+// command names its target, in a tmux process of its own otherwise.
 func (p *pane) tmux(args ...string) string {
 	p.t.Helper()
+	if c := p.controlFor(args); c != nil {
+		out, err := c.run(args)
+		if err == nil {
+			return out
+		}
+		if !errors.Is(err, errControlGone) {
+			p.t.Fatalf("tmux %v: %v", args, err)
+		}
+		p.controlMu.Lock()
+		p.control = nil // the server has gone: a tmux process says why, and the next command starts a client again
+		p.controlMu.Unlock()
+	}
 	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
 	if err != nil {
 		p.t.Fatalf("tmux %v: %v: %s", args, err, out)
 	}
 	return string(out)
+}
+
+// controlFor returns the control client a command goes over, starting it on the first; nil
+// when the command does not go over one or a client cannot start.
+func (p *pane) controlFor(args []string) *controlClient {
+	if !overControl(args) {
+		return nil
+	}
+	p.controlMu.Lock()
+	defer p.controlMu.Unlock()
+	if p.control == nil {
+		c, err := startControl(p.t, p.socket)
+		if err != nil {
+			p.t.Logf("tmux control client: %v; each command runs a tmux process", err)
+			return nil
+		}
+		p.control = c
+	}
+	return p.control
 }
 
 // command is the shell command that runs the TUI with env and args, and then keeps the pane
