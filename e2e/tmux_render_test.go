@@ -242,7 +242,9 @@ func TestTmuxThoughtReadsTheSameReopened(t *testing.T) {
 	p.srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, ThinkFor: 2 * time.Second})
 	p.start(100, 30, nil)
 	p.sendAndWait("think about it", 1)
-	before := thoughtLine.FindString(p.waitScreen("▸ Thought for"))
+	// The reply is stored before the screen takes its end, and until then the line counts
+	// its tokens as an estimate ("~89 tok"): the endpoint's count is drawn once it is idle.
+	before := thoughtLine.FindString(p.waitScreen("idle"))
 	if before == "" || before == "▸ Thought for 0s" {
 		t.Fatalf("no duration after the reply: %q\n%s", before, p.screen())
 	}
