@@ -124,7 +124,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.send("second")
 		s := p.waitScreen("held: the endpoint said at ")
 		said := func(at time.Time) string {
-			return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", at.Format("15:04"), at.Add(50*time.Minute).Format("15:04"))
+			return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", screenClock(at, at), screenClock(at.Add(50*time.Minute), at))
 		}
 		if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, said(before)) && !strings.Contains(flat, said(after)) {
 			t.Fatalf("want %q; screen:\n%s", said(after), s)
