@@ -416,7 +416,9 @@ func TestASilentAnswerIsSentAgainAtMostOnce(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		}))
-		last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: model, FirstDeltaTimeout: 100 * time.Millisecond}).
+		// The deadline is long enough for the headers to come first even on a loaded machine:
+		// one that passes before them is a request unanswered, which Tier 1 retries as such.
+		last := lastEvent(t, testClient(Endpoint{BaseURL: srv.URL + "/v1", Model: model, FirstDeltaTimeout: 500 * time.Millisecond}).
 			Stream(context.Background(), hello))
 		srv.Close()
 		if last.Class.Class != chat.Timeout || !last.Class.Retryable {
