@@ -171,7 +171,7 @@ func TestTmuxTier2(t *testing.T) {
 		if d := until.Sub(sent); d < 3000*time.Second || d > 3010*time.Second {
 			t.Fatalf("retry_after_until %v is %v after sending, want 3000 s", until, d)
 		}
-		want := screenClock(until.In(loc), time.Now().In(loc))
+		want := chat.FormatClockIn(until, time.Now(), loc)
 		if shown[1] != want {
 			t.Fatalf("banner says %q, want %q (%s)", shown[1], want, zone)
 		}
@@ -291,17 +291,4 @@ func TestTmuxTier2(t *testing.T) {
 		}
 		t.Logf("requests 4 and 5 equal requests 3 and 2; export: %d messages, %d superseded, 3 operator rows", len(msgs), len(superseded))
 	})
-}
-
-// screenClock is at as the screen gives a time of day to an operator in at's zone at now: after
-// the date when it is another day (a wait said at 23:16 for 50 minutes ends on the next), and
-// the year when it is another year.
-func screenClock(at, now time.Time) string {
-	switch {
-	case at.Format(time.DateOnly) == now.Format(time.DateOnly):
-		return at.Format("15:04")
-	case at.Year() != now.Year():
-		return at.Format("Jan 2 2006 15:04")
-	}
-	return at.Format("Jan 2 15:04")
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"parley/internal/chat"
 	"parley/internal/demo"
 	"parley/internal/demo/demotest"
 )
@@ -124,7 +125,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 		p.send("second")
 		s := p.waitScreen("held: the endpoint said at ")
 		said := func(at time.Time) string {
-			return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", screenClock(at, at), screenClock(at.Add(50*time.Minute), at))
+			return fmt.Sprintf("held: the endpoint said at %s to wait until %s · nothing sent", chat.FormatClockIn(at, at, zone), chat.FormatClockIn(at.Add(50*time.Minute), at, zone))
 		}
 		if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, said(before)) && !strings.Contains(flat, said(after)) {
 			t.Fatalf("want %q; screen:\n%s", said(after), s)

@@ -54,11 +54,17 @@ func FormatElapsed(d time.Duration) string {
 // FormatClock is at as the operator's clock shows it: "14:50", or "Mar 2 14:50" when it is not
 // on the same day as now, "Mar 2 2027 14:50" in another year. Print mode and the chat screen
 // both say times this way.
-func FormatClock(at, now time.Time) string { return clock(at, now, "15:04") }
+func FormatClock(at, now time.Time) string { return FormatClockIn(at, now, time.Local) }
+
+// FormatClockIn is FormatClock for an operator in loc: what a parley running in another zone
+// shows.
+func FormatClockIn(at, now time.Time, loc *time.Location) string {
+	return clock(at.In(loc), now.In(loc), "15:04")
+}
 
 // FormatClockSeconds is FormatClock to the second ("14:03:20"), for waits short enough that
 // the seconds matter.
-func FormatClockSeconds(at, now time.Time) string { return clock(at, now, "15:04:05") }
+func FormatClockSeconds(at, now time.Time) string { return clock(at.Local(), now.Local(), "15:04:05") }
 
 // FormatHeld says why a run sent nothing: a provider said at saidAt not to come back before
 // until (endpoint memory), "held: the endpoint said at 07:13 to wait until 07:23 · nothing
@@ -70,9 +76,9 @@ func FormatHeld(saidAt, until, now time.Time) string {
 // FormatDate is at as lists of sessions and messages show it: "2026-03-01 14:50", local time.
 func FormatDate(at time.Time) string { return at.Local().Format("2006-01-02 15:04") }
 
-// clock writes at with the time of day layout, preceded by as much of the date as now needs.
+// clock writes at with the time of day layout, preceded by as much of the date as now needs,
+// both in the zone they carry.
 func clock(at, now time.Time, layout string) string {
-	at, now = at.Local(), now.Local()
 	if y, m, d := at.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
 		return at.Format(layout)
 	}

@@ -24,18 +24,29 @@ func TestFormats(t *testing.T) {
 	}
 }
 
+// Times are on the operator's clock, with the date when it is another day there; an operator
+// in another zone (FormatClockIn) sees the same instant on their own.
 func TestFormatClock(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
+	kolkata, utcNow := time.FixedZone("IST", 5*3600+1800), time.Date(2026, 11, 30, 17, 0, 0, 0, time.UTC) // 22:30 in Kolkata
 	for _, c := range []struct {
-		at   time.Time
-		want string
+		at, now time.Time
+		in      *time.Location // the operator's zone; nil for the process's own
+		want    string
 	}{
-		{time.Date(2026, 11, 30, 14, 50, 0, 0, time.Local), "14:50"},
-		{time.Date(2026, 12, 1, 0, 5, 0, 0, time.Local), "Dec 1 00:05"},
-		{time.Date(2027, 1, 2, 8, 0, 0, 0, time.Local), "Jan 2 2027 08:00"},
+		{time.Date(2026, 11, 30, 14, 50, 0, 0, time.Local), now, nil, "14:50"},
+		{time.Date(2026, 12, 1, 0, 5, 0, 0, time.Local), now, nil, "Dec 1 00:05"},
+		{time.Date(2027, 1, 2, 8, 0, 0, 0, time.Local), now, nil, "Jan 2 2027 08:00"},
+		{time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC), utcNow, kolkata, "23:30"},
+		{time.Date(2026, 11, 30, 18, 40, 0, 0, time.UTC), utcNow, kolkata, "Dec 1 00:10"},
+		{time.Date(2026, 12, 31, 19, 0, 0, 0, time.UTC), utcNow, kolkata, "Jan 1 2027 00:30"},
 	} {
-		if got := FormatClock(c.at, now); got != c.want {
-			t.Errorf("FormatClock(%v) = %q, want %q", c.at, got, c.want)
+		got := FormatClock(c.at, c.now)
+		if c.in != nil {
+			got = FormatClockIn(c.at, c.now, c.in)
+		}
+		if got != c.want {
+			t.Errorf("at %v, now %v, in %v: %q, want %q", c.at, c.now, c.in, got, c.want)
 		}
 	}
 }
