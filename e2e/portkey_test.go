@@ -19,15 +19,18 @@ import (
 // The real Portkey gateway in front of two upstreams on one URL and one model, told apart by
 // x-portkey-custom-host: one upstream's 429 with a 50-minute reset holds only its own route, and
 // the hold names it; header values that are no secrets ("openai", "true") are left in what the
-// servers say, and the key is nowhere. CI installs no Portkey: the test runs where
-// PARLEY_PORTKEY names its build/start-server.js.
+// servers say, and the key is nowhere. The gateway is scripts/portkey's (pinned, installed by
+// .ci/run with npm ci), or the build/start-server.js PARLEY_PORTKEY names.
 func TestPortkeyHoldsOnlyTheRouteThatWasLimited(t *testing.T) {
 	t.Parallel()
+	node := testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/portkey")
 	start := os.Getenv("PARLEY_PORTKEY")
 	if start == "" {
-		t.Skip("needs the Portkey gateway: bash shared/realservers/setup.sh portkey, then PARLEY_PORTKEY=…/@portkey-ai/gateway/build/start-server.js")
+		start = filepath.Join("..", "scripts", "portkey", "node_modules", "@portkey-ai", "gateway", "build", "start-server.js")
+		if _, err := os.Stat(start); err != nil {
+			testenv.Missing(t, "the Portkey gateway", "npm ci --prefix scripts/portkey from the repository's root")
+		}
 	}
-	node := testenv.Tool(t, "node", "apt-get install nodejs")
 	gateway := startPortkey(t, node, start)
 
 	const key = "sk-portkey-e2e-0123456789abcdef"
