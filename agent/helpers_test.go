@@ -16,8 +16,9 @@ import (
 // events of a run.
 
 func TestMain(m *testing.M) {
-	// The corpus replays wait on local servers and on timeouts, not on the CPU.
-	chattest.WaitingParallel(4)
+	// The corpus replays wait on local servers and on timeouts (a stalled entry's second or
+	// two), not on the CPU.
+	chattest.WaitingParallel(8)
 	os.Exit(m.Run())
 }
 

@@ -23,8 +23,9 @@ import (
 
 func TestMain(m *testing.M) {
 	// Driven screens spend most of their time waiting on demo endpoints, MCP servers and
-	// pumped messages, not on the CPU.
-	chattest.WaitingParallel(4)
+	// pumped messages (a demo reply at 50 tokens a second), not on the CPU: eight at a time
+	// keep two cores busy.
+	chattest.WaitingParallel(8)
 	os.Exit(m.Run())
 }
 
