@@ -26,10 +26,7 @@ func TestPortkeyHoldsOnlyTheRouteThatWasLimited(t *testing.T) {
 	node := testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/portkey")
 	start := os.Getenv("PARLEY_PORTKEY")
 	if start == "" {
-		start = filepath.Join("..", "scripts", "portkey", "node_modules", "@portkey-ai", "gateway", "build", "start-server.js")
-		if _, err := os.Stat(start); err != nil {
-			testenv.Missing(t, "the Portkey gateway", "npm ci --prefix scripts/portkey from the repository's root")
-		}
+		start = testenv.NodeModule(t, "scripts/portkey", "@portkey-ai/gateway", "build/start-server.js")
 	}
 	gateway := startPortkey(t, node, start)
 

@@ -36,7 +36,7 @@ func TestEveryWordOfTheCorpusIsShown(t *testing.T) {
 				if miss := missingWords(doc, md.Render(doc, width, true)); len(miss) > 0 {
 					t.Errorf("at %d columns, whole: missing %q", width, miss)
 				}
-				// Streamed in pieces of 5 bytes (40 under the race detector), every chunk rendered as
+				// Streamed in pieces of 5 bytes (5 × sparser under the race detector), every chunk rendered as
 				// the screen would.
 				var s Stream
 				var lines []string

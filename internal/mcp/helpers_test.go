@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,23 +86,11 @@ func testServer(name, pidFile string, echoes ...string) mcp.Server {
 	return mcp.Server{Name: name, Command: []string{os.Args[0]}, Env: env}
 }
 
-// fixture is the entry point of one of the npm packages of scripts/mcp (installed by .ci/run
-// with npm ci). The tests that need them skip under -short; a missing one skips them on a
-// machine with only Go, saying how to install it, and fails them in CI (testenv.Strict).
+// fixture is the entry point of the npm package pkg of scripts/mcp (testenv.NodeModule says
+// when a test that needs one skips); mcptest's Fixture is the same, but mcptest imports mcp.
 func fixture(t *testing.T, pkg string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
-	}
-	testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/mcp")
-	path, err := filepath.Abs(filepath.Join("..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, pkg, "npm ci --prefix scripts/mcp from the repository's root")
-	}
-	return path
+	return testenv.NodeModule(t, "scripts/mcp", "@modelcontextprotocol/"+pkg, "dist/index.js")
 }
 
 // everything configures @modelcontextprotocol/server-everything on stdio, run by node.

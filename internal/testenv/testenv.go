@@ -7,6 +7,8 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -32,6 +34,24 @@ func Tool(t testing.TB, name, install string) string {
 	path, err := exec.LookPath(name)
 	if err != nil {
 		Missing(t, name, install)
+	}
+	return path
+}
+
+// NodeModule returns the absolute path of file in the npm package pkg that the package.json of
+// dir pins (dir is a folder of the repository, such as scripts/mcp, that .ci/run installs with
+// npm ci). A test that needs one skips under -short, which needs only Go; a missing node or
+// package skips it on a machine with only Go, naming the install, and fails it under Strict.
+func NodeModule(t testing.TB, dir, pkg, file string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs node and the npm packages of " + dir + "; -short needs only Go")
+	}
+	Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix "+dir)
+	_, here, _, _ := runtime.Caller(0)
+	path := filepath.Join(filepath.Dir(here), "..", "..", dir, "node_modules", pkg, file)
+	if _, err := os.Stat(path); err != nil {
+		Missing(t, pkg, "npm ci --prefix "+dir+" from the repository's root")
 	}
 	return path
 }

@@ -9,28 +9,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"parley/internal/mcp"
 	"parley/internal/testenv"
 )
 
-// Fixture is the entry point of the npm package pkg of scripts/mcp. A test that needs one
-// skips under -short; a missing one skips it on a machine with only Go, saying how to install
-// it, and fails it in CI (testenv.Strict).
+// Fixture is the entry point of the npm package pkg of scripts/mcp (testenv.NodeModule says
+// when a test that needs one skips).
 func Fixture(t testing.TB, pkg string) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs node and the npm MCP servers of scripts/mcp; -short needs only Go")
-	}
-	testenv.Tool(t, "node", "apt-get install nodejs npm, then npm ci --prefix scripts/mcp")
-	_, here, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(here), "..", "..", "..", "scripts", "mcp", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(path); err != nil {
-		testenv.Missing(t, pkg, "npm ci --prefix scripts/mcp from the repository's root")
-	}
-	return path
+	return testenv.NodeModule(t, "scripts/mcp", "@modelcontextprotocol/"+pkg, "dist/index.js")
 }
 
 // Everything is server-everything on stdio, named everything, with what it is sent written
