@@ -40,8 +40,7 @@ func TestStreamsAReplyWithUsage(t *testing.T) {
 
 func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Overloaded(), demo.Overloaded())
+	srv := demotest.Start(t, demo.Options{}, demo.Overloaded(), demo.Overloaded())
 	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
@@ -60,8 +59,7 @@ func TestTier1RecoversFromTwoOverloads(t *testing.T) {
 
 func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
+	srv := demotest.Start(t, demo.Options{}, demo.Overloaded(), demo.Overloaded(), demo.Overloaded(), demo.Overloaded())
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	last := collect(t, c, context.Background())
 	ev := last[len(last)-1]
@@ -75,8 +73,7 @@ func TestTier1StopsAfterThreeAttempts(t *testing.T) {
 
 func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.RateLimited(50 * time.Minute))
+	srv := demotest.Start(t, demo.Options{}, demo.RateLimited(50*time.Minute))
 	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := collect(t, c, context.Background())
@@ -91,8 +88,7 @@ func TestTier1HandsLongWaitsToTier2(t *testing.T) {
 
 func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{CutAfter: 4})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{CutAfter: 4})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
 	ev := events[len(events)-1]
@@ -106,8 +102,7 @@ func TestNoRetryAfterTheFirstDelta(t *testing.T) {
 
 func TestErrorFrameBeforeFirstDeltaIsRetried(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.ErrorEvent())
+	srv := demotest.Start(t, demo.Options{}, demo.ErrorEvent())
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := collect(t, c, context.Background())
 	if events[len(events)-1].Kind != chat.EventFinished || srv.Requests() != 2 {
@@ -119,8 +114,7 @@ func TestNotRetryable(t *testing.T) {
 	t.Parallel()
 	for name, f := range map[string]demo.Fault{"quota": demo.Quota(), "badkey": demo.BadKey()} {
 		t.Run(name, func(t *testing.T) {
-			srv := demotest.Start(t, demo.Options{})
-			srv.Push(f, f)
+			srv := demotest.Start(t, demo.Options{}, f, f)
 			c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 			events := collect(t, c, context.Background())
 			ev := events[len(events)-1]
@@ -144,8 +138,7 @@ func TestUnresolvedKeySendsNothing(t *testing.T) {
 
 func TestCancelAbortsATier1Wait(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Overloaded(), demo.Overloaded())
+	srv := demotest.Start(t, demo.Options{}, demo.Overloaded(), demo.Overloaded())
 	clock := stuckClock{waiting: make(chan struct{})}
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,8 +157,7 @@ func TestCancelAbortsATier1Wait(t *testing.T) {
 // A client logs its attempts to the logger it was given, and only there.
 func TestWithLoggerLogsAttempts(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Overloaded())
+	srv := demotest.Start(t, demo.Options{}, demo.Overloaded())
 	var logged strings.Builder
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, instantClock(), oneAttempt()).
 		WithLogger(slog.New(slog.NewTextHandler(&logged, nil)))
@@ -248,10 +240,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 // not sixty: the rest fail as they were, for Tier 2, without a retry.
 func TestRetryBudgetBoundsAnOutage(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	for range 60 {
-		srv.Push(demo.Overloaded())
-	}
+	srv := demotest.Start(t, demo.Options{}, demotest.Times(60, demo.Overloaded())...)
 	store := historytest.Open(t)
 	clock := chattest.New(time.Now()) // time stands still: every retry falls in one window
 	policy := retry.DefaultPolicy()

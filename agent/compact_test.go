@@ -293,8 +293,7 @@ func TestSecondOverflowFailsNotRetryable(t *testing.T) {
 
 func TestOverflowAfterTier1RetriesStillCompacts(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI})
-	srv.Push(demo.Overloaded())
+	srv := demotest.Start(t, demo.Options{ContextTokens: 600, Overflow: demo.OverflowOpenAI}, demo.Overloaded())
 	clock := instantClock()
 	c := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 	events := runEvents(t, c, conversation(20))
@@ -336,8 +335,7 @@ func toAgent(msgs []demo.Message) []chat.Message {
 
 func TestOverflowAfterTextIsNotRetried(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Stream: `data: {"choices":[{"index":0,"delta":{"content":"Hel"}}]}` + "\n\n" +
 		`data: {"error":{"message":"This model's maximum context length is 100 tokens.","code":"context_length_exceeded"}}` + "\n\n"})
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"})
 	events := runEvents(t, c, conversation(5))
@@ -542,8 +540,7 @@ func TestOverflowInOtherWordsCompacts(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{})
-			srv.Push(demo.Fault{Status: http.StatusBadRequest, Header: map[string]string{"Content-Type": "application/json"}, Body: body})
+			srv := demotest.Start(t, demo.Options{}, demo.Fault{Status: http.StatusBadRequest, Header: map[string]string{"Content-Type": "application/json"}, Body: body})
 			msgs := conversation(20) // about 2000 tokens
 			events := runEvents(t, testClient(Endpoint{BaseURL: srv.URL(), Model: "m"}), msgs)
 			if last := events[len(events)-1]; last.Kind != chat.EventFinished || srv.Requests() != 2 {

@@ -127,8 +127,7 @@ func TestProviderSpendErrorsAreNotRetried(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := demotest.Start(t, demo.Options{})
-			srv.Push(c.fault, c.fault, c.fault)
+			srv := demotest.Start(t, demo.Options{}, c.fault, c.fault, c.fault)
 			clock := instantClock()
 			cl := NewClient(Endpoint{BaseURL: srv.URL(), Model: "m"}, clock, retry.DefaultPolicy())
 			events := collect(t, cl, context.Background())

@@ -19,8 +19,7 @@ var echoEntry = json.RawMessage(`{"type":"function","function":{"name":"echo","d
 // finish, the pieces are output, and the request offered the tools.
 func TestStreamsToolCallsWhole(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"héllo, wörld of tools"}`},
+	srv := demotest.Start(t, demo.Options{}, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"héllo, wörld of tools"}`},
 		demo.Call{Function: "get-sum", Arguments: `{"a":2,"b":3}`}))
 	c := testClient(Endpoint{BaseURL: srv.URL(), Model: "m"}).WithTools([]json.RawMessage{echoEntry})
 	var events []chat.Event

@@ -27,8 +27,7 @@ func TestEveryExitToARealTerminalIsNeutral(t *testing.T) {
 	u := newUser(t)
 	testenv.Tool(t, "script", "apt-get install bsdutils")
 	models := demotest.Start(t, demo.Options{Model: hostile + "-a", MoreModels: []string{"b", "c"}})
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: demotest.HostileStream})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Stream: demotest.HostileStream})
 	stored := decode[printJSON](t, u.run("-p", hostile, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 
 	dir := t.TempDir()

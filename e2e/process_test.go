@@ -55,10 +55,7 @@ func TestExitStatuses(t *testing.T) {
 // retries, not sixty; the database they share is whole afterwards.
 func TestRetryBudgetAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	for range 100 {
-		srv.Push(demo.Overloaded())
-	}
+	srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
 	u := newUser(t)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -101,10 +98,7 @@ func TestRetryBudgetAcrossProcesses(t *testing.T) {
 // one budget's twelve retries, not three requests each.
 func TestRetryBudgetAcrossHomes(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	for range 100 {
-		srv.Push(demo.Overloaded())
-	}
+	srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
 	runtime := t.TempDir()
 	var wg sync.WaitGroup
 	for i := range 20 {
@@ -129,8 +123,7 @@ func TestRetryBudgetAcrossHomes(t *testing.T) {
 
 func TestControlSequencesNeutralisedOnARealTerminal(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Stream: demotest.HostileStream}, demo.Fault{Stream: demotest.HostileStream})
 	u := newUser(t)
 
 	piped := u.run("-p", "hi", "--base-url", srv.URL(), "--model", "m")

@@ -49,8 +49,7 @@ func TestSIGINTWhileStreamingCancels(t *testing.T) {
 
 func TestSIGINTDuringATier1Wait(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Status: 429, Header: map[string]string{"Retry-After": "20"}, Body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`})
 	u := newUser(t)
 	cmd, _, stderr := u.start("-p", "hello", "--base-url", srv.URL(), "--model", "m")
 	chattest.WaitFor(t, "the Tier 1 wait", func() bool { return strings.Contains(stderr.String(), "reconnecting") })
@@ -62,10 +61,7 @@ func TestSIGINTDuringATier1Wait(t *testing.T) {
 
 func TestSIGINTDuringAWait(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{})
-	for range 10 {
-		srv.Push(demo.Overloaded())
-	}
+	srv := demotest.Start(t, demo.Options{}, demotest.Times(10, demo.Overloaded())...)
 	cmd, _, stderr := newUser(t).start("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait")
 	chattest.WaitFor(t, "the --wait countdown", func() bool { return strings.Contains(stderr.String(), "retrying in") })
 	before := srv.Requests()

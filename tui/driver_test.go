@@ -84,8 +84,7 @@ func streamingScreen(t *testing.T, text string) (*driver, *demo.Server, *history
 func demoOptions(t *testing.T, c screenConfig) (Options, *demo.Server, *chattest.Clock) {
 	t.Helper()
 	db := historytest.Open(t)
-	srv := demotest.Start(t, c.demo)
-	srv.Push(c.faults...)
+	srv := demotest.Start(t, c.demo, c.faults...)
 	var clock chat.Clock = chat.SystemClock{}
 	var manual *chattest.Clock
 	if c.manual {

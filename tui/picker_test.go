@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"parley/history"
 	"parley/history/historytest"
 	"parley/history/stored"
 	"parley/tui/picker"
@@ -45,8 +46,7 @@ func TestPickerDeletesAfterAskingAndRenames(t *testing.T) {
 	db := historytest.Open(t)
 	other := storedSession(t, db, "an old question", "an old answer")
 	open := storedSession(t, db, "the open one", "its answer")
-	m, _ := openOffline(t, db, open, 100, 24)
-	m = runCmds(m, m.listSessions())
+	m := pickerOver(t, db, open, 100, 24)
 	m, _ = step(m, press("down")) // the other session, listed after the newer one
 	if shownPicker(m).Shown()[shownPicker(m).Cursor()].ID != other.ID {
 		t.Fatalf("cursor on %s, want %s", shownPicker(m).Shown()[shownPicker(m).Cursor()].ID, other.ID)
@@ -99,8 +99,7 @@ func TestPickerShowsTheMatchFirstAndOpensAtIt(t *testing.T) {
 		storeExchange(t, db, long.ID, fmt.Sprintf("question %d", i), text)
 	}
 	here := storedSession(t, db, "somewhere else", "nothing here")
-	m, _ := openOffline(t, db, here, 80, 24)
-	m = runCmds(m, m.listSessions())
+	m := pickerOver(t, db, here, 80, 24)
 	m = runCmds(typeQuery(m, "quokkas"))
 	row := ""
 	for _, l := range strings.Split(plain(m), "\n") {
@@ -118,6 +117,13 @@ func TestPickerShowsTheMatchFirstAndOpensAtIt(t *testing.T) {
 	}
 }
 
+// pickerOver opens s offline at w×h with the session picker listing db's sessions over it.
+func pickerOver(t testing.TB, db *history.DB, s stored.Session, w, h int) Model {
+	t.Helper()
+	m, _ := openOffline(t, db, s, w, h)
+	return runCmds(m, m.listSessions())
+}
+
 // typeQuery types text into the open list's query, one key at a time, and returns the model
 // and the search the last key asked for.
 func typeQuery(m Model, text string) (Model, tea.Cmd) {
@@ -133,8 +139,7 @@ func TestTypingInThePickerSearchesTitlesAndMessages(t *testing.T) {
 	db := historytest.Open(t)
 	wild := storedSession(t, db, "Tell me about marsupials", "Quokkas live on Rottnest Island.")
 	net := storedSession(t, db, "What is TCP slow start?", "It grows the window.")
-	m, _ := openOffline(t, db, net, 120, 24)
-	m = runCmds(m, m.listSessions())
+	m := pickerOver(t, db, net, 120, 24)
 	if m.overlays.Find(picker.ID) == nil || len(shownPicker(m).Shown()) != 2 {
 		t.Fatalf("picker: focus %v, %d sessions", m.focus, len(shownPicker(m).Shown()))
 	}

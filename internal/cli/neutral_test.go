@@ -34,8 +34,7 @@ func TestEveryExitToATerminalIsNeutral(t *testing.T) {
 	t.Parallel()
 	u := newUser(t)
 	models := demotest.Start(t, demo.Options{Model: hostile + "-a", MoreModels: []string{"b", "c"}})
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Stream: demotest.HostileStream})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Stream: demotest.HostileStream})
 	stored := decode[printJSON](t, u.run("-p", hostile+" "+hostileByte, "--base-url", srv.URL(), "--model", "m", "--json").stdout)
 	if stored.SessionID == "" {
 		t.Fatal("no session stored")

@@ -40,8 +40,7 @@ func TestPrintModeThinkingInEveryShape(t *testing.T) {
 	for _, shape := range []demo.ThinkShape{demo.ThinkReasoningContent, demo.ThinkReasoning, demo.ThinkTags, demo.ThinkBare} {
 		t.Run(string(shape), func(t *testing.T) {
 			t.Parallel()
-			srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-			srv.Push(demo.Fault{Think: shape, ThinkFor: 6 * time.Second})
+			srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{Think: shape, ThinkFor: 6 * time.Second})
 			u := profileUser(t, srv, "deepseek-r1:14b", `first_delta_timeout = "3s"`)
 			r := u.run("-p", "what is tcp", "--json")
 			res := decode[reasoningJSON](t, r.stdout)
@@ -69,8 +68,7 @@ func TestPrintModeThinkingInEveryShape(t *testing.T) {
 func TestPrintModeSilentThinkerIsWaitedFor(t *testing.T) {
 	t.Parallel()
 	skipRealTime(t)
-	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second})
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{Think: demo.ThinkSilent, ThinkFor: 5 * time.Second})
 	u := profileUser(t, srv, "house-model", "reasoning = true")
 	if r := u.run("-p", "hard question"); r.code != 0 || srv.Requests() != 1 || r.stdout == "" {
 		t.Fatalf("exit %d after %d requests: %s", r.code, srv.Requests(), r.stderr)
@@ -81,8 +79,7 @@ func TestPrintModeSilentThinkerIsWaitedFor(t *testing.T) {
 // thinking kept.
 func TestPrintModeDropWhileThinking(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{Think: demo.ThinkReasoningContent, CutAfter: 5})
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{Think: demo.ThinkReasoningContent, CutAfter: 5})
 	u := profileUser(t, srv, "deepseek-reasoner")
 	r := u.run("-p", "what is tcp", "--json")
 	res := decode[reasoningJSON](t, r.stdout)
@@ -100,8 +97,7 @@ func TestPrintModeDropWhileThinking(t *testing.T) {
 func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
 	t.Parallel()
 	skipRealTime(t)
-	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{StallAfter: 3})
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{StallAfter: 3})
 	u := profileUser(t, srv, "m", `stream_idle_timeout = "2s"`)
 	start := time.Now()
 	r := u.run("-p", "what is tcp", "--json")
@@ -121,8 +117,7 @@ func TestPrintModeStallAfterTheFirstWords(t *testing.T) {
 // A reply cut at the token limit says so.
 func TestPrintModeLengthSaysSo(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{Finish: "length", MaxAnswer: 16})
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{Finish: "length", MaxAnswer: 16})
 	u := profileUser(t, srv, "deepseek-reasoner", "max_tokens = 64")
 	r := u.run("-p", "long answer please", "--json")
 	if res := decode[reasoningJSON](t, r.stdout); r.code != 0 || res.FinishReason != "length" ||
@@ -165,8 +160,7 @@ func TestPrintModeThinkingThatUsesUpTheLimitFails(t *testing.T) {
 // --show-reasoning writes the thinking to stderr; stdout keeps the answer alone.
 func TestPrintModeShowReasoning(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond})
-	srv.Push(demo.Fault{Think: demo.ThinkReasoning, ThinkText: "Recall the handshake first."})
+	srv := demotest.Start(t, demo.Options{Pace: time.Millisecond}, demo.Fault{Think: demo.ThinkReasoning, ThinkText: "Recall the handshake first."})
 	u := profileUser(t, srv, "m")
 	r := u.run("-p", "what is tcp", "--show-reasoning")
 	if r.code != 0 || !strings.Contains(r.stderr, "Recall the handshake first.") || strings.Contains(r.stdout, "Recall") {

@@ -96,10 +96,7 @@ func TestWaitFlag(t *testing.T) {
 	})
 	t.Run("503 forever", func(t *testing.T) {
 		t.Parallel()
-		srv := demotest.Start(t, demo.Options{})
-		for range 100 {
-			srv.Push(demo.Overloaded())
-		}
+		srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
 		u := newUser(t)
 		clock := u.instantClock()
 		start := clock.Now()
@@ -133,9 +130,7 @@ func TestWaitFlag(t *testing.T) {
 func TestPrintModeFallback(t *testing.T) {
 	t.Parallel()
 	main, spare := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
-	for range 10 {
-		main.Push(demo.Overloaded())
-	}
+	main.Push(demotest.Times(10, demo.Overloaded())...)
 	u := newUser(t)
 	u.instantClock() // Tier 1's waits for the overloaded endpoint pass at once
 	cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nbase_url = %q\nmodel = \"big\"\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", main.URL(), spare.URL())

@@ -98,8 +98,7 @@ var oneAttempt = retry.Policy{MaxAttempts: 1, Base: time.Second, Cap: 30 * time.
 // answer is a reply, and that endpoint.
 func failingOnce(t *testing.T, c retrytest.Tier2Case, clock chat.Clock) (Options, *demo.Server) {
 	t.Helper()
-	srv := demotest.Start(t, demo.Options{})
-	srv.Push(demo.Fault{Status: 500, Body: `{"error":{"message":"tier two case","type":"server_error"}}`})
+	srv := demotest.Start(t, demo.Options{}, demo.Fault{Status: 500, Body: `{"error":{"message":"tier two case","type":"server_error"}}`})
 	wait := ""
 	if !c.Class.RetryAfterUntil.IsZero() {
 		wait = c.Class.RetryAfterUntil.Sub(retrytest.Tier2Failed).String()
@@ -133,8 +132,7 @@ func TestAWaitNamesItsGatewayRoute(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			clock := chattest.New(chattest.Start)
-			srv := demotest.Start(t, demo.Options{})
-			srv.Push(demo.RateLimited(50 * time.Minute))
+			srv := demotest.Start(t, demo.Options{}, demo.RateLimited(50*time.Minute))
 			ep := agent.Endpoint{Name: "a", BaseURL: srv.URL(), Model: "gpt-4o-mini",
 				Headers: map[string]string{"x-portkey-provider": "openai", "x-portkey-custom-host": "http://127.0.0.1:9001/v1"}}
 			db := historytest.Open(t)

@@ -9,14 +9,16 @@ import (
 	"parley/internal/demo"
 )
 
-// Start starts a demo endpoint on 127.0.0.1 with opts and closes it when the test ends.
-func Start(t testing.TB, opts demo.Options) *demo.Server {
+// Start starts a demo endpoint on 127.0.0.1 with opts, queues faults for its first requests,
+// and closes it when the test ends.
+func Start(t testing.TB, opts demo.Options, faults ...demo.Fault) *demo.Server {
 	t.Helper()
 	srv, err := demo.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	srv.Push(faults...)
 	return srv
 }
 
@@ -56,4 +58,13 @@ func ToolResults(req demo.Request) []string {
 		}
 	}
 	return out
+}
+
+// Times is n copies of f, to queue for an outage of n requests.
+func Times(n int, f demo.Fault) []demo.Fault {
+	faults := make([]demo.Fault, n)
+	for i := range faults {
+		faults[i] = f
+	}
+	return faults
 }
