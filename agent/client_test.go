@@ -240,7 +240,7 @@ func TestEndpointMemoryHoldsBackWithoutSending(t *testing.T) {
 // not sixty: the rest fail as they were, for Tier 2, without a retry.
 func TestRetryBudgetBoundsAnOutage(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{}, demotest.Times(60, demo.Overloaded())...)
+	srv := demotest.Start(t, demo.Options{}, demo.Times(60, demo.Overloaded())...)
 	store := historytest.Open(t)
 	clock := chattest.New(time.Now()) // time stands still: every retry falls in one window
 	policy := retry.DefaultPolicy()

@@ -55,7 +55,7 @@ func TestExitStatuses(t *testing.T) {
 // retries, not sixty; the database they share is whole afterwards.
 func TestRetryBudgetAcrossProcesses(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
+	srv := demotest.Start(t, demo.Options{}, demo.Times(100, demo.Overloaded())...)
 	u := newUser(t)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -98,7 +98,7 @@ func TestRetryBudgetAcrossProcesses(t *testing.T) {
 // one budget's twelve retries, not three requests each.
 func TestRetryBudgetAcrossHomes(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
+	srv := demotest.Start(t, demo.Options{}, demo.Times(100, demo.Overloaded())...)
 	runtime := t.TempDir()
 	var wg sync.WaitGroup
 	for i := range 20 {

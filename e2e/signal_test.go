@@ -61,7 +61,7 @@ func TestSIGINTDuringATier1Wait(t *testing.T) {
 
 func TestSIGINTDuringAWait(t *testing.T) {
 	t.Parallel()
-	srv := demotest.Start(t, demo.Options{}, demotest.Times(10, demo.Overloaded())...)
+	srv := demotest.Start(t, demo.Options{}, demo.Times(10, demo.Overloaded())...)
 	cmd, _, stderr := newUser(t).start("-p", "hello", "--base-url", srv.URL(), "--model", "m", "--wait")
 	chattest.WaitFor(t, "the --wait countdown", func() bool { return strings.Contains(stderr.String(), "retrying in") })
 	before := srv.Requests()

@@ -154,7 +154,7 @@ func TestTmuxProviderWaits(t *testing.T) {
 	t.Run("f sends the armed retry to the fallback", func(t *testing.T) {
 		t.Parallel()
 		p := newPane(t, "big", demo.Options{Pace: time.Millisecond})
-		p.srv.Push(demotest.Times(20, demo.Overloaded())...)
+		p.srv.Push(demo.Times(20, demo.Overloaded())...)
 		spare := demotest.Start(t, demo.Options{Pace: time.Millisecond})
 		cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", spare.URL())
 		writeFile(t, p.home, "config.toml", cfg, 0o600)

@@ -96,7 +96,7 @@ func TestWaitFlag(t *testing.T) {
 	})
 	t.Run("503 forever", func(t *testing.T) {
 		t.Parallel()
-		srv := demotest.Start(t, demo.Options{}, demotest.Times(100, demo.Overloaded())...)
+		srv := demotest.Start(t, demo.Options{}, demo.Times(100, demo.Overloaded())...)
 		u := newUser(t)
 		clock := u.instantClock()
 		start := clock.Now()
@@ -129,8 +129,7 @@ func TestWaitFlag(t *testing.T) {
 // once.
 func TestPrintModeFallback(t *testing.T) {
 	t.Parallel()
-	main, spare := demotest.Start(t, demo.Options{}), demotest.Start(t, demo.Options{})
-	main.Push(demotest.Times(10, demo.Overloaded())...)
+	main, spare := demotest.Start(t, demo.Options{}, demo.Times(10, demo.Overloaded())...), demotest.Start(t, demo.Options{})
 	u := newUser(t)
 	u.instantClock() // Tier 1's waits for the overloaded endpoint pass at once
 	cfg := fmt.Sprintf("profile = \"main\"\n[profiles.main]\nbase_url = %q\nmodel = \"big\"\nfallback = \"spare\"\n[profiles.spare]\nbase_url = %q\nmodel = \"small\"\n", main.URL(), spare.URL())

@@ -150,6 +150,15 @@ func jsonFault(status int, header map[string]string, message, typ, param, code s
 	}
 }
 
+// Times is n copies of f, to queue for an outage of n requests.
+func Times(n int, f Fault) []Fault {
+	faults := make([]Fault, n)
+	for i := range faults {
+		faults[i] = f
+	}
+	return faults
+}
+
 // Overloaded is a 503: the model is overloaded. Retryable.
 func Overloaded() Fault {
 	return jsonFault(503, jsonHeader,
@@ -290,9 +299,7 @@ func (s *Server) Command(args string) (string, error) {
 		if !ok {
 			return bad("N must be a whole number from 1 to %d", maxCount)
 		}
-		for range n {
-			s.Push(Overloaded())
-		}
+		s.Push(Times(n, Overloaded())...)
 		if n == 1 {
 			return "demo: the next request gets 503 overloaded", nil
 		}

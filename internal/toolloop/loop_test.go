@@ -110,7 +110,7 @@ func TestStepsAreBounded(t *testing.T) {
 	t.Parallel()
 	ev, wire := everything(t)
 	r := newRig(t, ev)
-	r.srv.Push(demotest.Times(3, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"again"}`}))...)
+	r.srv.Push(demo.Times(3, demo.AskTools(demo.Call{Function: "echo", Arguments: `{"message":"again"}`}))...)
 	rcpt := r.post(t, "loop")
 	events := r.run(t, context.Background(), rcpt, runAll, 2)
 	last := events[len(events)-1]

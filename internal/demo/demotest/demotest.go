@@ -59,12 +59,3 @@ func ToolResults(req demo.Request) []string {
 	}
 	return out
 }
-
-// Times is n copies of f, to queue for an outage of n requests.
-func Times(n int, f demo.Fault) []demo.Fault {
-	faults := make([]demo.Fault, n)
-	for i := range faults {
-		faults[i] = f
-	}
-	return faults
-}
