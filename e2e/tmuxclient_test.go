@@ -151,6 +151,8 @@ func TestControlClientSendsEveryByteAsItIs(t *testing.T) {
 	if _, err := c.run([]string{"send-keys", "-t", "nosuch", "x"}); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Fatalf("a refused command returned %v, not tmux's words", err)
 	}
+	// Both captures read the screen once echo has written to it: before, they may straddle it.
+	p.waitScreen("one two")
 	screen, err := c.run([]string{"capture-pane", "-p", "-t", "parley"})
 	if want, _ := exec.Command("tmux", "-L", p.socket, "capture-pane", "-p", "-t", "parley").Output(); err != nil || screen != string(want) {
 		t.Fatalf("capture-pane over the control client: %v\n%q\nby a process:\n%q", err, screen, want)

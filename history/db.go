@@ -9,7 +9,6 @@ package history
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/binary"
@@ -80,7 +79,7 @@ type DB struct {
 	// still the one at the path, and gone says why not.
 	file   *os.File
 	opened os.FileInfo
-	pin    *sql.Conn
+	pin    *heldConn
 	gone   atomic.Pointer[error]
 	// appendChunk is AppendReply's statement, prepared once: a streaming reply runs it every
 	// 250 ms, and parsing it each time would cost more than the write.
@@ -191,7 +190,7 @@ func openWritable(path string, clock chat.Clock) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
-	if db.pin, err = db.pool().Conn(context.Background()); err != nil {
+	if db.pin, err = pinFile(path); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -269,12 +268,15 @@ func openEmpty(path string, clock chat.Clock) (*DB, error) {
 	return db, nil
 }
 
+// fileDSN names the database at path to the driver, with SQLite's wait for another's lock.
+func fileDSN(path string) string {
+	u := url.URL{Scheme: "file", Path: path}
+	return u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds())
+}
+
 // openSQL opens the SQLite handle of the database at path with the extra DSN parameter param.
 func openSQL(path, param string, clock chat.Clock) (*DB, error) {
-	u := url.URL{Scheme: "file", Path: path}
-	dsn := u.String() + fmt.Sprintf("?_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()) +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&" + param
-	sdb, err := sql.Open("sqlite", dsn)
+	sdb, err := sql.Open("sqlite", fileDSN(path)+"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&"+param)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,37 @@ var (
 	ErrDeleted = errors.New("deleted while parley had it open")
 )
 
+// heldConn is the connection held.go falls back on, with the handle of its own it came from.
+type heldConn struct {
+	*sql.Conn
+	pool *sql.DB
+}
+
+// pinFile opens a connection to the file now at path, beside the handle's pool, and has it
+// read the header, which opens the log with the file. It sets no pragma that needs the schema:
+// SQLite parses that per connection, the most a connection costs to open, and this one runs
+// nothing more unless the file leaves its path.
+func pinFile(path string) (*heldConn, error) {
+	pool, err := sql.Open("sqlite", fileDSN(path))
+	if err != nil {
+		return nil, err
+	}
+	pool.SetMaxOpenConns(1)
+	conn, err := pool.Conn(context.Background())
+	if err == nil {
+		var version int
+		err = conn.QueryRowContext(context.Background(), "PRAGMA user_version").Scan(&version)
+	}
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &heldConn{conn, pool}, nil
+}
+
+// Close closes the connection and its handle.
+func (p *heldConn) Close() error { return errors.Join(p.Conn.Close(), p.pool.Close()) }
+
 // held returns nil while the file at db's path is the one db opened, and a StorageError saying
 // it was replaced or deleted once it is not; the first time, it empties the log into the file
 // held.

@@ -36,11 +36,11 @@ func postUnderALock(t *testing.T, busy time.Duration) (db *DB, r stored.Receipt,
 }
 
 // fillAfter lets db's file grow by only a few more pages: the disk is full from then on. The
-// handle keeps one connection beside the one it pins (held.go), so the limit, set on both,
-// holds for every statement.
+// handle keeps one connection in its pool beside the one it pins (held.go), so the limit, set
+// on both, holds for every statement.
 func fillAfter(t *testing.T, db *DB, pages int) {
 	t.Helper()
-	db.pool().SetMaxOpenConns(2)
+	db.pool().SetMaxOpenConns(1)
 	var n int
 	if err := db.pool().QueryRow("PRAGMA page_count").Scan(&n); err != nil {
 		t.Fatal(err)

@@ -217,6 +217,33 @@ func TestCancelledCallReachesTheServer(t *testing.T) {
 	})
 }
 
+// A server still at a call when parley quits, one that goes on after its cancellation and the
+// end of its input (server-everything's long operation does), is sent SIGTERM two seconds
+// after its input is closed: quitting does not wait out the SDK's 5 s.
+func TestCloseDoesNotWaitOutABusyServer(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	log := &chattest.Buffer{}
+	h := mcp.New([]mcp.Server{testServer("go", pidFile)}, slog.New(slog.NewTextHandler(log, nil)))
+	calling := make(chan error, 1)
+	go func() {
+		_, err := h.Call(context.Background(), "go", "busy", nil)
+		calling <- err
+	}()
+	chattest.WaitFor(t, "the call at the server", func() bool { return strings.Contains(log.String(), "busy: called") })
+	_, took, err := within(t, 4*time.Second, func() (any, error) { return nil, h.Close() })
+	if err == nil || !strings.Contains(err.Error(), "signal: terminated") {
+		t.Errorf("Close: %v; want the server's end by SIGTERM", err)
+	}
+	t.Logf("Close returned after %v", took)
+	if err := <-calling; !errors.Is(err, context.Canceled) {
+		t.Errorf("the call in flight: %v", err)
+	}
+	if id := pid(t, pidFile); !gone(id) {
+		t.Errorf("process %d is still there after Close", id)
+	}
+}
+
 func TestBadArgumentsAreNotSent(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ func TestMain(m *testing.M) {
 		if err := newTestServer(strings.Split(tools, ",")).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, "test server:", err)
 		}
+		busy.Wait()
 		return
 	}
 	os.Exit(m.Run())
@@ -46,9 +48,14 @@ type echoArgs struct {
 	Text string `json:"text"`
 }
 
+// busy is the test server's busy calls: its process stays until they end, as node's does
+// while a server has work under way.
+var busy sync.WaitGroup
+
 // newTestServer is an MCP server whose tools are named echoes (each says "NAME: TEXT"), die
-// (the process exits mid-call, saying so on stderr), and wait (returns only when cancelled,
-// saying on stderr that it was).
+// (the process exits mid-call, saying so on stderr), wait (returns only when cancelled,
+// saying on stderr that it was) and busy (a minute of work that neither its cancellation nor
+// the end of the server's input stops).
 func newTestServer(echoes []string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "parley-test", Version: "1"}, nil)
 	for _, name := range echoes {
@@ -62,6 +69,14 @@ func newTestServer(echoes []string) *sdk.Server {
 			fmt.Fprintln(os.Stderr, "dying on purpose")
 			os.Exit(1)
 			return nil, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "busy", Description: "Works for a minute, cancelled or not."},
+		func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+			busy.Add(1)
+			defer busy.Done()
+			fmt.Fprintln(os.Stderr, "busy: called")
+			<-time.After(time.Minute) // the work: what it does is nothing the test reads
+			return &sdk.CallToolResult{}, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "wait", Description: "Waits until cancelled."},
 		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {

@@ -33,7 +33,7 @@ func TestStreamableHTTPSendsHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools) != 3 {
+	if len(tools) != 4 { // echo, busy, die and wait
 		t.Errorf("tools: %+v", tools)
 	}
 	res, err := h.Call(ctx, "web", "echo", []byte(`{"text":"over HTTP"}`))

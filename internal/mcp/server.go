@@ -257,7 +257,7 @@ func (s *server) startCommand(parent, ctx context.Context, client *sdk.Client, t
 	proc := newProcess(s.cfg, s.log)
 	// A start that times out or is abandoned takes the process down with it.
 	stop := context.AfterFunc(ctx, proc.kill)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: proc.cmd}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: proc.cmd, TerminateDuration: closeGrace}, nil)
 	if !stop() && err == nil {
 		cs.Close()
 		err = ctx.Err()
@@ -342,6 +342,12 @@ func version() string {
 	}
 	return "(devel)"
 }
+
+// closeGrace is how long closing waits for a stdio server to exit once its input is closed,
+// and again once it is sent SIGTERM, before it is killed: a server still at a call that was
+// cancelled, one that ignores notifications/cancelled, would hold parley's quit for the SDK's
+// 5 s otherwise.
+const closeGrace = 2 * time.Second
 
 // process is a stdio server's process.
 type process struct {
