@@ -175,15 +175,12 @@ func TestReadEventsBatchesAndKeepsTerminal(t *testing.T) {
 // event is handed over at once.
 func TestReadEventsWindow(t *testing.T) {
 	t.Parallel()
-	ch := make(chan chat.Event)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for _, ev := range []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, delta("a"), delta("b")} {
-			ch <- ev
-		}
-		<-stop // the stream stays open and silent
-	}()
+	// Both deltas are queued before the first read: a sender still on its way to "b" when a
+	// loaded machine's window closes would split them. The channel stays open and silent.
+	ch := make(chan chat.Event, 3)
+	for _, ev := range []chat.Event{{Kind: chat.EventStarted, Attempt: 1}, delta("a"), delta("b")} {
+		ch <- ev
+	}
 	if msg := readEvents(1, ch)().(runEventsMsg); len(msg.events) != 1 || msg.events[0].Kind != chat.EventStarted {
 		t.Fatalf("first batch %+v, want EventStarted alone", msg.events)
 	}
