@@ -38,10 +38,11 @@ func pinFile(path string) (*heldConn, error) {
 		return nil, err
 	}
 	pool.SetMaxOpenConns(1)
-	conn, err := pool.Conn(context.Background())
+	ctx := context.Background()
+	conn, err := pool.Conn(ctx)
 	if err == nil {
 		var version int
-		err = conn.QueryRowContext(context.Background(), "PRAGMA user_version").Scan(&version)
+		err = conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version)
 	}
 	if err != nil {
 		pool.Close()

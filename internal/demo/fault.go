@@ -3,6 +3,7 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,13 +152,7 @@ func jsonFault(status int, header map[string]string, message, typ, param, code s
 }
 
 // Times is n copies of f, to queue for an outage of n requests.
-func Times(n int, f Fault) []Fault {
-	faults := make([]Fault, n)
-	for i := range faults {
-		faults[i] = f
-	}
-	return faults
-}
+func Times(n int, f Fault) []Fault { return slices.Repeat([]Fault{f}, n) }
 
 // Overloaded is a 503: the model is overloaded. Retryable.
 func Overloaded() Fault {

@@ -223,8 +223,7 @@ func TestCancelledCallReachesTheServer(t *testing.T) {
 func TestCloseDoesNotWaitOutABusyServer(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	log := &chattest.Buffer{}
-	h := mcp.New([]mcp.Server{testServer("go", pidFile)}, slog.New(slog.NewTextHandler(log, nil)))
+	h, log := open(t, testServer("go", pidFile))
 	calling := make(chan error, 1)
 	go func() {
 		_, err := h.Call(context.Background(), "go", "busy", nil)
