@@ -200,7 +200,7 @@ func TestTmuxNoSurprises(t *testing.T) {
 		}
 		p.typeText("an unfinished thought")
 		p.waitScreen("┃ an unfinished thought")
-		p.key("C-c")
+		p.press("C-c", "draft cleared")
 		p.quit()
 		p.tmux("kill-session", "-t", "parley")
 
