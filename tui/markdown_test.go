@@ -21,8 +21,8 @@ func TestFinishedReplyRendersLikeAStoredOne(t *testing.T) {
 	toks := markdowntest.DemoReply(t, 1200, false)
 	m := streamingModel(t, nil, 90, 30)
 	id := m.active.rcpt.ReplyID
-	for i := 0; i < len(toks); i += 7 {
-		m, _ = deliver(m, delta(strings.Join(toks[i:min(i+7, len(toks))], "")))
+	for i := 0; i < len(toks); i += 15 {
+		m, _ = deliver(m, delta(strings.Join(toks[i:min(i+15, len(toks))], "")))
 		m, _ = step(m, frameMsg{tag: m.active.tag})
 		m.View()
 	}
