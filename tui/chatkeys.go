@@ -88,11 +88,12 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
+		k := m.keys.Chat.Interrupt.Help().Key
 		if !m.input.Empty() {
-			m.drafts.clear(&m.input, &m.keys, &m.noticeLine)
+			asks := m.quitQuestion(confirm{}, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key) != ""
+			m.drafts.clear(&m.input, &m.keys, &m.noticeLine, !asks)
 			return nil
 		}
-		k := m.keys.Chat.Interrupt.Help().Key
 		if q := m.quitQuestion(pending, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key); q != "" {
 			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
 			return nil

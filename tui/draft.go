@@ -108,13 +108,17 @@ func storeDraftCmd(db Store, id, text string) tea.Cmd {
 	}
 }
 
-// clear is ctrl+c on a draft: the input (in) is emptied, and the text kept for ↑.
-func (d *drafts) clear(in *inputbox.Box, k *KeyMap, n *noticeLine) {
+// clear is ctrl+c on a draft: the input (in) is emptied, and the text kept for ↑. The notice
+// says ctrl+c again quits only when it would (quits): else that press asks first.
+func (d *drafts) clear(in *inputbox.Box, k *KeyMap, n *noticeLine, quits bool) {
 	d.cleared = in.Value()
 	in.Reset()
 	d.recall = recall{at: -1}
-	n.setNotice("draft cleared · "+k.Input.Older.Help().Key+" brings it back · "+
-		k.Chat.Interrupt.Help().Key+" again quits", false)
+	text := "draft cleared · " + k.Input.Older.Help().Key + " brings it back"
+	if quits {
+		text += " · " + k.Chat.Interrupt.Help().Key + " again quits"
+	}
+	n.setNotice(text, false)
 }
 
 // walking reports whether ↑ and ↓ walk earlier messages: in is empty, or shows one of them

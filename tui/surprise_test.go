@@ -151,6 +151,26 @@ func TestCtrlCClearsADraftBeforeQuitting(t *testing.T) {
 	}
 }
 
+// The notice of a cleared draft promises that ctrl+c again quits only where it would: with a
+// failed reply offered, that press asks first.
+func TestCtrlCClearingADraftSaysWhatTheNextPressDoes(t *testing.T) {
+	t.Parallel()
+	msgs := storedExchanges(2)
+	msgs[3].Status = chat.StatusInterrupted
+	m := loadedModel(t, msgs, 100, 24)
+	m = typeText(m, "half a thought")
+	m, cmd := step(m, press("ctrl+c"))
+	if quits(cmd) || !m.input.Empty() || !strings.Contains(plain(m), "draft cleared · ctrl+p brings it back") {
+		t.Fatalf("ctrl+c with a draft and an offer: input %q\n%s", m.input.Value(), plain(m))
+	}
+	if strings.Contains(plain(m), "again quits") {
+		t.Fatalf("the notice promises that ctrl+c again quits, but it asks:\n%s", plain(m))
+	}
+	if m, cmd = step(m, press("ctrl+c")); quits(cmd) || m.overlays.asked() != "the last reply can be sent again (enter): ctrl+c again quits without it" {
+		t.Fatalf("ctrl+c after the cleared draft: asked %q", m.overlays.asked())
+	}
+}
+
 func TestEscWithAQueueKeepsIt(t *testing.T) {
 	t.Parallel()
 	d, srv, _, _ := demoScreen(t, screenConfig{demo: queueable})
