@@ -88,13 +88,13 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		k := m.keys.Chat.Interrupt.Help().Key
+		k, send := m.keys.Chat.Interrupt.Help().Key, m.keys.Input.Send.Help().Key
 		if !m.input.Empty() {
-			asks := m.quitQuestion(confirm{}, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key) != ""
-			m.drafts.clear(&m.input, &m.keys, &m.noticeLine, !asks)
+			quits := m.quitQuestion(confirm{}, m.offered(), m.clock.Now(), k, send) == ""
+			m.drafts.clear(&m.input, &m.keys, &m.noticeLine, quits)
 			return nil
 		}
-		if q := m.quitQuestion(pending, m.offered(), m.clock.Now(), k, m.keys.Input.Send.Help().Key); q != "" {
+		if q := m.quitQuestion(pending, m.offered(), m.clock.Now(), k, send); q != "" {
 			m.overlays.ask(quitting, q, m.styles, &m.noticeLine)
 			return nil
 		}
