@@ -88,7 +88,7 @@ func (m *Model) routeKey(msg tea.KeyPressMsg, pending confirm) tea.Cmd {
 		if cmd, stopped := m.stop(); stopped {
 			return cmd
 		}
-		k, send := m.keys.Chat.Interrupt.Help().Key, m.keys.Input.Send.Help().Key
+		k, send := c.Interrupt.Help().Key, m.keys.Input.Send.Help().Key
 		if !m.input.Empty() {
 			quits := m.quitQuestion(confirm{}, m.offered(), m.clock.Now(), k, send) == ""
 			m.drafts.clear(&m.input, &m.keys, &m.noticeLine, quits)
