@@ -13,10 +13,17 @@ import (
 // by enter: taken as typed, every line would be sent as a message of its own. Keys come that
 // close together only from a paste, so an enter right after a key waits that long: when a
 // key follows as quickly, the enter is a line end and the keys a paste; otherwise it sends.
+//
+// The times are when the loop handles a key, not when the terminal sent it, and a loaded
+// machine can hold the loop past the gap in the middle of a paste already read. So while a
+// wait's tick is asked for and not yet handled, any key counts as quick: it was queued before
+// the tick, so it came within the gap. And a tick handled late (a gap after it was due) asks
+// once more before it ends the wait, for keys read while the loop was held.
 
 // DefaultPasteGap is the program's Options.PasteGap: no one types an enter and the key after
-// it this close together, and a paste's keys arrive much closer.
-const DefaultPasteGap = 25 * time.Millisecond
+// it this close together, and a paste's keys arrive much closer. An enter waits only when it
+// comes this close after a key, so a typed one sends at once.
+const DefaultPasteGap = 50 * time.Millisecond
 
 // keyPaste is the paste being told from typing. Its times are the screen's clock's.
 type keyPaste struct {
@@ -31,8 +38,13 @@ type keyPaste struct {
 	enters     int
 	collecting bool
 	text       string
-	// tag names the newest pasteTickMsg asked for; older ones are dropped.
-	tag int
+	// tag names the newest pasteTickMsg asked for; older ones are dropped. ticking is true
+	// while it is asked for by a wait and not yet handled, due is when it was asked to come,
+	// and rechecked that a late one asked again since the last key.
+	tag       int
+	ticking   bool
+	due       time.Time
+	rechecked bool
 	// gap is how close together keys after an enter make it a paste's line end (0: never).
 	gap time.Duration
 }
@@ -47,7 +59,8 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, too
 		return nil, false
 	}
 	now := m.clock.Now()
-	quick := !p.last.IsZero() && now.Sub(p.last) < p.gap
+	quick := !p.last.IsZero() && (now.Sub(p.last) < p.gap || p.ticking)
+	p.rechecked = false
 	text, isText := pasteText(msg, m.keys.Input.Newline)
 	switch {
 	case p.collecting && isText && quick:
@@ -73,7 +86,7 @@ func (m *Model) pasteKey(msg tea.KeyPressMsg, confirming bool) (cmd tea.Cmd, too
 	}
 	if key.Matches(msg, m.keys.Input.Send) && quick && p.run != "" && m.focus == focusInput && !confirming {
 		p.enter, p.enters, p.last = msg, 1, now
-		return tea.Batch(cmd, p.tick(p.gap)), true
+		return tea.Batch(cmd, p.tick(now, p.gap)), true
 	}
 	switch {
 	case m.focus == focusInput && msg.Text != "" && msg.Mod&^tea.ModShift == 0 && quick:
@@ -101,10 +114,11 @@ func pasteText(msg tea.KeyPressMsg, newline key.Binding) (text string, isText bo
 	return "", false
 }
 
-// tick asks for a pasteTickMsg after d.
-func (p *keyPaste) tick(d time.Duration) tea.Cmd {
+// tick asks for a pasteTickMsg d after now.
+func (p *keyPaste) tick(now time.Time, d time.Duration) tea.Cmd {
 	p.tag++
 	tag := p.tag
+	p.ticking, p.due = true, now.Add(d)
 	return tea.Tick(d, func(time.Time) tea.Msg { return pasteTickMsg{tag: tag} })
 }
 
@@ -118,14 +132,23 @@ type pasteEnd struct {
 	pasted bool
 }
 
-// due ends what waits once no key has come for the gap by now: the enters are released, the
-// paste ends. A key that came since moves the end on (next); a stale tick ends nothing.
-func (p *keyPaste) due(msg pasteTickMsg, now time.Time) (end pasteEnd, next tea.Cmd) {
-	if msg.tag != p.tag || (p.enters == 0 && !p.collecting) {
+// tickDue ends what waits once no key has come for the gap by now: the enters are released,
+// the paste ends. A key that came since moves the end on (next), as does a tick handled a gap
+// late, once; a stale tick ends nothing.
+func (p *keyPaste) tickDue(msg pasteTickMsg, now time.Time) (end pasteEnd, next tea.Cmd) {
+	if msg.tag != p.tag {
+		return pasteEnd{}, nil
+	}
+	p.ticking = false
+	if p.enters == 0 && !p.collecting {
 		return pasteEnd{}, nil
 	}
 	if quiet := now.Sub(p.last); quiet < p.gap {
-		return pasteEnd{}, p.tick(p.gap - quiet)
+		return pasteEnd{}, p.tick(now, p.gap-quiet)
+	}
+	if now.Sub(p.due) >= p.gap && !p.rechecked {
+		p.rechecked = true
+		return pasteEnd{}, p.tick(now, p.gap)
 	}
 	if p.collecting {
 		return p.endPaste(), nil
@@ -136,14 +159,14 @@ func (p *keyPaste) due(msg pasteTickMsg, now time.Time) (end pasteEnd, next tea.
 // releaseEnters lets the enters that waited go: the first sends.
 func (p *keyPaste) releaseEnters() pasteEnd {
 	end := pasteEnd{enter: p.enter, enters: p.enters}
-	p.enters, p.run = 0, ""
+	p.enters, p.run, p.ticking = 0, "", false
 	return end
 }
 
 // endPaste ends the paste collected.
 func (p *keyPaste) endPaste() pasteEnd {
 	end := pasteEnd{paste: p.text, pasted: true}
-	p.collecting, p.text, p.run = false, "", ""
+	p.collecting, p.text, p.run, p.ticking = false, "", "", false
 	return end
 }
 

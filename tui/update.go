@@ -63,7 +63,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case draftTickMsg:
 		cmd = m.handleDraftTick(msg)
 	case pasteTickMsg:
-		end, next := m.keyPaste.due(msg, m.clock.Now())
+		end, next := m.keyPaste.tickDue(msg, m.clock.Now())
 		cmd = tea.Batch(next, m.pasteEnded(end), m.drafts.storeLater(&m.sessionState, &m.input))
 
 	// The session (session.go, overlays.go, versions.go).
